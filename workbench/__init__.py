@@ -1,0 +1,72 @@
+"""Tool Workbench: build, inspect and test the tools that LLM agents call.
+
+The core (specs, tools, registry, executors, log, providers) imports neither
+ipywidgets, IPython nor pandas; the notebook layer lives in
+``workbench.jupyter`` and is loaded by ``%load_ext workbench``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workbench._errors import ToolInputError, ToolNotFoundError, ToolSpecError
+from workbench._events import ToolEvent
+from workbench.context import ToolContext
+from workbench.executor import ConcurrentExecutor, SequentialExecutor, ToolExecutor
+from workbench.registry import ToolRegistry, default_registry
+from workbench.spec import ToolParam, ToolParameter, ToolReturn, ToolSpec, update_tool_runtime_metadata
+from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, SpecOnlyTool, ToolResponse, tool
+from workbench.types import (
+    Permission,
+    ToolChoice,
+    ToolPermission,
+    ToolResult,
+    ToolUse,
+    make_tool_use,
+    new_tool_use_id,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BaseTool", "ConcurrentExecutor", "DecoratedFunctionTool", "ExecutionLog", "NoImplementationError", "Permission",
+    "SequentialExecutor", "SpecOnlyTool", "ToolChoice", "ToolContext", "ToolEvent", "ToolExecutor", "ToolInputError",
+    "ToolNotFoundError", "ToolParam", "ToolParameter", "ToolPermission", "ToolRegistry", "ToolResponse", "ToolResult",
+    "ToolReturn", "ToolSpec", "ToolSpecError", "ToolUse", "default_registry", "format_tool_results", "get_workbench",
+    "make_tool_use", "new_tool_use_id", "parse_tool_calls", "to_provider_format", "tool", "ui",
+    "update_tool_runtime_metadata",
+]
+
+# Lazily imported names: the log (sqlite3), the providers, and the notebook layer.
+_LAZY = {
+    "ExecutionLog": ("workbench.log", "ExecutionLog"),
+    "to_provider_format": ("workbench.providers", "to_provider_format"),
+    "parse_tool_calls": ("workbench.providers", "parse_tool_calls"),
+    "format_tool_results": ("workbench.providers", "format_tool_results"),
+    "get_workbench": ("workbench.jupyter", "get_workbench"),
+    "ui": ("workbench.jupyter", "ui"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'workbench' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(target[0]), target[1])
+    globals()[name] = value
+    return value
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext workbench``: register the magics and create the kernel's Workbench."""
+    from workbench.jupyter import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    from workbench.jupyter import unload_ipython_extension as _unload
+
+    _unload(ipython)

@@ -1,0 +1,125 @@
+"""Turn whatever a tool returns into ToolResult content blocks.
+
+Dispatch is a table of (predicate, converter) rows, tried in order; the first
+matching row wins. Conversion never raises: the last row falls back to
+``repr``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any, Callable
+
+from pydantic_core import to_jsonable_python
+
+__all__ = ["to_content_blocks", "to_jsonable", "image_block", "IMAGE_MAGIC"]
+
+Block = dict[str, Any]
+
+#: leading bytes → image format name
+IMAGE_MAGIC: dict[bytes, str] = {
+    b"\x89PNG\r\n\x1a\n": "png",
+    b"\xff\xd8\xff": "jpeg",
+    b"GIF87a": "gif",
+    b"GIF89a": "gif",
+}
+
+
+def to_jsonable(value: Any) -> Any:
+    """A JSON-compatible copy of ``value`` (dataclasses, models, dates, UUIDs … handled by pydantic)."""
+    return to_jsonable_python(value, fallback=repr, bytes_mode="base64")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=repr)
+
+
+def image_block(data: bytes, fmt: str) -> Block:
+    """A Bedrock/Spark style image content block."""
+    return {"image": {"format": fmt, "source": {"bytes": base64.b64encode(data).decode("ascii")}}}
+
+
+def _image_format(data: bytes) -> str | None:
+    for magic, fmt in IMAGE_MAGIC.items():
+        if data.startswith(magic):
+            return fmt
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    return None
+
+
+def _is_pandas_frame(value: Any) -> bool:
+    cls = type(value)
+    return cls.__module__.startswith("pandas") and cls.__name__ in ("DataFrame", "Series")
+
+
+def _is_pil_image(value: Any) -> bool:
+    return any(c.__module__.startswith("PIL.") and c.__name__ == "Image" for c in type(value).__mro__)
+
+
+def _from_text(value: str) -> list[Block]:
+    return [{"text": value}]
+
+
+def _from_jsonable(value: Any) -> list[Block]:
+    data = to_jsonable(value)
+    return [{"text": _dumps(data)}, {"json": data}]
+
+
+def _from_bytes(value: bytes | bytearray | memoryview) -> list[Block]:
+    data = bytes(value)
+    fmt = _image_format(data)
+    if fmt:
+        return [image_block(data, fmt)]
+    try:
+        return [{"text": data.decode("utf-8")}]
+    except UnicodeDecodeError:
+        encoded = base64.b64encode(data).decode("ascii")
+        return [{"text": f"<{len(data)} bytes of binary data>"}, {"json": {"base64": encoded}}]
+
+
+def _from_frame(value: Any) -> list[Block]:
+    frame = value.to_frame() if type(value).__name__ == "Series" else value
+    records = to_jsonable(frame.to_dict(orient="records"))
+    return [{"text": frame.to_string(max_rows=50)}, {"json": records}]
+
+
+def _from_pil(value: Any) -> list[Block]:
+    import io
+
+    buffer = io.BytesIO()
+    value.save(buffer, format="PNG")
+    return [image_block(buffer.getvalue(), "png")]
+
+
+def _from_anything(value: Any) -> list[Block]:
+    try:
+        return _from_jsonable(value)
+    except Exception:  # noqa: BLE001 - conversion must never fail a successful call
+        return [{"text": repr(value)}]
+
+
+_CONVERTERS: list[tuple[Callable[[Any], bool], Callable[[Any], list[Block]]]] = [
+    (lambda v: isinstance(v, str), _from_text),
+    (lambda v: isinstance(v, (bytes, bytearray, memoryview)), _from_bytes),
+    (_is_pandas_frame, _from_frame),
+    (_is_pil_image, _from_pil),
+    (lambda v: True, _from_anything),
+]
+
+
+def to_content_blocks(value: Any) -> list[Block]:
+    """Content blocks for a tool's return value: text, json (+ text) or image."""
+    kind = type(value)
+    if kind is str:  # the common cases skip the table
+        return [{"text": value}]
+    if kind is int or kind is float or kind is bool or value is None:
+        return [{"text": json.dumps(value)}, {"json": value}]
+    for matches, convert in _CONVERTERS:
+        if matches(value):
+            try:
+                return convert(value)
+            except Exception:  # noqa: BLE001
+                return [{"text": repr(value)}]
+    return [{"text": repr(value)}]  # pragma: no cover - the last row always matches

@@ -1,0 +1,283 @@
+"""JSON Schema from Python signatures, through pydantic (DESIGN.md §1).
+
+``inspect_function`` builds one pydantic model per tool from its signature; the
+model gives both the JSON Schema and the input validator, so the schema a model
+sees and the checks its inputs get can never drift apart.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic.fields import FieldInfo
+
+from workbench._docstrings import parse_docstring
+from workbench._errors import ToolSpecError
+
+__all__ = ["FunctionInfo", "inspect_function", "clean_schema", "schema_type_of"]
+
+# Keywords whose value is a mapping of name → subschema, a list of subschemas, or one subschema.
+_MAP_KEYWORDS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+_LIST_KEYWORDS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUB_KEYWORDS = (
+    "items", "additionalProperties", "not", "contains", "if", "then", "else",
+    "propertyNames", "unevaluatedProperties", "unevaluatedItems",
+)
+
+
+def clean_schema(schema: Any) -> Any:
+    """Drop pydantic's noise: ``title`` keys, ``items: {}`` and ``additionalProperties: true``.
+
+    Only keywords in schema position are touched, so a *property* called
+    ``title`` survives.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in _MAP_KEYWORDS and isinstance(value, dict):
+            out[key] = {k: clean_schema(v) for k, v in value.items()}
+        elif key in _LIST_KEYWORDS and isinstance(value, list):
+            out[key] = [clean_schema(v) for v in value]
+        elif key in _SUB_KEYWORDS:
+            if (key == "items" and value == {}) or (key == "additionalProperties" and value is True):
+                continue
+            out[key] = clean_schema(value)
+        else:
+            out[key] = value
+    return out
+
+
+def schema_type_of(schema: dict, defs: dict | None = None) -> set[str]:
+    """The set of JSON types a (sub)schema admits, following one ``$ref`` and ``anyOf``/``oneOf``."""
+    if not isinstance(schema, dict):
+        return set()
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and defs is not None and ref.startswith("#/$defs/"):
+        return schema_type_of(defs.get(ref[len("#/$defs/"):], {}), defs)
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return {declared}
+    if isinstance(declared, list):
+        return set(declared)
+    types: set[str] = set()
+    for key in ("anyOf", "oneOf"):
+        for sub in schema.get(key, []):
+            types |= schema_type_of(sub, defs)
+    return types
+
+
+def _is_tool_context(annotation: Any) -> bool:
+    from workbench.context import ToolContext
+
+    if annotation is ToolContext:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _is_tool_context(typing.get_args(annotation)[0])
+    if origin is typing.Union or (sys.version_info >= (3, 10) and origin is __import__("types").UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return len(args) == 1 and _is_tool_context(args[0])
+    return False
+
+
+def _is_typing_typeddict(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__total__") and type(tp).__module__ == "typing"
+
+
+def _upgrade_typeddicts(annotation: Any) -> Any:
+    """Rebuild ``typing.TypedDict`` classes as ``typing_extensions.TypedDict``.
+
+    pydantic refuses ``typing.TypedDict`` before Python 3.12 (it lacks the
+    runtime information pydantic needs); users naturally write it, so we
+    convert rather than fail.
+    """
+    if sys.version_info >= (3, 12):
+        return annotation
+    if _is_typing_typeddict(annotation):
+        import typing_extensions
+
+        hints = typing.get_type_hints(annotation, include_extras=True)
+        fields = {}
+        for key, hint in hints.items():
+            hint = _upgrade_typeddicts(hint)
+            if key in annotation.__required_keys__:
+                fields[key] = typing_extensions.Required[hint]
+            else:
+                fields[key] = typing_extensions.NotRequired[hint]
+        new = typing_extensions.TypedDict(annotation.__name__, fields)
+        new.__doc__ = annotation.__doc__
+        return new
+    args = typing.get_args(annotation)
+    origin = typing.get_origin(annotation)
+    if not args or origin is None:
+        return annotation
+    new_args = tuple(_upgrade_typeddicts(a) if not isinstance(a, FieldInfo) else a for a in args)
+    if new_args == args:
+        return annotation
+    if origin is typing.Annotated:
+        return typing.Annotated[(new_args[0], *new_args[1:])]
+    if origin is typing.Union:
+        return typing.Union[new_args]
+    try:
+        return annotation.copy_with(new_args)  # typing generics
+    except AttributeError:
+        return origin[new_args]
+
+
+def _annotated_description(annotation: Any) -> str | None:
+    if typing.get_origin(annotation) is typing.Annotated:
+        for meta in typing.get_args(annotation)[1:]:
+            if isinstance(meta, FieldInfo) and meta.description:
+                return meta.description
+    return None
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """Everything derived from a function once, at decoration time."""
+
+    name: str
+    description: str
+    parameters: dict
+    returns: dict
+    param_names: list[str]
+    context_param: str | None
+    input_model: type[BaseModel]
+    field_names: tuple[tuple[str, str], ...]  # (model field, parameter name)
+    positional_only: tuple[str, ...]
+    return_adapter: TypeAdapter | None
+    json_string_params: frozenset[str]  # array/object parameters that accept a JSON string
+
+
+_NO_ANNOTATION = inspect.Parameter.empty
+
+
+def inspect_function(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    context: bool | str = False,
+) -> FunctionInfo:
+    """Derive a tool's name, description, parameter/return schemas and validator from ``fn``."""
+    tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise ToolSpecError(f"Tool '{tool_name}': cannot read the signature of {fn!r}: {exc}") from None
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception as exc:  # NameError for unresolved forward refs, mostly
+        raise ToolSpecError(
+            f"Tool '{tool_name}': cannot resolve the type hints of {getattr(fn, '__qualname__', fn)!r}: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+
+    context_param = context if isinstance(context, str) else ("tool_context" if context else None)
+    if context_param and context_param not in signature.parameters:
+        raise ToolSpecError(
+            f"Tool '{tool_name}': context={context!r} needs a parameter named '{context_param}', "
+            f"but the signature is {tool_name}{signature}"
+        )
+    doc = parse_docstring(fn)
+
+    fields: dict[str, Any] = {}
+    field_names: list[tuple[str, str]] = []
+    positional_only: list[str] = []
+    for index, (pname, param) in enumerate(signature.parameters.items()):
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            star = "*" if param.kind is inspect.Parameter.VAR_POSITIONAL else "**"
+            raise ToolSpecError(
+                f"Tool '{tool_name}': parameter '{star}{pname}' is not supported — a tool's inputs are a JSON "
+                f"object with named fields; declare each argument as a named parameter"
+            )
+        annotation = hints.get(pname, Any if param.annotation is _NO_ANNOTATION else param.annotation)
+        if pname == context_param or _is_tool_context(annotation):
+            if context_param and pname != context_param:
+                raise ToolSpecError(f"Tool '{tool_name}': two ToolContext parameters ('{context_param}', '{pname}')")
+            context_param = pname
+            continue
+        if param.kind is inspect.Parameter.POSITIONAL_ONLY:
+            positional_only.append(pname)
+        annotation = _upgrade_typeddicts(annotation)
+        field_kwargs: dict[str, Any] = {"alias": pname}
+        if param.default is not inspect.Parameter.empty:
+            field_kwargs["default"] = param.default
+        if pname in doc.params and not _annotated_description(annotation):
+            field_kwargs["description"] = doc.params[pname]
+        fields[f"p{index}"] = (annotation, Field(**field_kwargs))
+        field_names.append((f"p{index}", pname))
+
+    try:
+        model = create_model(
+            f"{tool_name}_inputs",
+            __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False, protected_namespaces=()),
+            **fields,
+        )
+        raw_schema = model.model_json_schema(by_alias=True)
+    except Exception as exc:
+        raise ToolSpecError(_explain_unsupported(tool_name, fields, field_names, exc)) from None
+
+    parameters = clean_schema(raw_schema)
+    parameters.pop("additionalProperties", None)  # closed by convention; see check_inputs
+    parameters.setdefault("properties", {})
+    ordered = {"type": "object", "properties": parameters.pop("properties")}
+    if "required" in parameters:
+        ordered["required"] = parameters.pop("required")
+    parameters.pop("type", None)
+    ordered.update(parameters)  # $defs etc.
+
+    return_adapter, returns = _returns_schema(hints.get("return", _NO_ANNOTATION), doc.returns)
+    defs = ordered.get("$defs")
+    json_string_params = frozenset(
+        pname for pname, sub in ordered["properties"].items()
+        if schema_type_of(sub, defs) & {"array", "object"} and "string" not in schema_type_of(sub, defs)
+    )
+    return FunctionInfo(
+        name=tool_name,
+        description=description if description is not None else (doc.description or ""),
+        parameters=ordered,
+        returns=returns,
+        param_names=[p for _, p in field_names],
+        context_param=context_param,
+        input_model=model,
+        field_names=tuple(field_names),
+        positional_only=tuple(positional_only),
+        return_adapter=return_adapter,
+        json_string_params=json_string_params,
+    )
+
+
+def _returns_schema(annotation: Any, description: str | None) -> tuple[TypeAdapter | None, dict]:
+    if annotation is _NO_ANNOTATION or annotation is typing.Any:
+        return None, {}
+    try:
+        adapter = TypeAdapter(_upgrade_typeddicts(annotation))
+        schema = clean_schema(adapter.json_schema())
+    except Exception:  # noqa: BLE001 - an un-schemable return type (DataFrame, PIL image…) is not an error
+        return None, {}
+    return adapter, schema
+
+
+def _explain_unsupported(tool_name: str, fields: dict, field_names: list, exc: Exception) -> str:
+    """Find which parameter pydantic could not handle and say so in one line."""
+    for internal, pname in field_names:
+        annotation, info = fields[internal]
+        try:
+            TypeAdapter(annotation).json_schema()
+        except Exception as inner:  # noqa: BLE001
+            first = str(inner).strip().splitlines()[0]
+            return (
+                f"Tool '{tool_name}': parameter '{pname}' has a type that cannot be expressed as JSON Schema "
+                f"({getattr(annotation, '__name__', annotation)!s}): {first}"
+            )
+    first = str(exc).strip().splitlines()[0]
+    return f"Tool '{tool_name}': cannot build an input schema: {first}"

@@ -1,0 +1,382 @@
+"""``ToolRegistry``: the named collection of tools (DESIGN.md §2)."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+import threading
+import types
+from typing import Any, Callable, Iterator, Optional
+
+from workbench._errors import ToolNotFoundError, ToolSpecError
+from workbench.spec import ToolSpec
+from workbench.tools import BaseTool, DecoratedFunctionTool, SpecOnlyTool, tool
+
+__all__ = ["ToolRegistry", "default_registry", "normalize_tool_name"]
+
+
+def normalize_tool_name(name: str) -> str:
+    """The form two names must not share: ``my-tool`` and ``my_tool`` collide."""
+    return name.replace("-", "_")
+
+
+def _split_ref(ref: str) -> tuple[str, str]:
+    if not isinstance(ref, str) or ref.count(":") != 1:
+        raise ValueError(f"Invalid tool reference {ref!r}: expected 'package.module:function'")
+    module_name, attr = ref.split(":")
+    if not module_name or not attr:
+        raise ValueError(f"Invalid tool reference {ref!r}: expected 'package.module:function'")
+    return module_name, attr
+
+
+def _resolve_ref(ref: str, *, reload: bool = False) -> Any:
+    module_name, attr = _split_ref(ref)
+    try:
+        module = importlib.import_module(module_name)
+        if reload:
+            module = importlib.reload(module)
+    except Exception as exc:  # ImportError, or the module itself failing to import
+        raise ValueError(f"Cannot import tool reference {ref!r}: {type(exc).__name__}: {exc}") from None
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ValueError(f"Cannot import tool reference {ref!r}: module '{module_name}' has no attribute '{attr}'") from None
+    return obj
+
+
+def _derived_ref(item: BaseTool) -> Optional[str]:
+    """``module:qualname`` for a module-level function tool that can be imported back."""
+    if not isinstance(item, DecoratedFunctionTool):
+        return None
+    module_name, qualname = getattr(item, "__module__", None), getattr(item, "__qualname__", "")
+    if not module_name or module_name == "__main__" or "<" in qualname:
+        return None
+    module = sys.modules.get(module_name)
+    obj: Any = module
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return f"{module_name}:{qualname}" if obj is item else None
+
+
+class ToolRegistry:
+    """Tools by name, with refs, spec round trips, provider exports and hot reload.
+
+    ``synthetic=True`` makes spec-only tools return generated values when called
+    through :meth:`call` or an executor.
+    """
+
+    def __init__(self, tools: Optional[list[Any]] = None, *, synthetic: bool = False) -> None:
+        self.registry: dict[str, BaseTool] = {}
+        self.dynamic_tools: dict[str, BaseTool] = {}
+        self.tool_refs: dict[str, str] = {}
+        self.synthetic = synthetic
+        self._normalized: dict[str, str] = {}
+        self._listeners: list[Callable[[str, str], None]] = []
+        self._lock = threading.RLock()
+        if tools:
+            self.process_tools(tools)
+
+    # -- registration ------------------------------------------------------------------------------
+    def register_tool(self, tool_obj: Any, *, replace: bool = False, ref: Optional[str] = None) -> str:
+        """Register a tool (a ``BaseTool``; a plain function is wrapped with ``@tool``).
+
+        Raises ``ValueError`` when the name, or its normalised form, is taken (unless ``replace``).
+        Returns the registered name.
+        """
+        item = self._as_tool(tool_obj)
+        spec = item.spec
+        spec.validate()
+        name = spec.name
+        key = normalize_tool_name(name)
+        with self._lock:
+            existing = self._normalized.get(key)
+            if existing is not None and not replace:
+                if existing == name:
+                    raise ValueError(f"Tool '{name}' is already registered (use replace=True to overwrite it)")
+                raise ValueError(f"Tool '{name}' conflicts with registered tool '{existing}' (names are equal once '-' and '_' are treated alike)")
+            if existing is not None:
+                self._remove(existing)
+            self.registry[name] = item
+            self._normalized[key] = name
+            if item.is_dynamic:
+                self.dynamic_tools[name] = item
+            tool_ref = ref or _derived_ref(item)
+            if tool_ref:
+                self.tool_refs[name] = tool_ref
+        self._notify("replaced" if existing else "registered", name)
+        return name
+
+    def register(self, tool_obj: Any, *, replace: bool = False) -> str:
+        """Alias of :meth:`register_tool` (locus' name)."""
+        return self.register_tool(tool_obj, replace=replace)
+
+    def register_many(self, tools: list[Any], *, replace: bool = False) -> list[str]:
+        """Register several tools; returns their names."""
+        return [self.register_tool(t, replace=replace) for t in tools]
+
+    def register_spec(self, spec: ToolSpec | dict[str, Any], *, replace: bool = False) -> str:
+        """Register a spec without an implementation (rdk's ``world.register_tool(spec)``)."""
+        return self.register_tool(SpecOnlyTool(ToolSpec.coerce(spec)), replace=replace)
+
+    def register_tool_by_ref(self, ref: str, tool_name: Optional[str] = None, *, replace: bool = False) -> str:
+        """Import ``"package.module:function"`` and register it (optionally under ``tool_name``)."""
+        obj = _resolve_ref(ref)
+        item = self._as_tool(obj, name=tool_name)
+        return self.register_tool(item, replace=replace, ref=ref)
+
+    def unregister(self, name: str) -> Optional[BaseTool]:
+        """Remove a tool; returns it, or None if it was not registered."""
+        with self._lock:
+            item = self._remove(name) if name in self.registry else None
+        if item is not None:
+            self._notify("unregistered", name)
+        return item
+
+    def _remove(self, name: str) -> BaseTool:
+        item = self.registry.pop(name)
+        self._normalized.pop(normalize_tool_name(name), None)
+        self.dynamic_tools.pop(name, None)
+        self.tool_refs.pop(name, None)
+        return item
+
+    def process_tools(self, tools: list[Any]) -> list[str]:
+        """Register tools, functions, modules (their tools), ``"module:function"`` refs,
+        module paths and ``.py`` file paths. Returns the names processed."""
+        names: list[str] = []
+        for item in tools:
+            if isinstance(item, str):
+                names += self._process_string(item)
+            elif isinstance(item, types.ModuleType):
+                names += self._process_module(item)
+            else:
+                item_tool = self._as_tool(item)
+                if self.registry.get(item_tool.tool_name) is item_tool:
+                    names.append(item_tool.tool_name)
+                else:
+                    names.append(self.register_tool(item_tool))
+        return names
+
+    def _process_string(self, text: str) -> list[str]:
+        if text in self.registry:
+            return [text]
+        if ":" in text:
+            return [self.register_tool_by_ref(text)]
+        if text.endswith(".py") or os.sep in text:
+            if not os.path.isfile(text):
+                raise ValueError(f"Tool file {text!r} does not exist")
+            module_name = "workbench_tools_" + os.path.splitext(os.path.basename(text))[0]
+            spec = importlib.util.spec_from_file_location(module_name, text)
+            module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+            sys.modules[module_name] = module
+            try:
+                spec.loader.exec_module(module)  # type: ignore[union-attr]
+            except Exception as exc:
+                raise ValueError(f"Cannot load tools from {text!r}: {type(exc).__name__}: {exc}") from None
+            names = self._process_module(module)
+            for name in names:
+                self.registry[name].mark_dynamic()
+                self.dynamic_tools[name] = self.registry[name]
+            return names
+        try:
+            module = importlib.import_module(text)
+        except ImportError:
+            raise ValueError(
+                f"{text!r} is neither a registered tool, a 'module:function' reference nor an importable module"
+                + self._suggestion_text(text)
+            ) from None
+        return self._process_module(module)
+
+    def _process_module(self, module: types.ModuleType) -> list[str]:
+        found = [obj for obj in vars(module).values() if isinstance(obj, BaseTool)]
+        if not found:
+            raise ValueError(f"Module '{module.__name__}' defines no tools (decorate functions with @tool)")
+        names = []
+        for obj in found:
+            ref = f"{module.__name__}:{obj.__qualname__}" if isinstance(obj, DecoratedFunctionTool) else None
+            if self.registry.get(obj.tool_name) is obj:
+                names.append(obj.tool_name)
+            else:
+                names.append(self.register_tool(obj, ref=ref))
+        return names
+
+    @staticmethod
+    def _as_tool(obj: Any, name: Optional[str] = None) -> BaseTool:
+        if isinstance(obj, BaseTool):
+            if name and name != obj.tool_name:
+                if isinstance(obj, DecoratedFunctionTool):
+                    return DecoratedFunctionTool(obj.tool_func, obj.spec.model_copy(update={"name": name}),
+                                                 context_param=obj.context_param,
+                                                 positional_only=obj._positional_only, is_async=obj._is_async)
+                raise ValueError(f"Cannot rename class-based tool '{obj.tool_name}' to '{name}'")
+            return obj
+        if isinstance(obj, type) and issubclass(obj, BaseTool):
+            return obj()
+        if isinstance(obj, (ToolSpec, dict)):
+            return SpecOnlyTool(ToolSpec.coerce(obj))
+        if callable(obj):
+            return tool(obj, name=name)
+        raise ToolSpecError(f"Cannot register {obj!r}: expected a tool, a function, a BaseTool subclass or a ToolSpec")
+
+    # -- lookup ------------------------------------------------------------------------------------
+    def get_tool(self, tool_name: str) -> BaseTool:
+        """The tool called ``tool_name``; ``KeyError`` listing the available tools and the closest name."""
+        try:
+            return self.registry[tool_name]
+        except KeyError:
+            raise self._not_found(tool_name) from None
+
+    get_or_raise = get_tool
+
+    def get(self, name: str) -> Optional[BaseTool]:
+        """The tool called ``name``, or None."""
+        return self.registry.get(name)
+
+    def _not_found(self, name: str) -> ToolNotFoundError:
+        return ToolNotFoundError(str(name), self.list_tools(), self.closest_name(str(name)))
+
+    def closest_name(self, name: str) -> Optional[str]:
+        """The registered name most like ``name`` (normalised match first, then difflib)."""
+        normalized = self._normalized.get(normalize_tool_name(name))
+        if normalized:
+            return normalized
+        lowered = {n.lower(): n for n in self.registry}
+        if name.lower() in lowered:
+            return lowered[name.lower()]
+        close = difflib.get_close_matches(name, list(self.registry), n=1, cutoff=0.5)
+        return close[0] if close else None
+
+    def _suggestion_text(self, name: str) -> str:
+        close = self.closest_name(name)
+        return f" (did you mean '{close}'?)" if close else ""
+
+    def list_tools(self) -> list[str]:
+        """Registered names, in registration order."""
+        return list(self.registry)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.registry
+
+    def __len__(self) -> int:
+        return len(self.registry)
+
+    def __iter__(self) -> Iterator[BaseTool]:
+        return iter(list(self.registry.values()))
+
+    def get_tool_ref(self, tool_name: str) -> Optional[str]:
+        """The ``module:function`` reference of a tool, or None."""
+        return self.tool_refs.get(tool_name)
+
+    def get_all_tool_specs(self) -> list[ToolSpec]:
+        return [t.spec for t in self.registry.values()]
+
+    def get_all_tools_config(self) -> dict[str, Any]:
+        """``{name: spec JSON}`` for every tool (Spark's configuration view)."""
+        return {name: t.spec.to_json() for name, t in self.registry.items()}
+
+    @staticmethod
+    def validate_tool_spec(tool_spec: ToolSpec | dict[str, Any]) -> None:
+        """Raise ``ToolSpecError`` (a ``ValueError``) if ``tool_spec`` is malformed."""
+        ToolSpec.coerce(tool_spec).validate()
+
+    # -- serialisation -------------------------------------------------------------------------------
+    def to_spec_dict(self) -> dict[str, Any]:
+        """``{"tools": [{"name", "ref"?, "spec"}]}`` for every tool."""
+        entries = []
+        for name, item in self.registry.items():
+            entry: dict[str, Any] = {"name": name}
+            ref = self.tool_refs.get(name)
+            if ref:
+                entry["ref"] = ref
+            entry["spec"] = item.spec.to_json()
+            entries.append(entry)
+        return {"tools": entries}
+
+    @classmethod
+    def from_spec_dict(cls, spec: dict[str, Any], *, synthetic: bool = False) -> "ToolRegistry":
+        """Rebuild a registry: entries with a ``ref`` are imported, the others become spec-only tools."""
+        if not isinstance(spec, dict) or not isinstance(spec.get("tools"), list):
+            raise ValueError("A spec dict must look like {'tools': [{'name': ..., 'ref': ..., 'spec': {...}}]}")
+        registry = cls(synthetic=synthetic)
+        for index, entry in enumerate(spec["tools"]):
+            if not isinstance(entry, dict):
+                raise ValueError(f"tools[{index}] must be an object, got {type(entry).__name__}")
+            name = entry.get("name") or (entry.get("spec") or {}).get("name")
+            if entry.get("ref"):
+                registry.register_tool_by_ref(entry["ref"], tool_name=name)
+            elif entry.get("spec"):
+                data = {k: v for k, v in entry["spec"].items() if k != "inputs"}
+                if name:
+                    data["name"] = name
+                registry.register_spec(data)
+            else:
+                raise ValueError(f"tools[{index}] ({name or 'unnamed'}) has neither a 'ref' nor a 'spec'")
+        return registry
+
+    def to_provider_format(self, provider: str, **options: Any) -> list[dict[str, Any]]:
+        """Every tool in one provider's format."""
+        from workbench.providers import to_provider_format
+
+        return [to_provider_format(t.spec, provider, **options) for t in self.registry.values()]
+
+    def to_openai_schemas(self) -> list[dict[str, Any]]:
+        return self.to_provider_format("openai")
+
+    # -- hot reload --------------------------------------------------------------------------------
+    def reload(self, name: str) -> BaseTool:
+        """Re-import the module of a ref'd tool and register the fresh version."""
+        item = self.get_tool(name)
+        ref = self.tool_refs.get(name)
+        if not ref:
+            raise ValueError(f"Tool '{name}' has no module reference to reload from (register it by ref or from a module)")
+        fresh = self._as_tool(_resolve_ref(ref, reload=True), name=name if name != ref.split(":")[1] else None)
+        fresh.mark_dynamic()
+        self.register_tool(fresh, replace=True, ref=ref)
+        del item
+        return fresh
+
+    # -- calling -----------------------------------------------------------------------------------
+    def call(self, name: str, input: Optional[dict[str, Any]] = None, *, synthetic: Optional[bool] = None, **options: Any):
+        """Call one tool synchronously through a ``SequentialExecutor``; returns the ``ToolResult``."""
+        from workbench.executor import SequentialExecutor
+        from workbench.types import make_tool_use
+
+        executor = SequentialExecutor(synthetic=self.synthetic if synthetic is None else synthetic, **options)
+        return executor.run([make_tool_use(name, input)], self)[0]
+
+    # -- change listeners (the notebook UI follows the registry) -----------------------------------
+    def on_change(self, callback: Callable[[str, str], None]) -> Callable[[], None]:
+        """Call ``callback(event, name)`` on register/replace/unregister; returns an unsubscribe function."""
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    def _notify(self, event: str, name: str) -> None:
+        for callback in list(self._listeners):
+            try:
+                callback(event, name)
+            except Exception:  # noqa: BLE001 - a UI listener must not break registration
+                pass
+
+    def __repr__(self) -> str:
+        return f"ToolRegistry({self.list_tools()!r})"
+
+    def _repr_html_(self) -> str:
+        from workbench._html import registry_html
+
+        return registry_html(self)
+
+
+_DEFAULT: Optional[ToolRegistry] = None
+
+
+def default_registry() -> ToolRegistry:
+    """The module-level registry used by the class decorator and the notebook layer."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = ToolRegistry()
+    return _DEFAULT

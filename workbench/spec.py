@@ -1,0 +1,424 @@
+"""``ToolSpec``: a tool's contract — name, description, JSON Schemas, runtime hints (DESIGN.md §1).
+
+Three construction styles are accepted and normalised to one JSON Schema form:
+
+* rdk: ``ToolSpec(name=, description=, parameters={JSON Schema}, returns={...})``;
+* Spark/Bedrock: ``parameters={"json": {...}}`` is unwrapped;
+* neurosurfer: ``inputs=[ToolParam(...)]`` and ``returns=ToolReturn(...)``;
+
+plus ``ToolSpec.from_function(fn)``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+from workbench._errors import ToolInputError, ToolSpecError
+from workbench.types import Permission
+
+__all__ = ["ToolSpec", "ToolParam", "ToolParameter", "ToolReturn", "update_tool_runtime_metadata", "TOOL_NAME_PATTERN"]
+
+TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
+_TYPE_ALIASES = {"str": "string"}  # neurosurfer's validator accepts "str"
+
+
+class ToolParam(BaseModel):
+    """One input parameter, neurosurfer/Allos style."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: str
+    description: str = ""
+    required: bool = True
+
+    def __init__(self, name: str | None = None, type: str | None = None, description: str = "", required: bool = True, **extra: Any) -> None:
+        # positional construction (``ToolParam("q", "string", "query")``) as well as keywords
+        super().__init__(name=name, type=type, description=description, required=required, **extra)
+
+
+ToolParameter = ToolParam  # Allos' name for the same thing
+
+
+class ToolReturn(BaseModel):
+    """The return value, neurosurfer style."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str
+    description: str = ""
+
+
+def _wrap_errors(cls_name: str, exc: ValidationError) -> ToolSpecError:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or cls_name}: {e['msg']}" for e in exc.errors(include_url=False)
+    )
+    return ToolSpecError(f"Invalid {cls_name}: {problems}")
+
+
+class ToolSpec(BaseModel):
+    """A tool's specification. See DESIGN.md §1 for every field."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validate_assignment=False)
+
+    name: str = ""
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    returns: dict[str, Any] = Field(default_factory=dict)
+    when_to_use: Optional[str] = None
+    param_names: Optional[list[str]] = None
+    long_running: bool = False
+    supports_async: bool = False
+    idempotent: bool = False
+    permission: Permission = Permission.ALWAYS_ALLOW
+    timeout: Optional[float] = None
+
+    _declared_inputs: Optional[list[str]] = PrivateAttr(default=None)
+    _input_validator: Optional[Callable[[str, Any], dict]] = PrivateAttr(default=None)
+    _return_checker: Optional[Callable[[Any], Optional[str]]] = PrivateAttr(default=None)
+
+    def __init__(self, **data: Any) -> None:
+        declared = [getattr(p, "name", None) if not isinstance(p, dict) else p.get("name") for p in data.get("inputs") or []]
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _wrap_errors("ToolSpec", exc) from None
+        if "inputs" in data:
+            self._declared_inputs = declared
+
+    # -- normalisation of the construction styles ------------------------------------------------
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for alias in ("input_schema", "inputSchema"):
+            if alias in data and "parameters" not in data:
+                data["parameters"] = data.pop(alias)
+        for alias in ("response_schema", "outputSchema", "output_schema"):
+            if alias in data and "returns" not in data:
+                data["returns"] = data.pop(alias)
+        spark = data.pop("x_spark", None)
+        if isinstance(spark, dict):
+            data.setdefault("supports_async", bool(spark.get("supports_async", False)))
+            data.setdefault("long_running", bool(spark.get("long_running", False)))
+        if "inputs" in data:
+            data["parameters"] = _params_from_inputs(data.pop("inputs") or [])
+        params = data.get("parameters")
+        if isinstance(params, dict) and set(params) == {"json"} and isinstance(params["json"], dict):
+            data["parameters"] = params["json"]
+        if data.get("parameters") is None:
+            data.pop("parameters", None)
+        returns = data.get("returns")
+        if isinstance(returns, ToolReturn):
+            data["returns"] = _type_schema(returns.type, returns.description)
+        elif isinstance(returns, dict) and set(returns) == {"json"}:
+            data["returns"] = returns["json"]
+        elif returns is None:
+            data.pop("returns", None)
+        if "permission" in data and not isinstance(data["permission"], Permission):
+            data["permission"] = Permission.coerce(data["permission"])
+        return data
+
+    @model_validator(mode="after")
+    def _fill_param_names(self) -> "ToolSpec":
+        if self.param_names is None:
+            props = self.parameters.get("properties") if isinstance(self.parameters, dict) else None
+            self.param_names = list(props) if isinstance(props, dict) else []
+        return self
+
+    @classmethod
+    def coerce(cls, value: "ToolSpec | dict[str, Any]") -> "ToolSpec":
+        """A ``ToolSpec`` from a ``ToolSpec``, a Spark ``ToolSpec`` TypedDict or a provider-style dict."""
+        if isinstance(value, ToolSpec):
+            return value
+        if isinstance(value, dict):
+            return cls(**value)
+        raise ToolSpecError(f"Expected a ToolSpec or a dict, got {type(value).__name__}: {value!r}")
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        context: bool | str = False,
+        **runtime: Any,
+    ) -> "ToolSpec":
+        """Extract a spec from a function's signature, type hints and docstring (via pydantic)."""
+        from workbench._schema import inspect_function
+
+        return cls._from_info(inspect_function(fn, name=name, description=description, context=context), **runtime)
+
+    @classmethod
+    def _from_info(cls, info: Any, **runtime: Any) -> "ToolSpec":
+        from workbench._validation import FunctionInputValidator
+
+        spec = cls.model_construct(
+            name=info.name,
+            description=info.description,
+            parameters=info.parameters,
+            returns=info.returns,
+            param_names=list(info.param_names),
+            **{**_RUNTIME_DEFAULTS, **runtime},
+        )
+        spec._input_validator = FunctionInputValidator(info)
+        if info.return_adapter is not None:
+            spec._return_checker = _adapter_checker(info.return_adapter)
+        return spec
+
+    # -- neurosurfer view --------------------------------------------------------------------------
+    @property
+    def inputs(self) -> list[ToolParam]:
+        """The top-level parameters as ``ToolParam`` objects."""
+        props = self.parameters.get("properties") or {}
+        required = set(self.parameters.get("required") or [])
+        out = []
+        for pname, sub in props.items():
+            sub = sub if isinstance(sub, dict) else {}
+            jtype = sub.get("type")
+            if isinstance(jtype, list):
+                jtype = next((t for t in jtype if t != "null"), "object")
+            out.append(ToolParam(name=pname, type=jtype or "object", description=sub.get("description", ""), required=pname in required))
+        return out
+
+    # -- checks ----------------------------------------------------------------------------------
+    def validate(self) -> None:  # type: ignore[override]  # pydantic's deprecated classmethod
+        """Raise ``ToolSpecError`` naming the first problem with this spec; return None if it is sound."""
+        label = self.name or "<unnamed tool>"
+        if not self.name:
+            raise ToolSpecError("Tool spec is missing a name")
+        if not TOOL_NAME_PATTERN.match(self.name):
+            raise ToolSpecError(
+                f"Invalid tool name {self.name!r}: names must match ^[a-zA-Z0-9_-]{{1,64}}$ "
+                "(letters, digits, '_' and '-', at most 64 characters)"
+            )
+        if not self.description or not self.description.strip():
+            raise ToolSpecError(f"Tool '{label}' is missing a description")
+        if self._declared_inputs is not None:
+            seen: set[str] = set()
+            for pname in self._declared_inputs:
+                if pname in seen:
+                    raise ToolSpecError(f"{label}: duplicate input '{pname}'")
+                seen.add(pname)
+        if not isinstance(self.parameters, dict) or self.parameters.get("type") != "object":
+            raise ToolSpecError(f"{label}: parameters must be a JSON Schema with \"type\": \"object\", got {self.parameters!r}")
+        props = self.parameters.get("properties", {})
+        if not isinstance(props, dict):
+            raise ToolSpecError(f"{label}: parameters.properties must be an object, got {type(props).__name__}")
+        for pname, sub in props.items():
+            bad = _unsupported_type(sub)
+            if bad is not None:
+                raise ToolSpecError(f"{label}.{pname} has unsupported type {bad!r}")
+        bad = _unsupported_type(self.returns)
+        if bad is not None:
+            raise ToolSpecError(f"{label}: return value has unsupported type {bad!r}")
+        _check_meta_schema(label, "parameters", self.parameters)
+        if self.returns:
+            _check_meta_schema(label, "returns", self.returns)
+        for pname in self.parameters.get("required", []) or []:
+            if pname not in props:
+                raise ToolSpecError(f"{label}: required parameter '{pname}' is not declared in parameters.properties")
+
+    def check_inputs(self, raw: Any) -> dict[str, Any]:
+        """Validate runtime inputs; return the validated (for function tools: converted) arguments.
+
+        Raises ``ToolInputError`` naming the tool and every failing field.
+        """
+        validator = self.__pydantic_private__["_input_validator"]  # direct: pydantic's __getattr__ is slow
+        if validator is None:
+            from workbench._validation import SchemaInputValidator
+
+            validator = self._input_validator = SchemaInputValidator(self.parameters)
+        return validator(self.name, raw)
+
+    def check_returns(self, value: Any) -> Optional[str]:
+        """``None`` if ``value`` matches ``returns``, else a message saying how it does not."""
+        if not self.returns:
+            return None
+        checker = self.__pydantic_private__["_return_checker"]
+        if checker is None:
+            checker = self._return_checker = _schema_checker(self.returns)
+        return checker(value)
+
+    def build_input(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Map positional and keyword arguments to a dict keyed by parameter name."""
+        names = list(self.param_names or [])
+        errors = []
+        if len(args) > len(names):
+            errors.append({"path": "$", "field": "$", "expected": f"at most {len(names)} positional arguments ({', '.join(names)})",
+                           "received": f"{len(args)}", "message": f"too many positional arguments: expected at most {len(names)} ({', '.join(names) or 'none'}), received {len(args)}"})
+        built = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key in built:
+                errors.append({"path": f"$.{key}", "field": key, "expected": "one value", "received": "two",
+                               "message": f"{key}: given both positionally and by keyword"})
+            elif key not in names and not self._allows_extra():
+                errors.append({"path": f"$.{key}", "field": key, "expected": f"one of {', '.join(names) or 'no parameters'}",
+                               "received": repr(key), "message": f"{key}: unexpected keyword argument (parameters: {', '.join(names) or 'none'})"})
+            built[key] = value
+        if errors:
+            raise ToolInputError(self.name, errors)
+        return built
+
+    def _allows_extra(self) -> bool:
+        extra = self.parameters.get("additionalProperties", False)
+        return extra is not False
+
+    # -- exports ---------------------------------------------------------------------------------
+    def to_schema(self) -> dict[str, Any]:
+        """``{"name", "description", "parameters", "returns"}``."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters, "returns": self.returns}
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field as a JSON-serialisable dict (plus the neurosurfer ``inputs`` view)."""
+        data = self.model_dump(mode="json")
+        data["inputs"] = [p.model_dump() for p in self.inputs]
+        return data
+
+    def to_provider_format(self, provider: str, **options: Any) -> dict[str, Any]:
+        """This spec in a provider's tool format (see ``workbench.providers``)."""
+        from workbench.providers import to_provider_format
+
+        return to_provider_format(self, provider, **options)
+
+    # -- dunder ----------------------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolSpec):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{p.name}: {p.type}{'' if p.required else '?'}" for p in self.inputs)
+        rtype = self.returns.get("type", "any") if self.returns else "any"
+        return f"ToolSpec(name={self.name!r}, params=[{params}], returns={rtype})"
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        from workbench._html import spec_html
+
+        return spec_html(self)
+
+
+_RUNTIME_DEFAULTS = {
+    "when_to_use": None,
+    "long_running": False,
+    "supports_async": False,
+    "idempotent": False,
+    "permission": Permission.ALWAYS_ALLOW,
+    "timeout": None,
+}
+
+
+def _type_schema(type_name: str, description: str = "") -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": _TYPE_ALIASES.get(type_name, type_name)}
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def _params_from_inputs(inputs: list[Any]) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    for item in inputs:
+        param = item if isinstance(item, ToolParam) else ToolParam(**item)
+        props[param.name] = _type_schema(param.type, param.description)
+        if param.required and param.name not in required:
+            required.append(param.name)
+    schema: dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _unsupported_type(schema: Any) -> Optional[str]:
+    if not isinstance(schema, dict):
+        return None
+    declared = schema.get("type")
+    for t in declared if isinstance(declared, list) else [declared] if declared is not None else []:
+        if not isinstance(t, str) or t not in JSON_TYPES:
+            return t
+    return None
+
+
+def _check_meta_schema(label: str, what: str, schema: dict) -> None:
+    import jsonschema
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        raise ToolSpecError(f"{label}: {what} is not a valid JSON Schema (Draft 2020-12) at {where}: {exc.message}") from None
+
+
+def _adapter_checker(adapter: Any) -> Callable[[Any], Optional[str]]:
+    core = adapter.validator  # the pydantic-core validator, without TypeAdapter's Python wrapper
+
+    def check(value: Any) -> Optional[str]:
+        try:
+            core.validate_python(value, strict=True)
+            return None
+        except ValidationError:
+            pass
+        try:
+            from workbench._content import to_jsonable
+            import json
+
+            adapter.validate_json(json.dumps(to_jsonable(value)), strict=True)
+            return None
+        except (ValidationError, TypeError, ValueError) as exc:
+            return _first_error(exc)
+
+    return check
+
+
+def _schema_checker(schema: dict) -> Callable[[Any], Optional[str]]:
+    import jsonschema
+
+    try:
+        validator = jsonschema.Draft202012Validator(schema)
+    except Exception as exc:  # noqa: BLE001
+        return lambda value: f"returns schema is invalid: {exc}"
+
+    def check(value: Any) -> Optional[str]:
+        from workbench._content import to_jsonable
+
+        error = jsonschema.exceptions.best_match(validator.iter_errors(to_jsonable(value)))
+        if error is None:
+            return None
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        return f"result{where}: {error.message}"
+
+    return check
+
+
+def _first_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        err = exc.errors(include_url=False)[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+        return f"result{where}: {err['msg']} (got {err.get('input')!r})"
+    return str(exc)
+
+
+def update_tool_runtime_metadata(tool_spec: "ToolSpec | dict", *, supports_async: bool | None = None, long_running: bool | None = None) -> None:
+    """Attach runtime hints to a spec in place (Spark's helper; works on dicts and ``ToolSpec``)."""
+    if isinstance(tool_spec, ToolSpec):
+        if supports_async is not None:
+            tool_spec.supports_async = supports_async
+        if long_running is not None:
+            tool_spec.long_running = long_running
+        return
+    meta = tool_spec.setdefault("x_spark", {})
+    if supports_async is not None:
+        meta["supports_async"] = supports_async
+    if long_running is not None:
+        meta["long_running"] = long_running

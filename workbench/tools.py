@@ -1,0 +1,485 @@
+"""Tool objects: ``BaseTool`` (Spark, Allos and neurosurfer forms), ``DecoratedFunctionTool`` and ``@tool``."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib
+import inspect
+from abc import ABC
+from typing import Any, Callable, Generic, Optional, TypeVar, overload
+
+from typing_extensions import ParamSpec
+
+from workbench._errors import ToolSpecError
+from workbench.context import ToolContext
+from workbench.spec import ToolSpec
+from workbench.types import Permission, ToolUse
+
+__all__ = ["BaseTool", "DecoratedFunctionTool", "SpecOnlyTool", "ToolResponse", "NoImplementationError", "tool"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class NoImplementationError(RuntimeError):
+    """A spec-only tool was called without synthetic mode."""
+
+
+class ToolResponse:
+    """neurosurfer's return type: an ``observation`` for the model and a ``final_answer`` flag."""
+
+    __slots__ = ("observation", "final_answer", "extras")
+
+    def __init__(self, observation: Any = None, final_answer: bool = False, extras: Optional[dict[str, Any]] = None) -> None:
+        self.observation = observation
+        self.final_answer = final_answer
+        self.extras = extras or {}
+
+    def __repr__(self) -> str:
+        return f"ToolResponse(observation={self.observation!r}, final_answer={self.final_answer!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ToolResponse) and (self.observation, self.final_answer, self.extras) == (
+            other.observation, other.final_answer, other.extras)
+
+
+def _overrides(cls: type, attr: str) -> bool:
+    """True when ``cls`` defines ``attr`` somewhere below ``BaseTool``."""
+    for klass in cls.__mro__:
+        if klass is BaseTool:
+            return False
+        if attr in klass.__dict__:
+            return True
+    return False
+
+
+def _context_param_of(method: Callable[..., Any]) -> Optional[str]:
+    """Name of a parameter annotated ``ToolContext`` (class-based tools get it injected)."""
+    from workbench._schema import _is_tool_context
+
+    try:
+        hints = __import__("typing").get_type_hints(method)
+    except Exception:  # noqa: BLE001
+        return None
+    return next((name for name, hint in hints.items() if name != "return" and _is_tool_context(hint)), None)
+
+
+class BaseTool(ABC):
+    """Base class of every tool.
+
+    A subclass is a complete tool in any of three forms:
+
+    * **Spark** — override the ``tool_name``, ``tool_spec`` and ``tool_type`` properties and ``__call__``;
+    * **Allos** — class attributes ``name``, ``description``, ``parameters: list[ToolParameter]``,
+      ``permission`` and an ``execute(**kwargs) -> dict`` method;
+    * **neurosurfer** — a class attribute ``spec = ToolSpec(...)`` (validated at construction) and
+      ``__call__(**validated_inputs)`` returning a ``ToolResponse``.
+    """
+
+    _is_dynamic: bool = False
+    _supports_async: bool = False
+    _long_running: bool = False
+
+    def __init__(self) -> None:
+        cls = type(self)
+        has_call = _overrides(cls, "__call__")
+        spark = _overrides(cls, "tool_spec")
+        neuro = isinstance(cls.__dict__.get("spec", getattr(cls, "spec", None)), ToolSpec)
+        allos = isinstance(getattr(cls, "name", None), str) and _overrides(cls, "execute")
+        if not ((spark and has_call) or (neuro and has_call) or allos):
+            raise TypeError(
+                f"{cls.__name__} is not a complete tool: define either the tool_spec/tool_name/tool_type "
+                "properties and __call__ (Spark form), class attributes name/description/parameters and an "
+                "execute() method (Allos form), or a class attribute spec = ToolSpec(...) and __call__ "
+                "(neurosurfer form)"
+            )
+        if neuro:
+            cls.spec.validate()  # type: ignore[attr-defined]
+
+    # -- the normalised spec -----------------------------------------------------------------------
+    @property
+    def spec(self) -> ToolSpec:
+        """This tool's :class:`ToolSpec` (normalised from whichever form the class uses)."""
+        cached = self.__dict__.get("_wb_spec")
+        if cached is None:
+            cached = ToolSpec.coerce(self.tool_spec)
+            if self._supports_async or self._call_target_is_async():
+                cached.supports_async = True
+            if self._long_running:
+                cached.long_running = True
+            self.__dict__["_wb_spec"] = cached
+        return cached
+
+    @property
+    def tool_spec(self) -> ToolSpec:
+        """The spec as the class declares it (Spark may return a plain dict)."""
+        cls = type(self)
+        declared = getattr(cls, "spec", None)
+        if isinstance(declared, ToolSpec):
+            return declared
+        name = getattr(cls, "name", None)
+        if isinstance(name, str):
+            description = getattr(cls, "description", None)
+            return ToolSpec(
+                name=name,
+                description=description if isinstance(description, str) else (inspect.getdoc(cls) or ""),
+                inputs=list(getattr(cls, "parameters", None) or []),
+                permission=getattr(cls, "permission", Permission.ALWAYS_ALLOW),
+            )
+        raise NotImplementedError(f"{cls.__name__} defines no tool_spec")
+
+    @property
+    def tool_name(self) -> str:
+        return self.spec.name
+
+    @property
+    def tool_type(self) -> str:
+        return "class"
+
+    # -- calling -----------------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _overrides(type(self), "execute"):
+            return self.execute(*args, **kwargs)
+        raise NotImplementedError(f"{type(self).__name__} does not implement __call__")
+
+    def execute(self, **kwargs: Any) -> Any:  # Allos form; overridden by subclasses
+        raise NotImplementedError(f"{type(self).__name__} does not implement execute()")
+
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:
+        """Async entry point; runs ``__call__`` in a worker thread unless it is a coroutine function."""
+        if self._call_target_is_async():
+            return await self._call_target()(*args, **kwargs)
+        return await asyncio.to_thread(functools.partial(self, *args, **kwargs))
+
+    def _call_target(self) -> Callable[..., Any]:
+        cls = type(self)
+        if _overrides(cls, "execute") and not _overrides(cls, "__call__"):
+            return self.execute
+        return self.__call__
+
+    def _call_target_is_async(self) -> bool:
+        return inspect.iscoroutinefunction(self._call_target())
+
+    @property
+    def context_param(self) -> Optional[str]:
+        """The parameter that receives the ``ToolContext``, if any."""
+        cached = self.__dict__.get("_wb_ctx", ...)
+        if cached is ...:
+            cached = self.__dict__["_wb_ctx"] = _context_param_of(self._call_target())
+        return cached
+
+    @property
+    def has_implementation(self) -> bool:
+        return True
+
+    def invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
+        """Run the tool on validated arguments. Returns the value, or an awaitable for async tools."""
+        ctx_name = self.context_param
+        if ctx_name is not None and context is not None:
+            arguments = {**arguments, ctx_name: context}
+        return self._call_target()(**arguments)
+
+    def check_inputs(self, raw: Any) -> dict[str, Any]:
+        """Validate raw inputs against this tool's spec."""
+        return self.spec.check_inputs(raw)
+
+    # -- Spark flags -------------------------------------------------------------------------------
+    @property
+    def supports_hot_reload(self) -> bool:
+        return False
+
+    @property
+    def is_dynamic(self) -> bool:
+        return self._is_dynamic
+
+    @property
+    def supports_async(self) -> bool:
+        return self.spec.supports_async
+
+    @property
+    def is_long_running(self) -> bool:
+        return self.spec.long_running
+
+    @property
+    def permission(self) -> Permission:  # Allos subclasses override with a class attribute
+        return self.spec.permission
+
+    @property
+    def idempotent(self) -> bool:
+        return self.spec.idempotent
+
+    @property
+    def timeout(self) -> Optional[float]:
+        return self.spec.timeout
+
+    def mark_dynamic(self) -> None:
+        self._is_dynamic = True
+
+    def mark_supports_async(self) -> None:
+        self._supports_async = True
+        self.spec.supports_async = True
+
+    def mark_long_running(self) -> None:
+        self._long_running = True
+        self.spec.long_running = True
+
+    def get_display_properties(self) -> dict[str, str]:
+        """Properties shown in UI representations of this tool."""
+        spec = self.spec
+        return {
+            "Name": self.tool_name,
+            "Type": self.tool_type,
+            "Description": spec.description,
+            "Parameters": ", ".join(spec.param_names or []) or "none",
+            "Async": str(spec.supports_async),
+            "Long running": str(spec.long_running),
+            "Idempotent": str(spec.idempotent),
+            "Permission": Permission.coerce(self.permission).value,
+            "Timeout": "none" if spec.timeout is None else f"{spec.timeout:g} s",
+        }
+
+    # -- exports -----------------------------------------------------------------------------------
+    def to_provider_format(self, provider: str, **options: Any) -> dict[str, Any]:
+        """This tool in a provider's format (``openai``, ``anthropic``, ``bedrock``, ``gemini``, ``mcp``…)."""
+        return self.spec.to_provider_format(provider, **options)
+
+    def to_openai_schema(self) -> dict[str, Any]:
+        return self.to_provider_format("openai")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.tool_name!r}>"
+
+    def _repr_html_(self) -> str:
+        from workbench._html import tool_html
+
+        return tool_html(self)
+
+
+class DecoratedFunctionTool(BaseTool, Generic[P, R]):
+    """A tool made from a function by ``@tool``. Calling it calls the function unchanged."""
+
+    def __init__(self, func: Callable[P, R], spec: ToolSpec, *, context_param: Optional[str] = None,
+                 positional_only: tuple[str, ...] = (), is_async: bool = False) -> None:
+        # no super().__init__(): the function form needs none of the class-form checks
+        self._func = func
+        self.__dict__["_wb_spec"] = spec
+        self.__dict__["_wb_ctx"] = context_param
+        self._positional_only = positional_only
+        self._is_async = is_async
+        functools.update_wrapper(self, func)  # __name__, __doc__, __module__, __qualname__, __wrapped__
+
+    @classmethod
+    def from_function(cls, func: Callable[..., Any], *, name: Optional[str] = None, description: Optional[str] = None,
+                      parameters: Optional[dict] = None, context: bool | str = False, long_running: bool = False,
+                      async_execution: Optional[bool] = None, idempotent: bool = False,
+                      permission: Permission | str = Permission.ALWAYS_ALLOW, timeout: Optional[float] = None,
+                      when_to_use: Optional[str] = None) -> "DecoratedFunctionTool":
+        from workbench._schema import inspect_function
+
+        if not callable(func):
+            raise ToolSpecError(f"@tool needs a function, got {type(func).__name__}: {func!r}")
+        if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0):
+            raise ToolSpecError(f"Tool '{name or getattr(func, '__name__', '?')}': timeout must be a positive number of seconds, got {timeout!r}")
+        info = inspect_function(func, name=name, description=description, context=context)
+        is_async = inspect.iscoroutinefunction(func) if async_execution is None else bool(async_execution)
+        runtime = dict(
+            when_to_use=when_to_use, long_running=long_running, supports_async=is_async, idempotent=idempotent,
+            permission=Permission.coerce(permission), timeout=None if timeout is None else float(timeout),
+        )
+        if parameters is not None:
+            spec = ToolSpec(name=info.name, description=info.description, parameters=parameters, returns=info.returns, **runtime)
+            spec.validate()
+        else:
+            spec = ToolSpec._from_info(info, **runtime)
+            if not spec.name or not _name_ok(spec.name):
+                spec.validate()  # raises the readable name error
+        return cls(func, spec, context_param=info.context_param, positional_only=info.positional_only,
+                   is_async=inspect.iscoroutinefunction(func))
+
+    # -- calling -----------------------------------------------------------------------------------
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self._func(*args, **kwargs)
+
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:
+        """Await the function if it is async, else run it in a worker thread."""
+        if self._is_async:
+            return await self._func(*args, **kwargs)
+        return await asyncio.to_thread(functools.partial(self._func, *args, **kwargs))
+
+    async def execute(self, ctx: Optional[ToolContext] = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        """locus' entry point: run with ``kwargs``, injecting ``ctx`` when the function takes a context."""
+        result = self.invoke(kwargs, ctx)
+        if inspect.isawaitable(result):
+            return await result
+        return result
+
+    def invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
+        ctx_name = self.__dict__["_wb_ctx"]
+        if ctx_name is not None:
+            arguments = {**arguments, ctx_name: context}
+        if self._positional_only:
+            arguments = dict(arguments)
+            args = [arguments.pop(n) for n in self._positional_only if n in arguments]
+            return self._func(*args, **arguments)
+        return self._func(**arguments)
+
+    def prepare_tool_kwargs(self, tool_use: ToolUse, invocation_state: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        """Validate ``tool_use["input"]`` and add the injected context (Spark's framework hook)."""
+        kwargs = self.spec.check_inputs(tool_use.get("input") or {})
+        ctx_name = self.__dict__["_wb_ctx"]
+        if ctx_name is not None:
+            kwargs[ctx_name] = ToolContext(tool_use=tool_use, invocation_state=invocation_state or {})
+        return kwargs
+
+    def _call_target_is_async(self) -> bool:
+        return self._is_async
+
+    # -- attributes -------------------------------------------------------------------------------
+    @property
+    def tool_spec(self) -> ToolSpec:
+        return self.__dict__["_wb_spec"]
+
+    @property
+    def tool_name(self) -> str:
+        return self.__dict__["_wb_spec"].name
+
+    @property
+    def tool_type(self) -> str:
+        return "function"
+
+    @property
+    def tool_func(self) -> Callable[P, R]:
+        return self._func
+
+    fn = tool_func  # locus' name
+
+    @property
+    def name(self) -> str:
+        return self.tool_name
+
+    @property
+    def description(self) -> str:
+        return self.spec.description
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self.spec.parameters
+
+    @property
+    def supports_hot_reload(self) -> bool:
+        module = getattr(self._func, "__module__", None)
+        return bool(module) and module != "__main__"
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """Decorating a method: bound access calls the function with ``self``."""
+        if instance is None:
+            return self
+        return functools.partial(self._func, instance)
+
+    def __reduce__(self) -> Any:
+        """Pickle by reference (module + qualname) so process pools can run module-level tools."""
+        return (_import_by_ref, (f"{self.__module__}:{self.__qualname__}",))
+
+    def __repr__(self) -> str:
+        return f"<tool {self.tool_name!r}{self.__dict__.get('__wrapped__') and _signature_text(self._func)}>"
+
+
+def _signature_text(func: Callable[..., Any]) -> str:
+    try:
+        return str(inspect.signature(func))
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+def _name_ok(name: str) -> bool:
+    from workbench.spec import TOOL_NAME_PATTERN
+
+    return bool(TOOL_NAME_PATTERN.match(name))
+
+
+def _import_by_ref(ref: str) -> Any:
+    module_name, _, qualname = ref.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+class SpecOnlyTool(BaseTool):
+    """A tool known only by its spec (rdk's ``world.register_tool(spec)``); callable in synthetic mode."""
+
+    def __init__(self, spec: ToolSpec | dict[str, Any]) -> None:
+        self.__dict__["_wb_spec"] = ToolSpec.coerce(spec)
+        self.__dict__["_wb_ctx"] = None
+
+    @property
+    def tool_spec(self) -> ToolSpec:
+        return self.__dict__["_wb_spec"]
+
+    @property
+    def tool_type(self) -> str:
+        return "spec"
+
+    @property
+    def has_implementation(self) -> bool:
+        return False
+
+    def __call__(self, **kwargs: Any) -> Any:
+        raise NoImplementationError(
+            f"Tool '{self.tool_name}' has no implementation: it was registered from a spec only. "
+            "Call it with synthetic=True to get a generated value that matches its returns schema, "
+            "or register a function for it."
+        )
+
+    def invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
+        return self(**arguments)
+
+
+_TOOL_OPTIONS = ("name", "description", "parameters", "context", "long_running", "async_execution", "idempotent",
+                 "permission", "timeout", "when_to_use")
+
+
+@overload
+def tool(func: Callable[P, R]) -> DecoratedFunctionTool[P, R]: ...
+@overload
+def tool(func: None = None, **options: Any) -> Callable[[Callable[P, R]], DecoratedFunctionTool[P, R]]: ...
+
+
+def tool(
+    func: Any = None,
+    *,
+    name: Optional[str] = None,
+    description: Optional[str] = None,
+    parameters: Optional[dict] = None,
+    context: bool | str = False,
+    long_running: bool = False,
+    async_execution: Optional[bool] = None,
+    idempotent: bool = False,
+    permission: Permission | str = Permission.ALWAYS_ALLOW,
+    timeout: Optional[float] = None,
+    when_to_use: Optional[str] = None,
+) -> Any:
+    """Turn a function into a tool (``@tool`` or ``@tool(...)``); register a ``BaseTool`` subclass.
+
+    On a function (sync or ``async def``) it returns a :class:`DecoratedFunctionTool`, still callable
+    as the original function. On a ``BaseTool`` subclass (the Allos class decorator) it instantiates
+    the class, registers the instance in the default registry and returns the class.
+    """
+    options = dict(name=name, description=description, parameters=parameters, context=context,
+                   long_running=long_running, async_execution=async_execution, idempotent=idempotent,
+                   permission=permission, timeout=timeout, when_to_use=when_to_use)
+
+    def decorate(obj: Any) -> Any:
+        if isinstance(obj, type) and issubclass(obj, BaseTool):
+            from workbench.registry import default_registry
+
+            default_registry().register_tool(obj(), replace=True)
+            return obj
+        if isinstance(obj, BaseTool):
+            return obj
+        return DecoratedFunctionTool.from_function(obj, **options)
+
+    if func is not None:
+        return decorate(func)
+    return decorate

@@ -1,0 +1,194 @@
+"""Call and result types shared by every part of the workbench (DESIGN.md §3)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from enum import Enum
+from typing import Any, Literal, Optional, TypedDict, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from typing_extensions import NotRequired
+
+__all__ = [
+    "Permission",
+    "ToolPermission",
+    "ToolUse",
+    "ToolChoice",
+    "ToolChoiceAuto",
+    "ToolChoiceAny",
+    "ToolChoiceTool",
+    "ToolResult",
+    "ToolResultStatus",
+    "new_tool_use_id",
+    "make_tool_use",
+    "utc_now_iso",
+]
+
+
+class Permission(str, Enum):
+    """Whether a tool may run. String values match Allos' ``ToolPermission``."""
+
+    ALWAYS_ALLOW = "always_allow"
+    ALWAYS_DENY = "always_deny"
+    ASK_USER = "ask_user"
+
+    @classmethod
+    def coerce(cls, value: "Permission | str") -> "Permission":
+        """Accept an enum member, its value, its name or the short forms allow/deny/ask."""
+        if isinstance(value, cls):
+            return value
+        text = str(value).strip().lower()
+        short = {"allow": cls.ALWAYS_ALLOW, "deny": cls.ALWAYS_DENY, "ask": cls.ASK_USER}
+        if text in short:
+            return short[text]
+        for member in cls:
+            if text in (member.value, member.name.lower()):
+                return member
+        raise ValueError(
+            f"Unknown permission {value!r}: expected one of "
+            + ", ".join(m.value for m in cls) + " (or allow/deny/ask)"
+        )
+
+
+ToolPermission = Permission  # the Allos name
+
+
+class ToolUse(TypedDict):
+    """A request to call a tool: ``{"toolUseId", "name", "input"}``."""
+
+    toolUseId: str
+    name: NotRequired[str]
+    input: Any
+
+
+class ToolChoiceAuto(TypedDict):
+    pass
+
+
+class ToolChoiceAny(TypedDict):
+    pass
+
+
+class ToolChoiceTool(TypedDict):
+    name: str
+
+
+ToolChoice = Union[
+    dict[Literal["auto"], ToolChoiceAuto],
+    dict[Literal["any"], ToolChoiceAny],
+    dict[Literal["tool"], ToolChoiceTool],
+]
+
+ToolResultStatus = Literal["success", "error", "in_progress"]
+
+
+def new_tool_use_id() -> str:
+    """A fresh, unique tool-use id (``tooluse_`` + 24 hex chars)."""
+    return "tooluse_" + uuid.uuid4().hex[:24]
+
+
+def make_tool_use(name: str, input: Optional[dict] = None, tool_use_id: Optional[str] = None) -> ToolUse:
+    """Build a :class:`ToolUse`, generating the id when absent."""
+    return {"toolUseId": tool_use_id or new_tool_use_id(), "name": name, "input": {} if input is None else input}
+
+
+_second_cache: list = [-1, ""]
+
+
+def utc_now_iso() -> str:
+    """The current time as ISO 8601 UTC with a ``Z`` suffix (millisecond precision)."""
+    # Called twice per tool call: format the seconds once per second, only the milliseconds each time.
+    now = time.time()
+    second = int(now)
+    cache = _second_cache
+    if cache[0] != second:
+        cache[1] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        cache[0] = second
+    return "%s.%03dZ" % (cache[1], int((now - second) * 1000))
+
+
+class ToolResult(BaseModel):
+    """The outcome of one tool call (or a progress event of a running one).
+
+    ``model_dump(by_alias=True)`` gives the Spark/Bedrock wire shape. ``value``
+    keeps the raw Python return value and is never serialised.
+    """
+
+    model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True, extra="forbid")
+
+    tool_use_id: str = Field(alias="toolUseId")
+    status: ToolResultStatus
+    content: list[dict[str, Any]] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    started_at: Optional[str] = None
+    completed_at: Optional[str] = None
+    progress: Optional[float] = None
+    value: Any = Field(default=None, exclude=True, repr=False)
+
+    @classmethod
+    def _fast(cls, tool_use_id: str, status: str, content: list, metadata: dict, started_at: Optional[str],
+              completed_at: Optional[str], progress: Optional[float], value: Any) -> "ToolResult":
+        """Build a result from already-valid fields without validation.
+
+        Same contract as ``model_construct`` at a quarter of its cost; executors build one
+        per call, so it matters (see benchmarks/bench_executor.py).
+        """
+        obj = cls.__new__(cls)
+        setattr_ = object.__setattr__
+        setattr_(obj, "__dict__", {"tool_use_id": tool_use_id, "status": status, "content": content, "metadata": metadata,
+                                   "started_at": started_at, "completed_at": completed_at, "progress": progress, "value": value})
+        setattr_(obj, "__pydantic_fields_set__", _RESULT_FIELDS)
+        setattr_(obj, "__pydantic_extra__", None)
+        setattr_(obj, "__pydantic_private__", None)
+        return obj
+
+    # -- convenience -----------------------------------------------------------------
+    @property
+    def ok(self) -> bool:
+        """True when ``status == "success"``."""
+        return self.status == "success"
+
+    @property
+    def tool_name(self) -> Optional[str]:
+        return self.metadata.get("tool_name")
+
+    @property
+    def error(self) -> Optional[str]:
+        """The error message of a failed call, else ``None``."""
+        return self.metadata.get("error") if self.status == "error" else None
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined by newlines."""
+        return "\n".join(b["text"] for b in self.content if "text" in b)
+
+    @property
+    def json(self) -> Any:  # type: ignore[override]
+        """The first ``{"json": ...}`` block's value, else ``None``."""
+        for block in self.content:
+            if "json" in block:
+                return block["json"]
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-serialisable wire form (``model_dump(by_alias=True)`` without Nones)."""
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+    def __repr__(self) -> str:
+        name = self.metadata.get("tool_name", "?")
+        summary = self.error if self.status == "error" else (self.text or repr(self.json))
+        if summary and len(summary) > 80:
+            summary = summary[:77] + "..."
+        return f"ToolResult({name!r}, {self.status}, {summary!r})"
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        from workbench._html import result_html
+
+        return result_html(self)
+
+
+_RESULT_FIELDS = frozenset(ToolResult.model_fields)
