@@ -140,6 +140,29 @@ def _annotated_description(annotation: Any) -> str | None:
     return None
 
 
+def _caller_namespace() -> dict[str, Any]:
+    """Locals of the frames that called into workbench, innermost first (as pydantic's
+    ``validate_call`` does), so string annotations naming a class local to a function resolve."""
+    namespace: dict[str, Any] = {}
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not frame.f_globals.get("__name__", "").startswith("workbench"):
+            for key, value in frame.f_locals.items():
+                namespace.setdefault(key, value)
+            if len(namespace) > 500:
+                break
+        frame = frame.f_back
+    return namespace
+
+
+def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except NameError:
+        target = getattr(fn, "__call__", fn) if not inspect.isfunction(fn) and not inspect.ismethod(fn) else fn
+        return typing.get_type_hints(target, localns=_caller_namespace(), include_extras=True)
+
+
 @dataclass(frozen=True)
 class FunctionInfo:
     """Everything derived from a function once, at decoration time."""
@@ -174,7 +197,7 @@ def inspect_function(
     except (TypeError, ValueError) as exc:
         raise ToolSpecError(f"Tool '{tool_name}': cannot read the signature of {fn!r}: {exc}") from None
     try:
-        hints = typing.get_type_hints(fn, include_extras=True)
+        hints = _type_hints(fn)
     except Exception as exc:  # NameError for unresolved forward refs, mostly
         raise ToolSpecError(
             f"Tool '{tool_name}': cannot resolve the type hints of {getattr(fn, '__qualname__', fn)!r}: "

@@ -91,7 +91,7 @@ class ToolRegistry:
         """
         item = self._as_tool(tool_obj)
         spec = item.spec
-        spec.validate()
+        spec.validate_structure()
         name = spec.name
         key = normalize_tool_name(name)
         with self._lock:

@@ -190,7 +190,21 @@ class ToolSpec(BaseModel):
 
     # -- checks ----------------------------------------------------------------------------------
     def validate(self) -> None:  # type: ignore[override]  # pydantic's deprecated classmethod
-        """Raise ``ToolSpecError`` naming the first problem with this spec; return None if it is sound."""
+        """Raise ``ToolSpecError`` naming the first problem with this spec; return None if it is sound.
+
+        Checks: name present and valid, description present, unique input names, supported types,
+        ``parameters``/``returns`` valid against the Draft 2020-12 meta-schema.
+        """
+        self.validate_structure()
+        if not self.description or not self.description.strip():
+            raise ToolSpecError(f"Tool '{self.name}' is missing a description")
+
+    def validate_structure(self) -> None:
+        """Everything ``validate`` checks except the description.
+
+        Registries run this one: a tool without a docstring is still callable (most provider
+        APIs make the description optional); ``validate()`` is the stricter lint.
+        """
         label = self.name or "<unnamed tool>"
         if not self.name:
             raise ToolSpecError("Tool spec is missing a name")
@@ -199,8 +213,6 @@ class ToolSpec(BaseModel):
                 f"Invalid tool name {self.name!r}: names must match ^[a-zA-Z0-9_-]{{1,64}}$ "
                 "(letters, digits, '_' and '-', at most 64 characters)"
             )
-        if not self.description or not self.description.strip():
-            raise ToolSpecError(f"Tool '{label}' is missing a description")
         if self._declared_inputs is not None:
             seen: set[str] = set()
             for pname in self._declared_inputs:
