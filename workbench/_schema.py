@@ -189,8 +189,12 @@ def inspect_function(
     name: str | None = None,
     description: str | None = None,
     context: bool | str = False,
+    explicit_schema: bool = False,
 ) -> FunctionInfo:
-    """Derive a tool's name, description, parameter/return schemas and validator from ``fn``."""
+    """Derive a tool's name, description, parameter/return schemas and validator from ``fn``.
+
+    ``explicit_schema=True`` (the caller supplies ``parameters``) lets ``*args``/``**kwargs`` through.
+    """
     tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
     try:
         signature = inspect.signature(fn)
@@ -217,6 +221,8 @@ def inspect_function(
     positional_only: list[str] = []
     for index, (pname, param) in enumerate(signature.parameters.items()):
         if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            if explicit_schema:  # @tool(parameters=...): the schema is the user's; **kwargs receives it
+                continue
             star = "*" if param.kind is inspect.Parameter.VAR_POSITIONAL else "**"
             raise ToolSpecError(
                 f"Tool '{tool_name}': parameter '{star}{pname}' is not supported — a tool's inputs are a JSON "

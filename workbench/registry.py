@@ -166,6 +166,9 @@ class ToolRegistry:
         if text in self.registry:
             return [text]
         if ":" in text:
+            resolved = _resolve_ref(text)
+            if isinstance(resolved, BaseTool) and self.registry.get(resolved.tool_name) is resolved:
+                return [resolved.tool_name]  # already here (e.g. listed by its module too)
             return [self.register_tool_by_ref(text)]
         if text.endswith(".py") or os.sep in text:
             if not os.path.isfile(text):

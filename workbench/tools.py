@@ -125,7 +125,7 @@ class BaseTool(ABC):
                 name=name,
                 description=description if isinstance(description, str) else (inspect.getdoc(cls) or ""),
                 inputs=list(getattr(cls, "parameters", None) or []),
-                permission=getattr(cls, "permission", Permission.ALWAYS_ALLOW),
+                permission=_class_permission(cls),
             )
         raise NotImplementedError(f"{cls.__name__} defines no tool_spec")
 
@@ -281,7 +281,8 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
             raise ToolSpecError(f"@tool needs a function, got {type(func).__name__}: {func!r}")
         if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0):
             raise ToolSpecError(f"Tool '{name or getattr(func, '__name__', '?')}': timeout must be a positive number of seconds, got {timeout!r}")
-        info = inspect_function(func, name=name, description=description, context=context)
+        info = inspect_function(func, name=name, description=description, context=context,
+                                explicit_schema=parameters is not None)
         is_async = inspect.iscoroutinefunction(func) if async_execution is None else bool(async_execution)
         runtime = dict(
             when_to_use=when_to_use, long_running=long_running, supports_async=is_async, idempotent=idempotent,
@@ -385,11 +386,19 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         return f"<tool {self.tool_name!r}{self.__dict__.get('__wrapped__') and _signature_text(self._func)}>"
 
 
+def _class_permission(cls: type) -> Permission | str:
+    declared = getattr(cls, "permission", None)
+    return declared if isinstance(declared, (Permission, str)) else Permission.ALWAYS_ALLOW
+
+
 def _signature_text(func: Callable[..., Any]) -> str:
     try:
-        return str(inspect.signature(func))
-    except (TypeError, ValueError):
-        return "(...)"
+        return str(inspect.signature(func, eval_str=True))
+    except Exception:  # noqa: BLE001 - unresolvable string annotations: show them as written
+        try:
+            return str(inspect.signature(func))
+        except (TypeError, ValueError):
+            return "(...)"
 
 
 def _name_ok(name: str) -> bool:
