@@ -1,0 +1,47 @@
+"""The notebook layer: ``%load_ext workbench`` (magics), forms, the log table and the dashboard.
+
+Importing this package imports ipywidgets, IPython and pandas; ``import workbench`` does not.
+
+* ``get_workbench()`` — the kernel's :class:`Workbench` (registry + executor + log + UI).
+* ``ui()`` — the dashboard: a tab per tool's form plus the execution log.
+* :class:`ToolForm` — a tool's JSON Schema as widgets (the table is ``WIDGET_RULES``).
+* :class:`LogTable` — the live execution-log table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.jupyter._approval import ApprovalPrompt
+from workbench.jupyter._dashboard import Dashboard
+from workbench.jupyter._field_table import WIDGET_RULES, WidgetRule, build_field, register_widget_rule, widget_table
+from workbench.jupyter._fields import MISSING, Field
+from workbench.jupyter._form import ToolForm
+from workbench.jupyter._log_table import LogTable
+from workbench.jupyter._workbench import Workbench, get_workbench, reset_workbench
+
+__all__ = [
+    "ApprovalPrompt", "Dashboard", "Field", "LogTable", "MISSING", "ToolForm", "WIDGET_RULES", "WidgetRule",
+    "Workbench", "build_field", "get_workbench", "load_ipython_extension", "register_widget_rule",
+    "reset_workbench", "ui", "unload_ipython_extension", "widget_table",
+]
+
+
+def ui() -> Dashboard:
+    """The kernel's dashboard (``get_workbench().ui()``)."""
+    return get_workbench().ui()
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext workbench``: register the magics (once) and create the kernel's Workbench."""
+    from workbench.jupyter._magics import load
+
+    load(ipython)
+    get_workbench()
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext workbench``: remove the magics (the Workbench and its tools stay)."""
+    from workbench.jupyter._magics import unload
+
+    unload(ipython)

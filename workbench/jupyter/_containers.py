@@ -1,0 +1,412 @@
+"""Container fields: nested objects, editable lists, multi-selects, tuples, mappings, unions and nullables.
+
+Each one builds its children through ``ctx.build`` (the table in ``_field_table.py``), so any schema
+can nest in any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import ipywidgets as W
+
+from workbench.jupyter._fields import (
+    LABEL_WIDTH, MISSING, Field, FieldValueError, _e, _HELP_STYLE, _json_text,
+)
+from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
+
+__all__ = ["ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
+
+_INDENT = W.Layout(border_left="2px solid #d0d7de", padding="0 0 0 8px", margin="2px 0 2px 16px")
+
+
+class _Container(Field):
+    container = True
+
+    def layout(self) -> W.Widget:
+        parts: list[W.Widget] = []
+        if not self.bare:
+            header = [W.Label(self.label_text, layout=W.Layout(min_width=LABEL_WIDTH))]
+            header += self.header_extras()
+            parts.append(W.HBox(header))
+            if self.help_text:
+                parts.append(W.HTML(f"<div style='{_HELP_STYLE.split(';margin-left')[0]};margin-left:16px'>{_e(self.help_text)}</div>"))
+        parts += [self.input, self.error_label]
+        return W.VBox(parts)
+
+    def header_extras(self) -> list[W.Widget]:
+        return []
+
+
+class ObjectField(_Container):
+    """A nested group: one child field per property (pydantic models, dataclasses, TypedDicts)."""
+
+    def build(self) -> None:
+        props = self.schema.get("properties") or {}
+        required = set(self.schema.get("required") or [])
+        deeper = self.ctx.deeper()
+        self.fields: dict[str, Field] = {
+            key: self.ctx.build(sub, deeper, key, required=key in required, parent=self) for key, sub in props.items()
+        }
+        self.input = W.VBox([f.widget for f in self.fields.values()], layout=_INDENT)
+
+    def current(self) -> Any:
+        out = {}
+        for key, sub in self.fields.items():
+            value = sub.get()
+            if value is not MISSING:
+                out[key] = value
+        return out
+
+    def _load(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            raise TypeError(f"expected an object, got {type(value).__name__}")
+        unknown = set(value) - set(self.fields)
+        if unknown:
+            raise KeyError(f"unknown field(s) {', '.join(sorted(map(str, unknown)))} (known: {', '.join(self.fields)})")
+        for key, sub in value.items():
+            self.fields[key].load(sub)
+
+    def child(self, key: Any) -> Optional[Field]:
+        return self.fields.get(key) if isinstance(key, str) else None
+
+    def children_fields(self) -> list[Field]:
+        return list(self.fields.values())
+
+
+class _Rows(_Container):
+    """Shared add/remove-row machinery of lists and mappings."""
+
+    def build(self) -> None:
+        self.rows: list[Any] = []
+        self.rows_box = W.VBox([])
+        self.add_button = W.Button(description="add", icon="plus", layout=W.Layout(width="80px"),
+                                   tooltip="Add an item")
+        self.add_button.on_click(lambda _b: self.add_row(user=True))
+        self.input = W.VBox([self.rows_box, self.add_button], layout=_INDENT)
+
+    def _remove_button(self, row: Any) -> W.Button:
+        button = W.Button(icon="times", layout=W.Layout(width="36px"), tooltip="Remove this item")
+        button.on_click(lambda _b: self.remove_row(row))
+        return button
+
+    def add_row(self, value: Any = MISSING, *, user: bool = False) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def remove_row(self, row: Any) -> None:
+        if row in self.rows:
+            self.rows.remove(row)
+            self._renumber()
+            self._redraw()
+            if not self._quiet:
+                self.mark_touched()
+
+    def _renumber(self) -> None:
+        pass
+
+    def _redraw(self) -> None:
+        self.rows_box.children = [r.box for r in self.rows]
+
+    def clear_rows(self) -> None:
+        self.rows = []
+        self._redraw()
+
+
+class _ListRow:
+    __slots__ = ("field", "box")
+
+
+class ListField(_Rows):
+    """An editable list: one row per item (any item schema), with add and remove buttons."""
+
+    def build(self) -> None:
+        self.item_schema = self.schema.get("items") if isinstance(self.schema.get("items"), dict) else {}
+        super().build()
+
+    def add_row(self, value: Any = MISSING, *, user: bool = False) -> Field:
+        row = _ListRow()
+        item = self.ctx.build(self.item_schema, self.ctx.deeper(), len(self.rows), required=True, parent=self)
+        if value is not MISSING:
+            item.load(value)
+        elif user:
+            item.touched = True  # a row the user added is meant to be sent (an empty string row sends "")
+        row.field = item
+        row.box = W.HBox([item.widget, self._remove_button(row)])
+        self.rows.append(row)
+        self._redraw()
+        if user and not self._quiet:
+            self.mark_touched()
+        return item
+
+    def _renumber(self) -> None:
+        for i, row in enumerate(self.rows):
+            row.field.name = i
+
+    def current(self) -> Any:
+        out = []
+        for row in self.rows:
+            value = row.field.get()
+            out.append(None if value is MISSING else value)  # validation then says what the item lacks
+        return out
+
+    def _load(self, value: Any) -> None:
+        if not isinstance(value, (list, tuple, set, frozenset)):
+            raise TypeError(f"expected a list, got {type(value).__name__}")
+        self.clear_rows()
+        for item in value:
+            self.add_row(item)
+
+    def child(self, key: Any) -> Optional[Field]:
+        if isinstance(key, int) and 0 <= key < len(self.rows):
+            return self.rows[key].field
+        return None
+
+    def children_fields(self) -> list[Field]:
+        return [r.field for r in self.rows]
+
+
+class MultiSelectField(Field):
+    """``SelectMultiple`` for a list of enum values (``list[Literal[...]]``, ``list[Enum]``, ``set[Enum]``).
+
+    Values are sent in option order.
+    """
+
+    def build(self) -> None:
+        items = resolve(self.schema.get("items") or {}, self.ctx.root)
+        self.options = list(items.get("enum") or [])
+        labels = [v if isinstance(v, str) else _json_text(v) for v in self.options]
+        self.input = W.SelectMultiple(options=labels, value=(), rows=min(6, max(2, len(labels))),
+                                      layout=W.Layout(width="240px"))
+        self.observe_value(self.input, "index")
+
+    def current(self) -> Any:
+        return [self.options[i] for i in self.input.index]
+
+    def _load(self, value: Any) -> None:
+        if not isinstance(value, (list, tuple, set, frozenset)):
+            raise TypeError(f"expected a list, got {type(value).__name__}")
+        indexes = []
+        for item in value:
+            matches = [i for i, o in enumerate(self.options) if o == item and type(o) is type(item)]
+            if not matches:
+                raise ValueError(f"{item!r} is not one of {self.options!r}")
+            indexes.append(matches[0])
+        self.input.index = tuple(sorted(set(indexes)))
+
+
+class TupleField(_Container):
+    """A fixed-length array (``tuple[int, str]``): one field per position."""
+
+    positional = True
+
+    def build(self) -> None:
+        prefix = self.schema.get("prefixItems") or []
+        deeper = self.ctx.deeper()
+        self.items = [self.ctx.build(sub, deeper, i, required=True, parent=self) for i, sub in enumerate(prefix)]
+        self.input = W.VBox([f.widget for f in self.items], layout=_INDENT)
+
+    def current(self) -> Any:
+        values = [f.get() for f in self.items]
+        return [None if v is MISSING else v for v in values]
+
+    def _load(self, value: Any) -> None:
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"expected a list, got {type(value).__name__}")
+        if len(value) != len(self.items):
+            raise ValueError(f"expected {len(self.items)} items, got {len(value)}")
+        for sub, item in zip(self.items, value):
+            sub.load(item)
+
+    def child(self, key: Any) -> Optional[Field]:
+        return self.items[key] if isinstance(key, int) and 0 <= key < len(self.items) else None
+
+    def children_fields(self) -> list[Field]:
+        return list(self.items)
+
+
+class _MapRow:
+    __slots__ = ("key", "field", "box")
+
+
+class MappingField(_Rows):
+    """``dict[str, X]``: rows of *key* (Text) and *value* (the field for ``X``)."""
+
+    def build(self) -> None:
+        extra = self.schema.get("additionalProperties")
+        self.value_schema = extra if isinstance(extra, dict) else {}
+        super().build()
+
+    def add_row(self, value: Any = MISSING, *, user: bool = False, key: str = "") -> Field:
+        row = _MapRow()
+        row.key = W.Text(value=key, placeholder="key", layout=W.Layout(width="160px"))
+        row.field = self.ctx.build(self.value_schema, self.ctx.deeper(), key, required=True, parent=self)
+        row.key.observe(lambda change, r=row: self._key_changed(r), names="value")
+        if value is not MISSING:
+            row.field.load(value)
+        elif user:
+            row.field.touched = True
+        row.box = W.HBox([row.key, row.field.widget, self._remove_button(row)])
+        self.rows.append(row)
+        self._redraw()
+        if user and not self._quiet:
+            self.mark_touched()
+        return row.field
+
+    def _key_changed(self, row: _MapRow) -> None:
+        row.field.name = row.key.value
+        if not self._quiet:
+            self.mark_touched()
+
+    def current(self) -> Any:
+        out: dict[str, Any] = {}
+        for row in self.rows:
+            key = row.key.value
+            if key == "":
+                raise FieldValueError(self, f"{self.path_text}: a row has an empty key")
+            if key in out:
+                raise FieldValueError(self, f"{self.path_text}: duplicate key {key!r}")
+            value = row.field.get()
+            out[key] = None if value is MISSING else value
+        return out
+
+    def _load(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            raise TypeError(f"expected an object, got {type(value).__name__}")
+        self.clear_rows()
+        for key, item in value.items():
+            self.add_row(item, key=str(key))
+
+    def child(self, key: Any) -> Optional[Field]:
+        return next((r.field for r in self.rows if r.key.value == key), None)
+
+    def children_fields(self) -> list[Field]:
+        return [r.field for r in self.rows]
+
+
+class VariantField(_Container):
+    """A union (``anyOf``/``oneOf``): a Dropdown picks the alternative, below it that alternative's field."""
+
+    def build(self) -> None:
+        from workbench.jupyter._schema_utils import variants_of
+
+        self.variants = variants_of(self.schema) or []
+        labels = [variant_label(v, self.ctx.root) for v in self.variants]
+        unique, seen = [], set()
+        for i, label in enumerate(labels):
+            unique.append(label if label not in seen else f"{label} #{i + 1}")
+            seen.add(label)
+        self.labels = unique
+        self._built: dict[int, Field] = {}
+        self.selector = W.Dropdown(options=self.labels, index=0, layout=W.Layout(width="200px"))
+        self.slot = W.VBox([self._variant(0).widget])
+        self.selector.observe(self._switched, names="index")
+        self.input = W.VBox([self.slot], layout=_INDENT)
+
+    def header_extras(self) -> list[W.Widget]:
+        return [self.selector]
+
+    def _variant(self, index: int) -> Field:
+        if index not in self._built:
+            self._built[index] = self.ctx.build(self.variants[index], self.ctx.deeper(), None, required=True, parent=self)
+        return self._built[index]
+
+    @property
+    def selected(self) -> Field:
+        return self._variant(self.selector.index or 0)
+
+    def _switched(self, change: Any) -> None:
+        self.slot.children = [self.selected.widget]
+        if not self._quiet:
+            self.clear_error()
+            self.mark_touched()
+
+    def current(self) -> Any:
+        return self.selected.current()
+
+    def _load(self, value: Any) -> None:
+        index = self._pick(value)
+        self.selector.index = index
+        self._variant(index).load(value)
+
+    def _pick(self, value: Any) -> int:
+        for i, variant in enumerate(self.variants):
+            if value_matches(value, variant, self.ctx.root):
+                return i
+        for i in range(len(self.variants)):  # no exact match: the first alternative that can show it
+            try:
+                probe = self.ctx.build(self.variants[i], self.ctx.deeper(), None, required=True, parent=None)
+                with probe.quiet():
+                    probe._load(value)
+                return i
+            except (TypeError, ValueError, KeyError):
+                continue
+        raise ValueError(f"{value!r} matches none of the alternatives ({', '.join(self.labels)})")
+
+    def child(self, key: Any) -> Optional[Field]:
+        return self.selected.child(key)
+
+    def children_fields(self) -> list[Field]:
+        return [self.selected]
+
+
+class NullableField(_Container):
+    """``X | None``: a *none* toggle next to the field for ``X``. A ticked toggle sends ``null``;
+    unticking it means "I want a value" and sends what the field shows (an empty string included)."""
+
+    def __init__(self, schema: dict, ctx: Any, name: Any, *, inner: dict, **kw: Any) -> None:
+        self.inner_schema = inner
+        super().__init__(schema, ctx, name, **kw)
+
+    def build(self) -> None:
+        self.inner = self.ctx.build(self.inner_schema, self.ctx, None, required=True, parent=self)
+        self.none_box = W.Checkbox(value=False, description="none", indent=False, layout=W.Layout(width="70px"),
+                                   tooltip="Send null")
+        self.none_box.observe(self._toggled, names="value")
+        self.input = W.VBox([self.inner.widget]) if self.inner.container else self.inner.widget
+
+    def header_extras(self) -> list[W.Widget]:
+        return [self.none_box]
+
+    def layout(self) -> W.Widget:
+        if self.inner.container or self.bare:
+            return super().layout()
+        label = W.Label(self.label_text, layout=W.Layout(width=LABEL_WIDTH, min_width=LABEL_WIDTH))
+        parts: list[W.Widget] = [W.HBox([label, self.none_box, self.input])]
+        if self.help_text:
+            parts.append(W.HTML(f"<div style='{_HELP_STYLE}'>{_e(self.help_text)}</div>"))
+        parts.append(self.error_label)
+        return W.VBox(parts)
+
+    def _toggled(self, change: Any) -> None:
+        self.input.layout.display = "none" if self.none_box.value else None
+        if not self._quiet:
+            self.clear_error()
+            if not self.none_box.value:
+                self.inner.touched = True  # the user asked for a value
+            self.mark_touched()
+
+    @property
+    def is_none(self) -> bool:
+        return bool(self.none_box.value)
+
+    def current(self) -> Any:
+        return None if self.none_box.value else self.inner.current()
+
+    def _load(self, value: Any) -> None:
+        if value is None:
+            self.none_box.value = True
+        else:
+            self.inner.load(value)
+            self.none_box.value = False
+
+    def set_none(self) -> None:
+        """Tick *none* as a user would (sends ``null``)."""
+        self.none_box.value = True
+        if self.none_box.value and not self.touched:
+            self.mark_touched()
+
+    def child(self, key: Any) -> Optional[Field]:
+        return None if self.none_box.value else self.inner.child(key)
+
+    def children_fields(self) -> list[Field]:
+        return [self.inner]

@@ -1,0 +1,475 @@
+"""``ToolForm``: a tool's JSON Schema as a form that validates, runs and shows the result.
+
+Layout, top to bottom: header (name, description, flags) · fields · error summary · Run / Cancel /
+Reset + elapsed time · progress bar · approval prompt (``ASK_USER`` tools) · returns-mismatch
+warning · result · an accordion with the *Request* (ToolUse JSON), the *Response* (ToolResult JSON)
+and *Copy as code*.
+
+Running never blocks the kernel: the Run button schedules ``executor.execute`` on the running
+event loop (the kernel's) or, without one, on a background thread. ``form.run()`` is the
+synchronous programmatic path (tests, scripts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import html
+import re
+import threading
+import time
+from typing import Any, Optional
+
+import ipywidgets as W
+
+from workbench._errors import ToolInputError
+from workbench.jupyter._approval import ApprovalPrompt
+from workbench.jupyter._field_table import build_field
+from workbench.jupyter._fields import MISSING, Field, FieldContext, FieldValueError
+from workbench.jupyter._render import (
+    copy_as_code, error_summary_html, json_html, mismatch_html, result_area_html, tool_use_html,
+)
+from workbench.jupyter._throttle import Throttle
+from workbench.types import Permission, ToolResult, new_tool_use_id, utc_now_iso
+
+__all__ = ["ToolForm", "PROGRESS_INTERVAL"]
+
+#: minimum seconds between two progress-bar updates (≤ 20 updates/s)
+PROGRESS_INTERVAL = 0.05
+#: seconds between two elapsed-time label updates while a call runs
+TICK_INTERVAL = 0.1
+
+_PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def parse_error_path(path: str) -> list:
+    """``"$.items[0].qty"`` → ``["items", 0, "qty"]``."""
+    text = path[1:] if path.startswith("$") else "." + path if path and not path.startswith((".", "[")) else path
+    return [name if name else int(index) for name, index in _PATH_TOKEN.findall(text)]
+
+
+class ToolForm(W.VBox):
+    """The form of one tool.
+
+    Args:
+        tool: a ``BaseTool`` (or the name of a tool in the workbench's registry).
+        workbench: the ``Workbench`` whose executor, registry and log the form uses
+            (default: the kernel's ``get_workbench()``).
+
+    Programmatic API: ``values``, ``set_values(dict)``, ``run()``, ``submit()``/``wait()``, ``cancel()``,
+    ``errors``, ``result``, ``reset()``; widgets: ``fields``, ``run_button``, ``cancel_button``,
+    ``progress``, ``elapsed``, ``approval``, ``result_html``, ``warning``, ``request_html``,
+    ``response_html``, ``code``, ``summary``.
+    """
+
+    def __init__(self, tool: Any, workbench: Any = None) -> None:
+        if workbench is None:
+            from workbench.jupyter._workbench import get_workbench
+
+            workbench = get_workbench()
+        if isinstance(tool, str):
+            tool = workbench.registry.get_tool(tool)
+        self.tool = tool
+        self.workbench = workbench
+        self.spec = tool.spec
+        self.errors: dict[str, str] = {}
+        self.result: Optional[ToolResult] = None
+        self.tool_use: Optional[dict] = None
+        self.progress_history: list[float] = []
+        self.running = False
+        self._current_id: Optional[str] = None
+        self._done: Optional[concurrent.futures.Future] = None
+        self._unsubscribe: Any = None
+        self._task: Any = None
+        self._own_registry: Any = None
+        self._state_lock = threading.RLock()
+
+        self.header = W.HTML(self._header_html())
+        self.fields_box = W.VBox([])
+        self.summary = W.HTML(layout=W.Layout(display="none"))
+        self.run_button = W.Button(description="Run", button_style="primary", icon="play")
+        self.cancel_button = W.Button(description="Cancel", icon="stop", disabled=True)
+        self.reset_button = W.Button(description="Reset", icon="undo", tooltip="Back to the defaults")
+        self.elapsed = W.Label("")
+        self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, layout=W.Layout(width="300px"))
+        self.progress_label = W.Label("")
+        self.approval = ApprovalPrompt()
+        self.warning = W.HTML(layout=W.Layout(display="none"))
+        self.result_html = W.HTML()
+        self.request_html = W.HTML("<i>nothing sent yet</i>")
+        self.response_html = W.HTML("<i>nothing received yet</i>")
+        self.code = W.Textarea(value=copy_as_code(self.spec.name, {}), rows=5, layout=W.Layout(width="95%"))
+        self.details = W.Accordion(children=[self.request_html, self.response_html, self.code],
+                                   titles=("Request (ToolUse)", "Response (ToolResult)", "Copy as code"))
+        self.details.selected_index = None
+
+        self.run_button.on_click(lambda _b: self._click_run())
+        self.cancel_button.on_click(lambda _b: self.cancel())
+        self.reset_button.on_click(lambda _b: self.reset())
+        self._progress_throttle = Throttle(self._show_progress, PROGRESS_INTERVAL)
+
+        self.fields: dict[str, Field] = {}
+        self._build_fields()
+        super().__init__([
+            self.header,
+            self.fields_box,
+            self.summary,
+            W.HBox([self.run_button, self.cancel_button, self.reset_button, self.elapsed]),
+            W.HBox([self.progress, self.progress_label]),
+            self.approval.widget,
+            self.warning,
+            self.result_html,
+            self.details,
+        ], layout=W.Layout(border="1px solid #d0d7de", padding="6px", margin="4px 0"))
+
+    # -- building ------------------------------------------------------------------------------------
+    def _header_html(self) -> str:
+        spec = self.spec
+        flags = []
+        if spec.supports_async:
+            flags.append("async")
+        if spec.long_running:
+            flags.append("long-running")
+        if spec.idempotent:
+            flags.append("idempotent")
+        permission = Permission.coerce(self.tool.permission)
+        if permission is not Permission.ALWAYS_ALLOW:
+            flags.append(f"permission: {permission.value}")
+        if spec.timeout is not None:
+            flags.append(f"timeout {spec.timeout:g} s")
+        badges = "".join(
+            f"<span style='background:#ddf4ff;border-radius:8px;padding:0 6px;margin-left:4px;font-size:0.8em'>{_e(f)}</span>"
+            for f in flags)
+        description = _e(spec.description).replace("\n", "<br>")
+        return (f"<div><b style='font-size:1.1em'><code>{_e(spec.name)}</code></b>{badges}</div>"
+                f"<div style='color:#57606a;margin:2px 0 6px 0'>{description}</div>")
+
+    def _build_fields(self) -> None:
+        params = self.spec.parameters if isinstance(self.spec.parameters, dict) else {}
+        ctx = FieldContext(params, build_field)
+        required = set(params.get("required") or [])
+        self.fields = {
+            name: build_field(sub, ctx, name, required=name in required)
+            for name, sub in (params.get("properties") or {}).items()
+        }
+        children = [f.widget for f in self.fields.values()] or [W.HTML("<i>This tool takes no parameters.</i>")]
+        self.fields_box.children = children
+
+    @property
+    def widget(self) -> "ToolForm":
+        return self
+
+    def field(self, path: str) -> Optional[Field]:
+        """The field at ``path`` (``"item.qty"``, ``"items[0]"``, ``"$.a"``), or None."""
+        parts = parse_error_path(path)
+        if not parts or not isinstance(parts[0], str):
+            return None
+        found = self.fields.get(parts[0])
+        for part in parts[1:]:
+            if found is None:
+                return None
+            found = found.child(part)
+        return found
+
+    def _deepest_field(self, parts: list) -> Optional[Field]:
+        if not parts or not isinstance(parts[0], str):
+            return None
+        found = self.fields.get(parts[0])
+        for part in parts[1:]:
+            if found is None:
+                break
+            deeper = found.child(part)
+            if deeper is None:
+                break
+            found = deeper
+        return found
+
+    # -- values --------------------------------------------------------------------------------------
+    def _collect(self) -> tuple[dict[str, Any], list[dict]]:
+        values: dict[str, Any] = {}
+        problems: list[dict] = []
+        for name, field in self.fields.items():
+            try:
+                value = field.get()
+            except FieldValueError as exc:
+                problems.append({"field": exc.field.path_text, "message": str(exc), "widget": exc.field})
+                continue
+            if value is not MISSING:
+                values[name] = value
+        return values, problems
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The input the form would send (untouched optional fields omitted). ``ValueError`` if a
+        widget holds something unconvertible (invalid JSON, duplicate keys)."""
+        values, problems = self._collect()
+        if problems:
+            raise ValueError("; ".join(p["message"] for p in problems))
+        return values
+
+    def set_values(self, values: dict[str, Any]) -> "ToolForm":
+        """Fill fields as a user would (they become touched). Unknown names raise ``KeyError``;
+        values the widget cannot show raise ``ValueError``/``TypeError``."""
+        unknown = [k for k in values if k not in self.fields]
+        if unknown:
+            raise KeyError(f"{self.spec.name} has no parameter(s) {', '.join(map(repr, unknown))}; "
+                           f"parameters: {', '.join(self.fields) or 'none'}")
+        for name, value in values.items():
+            field = self.fields[name]
+            if value is None and hasattr(field, "set_none"):
+                field.set_none()  # type: ignore[attr-defined]
+            else:
+                field.set(value)
+        return self
+
+    def reset(self) -> None:
+        """Rebuild every field at its default (untouched) and clear errors and the result."""
+        self._build_fields()
+        self._show_errors({})
+        self.result_html.value = ""
+        self.warning.layout.display = "none"
+
+    # -- validation ----------------------------------------------------------------------------------
+    def _show_errors(self, errors: dict[str, str]) -> None:
+        self.errors = errors
+        self.summary.value = error_summary_html(errors)
+        self.summary.layout.display = None if errors else "none"
+
+    def validate(self) -> Optional[dict[str, Any]]:
+        """Check the form's values; fill ``errors`` and the inline messages. Returns the values or None."""
+        for field in self.fields.values():
+            for sub in field.walk():
+                sub.clear_error()
+        values, problems = self._collect()
+        errors: dict[str, str] = {}
+        for problem in problems:
+            problem["widget"].show_error(problem["message"])
+            errors[problem["field"]] = problem["message"]
+        if not problems:
+            try:
+                self.spec.check_inputs(values)
+            except ToolInputError as exc:
+                for err in exc.errors:
+                    key = err.get("field") or "$"
+                    errors[key] = f"{errors[key]}; {err['message']}" if key in errors else err["message"]
+                    target = self._deepest_field(parse_error_path(err.get("path") or "$"))
+                    if target is not None:
+                        target.show_error(err["message"])
+            except ValueError as exc:  # e.g. a malformed schema (ToolSpecError)
+                errors["$"] = str(exc)
+        self._show_errors(errors)
+        return None if errors else values
+
+    def _invalid_result(self, tool_use_id: str) -> ToolResult:
+        message = "; ".join(f"{k}: {v}" if not v.startswith(k) else v for k, v in self.errors.items())
+        now = utc_now_iso()
+        return ToolResult(
+            toolUseId=tool_use_id, status="error", content=[{"text": f"Error: {message}"}],
+            metadata={"tool_name": self.spec.name, "error_type": "ToolInputError", "error": message,
+                      "errors": dict(self.errors), "latency_ms": 0.0},
+            started_at=now, completed_at=now)
+
+    # -- running -------------------------------------------------------------------------------------
+    def _registry(self) -> Any:
+        registry = self.workbench.registry
+        if registry.get(self.spec.name) is self.tool:
+            return registry
+        if self._own_registry is None:
+            from workbench.registry import ToolRegistry
+
+            self._own_registry = ToolRegistry()
+            self._own_registry.register_tool(self.tool)
+        return self._own_registry
+
+    def _prepare(self) -> "dict | ToolResult":
+        if self.running:
+            raise RuntimeError(f"The form of '{self.spec.name}' is already running a call (cancel it first)")
+        tool_use_id = new_tool_use_id()
+        values = self.validate()
+        if values is None:
+            return self._invalid_result(tool_use_id)
+        return {"toolUseId": tool_use_id, "name": self.spec.name, "input": values}
+
+    def _start(self, tool_use: dict) -> None:
+        with self._state_lock:
+            self.running = True
+            self._current_id = tool_use["toolUseId"]
+            self._done = concurrent.futures.Future()
+        self.tool_use = tool_use
+        self.result = None
+        self.progress_history = []
+        self.progress.value = 0.0
+        self.progress.bar_style = "info"
+        self.progress_label.value = ""
+        self.warning.layout.display = "none"
+        self.result_html.value = "<i>running…</i>"
+        self.request_html.value = tool_use_html(tool_use)
+        self.response_html.value = "<i>waiting for the result…</i>"
+        self.code.value = copy_as_code(self.spec.name, tool_use["input"])
+        self.run_button.disabled = True
+        self.cancel_button.disabled = False
+        self.workbench._approval_handlers[tool_use["toolUseId"]] = self.approval.ask
+        self._unsubscribe = self.workbench.executor.on_event(self._on_event)
+        self._t0 = time.perf_counter()
+        ticker = threading.Thread(target=self._tick, args=(self._done,), name="workbench-form-timer", daemon=True)
+        ticker.start()
+
+    def _tick(self, done: concurrent.futures.Future) -> None:
+        while True:
+            with self._state_lock:  # never overwrite the final time written by _finish
+                if done.done():
+                    break
+                self.elapsed.value = f"⏱ {time.perf_counter() - self._t0:.1f} s"
+            try:
+                done.result(timeout=TICK_INTERVAL)
+            except concurrent.futures.TimeoutError:
+                continue
+            except Exception:  # noqa: BLE001
+                break
+
+    def _on_event(self, event: Any) -> None:
+        if event.tool_use_id != self._current_id:
+            return
+        if event.kind == "progress" and event.progress is not None:
+            self._progress_throttle(float(event.progress), event.message)
+        elif event.kind == "log" and event.message:
+            self.progress_label.value = str(event.message)[:200]
+
+    def _show_progress(self, value: float, message: Optional[str]) -> None:
+        self.progress.value = value
+        self.progress_history.append(value)
+        if message:
+            self.progress_label.value = str(message)[:200]
+
+    def _finish(self, result: ToolResult) -> None:
+        self._progress_throttle.flush()
+        unsubscribe, self._unsubscribe = self._unsubscribe, None
+        if unsubscribe is not None:
+            unsubscribe()
+        self.workbench._approval_handlers.pop(result.tool_use_id, None)
+        self.result = result
+        ok = result.status == "success"
+        self.result_html.value = result_area_html(result, self.spec.returns)
+        self.response_html.value = json_html(result.to_dict())
+        mismatch = result.metadata.get("returns_mismatch")
+        if mismatch:
+            self.warning.value = mismatch_html(str(mismatch))
+            self.warning.layout.display = None
+        latency = result.metadata.get("latency_ms")
+        with self._state_lock:
+            self._current_id = None
+            self._progress_throttle.cancel()  # late reports of a cancelled call change nothing now
+            if ok:
+                self.progress.value = 1.0
+            self.progress.bar_style = "success" if ok else "danger"
+            if isinstance(latency, (int, float)):
+                self.elapsed.value = f"⏱ {latency / 1000:.2f} s" if latency >= 1000 else f"⏱ {latency:.1f} ms"
+            self.run_button.disabled = False
+            self.cancel_button.disabled = True
+            self.running = False
+            done = self._done
+            if done is not None and not done.done():
+                done.set_result(result)
+
+    def _fail(self, tool_use: dict, exc: BaseException) -> ToolResult:
+        now = utc_now_iso()
+        return ToolResult(toolUseId=tool_use["toolUseId"], status="error",
+                          content=[{"text": f"Error: {type(exc).__name__}: {exc}"}],
+                          metadata={"tool_name": self.spec.name, "error_type": type(exc).__name__,
+                                    "error": f"{type(exc).__name__}: {exc}"}, started_at=now, completed_at=now)
+
+    def run(self) -> ToolResult:
+        """Validate and run synchronously through the workbench's executor; update the widgets; return
+        the ``ToolResult``. Invalid input returns an error result (nothing runs) and fills ``errors``."""
+        prepared = self._prepare()
+        if isinstance(prepared, ToolResult):
+            self.result = prepared
+            return prepared
+        self._start(prepared)
+        try:
+            result = self.workbench.executor.run([prepared], self._registry(), log=self.workbench.log)[0]
+        except BaseException as exc:  # noqa: BLE001 - the executor should not raise; keep the form usable
+            result = self._fail(prepared, exc)
+        self._finish(result)
+        return result
+
+    async def _execute(self, tool_use: dict) -> ToolResult:
+        try:
+            results = await self.workbench.executor.execute([tool_use], self._registry(), log=self.workbench.log)
+            result = results[0]
+        except BaseException as exc:  # noqa: BLE001 - includes the task being cancelled
+            result = self._fail(tool_use, exc)
+        self._finish(result)
+        return result
+
+    def submit(self) -> Optional[concurrent.futures.Future]:
+        """Start a call without blocking: on the running event loop (the kernel's) if there is one,
+        else on a background thread. Returns a ``concurrent.futures.Future`` of the ``ToolResult``,
+        or None when validation failed (``errors`` says why)."""
+        prepared = self._prepare()
+        if isinstance(prepared, ToolResult):
+            self.result = prepared
+            return None
+        self._start(prepared)
+        done = self._done
+        loop = _running_loop()
+        if loop is not None:
+            self._task = loop.create_task(self._execute(prepared))
+        else:
+            thread = threading.Thread(target=lambda: asyncio.run(self._execute(prepared)),
+                                      name=f"workbench-form-{self.spec.name}", daemon=True)
+            self._task = thread
+            thread.start()
+        return done
+
+    def wait(self, timeout: Optional[float] = None) -> Optional[ToolResult]:
+        """Block until the current (or last) submitted call ends; returns its result."""
+        done = self._done
+        if done is None:
+            return self.result
+        return done.result(timeout=timeout)
+
+    def _click_run(self) -> None:
+        try:
+            self.submit()
+        except Exception as exc:  # noqa: BLE001 - a button must not raise into the kernel
+            self._show_errors({"$": f"{type(exc).__name__}: {exc}"})
+
+    def cancel(self) -> bool:
+        """Cancel the running call (a pending approval is denied). Returns False if nothing was running."""
+        if self.approval.pending:
+            return self.approval.deny()
+        use_id = self._current_id
+        if use_id is None:
+            return False
+        if self.workbench.executor.cancel(use_id):
+            return True
+        # not yet registered as running (still starting): retry briefly
+        def retry() -> None:
+            for _ in range(40):
+                time.sleep(0.025)
+                if self._current_id != use_id:
+                    return
+                if self.approval.pending:
+                    self.approval.deny()
+                    return
+                if self.workbench.executor.cancel(use_id):
+                    return
+
+        threading.Thread(target=retry, daemon=True).start()
+        return True
+
+    def __repr__(self) -> str:
+        return f"<ToolForm {self.spec.name!r} fields={list(self.fields)}>"
+
+
+def _running_loop() -> Optional[asyncio.AbstractEventLoop]:
+    """The event loop running in this thread (the kernel's, inside a widget callback), or None."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -1,0 +1,290 @@
+"""The workbench magics: ``%%tool``, ``%tools``, ``%tool_log``, ``%tool_call`` and ``%tool_spec``.
+
+Usage errors (bad options, a cell without a function, a syntax error, an unknown tool) raise
+IPython's ``UsageError``, which the notebook shows as one line — no traceback wall. An exception
+raised by the cell's own code keeps its normal traceback.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shlex
+from typing import Any, Optional
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
+from IPython.core.magic_arguments import argument, magic_arguments
+
+from workbench._errors import ToolSpecError
+from workbench.types import Permission
+
+__all__ = ["WorkbenchMagics", "parse_call_arguments", "defined_functions", "MAGIC_NAMES"]
+
+MAGIC_NAMES = {"cell": ("tool",), "line": ("tools", "tool_log", "tool_call", "tool_spec")}
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text).split())
+
+
+def defined_functions(source: str) -> list[str]:
+    """Names of the public top-level functions ``source`` defines, in order (a redefinition keeps
+    its last position). ``SyntaxError`` if it does not parse."""
+    tree = ast.parse(source)
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            if node.name in names:
+                names.remove(node.name)
+            names.append(node.name)
+    return names
+
+
+def parse_call_arguments(text: str) -> dict[str, Any]:
+    """``{"a": 1}`` (a JSON object) or ``a=1 b="x y" c=[1,2]`` (each value JSON when it parses,
+    else the text) → a dict. ``UsageError`` when neither form fits."""
+    text = text.strip()
+    if not text:
+        return {}
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"%tool_call: the arguments are not valid JSON ({exc})") from None
+        if not isinstance(value, dict):
+            raise UsageError("%tool_call: the JSON arguments must be an object, e.g. {\"a\": 1}")
+        return value
+    try:
+        tokens = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"%tool_call: cannot split the arguments ({exc})") from None
+    out: dict[str, Any] = {}
+    for token in tokens:
+        key, eq, raw = token.partition("=")
+        if not eq or not key:
+            raise UsageError(f"%tool_call: expected key=value, got {token!r} (or pass one JSON object)")
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+def _parse(magic: Any, line: str, label: str) -> Any:
+    """Parse a magic's options with POSIX quoting (``--description 'Two words.'``)."""
+    try:
+        argv = shlex.split(line)
+    except ValueError as exc:
+        raise UsageError(f"{label}: cannot split the options ({exc})") from None
+    return magic.parser.parse_args(argv)  # MagicArgumentParser raises UsageError
+
+
+def _json_view(data: Any) -> "JSONView":
+    return JSONView(data)
+
+
+class JSONView(dict):
+    """A dict shown as indented JSON (plain text) and as a JSON tree (JupyterLab)."""
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(json.dumps(self, indent=2, ensure_ascii=False, default=repr))
+
+    def _repr_json_(self) -> Any:
+        return dict(self), {"expanded": True}
+
+    def __repr__(self) -> str:
+        return json.dumps(self, indent=2, ensure_ascii=False, default=repr)
+
+
+@magics_class
+class WorkbenchMagics(Magics):
+    """Magics bound to the kernel's ``Workbench``."""
+
+    @property
+    def workbench(self) -> Any:
+        from workbench.jupyter._workbench import get_workbench
+
+        return get_workbench()
+
+    # -- %%tool ----------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("--name", default=None, help="tool name (only when the cell defines one function)")
+    @argument("--description", default=None, help="tool description (only when the cell defines one function)")
+    @argument("--long-running", action="store_true", help="mark the tool long-running")
+    @argument("--idempotent", action="store_true", help="deduplicate identical calls within one run")
+    @argument("--permission", default=None, help="allow | deny | ask")
+    @argument("--timeout", default=None, type=float, help="per-call timeout in seconds")
+    @argument("--no-form", action="store_true", help="do not show the tool's form")
+    @cell_magic
+    def tool(self, line: str, cell: str) -> Any:
+        """Run the cell and register every public top-level function it defines as a tool.
+
+        Re-running the cell replaces the earlier tools; the names are bound to the tool objects
+        (still callable like the functions). The output is the tool's form (``--no-form``: none).
+        """
+        args = _parse(self.tool, line, "%%tool")
+        shell = self.shell
+        source = shell.transform_cell(cell) if shell is not None else cell
+        try:
+            tree = ast.parse(source)
+            names = defined_functions(source)
+        except SyntaxError as exc:
+            where = f"line {exc.lineno}" if exc.lineno else "the cell"
+            raise UsageError(f"%%tool: syntax error at {where}: {exc.msg}") from None
+        if not names:
+            raise UsageError("%%tool: the cell defines no function — write `def my_tool(...):` with a docstring "
+                             "(names starting with '_' are helpers and are not registered)")
+        if len(names) > 1 and (args.name or args.description):
+            raise UsageError(f"%%tool: --name/--description need a cell with exactly one function; "
+                             f"this one defines {len(names)} ({', '.join(names)})")
+        options: dict[str, Any] = {"long_running": args.long_running, "idempotent": args.idempotent}
+        if args.permission is not None:
+            try:
+                options["permission"] = Permission.coerce(args.permission)
+            except ValueError as exc:
+                raise UsageError(f"%%tool: --permission: {exc}") from None
+        if args.timeout is not None:
+            if args.timeout <= 0:
+                raise UsageError(f"%%tool: --timeout must be a positive number of seconds, got {args.timeout:g}")
+            options["timeout"] = args.timeout
+
+        filename = shell.compile.cache(source, raw_code=cell) if shell is not None else "<%%tool>"
+        code = compile(tree, filename, "exec")
+        namespace = shell.user_ns if shell is not None else {}
+        exec(code, shell.user_global_ns if shell is not None else namespace, namespace)  # noqa: S102 - the user's cell
+
+        tools = [self._make_tool(namespace[name], name, args, options) for name in names]
+        workbench = self.workbench
+        for made in tools:
+            try:
+                workbench.registry.register_tool(made, replace=True)
+            except (ToolSpecError, ValueError) as exc:
+                raise UsageError(f"%%tool: {_one_line(exc)}") from None
+        for name, made in zip(names, tools):
+            namespace[name] = made
+        if args.no_form:
+            return None
+        forms = [workbench.form(made) for made in tools]
+        if len(forms) == 1:
+            return forms[0]
+        import ipywidgets as W
+
+        return W.VBox(forms)
+
+    def _make_tool(self, obj: Any, name: str, args: Any, options: dict) -> Any:
+        from workbench.tools import BaseTool, DecoratedFunctionTool
+
+        if isinstance(obj, BaseTool):
+            return obj  # already decorated in the cell (@tool(...)): keep the user's options
+        if not callable(obj):
+            raise UsageError(f"%%tool: '{name}' is no longer a function after running the cell")
+        import inspect
+
+        if args.description is None and not (inspect.getdoc(obj) or "").strip():
+            raise UsageError(f"%%tool: function '{name}' has no docstring — add one (the model reads it) "
+                             "or pass --description")
+        try:
+            return DecoratedFunctionTool.from_function(obj, name=args.name, description=args.description, **options)
+        except (ToolSpecError, ValueError, TypeError) as exc:
+            raise UsageError(f"%%tool: {_one_line(exc)}") from None
+
+    # -- line magics -----------------------------------------------------------------------------
+    @line_magic
+    def tools(self, line: str = "") -> Any:
+        """``%tools``: a table of the registered tools."""
+        import pandas as pd
+
+        columns = ["name", "description", "parameters", "returns", "async", "long_running", "idempotent",
+                   "permission", "timeout", "type"]
+        rows = []
+        for item in self.workbench.registry:
+            spec = item.spec
+            params = ", ".join(f"{p.name}: {p.type}{'' if p.required else '?'}" for p in spec.inputs)
+            returns = spec.returns.get("type", "any") if spec.returns else "any"
+            rows.append({
+                "name": spec.name,
+                "description": (spec.description or "").strip().splitlines()[0] if spec.description else "",
+                "parameters": params,
+                "returns": returns if isinstance(returns, str) else json.dumps(returns),
+                "async": bool(spec.supports_async),
+                "long_running": bool(spec.long_running),
+                "idempotent": bool(spec.idempotent),
+                "permission": Permission.coerce(item.permission).value,
+                "timeout": spec.timeout,
+                "type": item.tool_type,
+            })
+        return pd.DataFrame(rows, columns=columns)
+
+    @magic_arguments()
+    @argument("--tool", default=None, help="only calls of this tool")
+    @argument("--status", default=None, help="success | error")
+    @argument("--last", default=None, type=int, help="only the last K calls")
+    @line_magic
+    def tool_log(self, line: str = "") -> Any:
+        """``%tool_log [--tool N] [--status S] [--last K]``: the execution log as a DataFrame."""
+        args = _parse(self.tool_log, line, "%tool_log")
+        try:
+            return self.workbench.log.to_dataframe(tool=args.tool, status=args.status, last=args.last)
+        except ValueError as exc:
+            raise UsageError(f"%tool_log: {_one_line(exc)}") from None
+
+    @no_var_expand
+    @line_magic
+    def tool_call(self, line: str = "") -> Any:
+        """``%tool_call NAME {json}`` or ``%tool_call NAME key=value …``: call a tool, return the ToolResult."""
+        text = line.strip()
+        if not text:
+            raise UsageError("usage: %tool_call NAME {\"arg\": value}  or  %tool_call NAME arg=value ...")
+        parts = text.split(None, 1)
+        name, rest = parts[0], parts[1] if len(parts) > 1 else ""
+        workbench = self.workbench
+        if name not in workbench.registry:
+            raise UsageError(f"%tool_call: {workbench.registry._not_found(name)}")
+        return workbench.call(name, parse_call_arguments(rest))
+
+    @magic_arguments()
+    @argument("name", help="tool name")
+    @argument("--format", default=None, help="provider format: openai, openai-responses, anthropic, bedrock, gemini, mcp")
+    @line_magic
+    def tool_spec(self, line: str = "") -> Any:
+        """``%tool_spec NAME [--format PROVIDER]``: the tool's spec as JSON, or in a provider's format."""
+        args = _parse(self.tool_spec, line, "%tool_spec")
+        workbench = self.workbench
+        item = workbench.registry.get(args.name)
+        if item is None:
+            raise UsageError(f"%tool_spec: {workbench.registry._not_found(args.name)}")
+        if args.format is None:
+            return _json_view(item.spec.to_json())
+        try:
+            from workbench.providers import to_provider_format
+        except ImportError as exc:
+            raise UsageError(f"%tool_spec: provider formats are unavailable ({_one_line(exc)})") from None
+        try:
+            return _json_view(to_provider_format(item.spec, args.format))
+        except (ValueError, KeyError) as exc:
+            raise UsageError(f"%tool_spec: {_one_line(exc)}") from None
+
+
+def load(ipython: Any) -> None:
+    """Register the magics once per shell."""
+    if getattr(ipython, "_workbench_magics", None) is not None:
+        return
+    magics = WorkbenchMagics(ipython)
+    ipython.register_magics(magics)
+    ipython._workbench_magics = magics
+
+
+def unload(ipython: Any) -> None:
+    """Remove the magics registered by ``load``."""
+    magics: Optional[WorkbenchMagics] = getattr(ipython, "_workbench_magics", None)
+    if magics is None:
+        return
+    table = ipython.magics_manager.magics
+    for kind, names in MAGIC_NAMES.items():
+        for name in names:
+            bound = table[kind].get(name)
+            if bound is not None and getattr(bound, "__self__", None) is magics:
+                del table[kind][name]
+    ipython.magics_manager.registry.pop(type(magics).__name__, None)
+    ipython._workbench_magics = None

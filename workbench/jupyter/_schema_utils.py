@@ -1,0 +1,244 @@
+"""JSON Schema helpers for the form builder: ``$ref`` resolution, nullability, labels, help text.
+
+Pure functions on plain dicts; no widgets here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+__all__ = [
+    "resolve", "split_nullable", "json_types", "variants_of", "variant_label", "constraint_text",
+    "is_long_text", "value_matches", "NULL",
+]
+
+NULL = {"type": "null"}
+
+#: keywords carried from a wrapper (``{"$ref": ..., "description": ...}``, ``anyOf`` + ``default``) to its content
+_ANNOTATIONS = ("description", "default", "title", "examples")
+
+#: words in a parameter name that suggest multi-line text (see ``is_long_text``)
+LONG_TEXT_NAMES = frozenset({"body", "content", "document", "prompt", "text", "markdown", "essay", "paragraph"})
+#: string formats shown in a Textarea
+LONG_TEXT_FORMATS = frozenset({"textarea", "multiline", "markdown", "long-text"})
+#: phrases in a description that ask for a Textarea
+LONG_TEXT_HINTS = ("multiline", "multi-line", "long text", "paragraph", "markdown")
+#: a ``maxLength`` at least this large means "long text"
+LONG_TEXT_MAX_LENGTH = 200
+
+
+def _defs_lookup(root: dict, ref: str) -> Optional[dict]:
+    """The subschema a local ``$ref`` points to (``#/$defs/X``, ``#/definitions/X`` or any JSON pointer)."""
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return None
+    node: Any = root
+    for part in ref[1:].split("/"):
+        if part == "":
+            continue
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node if isinstance(node, dict) else None
+
+
+def resolve(schema: Any, root: dict, _seen: tuple = ()) -> dict:
+    """``schema`` with local ``$ref`` and single-entry ``allOf`` replaced by their target.
+
+    Sibling keywords of the reference (``description``, ``default``…) win over the target's.
+    An unresolvable or cyclic reference is returned unchanged (the builder then falls back to JSON).
+    """
+    if not isinstance(schema, dict):
+        return {}
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        if ref in _seen:
+            return schema
+        target = _defs_lookup(root, ref)
+        if target is None:
+            return schema
+        merged = {**resolve(target, root, _seen + (ref,)), **{k: v for k, v in schema.items() if k != "$ref"}}
+        merged.setdefault("x-ref-name", ref.rsplit("/", 1)[-1])
+        return merged
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
+        rest = {k: v for k, v in schema.items() if k != "allOf"}
+        return {**resolve(all_of[0], root, _seen), **rest}
+    return schema
+
+
+def json_types(schema: dict) -> set[str]:
+    """The JSON types a (resolved) schema declares, from ``type`` or, failing that, ``enum``/``const``."""
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return {declared}
+    if isinstance(declared, list):
+        return {t for t in declared if isinstance(t, str)}
+    values = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if isinstance(values, list):
+        return {_type_of_value(v) for v in values}
+    return set()
+
+
+def _type_of_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def split_nullable(schema: dict) -> Optional[dict]:
+    """If ``schema`` admits ``null`` besides something else, the schema without ``null``; else ``None``.
+
+    Handles ``anyOf``/``oneOf`` with a ``{"type": "null"}`` branch, ``"type": [X, "null"]`` and an
+    ``enum`` containing ``null``.
+    """
+    carried = {k: schema[k] for k in _ANNOTATIONS if k in schema}
+    for key in ("anyOf", "oneOf"):
+        options = schema.get(key)
+        if isinstance(options, list) and any(_is_null(o) for o in options):
+            rest = [o for o in options if not _is_null(o)]
+            if not rest:
+                return None
+            others = {k: v for k, v in schema.items() if k not in (key, *_ANNOTATIONS)}
+            inner = rest[0] if len(rest) == 1 else {key: rest}
+            return {**inner, **others, **{k: v for k, v in carried.items() if k != "default"}}
+    declared = schema.get("type")
+    if isinstance(declared, list) and "null" in declared and len(declared) > 1:
+        rest = [t for t in declared if t != "null"]
+        inner = {k: v for k, v in schema.items() if k != "default"}
+        inner["type"] = rest[0] if len(rest) == 1 else rest
+        if isinstance(inner.get("enum"), list):
+            inner["enum"] = [v for v in inner["enum"] if v is not None]
+        return inner
+    values = schema.get("enum")
+    if isinstance(values, list) and None in values and len(values) > 1:
+        inner = {k: v for k, v in schema.items() if k != "default"}
+        inner["enum"] = [v for v in values if v is not None]
+        return inner
+    return None
+
+
+def _is_null(schema: Any) -> bool:
+    return isinstance(schema, dict) and (schema.get("type") == "null" or schema.get("const", 0) is None) and len(
+        [k for k in schema if k not in ("type", "const", "title", "description")]) == 0
+
+
+def variants_of(schema: dict) -> Optional[list[dict]]:
+    """The alternatives of a union schema (``anyOf``/``oneOf`` or a ``type`` list), or ``None``."""
+    for key in ("oneOf", "anyOf"):
+        options = schema.get(key)
+        if isinstance(options, list) and len(options) >= 2:
+            carried = {k: v for k, v in schema.items() if k not in (key, *_ANNOTATIONS, "discriminator")}
+            return [{**carried, **o} if isinstance(o, dict) else {} for o in options]
+        if isinstance(options, list) and len(options) == 1 and isinstance(options[0], dict):
+            return None
+    declared = schema.get("type")
+    if isinstance(declared, list) and len([t for t in declared if t != "null"]) >= 2:
+        base = {k: v for k, v in schema.items() if k not in ("type", *_ANNOTATIONS)}
+        return [{**base, "type": t} for t in declared if t != "null"]
+    return None
+
+
+def variant_label(schema: dict, root: dict) -> str:
+    """A short label for one alternative: its title, model name, or type (+ format / item type)."""
+    if isinstance(schema.get("$ref"), str):
+        return schema["$ref"].rsplit("/", 1)[-1]
+    resolved = resolve(schema, root)
+    for key in ("title", "x-ref-name"):
+        if isinstance(resolved.get(key), str):
+            return resolved[key]
+    if "const" in resolved:
+        return json.dumps(resolved["const"])
+    types = sorted(json_types(resolved)) or ["any"]
+    label = " | ".join(types)
+    if isinstance(resolved.get("format"), str):
+        label += f" ({resolved['format']})"
+    elif resolved.get("pattern") and types == ["string"]:
+        label += " (pattern)"
+    if types == ["array"] and isinstance(resolved.get("items"), dict):
+        label += " of " + variant_label(resolved["items"], root)
+    return label
+
+
+def _num(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+#: schema keyword → how to show it in a field's help line
+_CONSTRAINTS: tuple[tuple[str, Any], ...] = (
+    ("minimum", lambda v: f"≥ {_num(v)}"),
+    ("exclusiveMinimum", lambda v: f"> {_num(v)}"),
+    ("maximum", lambda v: f"≤ {_num(v)}"),
+    ("exclusiveMaximum", lambda v: f"< {_num(v)}"),
+    ("multipleOf", lambda v: f"multiple of {_num(v)}"),
+    ("minLength", lambda v: f"min length {v}"),
+    ("maxLength", lambda v: f"max length {v}"),
+    ("pattern", lambda v: f"pattern /{v}/"),
+    ("format", lambda v: f"format {v}"),
+    ("minItems", lambda v: f"min {v} items"),
+    ("maxItems", lambda v: f"max {v} items"),
+    ("uniqueItems", lambda v: "unique items" if v else ""),
+    ("minProperties", lambda v: f"min {v} keys"),
+    ("maxProperties", lambda v: f"max {v} keys"),
+)
+
+
+def constraint_text(schema: dict) -> str:
+    """Constraints as a short human string: ``≥ 0 · ≤ 10 · pattern /^a/``."""
+    parts = []
+    for key, show in _CONSTRAINTS:
+        if key in schema and schema[key] is not None and not (key == "format" and schema[key] in LONG_TEXT_FORMATS):
+            text = show(schema[key])
+            if text:
+                parts.append(text)
+    return " · ".join(parts)
+
+
+def is_long_text(name: Any, schema: dict) -> bool:
+    """The Textarea rule for strings.
+
+    A string field gets a multi-line Textarea when any of these holds:
+
+    * its ``format`` (or ``x-widget``) is ``textarea``/``multiline``/``markdown``/``long-text``,
+      or ``contentMediaType`` is ``text/markdown``;
+    * ``maxLength >= 200`` (``LONG_TEXT_MAX_LENGTH``);
+    * its description mentions "multiline", "multi-line", "long text", "paragraph" or "markdown";
+    * the parameter is named ``body``, ``content``, ``document``, ``prompt``, ``text``, ``markdown``,
+      ``essay`` or ``paragraph`` (``LONG_TEXT_NAMES``).
+    """
+    if schema.get("format") in LONG_TEXT_FORMATS or schema.get("x-widget") in LONG_TEXT_FORMATS:
+        return True
+    if schema.get("contentMediaType") == "text/markdown":
+        return True
+    max_length = schema.get("maxLength")
+    if isinstance(max_length, int) and max_length >= LONG_TEXT_MAX_LENGTH:
+        return True
+    description = str(schema.get("description") or "").lower()
+    if any(hint in description for hint in LONG_TEXT_HINTS):
+        return True
+    return isinstance(name, str) and name.lower() in LONG_TEXT_NAMES
+
+
+def value_matches(value: Any, schema: dict, root: dict) -> bool:
+    """Does ``value`` validate against ``schema`` (with ``root``'s ``$defs``)?"""
+    import jsonschema
+
+    full = dict(schema)
+    for key in ("$defs", "definitions"):
+        if key in root and key not in full:
+            full[key] = root[key]
+    try:
+        return jsonschema.Draft202012Validator(full, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).is_valid(value)
+    except Exception:  # noqa: BLE001 - a malformed variant never matches
+        return False

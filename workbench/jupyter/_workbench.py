@@ -1,0 +1,115 @@
+"""``Workbench``: the kernel's registry, executor, execution log and UI, in one object."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Optional
+
+from workbench.executor import ConcurrentExecutor
+from workbench.registry import ToolRegistry, default_registry
+from workbench.types import ToolResult, make_tool_use
+
+__all__ = ["Workbench", "get_workbench", "reset_workbench"]
+
+
+class Workbench:
+    """Everything the notebook layer shares.
+
+    Args:
+        registry: the tools (default: the module-level default registry, so ``@tool`` classes and
+            ``%%tool`` cells land in the same place).
+        executor: runs the calls (default: a ``ConcurrentExecutor`` whose approver asks through the
+            form that started the call).
+        log: the ``ExecutionLog`` every call is written to (default: a new in-memory log).
+
+    ``approver``: used for ``ASK_USER`` calls that no form is waiting on (``%tool_call``,
+    ``workbench.call``); ``None`` denies them.
+    """
+
+    def __init__(self, registry: Optional[ToolRegistry] = None, executor: Any = None, log: Any = None) -> None:
+        from workbench.log import ExecutionLog
+
+        self.registry = registry if registry is not None else default_registry()
+        self.log = log if log is not None else ExecutionLog()
+        self.approver: Optional[Callable[..., Any]] = None
+        self._approval_handlers: dict[str, Callable[..., Any]] = {}
+        if executor is None:
+            executor = ConcurrentExecutor(approver=self._approve)
+        elif getattr(executor, "approver", None) is None:
+            executor.approver = self._approve
+        self.executor = executor
+        self._forms: dict[str, Any] = {}
+        self._dashboard: Any = None
+        self._log_table: Any = None
+        self._lock = threading.RLock()
+
+    # -- approvals -----------------------------------------------------------------------------------
+    def _approve(self, tool_use: Any, tool: Any) -> Any:
+        handler = self._approval_handlers.get(tool_use.get("toolUseId", ""))
+        if handler is not None:
+            return handler(tool_use, tool)
+        if self.approver is not None:
+            return self.approver(tool_use, tool)
+        return False
+
+    # -- calling -------------------------------------------------------------------------------------
+    def call(self, name: str, input: Optional[dict[str, Any]] = None, /, **kwargs: Any) -> ToolResult:
+        """Run one call synchronously (logged); ``input`` and keyword arguments are merged."""
+        arguments = {**(input or {}), **kwargs}
+        return self.executor.run([make_tool_use(name, arguments)], self.registry, log=self.log)[0]
+
+    # -- UI ------------------------------------------------------------------------------------------
+    def form(self, tool: Any) -> Any:
+        """The (cached) ``ToolForm`` of a tool or tool name; rebuilt when the tool was replaced."""
+        from workbench.jupyter._form import ToolForm
+
+        if isinstance(tool, str):
+            tool = self.registry.get_tool(tool)
+        name = tool.tool_name
+        with self._lock:
+            cached = self._forms.get(name)
+            if cached is None or cached.tool is not tool:
+                cached = self._forms[name] = ToolForm(tool, self)
+            return cached
+
+    def log_table(self) -> Any:
+        """The (shared) ``LogTable`` of this workbench's log."""
+        from workbench.jupyter._log_table import LogTable
+
+        with self._lock:
+            if self._log_table is None:
+                self._log_table = LogTable(self.log)
+            return self._log_table
+
+    def ui(self) -> Any:
+        """The dashboard: one tab per tool's form plus the log table; follows the registry."""
+        from workbench.jupyter._dashboard import Dashboard
+
+        with self._lock:
+            if self._dashboard is None:
+                self._dashboard = Dashboard(self)
+            return self._dashboard
+
+    def __repr__(self) -> str:
+        return f"<Workbench tools={self.registry.list_tools()!r} calls={len(self.log)}>"
+
+
+_WORKBENCH: Optional[Workbench] = None
+_LOCK = threading.Lock()
+
+
+def get_workbench() -> Workbench:
+    """The kernel's ``Workbench`` (created on first use; one per process)."""
+    global _WORKBENCH
+    with _LOCK:
+        if _WORKBENCH is None:
+            _WORKBENCH = Workbench()
+        return _WORKBENCH
+
+
+def reset_workbench(workbench: Optional[Workbench] = None) -> Workbench:
+    """Replace the kernel's ``Workbench`` (a fresh one by default) and return it — for tests."""
+    global _WORKBENCH
+    with _LOCK:
+        _WORKBENCH = workbench if workbench is not None else Workbench()
+        return _WORKBENCH
