@@ -1,0 +1,56 @@
+"""MCP for the workbench, on the official ``mcp`` Python SDK (``pip install "tool-workbench[mcp]"``).
+
+Serve a registry::
+
+    from workbench.mcp import serve
+    serve(registry)                                   # stdio
+    serve(registry, "streamable-http", port=8000)     # http://127.0.0.1:8000/mcp
+
+or from a shell: ``python -m workbench.mcp serve my.tools [--transport streamable-http --port 8000]
+[--log runs.sqlite]``. Every call goes through a workbench executor (permissions, validation,
+timeouts; progress becomes MCP progress notifications) and lands in the execution log.
+
+Connect to a server; its tools become proxy tools of a registry, so forms, ``%tool_call``, the
+executors and the log work on them like on local tools::
+
+    from workbench.mcp import connect
+    with connect(command=["python", "-m", "some.server"]) as conn:   # or connect(url="http://…/mcp")
+        print(conn.tools)
+"""
+
+from __future__ import annotations
+
+try:
+    import mcp as _mcp  # noqa: F401
+except ImportError as _exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "workbench.mcp needs the official MCP SDK: pip install \"tool-workbench[mcp]\" (mcp>=2.3,<3)"
+    ) from _exc
+
+from workbench.mcp._client import McpConnection, McpConnectionError, McpProxyTool, connect
+from workbench.mcp._convert import (
+    McpToolError,
+    call_tool_result_to_value,
+    mcp_tool_dict,
+    output_schema_of,
+    result_to_call_tool_result,
+    spec_to_mcp_tool,
+)
+from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
+
+__all__ = [
+    "McpConnection",
+    "McpConnectionError",
+    "McpProxyTool",
+    "McpToolError",
+    "TRANSPORTS",
+    "build_server",
+    "call_tool_result_to_value",
+    "connect",
+    "mcp_tool_dict",
+    "output_schema_of",
+    "result_to_call_tool_result",
+    "serve",
+    "serve_async",
+    "spec_to_mcp_tool",
+]

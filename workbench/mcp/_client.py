@@ -1,0 +1,491 @@
+"""Connect to an MCP server and register its tools as workbench proxy tools.
+
+The SDK's client session is anyio-based and must stay open across calls, so each
+:class:`McpConnection` owns a background thread running its own event loop; the session lives
+in one task on that loop, and calls from any thread or loop are submitted to it with
+``asyncio.run_coroutine_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import builtins
+import concurrent.futures
+import contextlib
+import logging
+import os
+import shlex
+import tempfile
+import threading
+import weakref
+from typing import Any, Optional, Sequence
+
+import mcp.types as types
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from workbench.context import ToolContext
+from workbench.mcp._convert import (
+    call_tool_result_to_value,
+    is_result_wrapper,
+    local_tool_name,
+    mcp_tool_to_spec,
+)
+from workbench.spec import ToolSpec
+from workbench.tools import BaseTool
+
+__all__ = ["connect", "McpConnection", "McpProxyTool", "McpConnectionError"]
+
+logger = logging.getLogger("workbench.mcp")
+
+_LIVE: "weakref.WeakSet[McpConnection]" = weakref.WeakSet()
+_PAGE_CAP = 100
+
+
+class McpConnectionError(ConnectionError):
+    """Connecting to (or talking to) an MCP server failed."""
+
+
+def _fraction(progress: float, total: Optional[float]) -> float:
+    if total:
+        return progress / total
+    return progress
+
+
+class McpProxyTool(BaseTool):
+    """A tool of an MCP server, callable like a local tool.
+
+    Its spec comes from the server's tool list (``inputSchema`` → parameters, ``outputSchema`` →
+    returns). It is an async tool: the executor awaits :meth:`invoke`, which sends ``tools/call``
+    on the connection's loop and forwards the server's progress notifications to the call's
+    ``ToolContext`` (so forms and executor listeners see them). ``isError`` results raise
+    :class:`~workbench.mcp.McpToolError` with the server's message.
+    """
+
+    _supports_async = True
+
+    def __init__(self, connection: "McpConnection", mcp_tool: types.Tool, spec: ToolSpec) -> None:
+        # no BaseTool.__init__: the spec is given, not declared by a subclass
+        self.connection = connection
+        self.mcp_tool = mcp_tool
+        self.remote_name = mcp_tool.name
+        self._unwrap = bool(mcp_tool.output_schema) and is_result_wrapper(mcp_tool.output_schema)
+        self.__dict__["_wb_spec"] = spec
+        self.__dict__["_wb_ctx"] = "tool_context"  # the executor then builds a ToolContext for progress
+
+    @property
+    def tool_spec(self) -> ToolSpec:
+        return self.__dict__["_wb_spec"]
+
+    @property
+    def tool_type(self) -> str:
+        return "mcp"
+
+    def _call_target_is_async(self) -> bool:
+        return True
+
+    # -- calling ------------------------------------------------------------------------------------
+    def invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
+        """The coroutine the executor awaits."""
+        return self._send(arguments, context)
+
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the server's tool from any event loop; returns the converted result."""
+        return await self._send(self.spec.build_input(*args, **kwargs), None)
+
+    async def _send(self, arguments: dict[str, Any], context: Optional[ToolContext]) -> Any:
+        callback = None
+        if context is not None:
+            async def callback(progress: float, total: Optional[float], message: Optional[str]) -> None:
+                try:
+                    context.report_progress(_fraction(progress, total), message)
+                except Exception:  # noqa: BLE001 - a malformed progress value must not fail the call
+                    logger.debug("ignored a progress notification", exc_info=True)
+
+        connection = self.connection
+        result = await connection._run_async(connection._call_tool(self.remote_name, arguments, callback))
+        return call_tool_result_to_value(result, unwrap=self._unwrap, has_returns=bool(self.spec.returns))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call synchronously (blocks until the server answers; not from the connection's own thread)."""
+        arguments = self.spec.build_input(*args, **kwargs)
+        result = self.connection._run_sync(self.connection._call_tool(self.remote_name, arguments, None))
+        return call_tool_result_to_value(result, unwrap=self._unwrap, has_returns=bool(self.spec.returns))
+
+    def get_display_properties(self) -> dict[str, str]:
+        props = super().get_display_properties()
+        props["Server"] = self.connection.label
+        if self.remote_name != self.tool_name:
+            props["Remote name"] = self.remote_name
+        return props
+
+    def __repr__(self) -> str:
+        return f"<McpProxyTool {self.tool_name!r} of {self.connection.label}>"
+
+
+class McpConnection:
+    """A live connection to an MCP server whose tools are registered as :class:`McpProxyTool`.
+
+    Made by :func:`connect`. ``tools`` lists the registered names; :meth:`disconnect` (or leaving
+    a ``with`` block) unregisters them, closes the session and stops the background thread
+    (and, for ``command=``, the server process).
+    """
+
+    def __init__(self, transport: Any, *, label: str, registry: Any, prefix: str = "", replace: bool = False,
+                 timeout: Optional[float] = None, read_timeout: Optional[float] = None,
+                 stderr_file: Any = None) -> None:
+        self.label = label
+        self.registry = registry
+        self.prefix = prefix
+        self.replace = replace
+        self.timeout = timeout
+        self.proxies: dict[str, McpProxyTool] = {}
+        self.skipped: dict[str, str] = {}
+        self.server_info: Optional[types.Implementation] = None
+        self.protocol_version: Optional[str] = None
+        self._transport = transport
+        self._read_timeout = read_timeout
+        self._stderr_file = stderr_file
+        self._stderr_text = ""
+        self._client: Optional[Client] = None
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._stop: Optional[asyncio.Event] = None
+        self._main: Optional[asyncio.Task] = None
+        self._thread = threading.Thread(target=self._run_loop, name=f"workbench-mcp {label}", daemon=True)
+        self._thread.start()
+
+    # -- the background loop ---------------------------------------------------------------------------
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_forever()
+        finally:
+            try:
+                pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+                self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+            finally:
+                self._loop.close()
+
+    def _in_loop_thread(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    def _run_sync(self, coro: Any, timeout: Optional[float] = None) -> Any:
+        if self._in_loop_thread():
+            coro.close()
+            raise RuntimeError("McpConnection: a blocking call from the connection's own event loop would deadlock; "
+                               "await the tool's acall() instead")
+        if self._closed or self._loop.is_closed():
+            coro.close()
+            raise McpConnectionError(f"MCP connection to {self.label} is closed")
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise TimeoutError(f"MCP server {self.label} did not answer within {timeout:g} s") from None
+
+    async def _run_async(self, coro: Any) -> Any:
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            return await coro
+        if self._closed or self._loop.is_closed():
+            coro.close()
+            raise McpConnectionError(f"MCP connection to {self.label} is closed")
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            future.cancel()  # cancels the request on the connection loop (the SDK tells the server)
+            raise
+
+    # -- session (runs on the background loop) -------------------------------------------------------
+    async def _open(self) -> None:
+        self._stop = asyncio.Event()
+        ready: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._main = asyncio.ensure_future(self._session_main(ready))
+        await ready
+
+    async def _session_main(self, ready: asyncio.Future) -> None:
+        import workbench
+
+        try:
+            client = Client(self._transport, read_timeout_seconds=self._read_timeout,
+                            client_info=types.Implementation(name="tool-workbench", version=workbench.__version__))
+            async with client:
+                self._client = client
+                self.server_info = client.server_info
+                self.protocol_version = client.protocol_version
+                ready.set_result(None)
+                assert self._stop is not None
+                await self._stop.wait()
+        except BaseException as exc:  # noqa: BLE001 - reported to connect() or logged
+            if not ready.done():
+                ready.set_exception(exc if isinstance(exc, Exception) else McpConnectionError(repr(exc)))
+            elif not isinstance(exc, asyncio.CancelledError):
+                logger.warning("MCP connection to %s ended with %s: %s", self.label, type(exc).__name__, exc)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self._client = None
+
+    async def _list_tools(self) -> list[types.Tool]:
+        client = self._require_client()
+        tools: list[types.Tool] = []
+        cursor = None
+        for _ in range(_PAGE_CAP):
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Any) -> types.CallToolResult:
+        client = self._require_client()
+        return await client.call_tool(name, arguments, progress_callback=progress)
+
+    def _require_client(self) -> Client:
+        if self._client is None or self._closed:
+            raise McpConnectionError(f"MCP connection to {self.label} is closed")
+        return self._client
+
+    async def _close_session(self, timeout: float) -> None:
+        if self._stop is not None:
+            self._stop.set()
+        main = self._main
+        if main is not None and not main.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(main), timeout)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                main.cancel()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(main, 5.0)
+            except BaseException:  # noqa: BLE001 - teardown noise
+                pass
+
+    # -- public API ------------------------------------------------------------------------------------
+    def _start(self, connect_timeout: Optional[float]) -> "McpConnection":
+        try:
+            self._run_sync(self._open(), connect_timeout)
+            self._register(self._run_sync(self._list_tools(), connect_timeout))
+        except BaseException as exc:
+            detail = self.stderr.strip()
+            self.disconnect()
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            if isinstance(exc, ValueError):  # a name clash in the registry
+                raise
+            message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
+            if detail:
+                message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
+            raise McpConnectionError(message) from exc
+        _LIVE.add(self)
+        return self
+
+    def _register(self, mcp_tools: Sequence[types.Tool]) -> None:
+        """Register a proxy per tool; on a name clash undo this batch and raise ``ValueError``."""
+        added: list[str] = []
+        try:
+            for mcp_tool in mcp_tools:
+                name = local_tool_name(mcp_tool.name, self.prefix)
+                try:
+                    spec = mcp_tool_to_spec(mcp_tool, name, timeout=self.timeout)
+                    proxy = McpProxyTool(self, mcp_tool, spec)
+                    spec.validate_structure()
+                except Exception as exc:  # noqa: BLE001 - an unusable schema: skip this tool, keep the others
+                    self.skipped[mcp_tool.name] = f"{type(exc).__name__}: {exc}"
+                    logger.warning("MCP server %s: skipped tool %r: %s", self.label, mcp_tool.name, exc)
+                    continue
+                current = self.proxies.get(name)
+                replace = self.replace or (current is not None and self.registry.get(name) is current)
+                try:
+                    self.registry.register_tool(proxy, replace=replace)
+                except ValueError as exc:
+                    raise ValueError(f"{exc} — connect(..., prefix='...') gives the server's tools distinct "
+                                     f"names, replace=True overwrites") from None
+                self.proxies[name] = proxy
+                added.append(name)
+        except BaseException:
+            for name in added:
+                if self.registry.get(name) is self.proxies.get(name):
+                    self.registry.unregister(name)
+                self.proxies.pop(name, None)
+            raise
+
+    @property
+    def tools(self) -> list[str]:
+        """Names (in the registry) of the server's tools."""
+        return list(self.proxies)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def stderr(self) -> str:
+        """What the server process wrote to stderr so far (``command=`` connections)."""
+        handle = self._stderr_file
+        if handle is None:
+            return self._stderr_text
+        try:
+            handle.flush()
+            with open(handle.name, "r", encoding="utf-8", errors="replace") as reader:
+                return reader.read()
+        except (OSError, ValueError):
+            return ""
+
+    def list_mcp_tools(self, timeout: Optional[float] = 30.0) -> list[types.Tool]:
+        """The server's current tool list (MCP ``Tool`` objects)."""
+        return self._run_sync(self._list_tools(), timeout)
+
+    def refresh(self, timeout: Optional[float] = 30.0) -> list[str]:
+        """Fetch the tool list again: register new tools, update changed ones, drop removed ones."""
+        mcp_tools = self.list_mcp_tools(timeout)
+        names = {local_tool_name(t.name, self.prefix) for t in mcp_tools}
+        for name in [n for n in self.proxies if n not in names]:
+            if self.registry.get(name) is self.proxies[name]:
+                self.registry.unregister(name)
+            del self.proxies[name]
+        self.skipped.clear()
+        self._register(mcp_tools)
+        return self.tools
+
+    def call_tool(self, name: str, arguments: Optional[dict[str, Any]] = None) -> types.CallToolResult:
+        """Send ``tools/call`` directly (no executor, no conversion): the raw ``CallToolResult``.
+        ``name`` is the server's tool name (or the registered name of one of its proxies)."""
+        proxy = self.proxies.get(name)
+        remote = proxy.remote_name if proxy is not None else name
+        return self._run_sync(self._call_tool(remote, dict(arguments or {}), None))
+
+    def disconnect(self, timeout: float = 10.0) -> None:
+        """Unregister the proxy tools, close the session (stopping a ``command=`` server) and the thread."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        _LIVE.discard(self)
+        for name, proxy in list(self.proxies.items()):
+            if self.registry.get(name) is proxy:
+                self.registry.unregister(name)
+        self.proxies.clear()
+        try:
+            if not self._loop.is_closed() and self._thread.is_alive() and not self._in_loop_thread():
+                future = asyncio.run_coroutine_threadsafe(self._close_session(timeout), self._loop)
+                with contextlib.suppress(BaseException):
+                    future.result(timeout + 6.0)
+        finally:
+            if not self._loop.is_closed():
+                with contextlib.suppress(RuntimeError):
+                    self._loop.call_soon_threadsafe(self._loop.stop)
+            if not self._in_loop_thread():
+                self._thread.join(timeout)
+            if self._stderr_file is not None:
+                self._stderr_text = self.stderr  # kept after the file is gone
+                handle, self._stderr_file = self._stderr_file, None
+                with contextlib.suppress(OSError):
+                    handle.close()
+                    os.unlink(handle.name)
+
+    close = disconnect
+
+    def __enter__(self) -> "McpConnection":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.disconnect()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{len(self.proxies)} tools"
+        return f"<McpConnection {self.label} ({state})>"
+
+
+def _describe(exc: BaseException) -> str:
+    """A readable message, looking inside exception groups."""
+    group = getattr(builtins, "BaseExceptionGroup", None)  # Python 3.11+
+    if group is not None and isinstance(exc, group) and exc.exceptions:  # type: ignore[attr-defined]
+        return "; ".join(_describe(e) for e in exc.exceptions)
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@contextlib.asynccontextmanager
+async def _http_transport(url: str, headers: Optional[dict[str, str]]) -> Any:
+    from mcp.client.streamable_http import streamable_http_client
+
+    if not headers:
+        async with streamable_http_client(url) as streams:
+            yield streams
+        return
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with create_mcp_http_client(headers=headers) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams
+
+
+def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str] = None, registry: Any = None,
+            prefix: str = "", replace: bool = False, env: Optional[dict[str, str]] = None,
+            cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
+            timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
+            read_timeout: Optional[float] = None) -> McpConnection:
+    """Connect to an MCP server and register its tools as proxy tools.
+
+    Args:
+        command: start a server over stdio: ``["python", "-m", "pkg.server"]`` (or one string,
+            split with ``shlex``). The process gets only a minimal environment (the SDK's default:
+            ``PATH``, ``HOME``…) plus ``env``; it runs in ``cwd``. Its stderr is kept
+            (``connection.stderr``) and shown when connecting fails.
+        url: a Streamable HTTP endpoint (``http://127.0.0.1:8000/mcp``); ``headers`` are sent
+            with every request.
+        registry: where the proxies go (default ``workbench.registry.default_registry()``).
+        prefix: put before every tool name (``prefix="remote_"``); names are also made valid
+            workbench names (other characters become ``_``).
+        replace: overwrite tools of the same name already in the registry (else ``ValueError``).
+        timeout: a per-call timeout the executor enforces on the proxies.
+        connect_timeout: seconds to wait for the handshake and the tool list.
+        read_timeout: the SDK's per-request read timeout.
+
+    Returns an :class:`McpConnection` (also a context manager).
+    """
+    if url is None and isinstance(command, str) and command.startswith(("http://", "https://")):
+        url, command = command, None  # connect("http://…/mcp")
+    if (command is None) == (url is None):
+        raise ValueError("connect() needs exactly one of command=[...] (stdio) or url='http://…' (streamable HTTP)")
+    if registry is None:
+        from workbench.registry import default_registry
+
+        registry = default_registry()
+    stderr_file = None
+    if command is not None:
+        argv = shlex.split(command) if isinstance(command, str) else [os.fspath(part) for part in command]
+        if not argv:
+            raise ValueError("connect(command=...) needs a program to run")
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
+        stderr_file = tempfile.NamedTemporaryFile("w+", prefix="workbench-mcp-", suffix=".stderr", delete=False,
+                                                  encoding="utf-8")
+        transport: Any = stdio_client(params, errlog=stderr_file)
+        label = shlex.join(argv)
+    else:
+        assert url is not None
+        transport = _http_transport(url, headers)
+        label = url
+    connection = McpConnection(transport, label=label, registry=registry, prefix=prefix, replace=replace,
+                               timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file)
+    return connection._start(connect_timeout)
+
+
+@atexit.register
+def _disconnect_all() -> None:
+    for connection in list(_LIVE):
+        with contextlib.suppress(Exception):
+            connection.disconnect(timeout=3.0)

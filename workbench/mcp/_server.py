@@ -1,0 +1,267 @@
+"""Serve a ``ToolRegistry`` over MCP with the SDK's low-level ``Server``.
+
+Every ``tools/call`` runs through a workbench executor (permissions, validation, timeouts,
+idempotency) and lands in the execution log; progress a tool reports through its
+``ToolContext`` is forwarded as ``notifications/progress`` (``progress`` in 0..1,
+``total=1.0``) when the client asked for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import os
+import socket
+import sys
+import threading
+from typing import Any, Optional
+
+import anyio
+import mcp.types as types
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from workbench._events import ToolEvent
+from workbench.executor import ConcurrentExecutor, ToolExecutor
+from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, spec_to_mcp_tool
+from workbench.registry import ToolRegistry
+from workbench.types import make_tool_use
+
+__all__ = ["build_server", "serve", "serve_async", "as_registry", "open_log", "TRANSPORTS"]
+
+logger = logging.getLogger("workbench.mcp")
+
+TRANSPORTS = ("stdio", "streamable-http")
+_DONE = object()
+
+
+def as_registry(tools: Any) -> ToolRegistry:
+    """A ``ToolRegistry`` from a registry, a module path / ``module:function`` string, a module,
+    or a list of any of those (and of tools or functions)."""
+    if isinstance(tools, ToolRegistry) or (hasattr(tools, "get_tool") and hasattr(tools, "list_tools")):
+        return tools
+    registry = ToolRegistry()
+    registry.process_tools(list(tools) if isinstance(tools, (list, tuple)) else [tools])
+    return registry
+
+
+def open_log(log: Any) -> Any:
+    """``None`` → no log; a path → ``ExecutionLog(path)``; anything else is used as the log."""
+    if log is None or hasattr(log, "append"):
+        return log
+    if isinstance(log, (str, os.PathLike)):
+        from workbench.log import ExecutionLog
+
+        return ExecutionLog(os.fspath(log))
+    raise TypeError(f"log must be an ExecutionLog or a path, got {type(log).__name__}")
+
+
+class _Bridge:
+    """The MCP handlers of one server: registry + executor + log."""
+
+    def __init__(self, registry: ToolRegistry, executor: ToolExecutor, log: Any) -> None:
+        self.registry = registry
+        self.executor = executor
+        self.log = log
+        self._progress: dict[str, tuple[asyncio.AbstractEventLoop, Any]] = {}
+        self._lock = threading.Lock()
+        self.unsubscribe = executor.on_event(self._on_event)
+
+    # -- tools/list ---------------------------------------------------------------------------
+    async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[spec_to_mcp_tool(item.spec) for item in list(self.registry)])
+
+    def input_schema(self, name: str) -> Optional[dict[str, Any]]:
+        item = self.registry.get(name)
+        return None if item is None else item.spec.parameters
+
+    # -- tools/call -----------------------------------------------------------------------------
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        name = params.name
+        item = self.registry.get(name)
+        if item is None:
+            available = ", ".join(self.registry.list_tools()) or "none"
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool '{name}' (available: {available})")
+        spec = item.spec
+        tool_use = make_tool_use(name, dict(params.arguments or {}))
+        state = dict(self.executor.invocation_state or {})
+        state["mcp"] = {"request_id": ctx.request_id, "protocol_version": ctx.protocol_version}
+
+        loop = asyncio.get_running_loop()
+        pending: collections.deque = collections.deque()
+        wake = asyncio.Event()
+
+        def push(item_: Any) -> None:
+            pending.append(item_)
+            wake.set()
+
+        async def forward() -> None:
+            while True:
+                await wake.wait()
+                wake.clear()
+                while pending:
+                    entry = pending.popleft()
+                    if entry is _DONE:
+                        return
+                    progress, message = entry
+                    try:
+                        await ctx.session.report_progress(progress, 1.0, message)
+                    except Exception:  # noqa: BLE001 - a gone client must not fail the call
+                        logger.debug("could not send a progress notification", exc_info=True)
+
+        use_id = tool_use["toolUseId"]
+        with self._lock:
+            self._progress[use_id] = (loop, push)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(forward)
+                try:
+                    results = await self.executor.execute([tool_use], self.registry, log=self.log,
+                                                          invocation_state=state)
+                finally:
+                    with self._lock:
+                        self._progress.pop(use_id, None)
+                    push(_DONE)  # every progress event is queued before the result: drain, then stop
+        finally:
+            with self._lock:
+                self._progress.pop(use_id, None)
+        return result_to_call_tool_result(results[0], spec, output_schema_of(spec))
+
+    def _on_event(self, event: ToolEvent) -> None:
+        if event.kind != "progress":
+            return
+        entry = self._progress.get(event.tool_use_id)
+        if entry is None:
+            return
+        loop, push = entry
+        item = (float(event.progress or 0.0), event.message)
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            push(item)
+        else:  # a sync tool in a worker thread
+            try:
+                loop.call_soon_threadsafe(push, item)
+            except RuntimeError:  # the loop has closed
+                pass
+
+
+def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: Any = None, *,
+                 name: str = "workbench", version: Optional[str] = None, instructions: Optional[str] = None,
+                 timeout: Optional[float] = None, approver: Any = None) -> Server:
+    """The SDK's low-level ``Server`` exposing every tool of ``registry``.
+
+    Args:
+        registry: a ``ToolRegistry`` (or a module path, module, or list of tools).
+        executor: runs the calls; default ``ConcurrentExecutor(timeout=timeout, approver=approver)``
+            (sync tools in threads, so the server stays responsive).
+        log: an ``ExecutionLog`` or a path to one; every call is appended.
+        name, version, instructions: what the server tells clients about itself.
+        timeout: default per-call timeout of the default executor (a tool's own wins).
+        approver: ``approver(tool_use, tool) -> bool`` for ``ask_user`` tools of the default
+            executor (without one they are denied).
+
+    The workbench side is reachable as ``server.workbench`` (``registry``, ``executor``, ``log``).
+    """
+    import workbench
+
+    tools = as_registry(registry)
+    if executor is None:
+        executor = ConcurrentExecutor(timeout=timeout, approver=approver)
+    bridge = _Bridge(tools, executor, open_log(log))
+    server: Server = Server(
+        name,
+        version=version or workbench.__version__,
+        instructions=instructions,
+        on_list_tools=bridge.list_tools,
+        on_call_tool=bridge.call_tool,
+        get_tool_input_schema=bridge.input_schema,
+    )
+    server.workbench = bridge  # type: ignore[attr-defined]
+    return server
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket (``port=0`` picks a free one)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, *,
+                      executor: Optional[ToolExecutor] = None, log: Any = None, name: str = "workbench",
+                      path: str = "/mcp", timeout: Optional[float] = None, approver: Any = None,
+                      json_response: bool = False, stateless: bool = False, log_level: str = "warning",
+                      ready: Any = None) -> None:
+    """Run an MCP server for ``registry`` until cancelled (or, for stdio, until stdin closes).
+
+    ``transport`` is ``"stdio"`` or ``"streamable-http"`` (served by uvicorn on ``host:port`` at
+    ``path``; ``port=0`` picks a free port). Once listening, the server's address is printed to
+    stderr (``workbench.mcp: serving N tools at http://host:port/mcp``) and ``ready(url)`` is
+    called when given. Other arguments as for :func:`build_server`.
+    """
+    if transport not in TRANSPORTS:
+        raise ValueError(f"Unknown MCP transport {transport!r}: expected one of {', '.join(TRANSPORTS)}")
+    server = build_server(registry, executor, log, name=name, timeout=timeout, approver=approver)
+    bridge = server.workbench  # type: ignore[attr-defined]
+    count = len(bridge.registry)
+    try:
+        if transport == "stdio":
+            from mcp.server.stdio import stdio_server
+
+            async with stdio_server() as (read_stream, write_stream):
+                print(f"workbench.mcp: serving {count} tools over stdio", file=sys.stderr, flush=True)
+                if ready is not None:
+                    ready("stdio")
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+            return
+        import uvicorn
+
+        app = server.streamable_http_app(streamable_http_path=path, json_response=json_response,
+                                         stateless_http=stateless, host=host)
+        sock = _bind(host, port)
+        bound_host, bound_port = sock.getsockname()[:2]
+        shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
+        url = f"http://{shown_host}:{bound_port}{path}"
+        config = uvicorn.Config(app, host=host, port=bound_port, log_level=log_level, lifespan="on")
+        uv_server = uvicorn.Server(config)
+
+        async def announce() -> None:
+            while not uv_server.started:
+                await asyncio.sleep(0.02)
+            print(f"workbench.mcp: serving {count} tools at {url}", file=sys.stderr, flush=True)
+            if ready is not None:
+                ready(url)
+
+        announcer = asyncio.ensure_future(announce())
+        try:
+            await uv_server.serve(sockets=[sock])
+        finally:
+            announcer.cancel()
+            sock.close()
+    finally:
+        bridge.unsubscribe()
+
+
+def serve(registry: Any, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+    """Serve ``registry`` over MCP; blocks until the server stops. See :func:`serve_async`."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError("serve() blocks and cannot run inside a running event loop (e.g. Jupyter): "
+                           "use `await serve_async(registry, ...)`, or run serve() in a thread")
+    anyio.run(lambda: serve_async(registry, transport, host, port, **options))
