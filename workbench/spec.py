@@ -52,6 +52,9 @@ class ToolReturn(BaseModel):
     type: str
     description: str = ""
 
+    def __init__(self, type: str | None = None, description: str = "", **extra: Any) -> None:
+        super().__init__(type=type, description=description, **extra)
+
 
 def _wrap_errors(cls_name: str, exc: ValidationError) -> ToolSpecError:
     problems = "; ".join(
@@ -182,10 +185,11 @@ class ToolSpec(BaseModel):
         out = []
         for pname, sub in props.items():
             sub = sub if isinstance(sub, dict) else {}
-            jtype = sub.get("type")
-            if isinstance(jtype, list):
-                jtype = next((t for t in jtype if t != "null"), "object")
-            out.append(ToolParam(name=pname, type=jtype or "object", description=sub.get("description", ""), required=pname in required))
+            from workbench._schema import schema_type_of
+
+            types = sorted(schema_type_of(sub, self.parameters.get("$defs")) - {"null"})
+            jtype = " | ".join(types) if types else "any"  # a display view: unions read "integer | string"
+            out.append(ToolParam(name=pname, type=jtype, description=sub.get("description", ""), required=pname in required))
         return out
 
     # -- checks ----------------------------------------------------------------------------------

@@ -125,6 +125,12 @@ class ToolForm(W.VBox):
             self.result_html,
             self.details,
         ], layout=W.Layout(border="1px solid #d0d7de", padding="6px", margin="4px 0"))
+        # stable hooks for CSS and the browser test
+        self.add_class("workbench-form")
+        self.add_class(f"workbench-form-{self.spec.name}")
+        self.run_button.add_class("workbench-run")
+        self.cancel_button.add_class("workbench-cancel")
+        self.result_html.add_class("workbench-result-area")
 
     # -- building ------------------------------------------------------------------------------------
     def _header_html(self) -> str:

@@ -79,6 +79,7 @@ class LogTable(W.VBox):
         self.max_rows = max_rows
         self.truncate = truncate
         self.table = W.HTML()
+        self.table.add_class("workbench-log-table")
         self.tool_filter = W.Dropdown(options=[_ALL], value=_ALL, layout=W.Layout(width="220px"))
         self.status_filter = W.Dropdown(options=list(_STATUSES), value=_STATUSES[0], layout=W.Layout(width="140px"))
         self.refresh_button = W.Button(icon="refresh", tooltip="Refresh", layout=W.Layout(width="40px"))
