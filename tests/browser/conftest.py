@@ -27,7 +27,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab_server(tmp_path_factory):
     """Start ``jupyter lab`` on a copy of notebooks/ (so committed outputs stay untouched)."""
     root = tmp_path_factory.mktemp("lab")
@@ -66,8 +66,10 @@ def lab_server(tmp_path_factory):
         log_file.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # Module scope on purpose: Playwright's sync API keeps an asyncio loop running in the main
+    # thread while it is open, which would break asyncio.run() in every later test module.
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
