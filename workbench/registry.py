@@ -100,8 +100,11 @@ class ToolRegistry:
                 if existing == name:
                     raise ValueError(f"Tool '{name}' is already registered (use replace=True to overwrite it)")
                 raise ValueError(f"Tool '{name}' conflicts with registered tool '{existing}' (names are equal once '-' and '_' are treated alike)")
-            if existing is not None:
+            if existing is not None and existing != name:
                 self._remove(existing)
+            elif existing is not None:  # same name: keep its place in the listing
+                self.dynamic_tools.pop(name, None)
+                self.tool_refs.pop(name, None)
             self.registry[name] = item
             self._normalized[key] = name
             if item.is_dynamic:

@@ -83,6 +83,7 @@ class ToolSpec(BaseModel):
     _declared_inputs: Optional[list[str]] = PrivateAttr(default=None)
     _input_validator: Optional[Callable[[str, Any], dict]] = PrivateAttr(default=None)
     _return_checker: Optional[Callable[[Any], Optional[str]]] = PrivateAttr(default=None)
+    _generated: bool = PrivateAttr(default=False)  # schemas made by pydantic need no meta-schema check
 
     def __init__(self, **data: Any) -> None:
         declared = [getattr(p, "name", None) if not isinstance(p, dict) else p.get("name") for p in data.get("inputs") or []]
@@ -172,6 +173,7 @@ class ToolSpec(BaseModel):
             **{**_RUNTIME_DEFAULTS, **runtime},
         )
         spec._input_validator = FunctionInputValidator(info)
+        spec._generated = True
         if info.return_adapter is not None:
             spec._return_checker = _adapter_checker(info.return_adapter)
         return spec
@@ -235,9 +237,12 @@ class ToolSpec(BaseModel):
         bad = _unsupported_type(self.returns)
         if bad is not None:
             raise ToolSpecError(f"{label}: return value has unsupported type {bad!r}")
-        _check_meta_schema(label, "parameters", self.parameters)
-        if self.returns:
-            _check_meta_schema(label, "returns", self.returns)
+        if not self.__pydantic_private__.get("_generated"):
+            # pydantic's own output is valid by construction; checking it would import jsonschema,
+            # which costs ~1 s when its optional format checkers (rfc3987-syntax) are installed
+            _check_meta_schema(label, "parameters", self.parameters)
+            if self.returns:
+                _check_meta_schema(label, "returns", self.returns)
         for pname in self.parameters.get("required", []) or []:
             if pname not in props:
                 raise ToolSpecError(f"{label}: required parameter '{pname}' is not declared in parameters.properties")
