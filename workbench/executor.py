@@ -3,10 +3,11 @@
 Every call goes through one pipeline — look up, permission, validation,
 idempotency, invoke, result — split into synchronous steps so that a quick
 sync tool in a sequential ``run`` never touches an event loop or a thread
-(the dominant cost in the peer SDKs), while everything that needs one
-(timeouts, async tools, concurrency, approvals, cancellation) goes through
-the async path. Bad calls become ``status="error"`` results; the executor
-itself never raises for one.
+(the dominant cost in the peer SDKs), and an ``async def`` tool without a
+timeout is awaited in the caller's task (no task, no extra loop iteration),
+while everything that needs more (timeouts, concurrency, approvals, thread or
+process pools) goes through the general async path. Bad calls become
+``status="error"`` results; the executor itself never raises for one.
 """
 
 from __future__ import annotations
@@ -20,21 +21,37 @@ import json
 import threading
 import time
 import traceback
+import types
 import warnings
-from typing import Any, AsyncIterator, Callable, Iterable, Optional, Sequence
+from typing import Any, AsyncIterator, Callable, Optional, Sequence
+
+from pydantic import BaseModel
 
 from workbench._content import to_content_blocks
 from workbench._errors import ToolInputError
 from workbench._events import EventListener, ToolEvent
 from workbench.context import ToolContext
 from workbench.tools import BaseTool, NoImplementationError, ToolResponse
-from workbench.types import Permission, ToolResult, ToolUse, new_tool_use_id, utc_now_iso
+from workbench.types import _RESULT_FIELDS, Permission, ToolResult, ToolUse, new_tool_use_id
 
 __all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "run_sync"]
 
 Approver = Callable[[ToolUse, BaseTool], Any]  # returns bool or an awaitable of bool
 
 _ALLOW, _DENY, _ASK = Permission.ALWAYS_ALLOW, Permission.ALWAYS_DENY, Permission.ASK_USER
+_BASE_PERMISSION = BaseTool.__dict__["permission"]
+_perf = time.perf_counter
+_wall = time.time
+_PLAIN_TYPES = frozenset({int, float, str, bool, type(None), dict, list, tuple, bytes})
+
+
+def _isawaitable(value: Any, _plain: frozenset = _PLAIN_TYPES, _check: Callable[[Any], bool] = inspect.isawaitable) -> bool:
+    """``inspect.isawaitable`` without its ABC check for the common plain return values."""
+    return type(value) not in _plain and _check(value)
+
+
+_current_task = asyncio.current_task
+_CoroutineType = types.CoroutineType
 
 
 def run_sync(coro: Any) -> Any:
@@ -46,6 +63,94 @@ def run_sync(coro: Any) -> Any:
         return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="workbench-run") as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+# -- small, hot helpers ------------------------------------------------------------------------------
+_MILLIS = tuple(".%03dZ" % i for i in range(1000))
+_iso_state: list = [(0, "")]  # [(first millisecond of the cached second, its "YYYY-MM-DDTHH:MM:SS")], swapped atomically
+
+
+def _now_iso(_wall: Callable[[], float] = _wall, _state: list = _iso_state, _millis: tuple = _MILLIS) -> str:
+    """``types.utc_now_iso`` (ISO 8601 UTC, milliseconds, ``Z``), formatting each second once."""
+    ms = int(_wall() * 1000.0)
+    base, prefix = _state[0]
+    offset = ms - base
+    if 0 <= offset < 1000:
+        return prefix + _millis[offset]
+    second = ms // 1000
+    prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+    _state[0] = (second * 1000, prefix)
+    return prefix + _millis[ms - second * 1000]
+
+
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_new_result = ToolResult.__new__
+
+
+def _result(tool_use_id: str, status: str, content: list, metadata: dict, started_at: Optional[str],
+            completed_at: Optional[str], value: Any) -> ToolResult:
+    """``ToolResult._fast`` through the slot descriptors: the same object, built in about half the time."""
+    obj = _new_result(ToolResult)
+    _set_dict(obj, {"tool_use_id": tool_use_id, "status": status, "content": content, "metadata": metadata,
+                    "started_at": started_at, "completed_at": completed_at, "progress": None, "value": value})
+    _set_fields(obj, _RESULT_FIELDS)
+    _set_extra(obj, None)
+    _set_private(obj, None)
+    return obj
+
+
+if set(ToolResult.model_fields) != {"tool_use_id", "status", "content", "metadata", "started_at", "completed_at",
+                                    "progress", "value"}:  # pragma: no cover - ToolResult grew a field: stay correct
+    def _result(tool_use_id: str, status: str, content: list, metadata: dict, started_at: Optional[str],  # noqa: F811
+                completed_at: Optional[str], value: Any) -> ToolResult:
+        return ToolResult.model_construct(tool_use_id=tool_use_id, status=status, content=content, metadata=metadata,
+                                          started_at=started_at, completed_at=completed_at, value=value)
+
+
+def _content(value: Any) -> list:
+    """``to_content_blocks`` with the scalar cases inline (identical output)."""
+    kind = type(value)
+    if kind is str:
+        return [{"text": value}]
+    if kind is int:
+        return [{"text": int.__repr__(value)}, {"json": value}]
+    return to_content_blocks(value)
+
+
+class _Event(ToolEvent):
+    """A ``ToolEvent`` built with positional arguments (events are emitted per progress report)."""
+
+    __slots__ = ()
+
+    def __init__(self, kind: Any, tool_use: ToolUse, index: int, progress: Optional[float], message: Optional[str],
+                 result: Optional[ToolResult], started_at: Optional[str]) -> None:
+        self.kind = kind
+        self.tool_use = tool_use
+        self.index = index
+        self.progress = progress
+        self.message = message
+        self._result = result
+        self.started_at = started_at
+
+
+class _ProgressEvent(ToolEvent):
+    """A ``progress`` event: four stores instead of seven (a tool may report 100k times); the
+    per-call fields are read from the call."""
+
+    __slots__ = ("_call",)
+    kind = "progress"  # type: ignore[assignment]
+    tool_use = property(lambda self: self._call.tool_use)  # type: ignore[assignment]
+    index = property(lambda self: self._call.index)  # type: ignore[assignment]
+    started_at = property(lambda self: self._call.started_at)  # type: ignore[assignment]
+
+    def __init__(self, call: "_Call", progress: float, message: Optional[str]) -> None:
+        self._call = call
+        self.progress = progress
+        self.message = message
+        self._result = None
 
 
 def _normalise_tool_use(item: Any) -> ToolUse:
@@ -67,24 +172,36 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
 
 
+def _as_registry(registry: Any) -> Any:
+    """A registry from a ``ToolRegistry``, or a list / dict of tools for convenience."""
+    if hasattr(registry, "get_tool"):
+        return registry
+    from workbench.registry import ToolRegistry
+
+    if isinstance(registry, dict):
+        return ToolRegistry(list(registry.values()))
+    if isinstance(registry, (list, tuple)):
+        return ToolRegistry(list(registry))
+    raise TypeError(f"Expected a ToolRegistry (or a list of tools), got {type(registry).__name__}")
+
+
 class _Call:
     """State of one call between the pipeline steps."""
 
     __slots__ = ("index", "tool_use", "tool", "spec", "arguments", "context", "started_at", "t0", "cancel_event",
-                 "idem_key", "synthetic")
+                 "idem_key", "synthetic", "target", "cancelled", "approval")
 
     def __init__(self, index: int, tool_use: ToolUse, started_at: str, t0: float) -> None:
         self.index = index
         self.tool_use = tool_use
         self.started_at = started_at
         self.t0 = t0
-        self.tool: Optional[BaseTool] = None
-        self.spec: Any = None
-        self.arguments: dict = {}
         self.context: Optional[ToolContext] = None
         self.cancel_event: Optional[threading.Event] = None
         self.idem_key: Optional[tuple[str, str]] = None
         self.synthetic = False
+        self.cancelled = False
+        self.target: Any = None  # what cancel(id) cancels: this call's task, or the future it awaits
 
 
 class _Run:
@@ -93,8 +210,14 @@ class _Run:
     __slots__ = ("registry", "tools", "log", "invocation_state", "idempotent", "ctx_factory")
 
     def __init__(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None) -> None:
+        tools = getattr(registry, "registry", None)
+        if type(tools) is not dict:
+            registry = _as_registry(registry)
+            tools = getattr(registry, "registry", None)
+            if type(tools) is not dict:
+                tools = {}  # a registry of another kind: every lookup goes through get_tool
         self.registry = registry
-        self.tools: dict = getattr(registry, "registry", None) or {}
+        self.tools: dict = tools
         self.log = log
         self.invocation_state = invocation_state
         self.idempotent: dict[tuple[str, str], Any] = {}
@@ -131,20 +254,25 @@ class ToolExecutor:
         self.seed = seed
         self.pool = pool
         self.invocation_state = invocation_state
-        self._listeners: list[EventListener] = []
+        self._listeners: list[EventListener] = []  # copy-on-write: emitting iterates it without a lock
         self._own_pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
-        self._running: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future, Optional[threading.Event]]] = {}
-        self._cancel_requested: set[str] = set()
+        self._running: dict[str, _Call] = {}  # calls that cancel(id) can reach
         self._lock = threading.Lock()
 
     # -- listeners -------------------------------------------------------------------------------
     def on_event(self, listener: EventListener) -> Callable[[], None]:
-        """Call ``listener(ToolEvent)`` on start, progress, log and end of every call. Returns an unsubscribe function."""
-        self._listeners.append(listener)
+        """Call ``listener(ToolEvent)`` on start, progress, log and end of every call. Returns an unsubscribe function.
+
+        A listener follows the calls that start after it subscribed. Listeners run in the thread
+        that produced the event (a worker thread for progress of a sync tool under a concurrent
+        executor), so they should be quick; a listener that raises is reported with a warning."""
+        with self._lock:
+            self._listeners = [*self._listeners, listener]
 
         def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners = [item for item in self._listeners if item is not listener]
 
         return unsubscribe
 
@@ -153,21 +281,31 @@ class ToolExecutor:
             try:
                 listener(event)
             except Exception as exc:  # noqa: BLE001 - a broken listener must not fail the call
-                warnings.warn(f"workbench event listener {listener!r} raised {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
+                _listener_failed(listener, exc)
 
     # -- cancellation ----------------------------------------------------------------------------
     def cancel(self, tool_use_id: str) -> bool:
-        """Cancel a running call; it ends as an error result "cancelled". Returns False if it is not running."""
-        with self._lock:
-            entry = self._running.get(tool_use_id)
-            if entry is None:
-                return False
-            self._cancel_requested.add(tool_use_id)
-        loop, future, event = entry
-        if event is not None:
-            event.set()
-        loop.call_soon_threadsafe(future.cancel)
+        """Cancel a running call; it ends as an error result "cancelled". Returns False if it is not running.
+
+        Safe to call from any thread. A sync tool already running in a worker thread cannot be
+        interrupted: its result is reported as cancelled at once and its ``ToolContext.cancelled``
+        becomes True so it can stop early."""
+        call = self._running.get(tool_use_id)
+        if call is None:
+            return False
+        if call.cancel_event is not None:
+            call.cancel_event.set()
+        try:
+            call.target.get_loop().call_soon_threadsafe(self._cancel_on_loop, tool_use_id, call)
+        except RuntimeError:  # the loop has closed: the call is over
+            return False
         return True
+
+    def _cancel_on_loop(self, tool_use_id: str, call: _Call) -> None:
+        if self._running.get(tool_use_id) is not call or call.cancelled:
+            return  # it finished in the meantime
+        call.cancelled = True
+        call.target.cancel()
 
     def running(self) -> list[str]:
         """Ids of the calls in flight."""
@@ -206,65 +344,111 @@ class ToolExecutor:
         return _Run(registry, self.log if log is None else log,
                     self.invocation_state if invocation_state is None else invocation_state, ctx_factory)
 
-    def _begin(self, index: int, raw_use: Any, run: _Run) -> tuple[_Call, Optional[ToolResult]]:
-        """Look up, validate and prepare a call. Returns the call and, if it already failed, its result."""
-        started_at, t0 = utc_now_iso(), time.perf_counter()
-        try:
-            tool_use = _normalise_tool_use(raw_use)
-        except TypeError as exc:
-            tool_use = {"toolUseId": new_tool_use_id(), "name": str(getattr(raw_use, "name", "?")), "input": raw_use}
-            call = _Call(index, tool_use, started_at, t0)
-            return call, self._error(call, str(exc), "TypeError")
+    def _begin(self, index: int, raw_use: Any, run: _Run) -> "_Call | ToolResult":
+        """Look up, validate and prepare a call. Returns the prepared call, or the final result
+        (already logged and announced) of a call that failed here."""
+        t0 = _perf()
+        started_at = _now_iso()
+        bad_shape = None
+        if type(raw_use) is dict and "toolUseId" in raw_use and "input" in raw_use:
+            tool_use = raw_use
+        else:
+            try:
+                tool_use = _normalise_tool_use(raw_use)
+            except TypeError as exc:
+                tool_use = {"toolUseId": new_tool_use_id(), "name": str(getattr(raw_use, "name", "?")), "input": raw_use}
+                bad_shape = exc
         call = _Call(index, tool_use, started_at, t0)
         if self._listeners:
-            self._emit(ToolEvent("start", tool_use, index, progress=0.0, started_at=started_at))
-        name = tool_use.get("name") or ""
-        item = run.tools.get(name)
-        if item is None:
-            try:
-                item = run.registry.get_tool(name)
-            except KeyError as exc:
-                return call, self._error(call, str(exc), "ToolNotFoundError", {"available": list(run.registry.list_tools())})
-        call.tool = item
-        spec = call.spec = item.spec
-        permission = item.permission
-        if permission is not _ALLOW and Permission.coerce(permission) is _DENY:
-            return call, self._error(call, f"Tool '{name}' is not allowed to run (permission: always_deny)", "PermissionDenied")
+            self._emit(_Event("start", tool_use, index, 0.0, None, None, started_at))
+        if bad_shape is not None:
+            return self._fail(call, run, str(bad_shape), "TypeError")
         try:
-            call.arguments = spec.check_inputs(tool_use.get("input"))
-        except ToolInputError as exc:
-            return call, self._error(call, str(exc), "ToolInputError", {"errors": exc.errors})
-        except ValueError as exc:  # a malformed schema surfaces here as ToolSpecError
-            return call, self._error(call, str(exc), type(exc).__name__)
-        if spec.idempotent:
-            call.idem_key = (name, _canonical(tool_use.get("input")))
-        if not item.has_implementation:
-            if not self.synthetic and not getattr(run.registry, "synthetic", False):
-                return call, self._error(call, str(NoImplementationError(
-                    f"Tool '{name}' has no implementation: it was registered from a spec only. Call it with "
-                    "synthetic=True (on the registry or executor) to get a generated value matching its returns schema.")),
-                    "NoImplementationError")
-            call.synthetic = True
-        if item.context_param is not None and not call.synthetic:
-            call.cancel_event = threading.Event()
-            call.context = self._make_context(call, run)
-        return call, None
+            name = tool_use.get("name") or ""
+            if type(name) is not str:
+                name = str(name)
+            item = run.tools.get(name)
+            if item is None:
+                try:
+                    item = run.registry.get_tool(name)
+                except KeyError as exc:
+                    listing = getattr(run.registry, "list_tools", None)
+                    return self._fail(call, run, str(exc), "ToolNotFoundError",
+                                      {"available": list(listing()) if listing is not None else []})
+            call.tool = item
+            spec = call.spec = item.spec
+            permission = spec.permission if type(item).permission is _BASE_PERMISSION else item.permission
+            if permission is _ALLOW:
+                call.approval = False
+            else:
+                permission = Permission.coerce(permission)
+                if permission is _DENY:
+                    return self._fail(call, run, f"Tool '{name}' is not allowed to run (permission: always_deny)", "PermissionDenied")
+                call.approval = permission is _ASK
+            raw_input = tool_use["input"]
+            private = spec.__pydantic_private__
+            validator = private.get("_input_validator") if private else None
+            try:
+                # the spec's own cached validator, as spec.check_inputs would call it (one lookup less)
+                call.arguments = validator(spec.name, raw_input) if validator is not None else spec.check_inputs(raw_input)
+            except ToolInputError as exc:
+                return self._fail(call, run, str(exc), "ToolInputError", {"errors": exc.errors})
+            except Exception as exc:  # noqa: BLE001 - a malformed schema (ToolSpecError) or a broken validator
+                return self._fail(call, run, str(exc), type(exc).__name__)
+            if spec.idempotent:
+                call.idem_key = (name, _canonical(raw_input))
+            if not item.has_implementation:
+                if not self.synthetic and not getattr(run.registry, "synthetic", False):
+                    return self._fail(call, run, str(NoImplementationError(
+                        f"Tool '{name}' has no implementation: it was registered from a spec only. Call it with "
+                        "synthetic=True (on the registry or executor) to get a generated value matching its returns schema.")),
+                        "NoImplementationError")
+                call.synthetic = True
+            elif item.context_param is not None:
+                call.cancel_event = threading.Event()
+                call.context = self._make_context(call, run)
+            return call
+        except Exception as exc:  # noqa: BLE001 - e.g. a class tool with a malformed permission
+            return self._fail(call, run, f"{type(exc).__name__}: {exc}", type(exc).__name__)
 
     def _make_context(self, call: _Call, run: _Run) -> ToolContext:
-        emit, listeners, tool_use, index, started = self._emit, self._listeners, call.tool_use, call.index, call.started_at
+        tool_use = call.tool_use
         if run.ctx_factory is not None:
             ctx = run.ctx_factory(tool_use)
         else:
             ctx = ToolContext(tool_use, run.invocation_state)
-        if listeners:
-            ctx._on_progress = lambda p, m: emit(ToolEvent("progress", tool_use, index, progress=p, message=m, started_at=started))
-            ctx._on_log = lambda m: emit(ToolEvent("log", tool_use, index, message=m, started_at=started))
+        if self._listeners:
+            ctx._on_progress, ctx._on_log = self._reporters(call)
         ctx._cancel_event = call.cancel_event
         return ctx
 
-    def _permission_needs_approval(self, call: _Call) -> bool:
-        permission = call.tool.permission  # type: ignore[union-attr]
-        return permission is not _ALLOW and Permission.coerce(permission) is _ASK
+    def _reporters(self, call: _Call) -> tuple[Callable, Callable]:
+        """The progress and log callbacks of one call's ``ToolContext``: one small event object per
+        report (its ``in_progress`` ToolResult is built only if a listener reads ``.result``)."""
+        executor = self
+        tool_use, index, started_at = call.tool_use, call.index, call.started_at
+
+        def progress(value: float, message: Optional[str]) -> None:
+            event = _ProgressEvent(call, value, message)
+            for listener in executor._listeners:
+                try:
+                    listener(event)
+                except Exception as exc:  # noqa: BLE001
+                    _listener_failed(listener, exc)
+
+        def log(message: str) -> None:
+            event = _Event("log", tool_use, index, None, message, None, started_at)
+            for listener in executor._listeners:
+                try:
+                    listener(event)
+                except Exception as exc:  # noqa: BLE001
+                    _listener_failed(listener, exc)
+
+        return progress, log
+
+    def _timeout_of(self, call: _Call) -> Optional[float]:
+        timeout = call.spec.timeout
+        return self.timeout if timeout is None else timeout
 
     def _synthetic_value(self, call: _Call) -> Any:
         from workbench._synthetic import synthesize, synthetic_seed
@@ -272,25 +456,38 @@ class ToolExecutor:
         return synthesize(call.spec.returns, synthetic_seed(call.spec.name, call.tool_use.get("input"), self.seed))
 
     def _success(self, call: _Call, value: Any) -> ToolResult:
-        metadata: dict[str, Any] = {"tool_name": call.spec.name}
-        if isinstance(value, ToolResponse):
-            metadata["final_answer"] = value.final_answer
-            if value.extras:
-                metadata["extras"] = value.extras
-            content = to_content_blocks(value.observation)
-        elif isinstance(value, ToolResult):
-            content = value.content
-            metadata.update(value.metadata)
-            metadata["tool_name"] = call.spec.name
+        spec = call.spec
+        kind = type(value)
+        if kind is int:
+            content = [{"text": int.__repr__(value)}, {"json": value}]
+            metadata: dict[str, Any] = {"tool_name": spec.name}
+        elif kind is str:
+            content = [{"text": value}]
+            metadata = {"tool_name": spec.name}
         else:
-            content = to_content_blocks(value)
+            metadata = {"tool_name": spec.name}
+            if isinstance(value, ToolResponse):
+                metadata["final_answer"] = value.final_answer
+                if value.extras:
+                    metadata["extras"] = value.extras
+                content = _content(value.observation)
+            elif isinstance(value, ToolResult):
+                content = value.content
+                metadata.update(value.metadata)
+                metadata["tool_name"] = spec.name
+            else:
+                content = _content(value)
         if call.synthetic:
             metadata["synthetic"] = True
-        if call.spec.returns:
-            mismatch = call.spec.check_returns(value.observation if isinstance(value, ToolResponse) else value)
+        if spec.returns:
+            checked = value.observation if isinstance(value, ToolResponse) else value
+            private = spec.__pydantic_private__
+            checker = private.get("_return_checker") if private else None
+            mismatch = checker(checked) if checker is not None else spec.check_returns(checked)
             if mismatch is not None:
                 metadata["returns_mismatch"] = mismatch
-        return self._finish(call, "success", content, metadata, value)
+        metadata["latency_ms"] = (_perf() - call.t0) * 1000.0
+        return _result(call.tool_use["toolUseId"], "success", content, metadata, call.started_at, _now_iso(), value)
 
     def _error(self, call: _Call, message: str, error_type: str, extra: Optional[dict] = None, tb: Optional[str] = None) -> ToolResult:
         metadata: dict[str, Any] = {"tool_name": call.tool_use.get("name", ""), "error_type": error_type, "error": message}
@@ -298,15 +495,25 @@ class ToolExecutor:
             metadata["traceback"] = tb
         if extra:
             metadata.update(extra)
-        return self._finish(call, "error", [{"text": f"Error: {message}"}], metadata, None)
+        metadata["latency_ms"] = (_perf() - call.t0) * 1000.0
+        return _result(call.tool_use["toolUseId"], "error", [{"text": f"Error: {message}"}], metadata, call.started_at,
+                       _now_iso(), None)
+
+    def _fail(self, call: _Call, run: _Run, message: str, error_type: str, extra: Optional[dict] = None) -> ToolResult:
+        return self._end(call, self._error(call, message, error_type, extra), run)
 
     def _exception(self, call: _Call, exc: BaseException) -> ToolResult:
         tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         return self._error(call, f"{type(exc).__name__}: {exc}", type(exc).__name__, tb=tb)
 
-    def _finish(self, call: _Call, status: str, content: list, metadata: dict, value: Any) -> ToolResult:
-        metadata["latency_ms"] = (time.perf_counter() - call.t0) * 1000.0
-        return ToolResult._fast(call.tool_use["toolUseId"], status, content, metadata, call.started_at, utc_now_iso(), None, value)
+    def _cancelled(self, call: _Call) -> ToolResult:
+        return self._error(call, f"Tool '{call.spec.name}' was cancelled", "CancelledError")
+
+    def _timed_out(self, call: _Call) -> ToolResult:
+        if call.cancel_event is not None:
+            call.cancel_event.set()
+        timeout = self._timeout_of(call)
+        return self._error(call, f"Tool '{call.spec.name}' timed out after {timeout:g} s", "TimeoutError", {"timeout": timeout})
 
     def _end(self, call: _Call, result: ToolResult, run: _Run) -> ToolResult:
         """Log and announce a final result."""
@@ -317,118 +524,187 @@ class ToolExecutor:
                 result.metadata["log_error"] = f"{type(exc).__name__}: {exc}"
                 warnings.warn(f"workbench: could not write the execution log: {exc}", RuntimeWarning, stacklevel=2)
         if self._listeners:
-            self._emit(ToolEvent("end", call.tool_use, call.index, result=result, progress=1.0, started_at=call.started_at))
+            self._emit(_Event("end", call.tool_use, call.index, 1.0, None, result, call.started_at))
         return result
 
     @staticmethod
     def _reuse(call: _Call, original: ToolResult) -> ToolResult:
-        metadata = {**original.metadata, "idempotent_reuse": True, "original_tool_use_id": original.tool_use_id}
-        return ToolResult._fast(call.tool_use["toolUseId"], original.status, original.content, metadata,
-                                call.started_at, utc_now_iso(), None, original.value)
+        metadata = {**original.metadata, "idempotent_reuse": True, "original_tool_use_id": original.tool_use_id,
+                    "latency_ms": (_perf() - call.t0) * 1000.0}
+        return _result(call.tool_use["toolUseId"], original.status, original.content, metadata,
+                       call.started_at, _now_iso(), original.value)
 
     # -- pipeline: the async path --------------------------------------------------------------------
     def _thread_pool(self) -> concurrent.futures.Executor:
         if self.pool is not None:
             return self.pool
-        if self._own_pool is None:
-            self._own_pool = concurrent.futures.ThreadPoolExecutor(
-                max_workers=max(8, getattr(self, "max_concurrency", 8)), thread_name_prefix="workbench-tool")
-        return self._own_pool
+        with self._lock:
+            if self._own_pool is None:
+                self._own_pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=max(8, getattr(self, "max_concurrency", 8)), thread_name_prefix="workbench-tool")
+            return self._own_pool
 
     def _needs_hop(self, call: _Call, timeout: Optional[float]) -> bool:
         return (self._hop_sync_tools or timeout is not None or call.spec.long_running or self.pool is not None
                 or call.context is not None)
 
-    async def _invoke_async(self, call: _Call) -> Any:
-        """Invoke the tool: coroutine on the loop, sync function inline or in the pool."""
-        tool = call.tool
-        timeout = call.spec.timeout if call.spec.timeout is not None else self.timeout
+    async def _call_async(self, index: int, raw_use: Any, run: _Run, prepared: Optional[_Call] = None) -> ToolResult:
+        if prepared is None:
+            call = self._begin(index, raw_use, run)
+            if type(call) is not _Call:
+                return call  # type: ignore[return-value]
+        else:
+            call = prepared
+        spec = call.spec
+        if call.approval:
+            denied = await self._approve(call)
+            if denied is not None:
+                return self._end(call, denied, run)
+        elif (spec.supports_async and call.idem_key is None and spec.timeout is None and self.timeout is None
+              and self.pool is None and not call.synthetic):
+            # the fast path of an async tool: await its coroutine in this task (no task, no loop
+            # iteration); cancel(id) cancels this task and the cancellation is turned into a result
+            try:
+                awaitable = call.tool.invoke(call.arguments, call.context)
+            except Exception as exc:  # noqa: BLE001
+                return self._end(call, self._exception(call, exc), run)
+            if type(awaitable) is not _CoroutineType and not _isawaitable(awaitable):
+                return self._end(call, self._value_result(call, awaitable), run)
+            use_id = call.tool_use["toolUseId"]
+            call.target = task = _current_task()
+            running = self._running
+            running[use_id] = call
+            try:
+                value = await awaitable
+            except asyncio.CancelledError:
+                if not call.cancelled:
+                    raise
+                _uncancel(task)
+                return self._end(call, self._cancelled(call), run)
+            except Exception as exc:  # noqa: BLE001 - every tool failure becomes a result
+                if call.cancelled:
+                    _uncancel(task)
+                    return self._end(call, self._cancelled(call), run)
+                return self._end(call, self._exception(call, exc), run)
+            finally:
+                if running.get(use_id) is call:
+                    del running[use_id]
+            if call.cancelled:  # the tool swallowed the cancellation
+                _uncancel(task)
+                return self._end(call, self._cancelled(call), run)
+            try:
+                result = self._success(call, value)
+            except Exception as exc:  # noqa: BLE001
+                result = self._exception(call, exc)
+            return self._end(call, result, run)
+        key = call.idem_key
+        if key is None:
+            return self._end(call, await self._outcome(call), run)
+        return await self._call_idempotent(call, key, run)
+
+    def _value_result(self, call: _Call, value: Any) -> ToolResult:
+        try:
+            return self._success(call, value)
+        except Exception as exc:  # noqa: BLE001 - e.g. a returns checker that breaks on an odd value
+            return self._exception(call, exc)
+
+    async def _call_idempotent(self, call: _Call, key: tuple[str, str], run: _Run) -> ToolResult:
+        """One execution per (name, canonical input) in a run; identical calls in flight wait for it."""
+        while True:
+            earlier = run.idempotent.get(key)
+            if earlier is None:
+                break
+            if not isinstance(earlier, asyncio.Future):
+                return self._end(call, self._reuse(call, earlier), run)
+            try:
+                original = await asyncio.shield(earlier)
+            except asyncio.CancelledError:
+                if earlier.cancelled() and not call.cancelled:
+                    continue  # the original was cancelled by id: run it here instead
+                raise
+            return self._end(call, self._reuse(call, original), run)
+        future = run.idempotent[key] = asyncio.get_running_loop().create_future()
+        try:
+            result = await self._outcome(call)
+        except BaseException:
+            run.idempotent.pop(key, None)
+            future.cancel()
+            raise
+        if call.cancelled:  # a call cancelled by id is not an answer for the identical ones
+            run.idempotent.pop(key, None)
+            future.cancel()
+        else:
+            run.idempotent[key] = result
+            future.set_result(result)
+        return self._end(call, result, run)
+
+    async def _outcome(self, call: _Call) -> ToolResult:
+        """Invoke the tool and turn whatever happens into a result."""
         if call.synthetic:
-            return self._synthetic_value(call)
+            try:
+                return self._success(call, self._synthetic_value(call))
+            except Exception as exc:  # noqa: BLE001
+                return self._exception(call, exc)
+        try:
+            value = await self._invoke_general(call, self._timeout_of(call))
+        except _Deadline:
+            if call.cancelled:
+                return self._cancelled(call)
+            return self._timed_out(call)
+        except asyncio.CancelledError:
+            if not call.cancelled:
+                raise
+            return self._cancelled(call)
+        except Exception as exc:  # noqa: BLE001 - every tool failure becomes a result
+            return self._exception(call, exc)
+        return self._value_result(call, value)
+
+    async def _invoke_general(self, call: _Call, timeout: Optional[float]) -> Any:
+        """Invoke with a timeout, in a pool, or both: a coroutine runs as its own task; a sync
+        function inline (quick calls of a sequential executor) or in the pool."""
+        tool = call.tool
+        loop = asyncio.get_running_loop()
         if call.spec.supports_async:
-            awaitable = tool.invoke(call.arguments, call.context)  # type: ignore[union-attr]
-            if not inspect.isawaitable(awaitable):
+            awaitable = tool.invoke(call.arguments, call.context)
+            if not _isawaitable(awaitable):
                 return awaitable
             inner: asyncio.Future = asyncio.ensure_future(awaitable)
         elif self._needs_hop(call, timeout):
-            loop = asyncio.get_running_loop()
             pool = self._thread_pool()
             if isinstance(pool, concurrent.futures.ThreadPoolExecutor):
                 ctx = contextvars.copy_context()
-                func = functools.partial(ctx.run, tool.invoke, call.arguments, call.context)  # type: ignore[union-attr]
+                func = functools.partial(ctx.run, tool.invoke, call.arguments, call.context)
             else:  # processes / Dask: the tool travels by reference, without a context
                 func = functools.partial(_invoke_plain, tool, call.arguments)
             inner = loop.run_in_executor(pool, func)
         else:
-            value = tool.invoke(call.arguments, call.context)  # type: ignore[union-attr]
-            if inspect.isawaitable(value):
+            value = tool.invoke(call.arguments, call.context)
+            if _isawaitable(value):  # an undeclared async tool
                 value = await value
             return value
         use_id = call.tool_use["toolUseId"]
-        with self._lock:
-            self._running[use_id] = (asyncio.get_running_loop(), inner, call.cancel_event)
+        call.target = inner
+        self._running[use_id] = call
         try:
             if timeout is None:
                 value = await inner
             else:
-                value = await asyncio.wait_for(inner, timeout)
+                try:
+                    value = await asyncio.wait_for(inner, timeout)
+                except asyncio.TimeoutError:
+                    if inner.cancelled():
+                        raise _Deadline() from None
+                    raise  # the tool's own TimeoutError: an ordinary failure
         finally:
-            with self._lock:
-                self._running.pop(use_id, None)
-        if inspect.isawaitable(value):  # a sync wrapper that returned a coroutine
+            if self._running.get(use_id) is call:
+                del self._running[use_id]
+            if not inner.done():
+                inner.cancel()
+        if call.cancelled:
+            raise asyncio.CancelledError()
+        if _isawaitable(value):  # a sync wrapper that returned a coroutine
             value = await value
         return value
-
-    async def _call_async(self, index: int, raw_use: Any, run: _Run, prepared: Optional[_Call] = None) -> ToolResult:
-        if prepared is None:
-            call, failed = self._begin(index, raw_use, run)
-            if failed is not None:
-                return self._end(call, failed, run)
-        else:
-            call = prepared
-        if self._permission_needs_approval(call):
-            denied = await self._approve(call)
-            if denied is not None:
-                return self._end(call, denied, run)
-        future: Optional[asyncio.Future] = None
-        if call.idem_key is not None:
-            earlier = run.idempotent.get(call.idem_key)
-            if earlier is not None:
-                original = await asyncio.shield(earlier) if isinstance(earlier, asyncio.Future) else earlier
-                return self._end(call, self._reuse(call, original), run)
-            future = run.idempotent[call.idem_key] = asyncio.get_running_loop().create_future()
-        try:
-            result = await self._outcome(call)
-        except BaseException as exc:
-            if future is not None and not future.done():
-                future.cancel()
-                run.idempotent.pop(call.idem_key, None)
-            raise exc
-        if future is not None and not future.done():
-            future.set_result(result)
-            run.idempotent[call.idem_key] = result  # type: ignore[index]
-        return self._end(call, result, run)
-
-    async def _outcome(self, call: _Call) -> ToolResult:
-        use_id = call.tool_use["toolUseId"]
-        try:
-            value = await self._invoke_async(call)
-        except asyncio.TimeoutError:
-            if call.cancel_event is not None:
-                call.cancel_event.set()
-            timeout = call.spec.timeout if call.spec.timeout is not None else self.timeout
-            return self._error(call, f"Tool '{call.spec.name}' timed out after {timeout:g} s", "TimeoutError", {"timeout": timeout})
-        except asyncio.CancelledError:
-            if use_id in self._cancel_requested:
-                self._cancel_requested.discard(use_id)
-                return self._error(call, f"Tool '{call.spec.name}' was cancelled", "CancelledError")
-            raise
-        except Exception as exc:  # noqa: BLE001 - every tool failure becomes a result
-            return self._exception(call, exc)
-        try:
-            return self._success(call, value)
-        except Exception as exc:  # noqa: BLE001
-            return self._exception(call, exc)
 
     async def _approve(self, call: _Call) -> Optional[ToolResult]:
         name = call.spec.name
@@ -436,8 +712,8 @@ class ToolExecutor:
             return self._error(call, f"Tool '{name}' requires user approval (permission: ask_user) and no approver is configured",
                                "PermissionDenied")
         try:
-            decision = self.approver(call.tool_use, call.tool)  # type: ignore[arg-type]
-            if inspect.isawaitable(decision):
+            decision = self.approver(call.tool_use, call.tool)
+            if _isawaitable(decision):
                 decision = await decision
         except Exception as exc:  # noqa: BLE001
             return self._error(call, f"Approver failed for tool '{name}': {type(exc).__name__}: {exc}", "PermissionDenied")
@@ -449,25 +725,44 @@ class ToolExecutor:
     def _call_sync(self, index: int, raw_use: Any, run: _Run) -> "ToolResult | _Call":
         """Run one call without a loop when nothing needs one; a returned ``_Call`` (validated, not yet
         run) must continue on the async path."""
-        call, failed = self._begin(index, raw_use, run)
-        if failed is not None:
-            return self._end(call, failed, run)
-        timeout = call.spec.timeout if call.spec.timeout is not None else self.timeout
-        if (call.spec.supports_async or timeout is not None or self.pool is not None or call.spec.long_running
-                or self._permission_needs_approval(call)):
+        call = self._begin(index, raw_use, run)
+        if type(call) is not _Call:
+            return call  # type: ignore[return-value]
+        spec = call.spec
+        if (spec.supports_async or spec.timeout is not None or self.timeout is not None or self.pool is not None
+                or spec.long_running or call.approval):
             return call
-        if call.idem_key is not None and call.idem_key in run.idempotent:
-            return self._end(call, self._reuse(call, run.idempotent[call.idem_key]), run)
+        key = call.idem_key
+        if key is not None and key in run.idempotent:
+            return self._end(call, self._reuse(call, run.idempotent[key]), run)
         try:
-            value = self._synthetic_value(call) if call.synthetic else call.tool.invoke(call.arguments, call.context)  # type: ignore[union-attr]
-            if inspect.isawaitable(value):  # an undeclared async tool: finish it on a loop
-                value = run_sync(_await(value))
+            if call.synthetic:
+                value = self._synthetic_value(call)
+            else:
+                value = call.tool.invoke(call.arguments, call.context)
+                if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool: finish it on a loop
+                    value = run_sync(_await(value))
             result = self._success(call, value)
         except Exception as exc:  # noqa: BLE001
             result = self._exception(call, exc)
-        if call.idem_key is not None:
-            run.idempotent[call.idem_key] = result
+        if key is not None:
+            run.idempotent[key] = result
         return self._end(call, result, run)
+
+
+class _Deadline(Exception):
+    """A call's timeout expired (as opposed to a ``TimeoutError`` raised by the tool itself)."""
+
+
+def _listener_failed(listener: Any, exc: Exception) -> None:
+    warnings.warn(f"workbench event listener {listener!r} raised {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3)
+
+
+def _uncancel(task: Any) -> None:
+    """Undo the ``task.cancel()`` of a cancelled call (Python ≥ 3.11), so the task carries on."""
+    uncancel = getattr(task, "uncancel", None)
+    if uncancel is not None and task.cancelling():
+        uncancel()
 
 
 async def _await(awaitable: Any) -> Any:
@@ -483,7 +778,10 @@ class SequentialExecutor(ToolExecutor):
 
     async def execute(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
         run = self._new_run(registry, log, invocation_state, ctx_factory)
-        return [await self._call_async(i, use, run) for i, use in enumerate(tool_uses)]
+        results = []
+        for i, use in enumerate(tool_uses):
+            results.append(await self._call_async(i, use, run))
+        return results
 
     async def execute_streaming(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
         run = self._new_run(registry, log, invocation_state, ctx_factory)
@@ -492,11 +790,12 @@ class SequentialExecutor(ToolExecutor):
 
     def run(self, tool_uses, registry, *, log=None, invocation_state=None):
         run = self._new_run(registry, log, invocation_state)
+        uses = tool_uses if type(tool_uses) is list else list(tool_uses)
         results: list[ToolResult] = []
-        uses = list(tool_uses)
+        call_sync = self._call_sync
         for i, use in enumerate(uses):
-            outcome = self._call_sync(i, use, run)
-            if isinstance(outcome, _Call):  # this call needs a loop: finish it, and the rest, on the async path
+            outcome = call_sync(i, use, run)
+            if type(outcome) is _Call:  # this call needs a loop: finish it, and the rest, on the async path
                 return results + run_sync(self._execute_rest(uses, outcome, run))
             results.append(outcome)
         return results
