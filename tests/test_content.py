@@ -80,3 +80,15 @@ def test_structured_result_through_executor_keeps_raw_value_and_checks_returns()
     dumped = result.model_dump(by_alias=True)
     assert "value" not in dumped and set(dumped) == {"toolUseId", "status", "content", "metadata", "started_at", "completed_at", "progress"}
     assert ToolResult.model_validate(result.to_dict()).content == result.content
+
+
+def test_returned_tool_result_is_checked_by_its_value():
+    from workbench import ToolResult as TR
+
+    @tool
+    def wrapped() -> int:
+        """Returns a ready-made result carrying an image and the value."""
+        return TR(toolUseId="x", status="success", content=[{"text": "7"}], value=7)
+
+    result = SequentialExecutor().call(ToolRegistry([wrapped]), "wrapped", {})
+    assert result.text == "7" and "returns_mismatch" not in result.metadata

@@ -480,7 +480,8 @@ class ToolExecutor:
         if call.synthetic:
             metadata["synthetic"] = True
         if spec.returns:
-            checked = value.observation if isinstance(value, ToolResponse) else value
+            # a ToolResponse/ToolResult wraps the real return value: check that, not the wrapper
+            checked = value.observation if isinstance(value, ToolResponse) else value.value if isinstance(value, ToolResult) else value
             private = spec.__pydantic_private__
             checker = private.get("_return_checker") if private else None
             mismatch = checker(checked) if checker is not None else spec.check_returns(checked)
