@@ -18,7 +18,7 @@ class ToolEvent:
 
     __slots__ = ("kind", "tool_use", "index", "progress", "message", "_result", "started_at")
 
-    def __init__(self, kind: EventKind, tool_use: ToolUse, index: int, *, progress: Optional[float] = None,
+    def __init__(self, kind: EventKind, tool_use: ToolUse, index: int, progress: Optional[float] = None,
                  message: Optional[str] = None, result: Optional[ToolResult] = None, started_at: Optional[str] = None) -> None:
         self.kind = kind
         self.tool_use = tool_use

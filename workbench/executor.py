@@ -120,22 +120,6 @@ def _content(value: Any) -> list:
     return to_content_blocks(value)
 
 
-class _Event(ToolEvent):
-    """A ``ToolEvent`` built with positional arguments (events are emitted per progress report)."""
-
-    __slots__ = ()
-
-    def __init__(self, kind: Any, tool_use: ToolUse, index: int, progress: Optional[float], message: Optional[str],
-                 result: Optional[ToolResult], started_at: Optional[str]) -> None:
-        self.kind = kind
-        self.tool_use = tool_use
-        self.index = index
-        self.progress = progress
-        self.message = message
-        self._result = result
-        self.started_at = started_at
-
-
 class _ProgressEvent(ToolEvent):
     """A ``progress`` event: four stores instead of seven (a tool may report 100k times); the
     per-call fields are read from the call."""
@@ -360,7 +344,7 @@ class ToolExecutor:
                 bad_shape = exc
         call = _Call(index, tool_use, started_at, t0)
         if self._listeners:
-            self._emit(_Event("start", tool_use, index, 0.0, None, None, started_at))
+            self._emit(ToolEvent("start", tool_use, index, 0.0, None, None, started_at))
         if bad_shape is not None:
             return self._fail(call, run, str(bad_shape), "TypeError")
         try:
@@ -437,7 +421,7 @@ class ToolExecutor:
                     _listener_failed(listener, exc)
 
         def log(message: str) -> None:
-            event = _Event("log", tool_use, index, None, message, None, started_at)
+            event = ToolEvent("log", tool_use, index, None, message, None, started_at)
             for listener in executor._listeners:
                 try:
                     listener(event)
@@ -525,7 +509,7 @@ class ToolExecutor:
                 result.metadata["log_error"] = f"{type(exc).__name__}: {exc}"
                 warnings.warn(f"workbench: could not write the execution log: {exc}", RuntimeWarning, stacklevel=2)
         if self._listeners:
-            self._emit(_Event("end", call.tool_use, call.index, 1.0, None, result, call.started_at))
+            self._emit(ToolEvent("end", call.tool_use, call.index, 1.0, None, result, call.started_at))
         return result
 
     @staticmethod

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
 from workbench._errors import ToolInputError, ToolSpecError
+from workbench._validation import json_type_name
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse, new_tool_use_id
 
@@ -499,7 +500,7 @@ def _gemini_node(node: Any, path: str, walk: _Walk) -> Schema:
         elif values:
             notes.append("one of: " + ", ".join(_json_text(v) for v in values))
             if "type" not in out:
-                kinds = {_json_kind(v) for v in values}
+                kinds = {json_type_name(v) for v in values}
                 if len(kinds) == 1:
                     out["type"] = kinds.pop()
 
@@ -546,20 +547,6 @@ def _finish_gemini(out: Schema, notes: list[str], nullable: bool) -> Schema:
     if nullable:
         out["nullable"] = True
     return {k: v for k, v in out.items() if k in GEMINI_SCHEMA_KEYS}
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def gemini_schema(parameters: Schema, tool_name: str = "tool") -> Schema:

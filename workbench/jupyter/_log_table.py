@@ -10,6 +10,7 @@ from typing import Any
 import ipywidgets as W
 
 from workbench._html import _STATUS_COLOURS
+from workbench.log import _output_summary
 from workbench.jupyter._throttle import Throttle
 
 __all__ = ["LogTable"]
@@ -26,22 +27,6 @@ def _json(value: Any) -> str:
     if value is None:
         return ""
     return json.dumps(value, ensure_ascii=False, default=repr)
-
-
-def _output_text(output: Any) -> str:
-    if not isinstance(output, list):
-        return _json(output)
-    texts = [b["text"] for b in output if isinstance(b, dict) and isinstance(b.get("text"), str)]
-    if texts:
-        return "\n".join(texts)
-    parts = []
-    for block in output:
-        if isinstance(block, dict) and "json" in block:
-            parts.append(_json(block["json"]))
-        elif isinstance(block, dict) and "image" in block:
-            image = block["image"] if isinstance(block["image"], dict) else {}
-            parts.append(f"[image {image.get('format', '?')}]")
-    return " ".join(parts)
 
 
 def _cell(text: str, limit: int, style: str = "") -> str:
@@ -150,7 +135,7 @@ class LogTable(W.VBox):
             if status == "error":
                 outcome = _cell(str(rec.get("error") or ""), limit, "color:#cf222e")
             else:
-                outcome = _cell(_output_text(rec.get("output")), limit)
+                outcome = _cell(_output_summary(rec.get("output")), limit)
             latency = rec.get("latency_ms")
             latency_text = f"{latency:.1f}" if isinstance(latency, (int, float)) and latency == latency else ""
             rows.append(

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+from workbench._validation import json_type_name
+
 __all__ = [
     "resolve", "split_nullable", "json_types", "variants_of", "variant_label", "constraint_text",
     "is_long_text", "value_matches", "NULL",
@@ -77,24 +79,8 @@ def json_types(schema: dict) -> set[str]:
         return {t for t in declared if isinstance(t, str)}
     values = schema.get("enum", [schema["const"]] if "const" in schema else None)
     if isinstance(values, list):
-        return {_type_of_value(v) for v in values}
+        return {json_type_name(v) for v in values}
     return set()
-
-
-def _type_of_value(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def split_nullable(schema: dict) -> Optional[dict]:
