@@ -246,8 +246,15 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
                 ready(url)
 
         announcer = asyncio.ensure_future(announce())
+        serving = asyncio.ensure_future(uv_server.serve(sockets=[sock]))
         try:
-            await uv_server.serve(sockets=[sock])
+            # shielded: a cancelled caller asks uvicorn to exit instead of cancelling it mid-lifespan,
+            # which would make starlette log a CancelledError traceback
+            await asyncio.shield(serving)
+        except asyncio.CancelledError:
+            uv_server.should_exit = True
+            await serving
+            raise
         finally:
             announcer.cancel()
             sock.close()
