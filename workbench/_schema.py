@@ -220,6 +220,8 @@ def inspect_function(
     field_names: list[tuple[str, str]] = []
     positional_only: list[str] = []
     for index, (pname, param) in enumerate(signature.parameters.items()):
+        if index == 0 and pname in ("self", "cls") and "." in getattr(fn, "__qualname__", ""):
+            continue  # a method decorated in its class body: the instance is bound, not an input
         if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             if explicit_schema:  # @tool(parameters=...): the schema is the user's; **kwargs receives it
                 continue
