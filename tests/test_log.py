@@ -348,8 +348,7 @@ def test_export_jsonl_roundtrip(tmp_path):
 
 
 def test_export_parquet_roundtrip(tmp_path):
-    pd = pytest.importorskip("pandas")
-    pytest.importorskip("pyarrow")
+    import pandas as pd
 
     log = ExecutionLog()
     sample_log(log)
@@ -603,7 +602,6 @@ def test_replay_defaults_to_workbench_executor_sequential(monkeypatch):
 
 
 def test_replay_through_the_real_executor():
-    pytest.importorskip("workbench.executor")
     from workbench.registry import ToolRegistry
     from workbench.tools import tool
 
@@ -670,7 +668,6 @@ CHILD = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 @pytest.mark.timeout(120)
 def test_sigkill_loses_no_committed_row(tmp_path):
     path = tmp_path / "killed.sqlite"
