@@ -289,7 +289,7 @@ def test_json_strings_accepted_for_array_and_object_parameters_only():
 
     args = f.spec.check_inputs({"items": "[1, 2]", "opts": '{"a": 1}', "text": "[1]", "maybe": "[3]"})
     assert args == {"items": [1, 2], "opts": {"a": 1}, "text": "[1]", "maybe": [3]}
-    with pytest.raises(ToolInputError, match=r"items: expected a valid array, received .not json. \(string\)"):
+    with pytest.raises(ToolInputError, match=r"items: expected array, received .not json. \(string\)"):
         f.spec.check_inputs({"items": "not json", "opts": {}, "text": ""})
 
 

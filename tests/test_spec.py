@@ -101,7 +101,7 @@ def test_function_tool_check_inputs_converts():
     text = str(info.value)
     assert "Invalid input for tool 'f' (3 errors)" in text
     assert "day: expected a valid date" in text and "received 'not a date' (string)" in text
-    assert "n: expected a valid integer, received 1.5 (number)" in text
+    assert "n: expected integer, received 1.5 (number)" in text
     assert "zzz: unexpected field (expected one of the parameters (day, n))" in text
 
 

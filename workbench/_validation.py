@@ -131,9 +131,28 @@ class FunctionInputValidator:
             elif kind == "extra_forbidden":
                 errors.append(_error(loc, f"one of the parameters ({self._param_list})" if len(loc) == 1 else "no extra keys", err["input"], unexpected=True))
             else:
-                expected = err["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
-                errors.append(_error(loc, expected, err["input"]))
+                errors.append(_error(loc, self._expected_for(kind, loc, err), err["input"]))
         return ToolInputError(tool_name, errors)
+
+
+    def _expected_for(self, kind: str, loc: tuple, err: dict) -> str:
+        """Say what was expected in JSON Schema terms, as the schema-only engine does."""
+        if kind in ("literal_error", "enum") and len(loc) == 1 and loc[0] in self._expected:
+            return self._expected[loc[0]]
+        json_type = _JSON_TYPE_BY_ERROR.get(kind)
+        if json_type is not None:
+            return json_type
+        return err["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
+
+
+#: pydantic error type → the JSON type it means (the rest keep pydantic's own wording)
+_JSON_TYPE_BY_ERROR: dict[str, str] = {
+    "int_type": "integer", "int_parsing": "integer", "int_from_float": "integer",
+    "float_type": "number", "float_parsing": "number",
+    "string_type": "string", "bool_type": "boolean", "bool_parsing": "boolean", "none_required": "null",
+    "list_type": "array", "tuple_type": "array", "set_type": "array", "frozen_set_type": "array",
+    "dict_type": "object", "model_type": "object", "model_attributes_type": "object", "dataclass_type": "object",
+}
 
 
 def _expected_from_schema(schema: dict, defs: dict | None = None) -> str:
