@@ -114,7 +114,9 @@ def to_content_blocks(value: Any) -> list[Block]:
     kind = type(value)
     if kind is str:  # the common cases skip the table
         return [{"text": value}]
-    if kind is int or kind is float or kind is bool or value is None:
+    if kind is int:
+        return [{"text": int.__repr__(value)}, {"json": value}]
+    if kind is float or kind is bool or value is None:
         return [{"text": json.dumps(value)}, {"json": value}]
     for matches, convert in _CONVERTERS:
         if matches(value):

@@ -11,7 +11,7 @@ import hashlib
 import json
 import random
 import uuid
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import datetime, time, timedelta, timezone
 from typing import Any, Callable
 
 __all__ = ["synthesize", "synthetic_seed"]

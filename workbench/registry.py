@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.util
-import inspect
 import os
 import sys
 import threading

@@ -408,7 +408,8 @@ def _schema_checker(schema: dict) -> Callable[[Any], Optional[str]]:
     try:
         validator = jsonschema.Draft202012Validator(schema)
     except Exception as exc:  # noqa: BLE001
-        return lambda value: f"returns schema is invalid: {exc}"
+        problem = f"returns schema is invalid: {exc}"
+        return lambda value: problem
 
     def check(value: Any) -> Optional[str]:
         from workbench._content import to_jsonable

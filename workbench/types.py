@@ -94,19 +94,26 @@ def make_tool_use(name: str, input: Optional[dict] = None, tool_use_id: Optional
     return {"toolUseId": tool_use_id or new_tool_use_id(), "name": name, "input": {} if input is None else input}
 
 
-_second_cache: list = [-1, ""]
+_MILLIS = tuple(".%03dZ" % i for i in range(1000))
+# (first millisecond of the cached second, its "YYYY-MM-DDTHH:MM:SS"), swapped atomically
+_iso_state: list = [(0, "")]
 
 
-def utc_now_iso() -> str:
-    """The current time as ISO 8601 UTC with a ``Z`` suffix (millisecond precision)."""
-    # Called twice per tool call: format the seconds once per second, only the milliseconds each time.
-    now = time.time()
-    second = int(now)
-    cache = _second_cache
-    if cache[0] != second:
-        cache[1] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        cache[0] = second
-    return "%s.%03dZ" % (cache[1], int((now - second) * 1000))
+def utc_now_iso(_wall: Any = time.time, _state: list = _iso_state, _millis: tuple = _MILLIS) -> str:
+    """The current time as ISO 8601 UTC with a ``Z`` suffix (millisecond precision).
+
+    Executors stamp every call twice, so each second is formatted once and only the
+    milliseconds are appended per call.
+    """
+    ms = int(_wall() * 1000.0)
+    base, prefix = _state[0]
+    offset = ms - base
+    if 0 <= offset < 1000:
+        return prefix + _millis[offset]
+    second = ms // 1000
+    prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+    _state[0] = (second * 1000, prefix)
+    return prefix + _millis[ms - second * 1000]
 
 
 class ToolResult(BaseModel):
@@ -132,16 +139,15 @@ class ToolResult(BaseModel):
               completed_at: Optional[str], progress: Optional[float], value: Any) -> "ToolResult":
         """Build a result from already-valid fields without validation.
 
-        Same contract as ``model_construct`` at a quarter of its cost; executors build one
-        per call, so it matters (see benchmarks/bench_executor.py).
+        Same contract as ``model_construct`` (which costs ~5 µs) in ~0.5 µs, by setting the
+        instance slots pydantic itself sets; executors build one per call.
         """
-        obj = cls.__new__(cls)
-        setattr_ = object.__setattr__
-        setattr_(obj, "__dict__", {"tool_use_id": tool_use_id, "status": status, "content": content, "metadata": metadata,
-                                   "started_at": started_at, "completed_at": completed_at, "progress": progress, "value": value})
-        setattr_(obj, "__pydantic_fields_set__", _RESULT_FIELDS)
-        setattr_(obj, "__pydantic_extra__", None)
-        setattr_(obj, "__pydantic_private__", None)
+        obj = _new(cls)
+        _set_dict(obj, {"tool_use_id": tool_use_id, "status": status, "content": content, "metadata": metadata,
+                        "started_at": started_at, "completed_at": completed_at, "progress": progress, "value": value})
+        _set_fields_set(obj, _RESULT_FIELDS)
+        _set_extra(obj, None)
+        _set_private(obj, None)
         return obj
 
     # -- convenience -----------------------------------------------------------------
@@ -192,3 +198,10 @@ class ToolResult(BaseModel):
 
 
 _RESULT_FIELDS = frozenset(ToolResult.model_fields)
+_new = ToolResult.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+if _RESULT_FIELDS != {"tool_use_id", "status", "content", "metadata", "started_at", "completed_at", "progress", "value"}:
+    raise AssertionError("ToolResult grew a field: update ToolResult._fast")  # pragma: no cover

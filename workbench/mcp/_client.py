@@ -95,7 +95,7 @@ class McpProxyTool(BaseTool):
         return await self._send(self.spec.build_input(*args, **kwargs), None)
 
     async def _send(self, arguments: dict[str, Any], context: Optional[ToolContext]) -> Any:
-        callback = None
+        callback: Any = None
         if context is not None:
             async def callback(progress: float, total: Optional[float], message: Optional[str]) -> None:
                 try:
