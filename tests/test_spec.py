@@ -175,3 +175,21 @@ def test_parameters_override_is_validated_and_used():
     assert f.spec.check_inputs({"x": 1}) == {"x": 1}
     with pytest.raises(ToolSpecError):
         tool(parameters={"type": "object", "properties": {"x": {"type": 5}}})(lambda x: x)
+
+
+def test_check_returns_with_an_invalid_returns_schema_reports_instead_of_crashing():
+    spec = ToolSpec(name="s", description="d", returns={"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}})
+    message = spec.check_returns({"a": 1})
+    assert isinstance(message, str) and message
+
+
+def test_dangling_ref_in_parameters_is_a_spec_error_and_an_error_result():
+    from workbench import SequentialExecutor, ToolRegistry
+
+    spec = ToolSpec(name="s", description="d", parameters={"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}})
+    with pytest.raises(ToolSpecError, match="Tool 's': its parameters schema cannot be applied: .*nowhere"):
+        spec.check_inputs({"a": 1})
+    registry = ToolRegistry(synthetic=True)
+    registry.register_spec(spec)
+    result = SequentialExecutor(synthetic=True).call(registry, "s", {"a": 1})
+    assert result.status == "error" and "cannot be applied" in result.error

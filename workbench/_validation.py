@@ -219,7 +219,12 @@ class SchemaInputValidator:
         except ToolSpecError as exc:
             raise ToolSpecError(f"Tool '{tool_name}': {exc}") from None
         errors = []
-        for err in sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path)):
+        try:
+            found = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+        except Exception as exc:  # noqa: BLE001 - e.g. a $ref that points nowhere: the spec's fault, said plainly
+            raise ToolSpecError(f"Tool '{tool_name}': its parameters schema cannot be applied: "
+                                f"{type(exc).__name__}: {exc}") from None
+        for err in found:
             loc = list(err.absolute_path)
             if err.validator == "required":
                 missing = err.message.split("'")[1] if "'" in err.message else "?"

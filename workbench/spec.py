@@ -414,7 +414,10 @@ def _schema_checker(schema: dict) -> Callable[[Any], Optional[str]]:
     def check(value: Any) -> Optional[str]:
         from workbench._content import to_jsonable
 
-        error = jsonschema.exceptions.best_match(validator.iter_errors(to_jsonable(value)))
+        try:
+            error = jsonschema.exceptions.best_match(validator.iter_errors(to_jsonable(value)))
+        except Exception as exc:  # noqa: BLE001 - e.g. a $ref that points nowhere
+            return f"returns schema cannot be applied: {type(exc).__name__}: {exc}"
         if error is None:
             return None
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
