@@ -311,3 +311,15 @@ def test_positional_only_parameters_are_called_positionally():
         return a * 10 + b
 
     assert f.invoke(f.spec.check_inputs({"a": 1, "b": 2})) == 12
+
+
+def test_integral_floats_are_integers_as_in_json_schema():
+    @tool
+    def f(n: int, items: list[int]):
+        """Doc."""
+
+    assert f.spec.check_inputs({"n": 2.0, "items": [1.0, 3]}) == {"n": 2, "items": [1, 3]}
+    with pytest.raises(ToolInputError, match="n: expected integer, received 2.5"):
+        f.spec.check_inputs({"n": 2.5, "items": []})
+    with pytest.raises(ToolInputError, match="items: expected array"):
+        f.spec.check_inputs({"n": 2.0, "items": "x"})

@@ -116,7 +116,10 @@ class FunctionInputValidator:
             try:
                 instance = self._validator.validate_json(text, strict=True)
             except ValidationError as json_error:
-                raise self._convert(tool_name, json_error) from None
+                if not _only_integral_floats(json_error):
+                    raise self._convert(tool_name, json_error) from None
+                # JSON Schema counts 1.0 as an integer (models do send it); pydantic's strict mode does not
+                instance = self._validator.validate_json(text, strict=False)
         values = instance.__dict__
         return {name: values[internal] for internal, name in self._fields}
 
@@ -153,6 +156,11 @@ _JSON_TYPE_BY_ERROR: dict[str, str] = {
     "list_type": "array", "tuple_type": "array", "set_type": "array", "frozen_set_type": "array",
     "dict_type": "object", "model_type": "object", "model_attributes_type": "object", "dataclass_type": "object",
 }
+
+
+def _only_integral_floats(exc: ValidationError) -> bool:
+    return all(e["type"] == "int_type" and type(e["input"]) is float and e["input"].is_integer()
+               for e in exc.errors(include_url=False))
 
 
 def _expected_from_schema(schema: dict, defs: dict | None = None) -> str:
