@@ -114,6 +114,9 @@ class BaseTool(ABC):
     @property
     def tool_spec(self) -> ToolSpec:
         """The spec as the class declares it (Spark may return a plain dict)."""
+        preset = self.__dict__.get("_wb_spec")  # tools built around a ready spec (functions, spec-only, proxies)
+        if preset is not None:
+            return preset
         cls = type(self)
         declared = getattr(cls, "spec", None)
         if isinstance(declared, ToolSpec):
@@ -338,10 +341,6 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
 
     # -- attributes -------------------------------------------------------------------------------
     @property
-    def tool_spec(self) -> ToolSpec:
-        return self.__dict__["_wb_spec"]
-
-    @property
     def tool_name(self) -> str:
         return self.__dict__["_wb_spec"].name
 
@@ -383,7 +382,7 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         return (_import_by_ref, (f"{self.__module__}:{self.__qualname__}",))
 
     def __repr__(self) -> str:
-        return f"<tool {self.tool_name!r}{self.__dict__.get('__wrapped__') and _signature_text(self._func)}>"
+        return f"<tool {self.tool_name!r}{_signature_text(self._func)}>"
 
 
 def _class_permission(cls: type) -> Permission | str:
@@ -421,10 +420,6 @@ class SpecOnlyTool(BaseTool):
     def __init__(self, spec: ToolSpec | dict[str, Any]) -> None:
         self.__dict__["_wb_spec"] = ToolSpec.coerce(spec)
         self.__dict__["_wb_ctx"] = None
-
-    @property
-    def tool_spec(self) -> ToolSpec:
-        return self.__dict__["_wb_spec"]
 
     @property
     def tool_type(self) -> str:

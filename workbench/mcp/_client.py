@@ -75,10 +75,6 @@ class McpProxyTool(BaseTool):
         self.__dict__["_wb_ctx"] = "tool_context"  # the executor then builds a ToolContext for progress
 
     @property
-    def tool_spec(self) -> ToolSpec:
-        return self.__dict__["_wb_spec"]
-
-    @property
     def tool_type(self) -> str:
         return "mcp"
 
