@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from pydantic_core import to_jsonable_python
 
-__all__ = ["to_content_blocks", "to_jsonable", "image_block", "IMAGE_MAGIC"]
+__all__ = ["to_content_blocks", "to_jsonable", "json_text", "image_block", "IMAGE_MAGIC"]
 
 Block = dict[str, Any]
 
@@ -31,7 +31,8 @@ def to_jsonable(value: Any) -> Any:
     return to_jsonable_python(value, fallback=repr, bytes_mode="base64")
 
 
-def _dumps(value: Any) -> str:
+def json_text(value: Any) -> str:
+    """Compact JSON text for display; values JSON cannot hold are shown by ``repr`` (never raises for them)."""
     return json.dumps(value, ensure_ascii=False, default=repr)
 
 
@@ -64,7 +65,7 @@ def _from_text(value: str) -> list[Block]:
 
 def _from_jsonable(value: Any) -> list[Block]:
     data = to_jsonable(value)
-    return [{"text": _dumps(data)}, {"json": data}]
+    return [{"text": json_text(data)}, {"json": data}]
 
 
 def _from_bytes(value: bytes | bytearray | memoryview) -> list[Block]:

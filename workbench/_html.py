@@ -13,8 +13,12 @@ from typing import Any
 _STATUS_COLOURS = {"success": "#1a7f37", "error": "#cf222e", "in_progress": "#9a6700"}
 
 
-def _e(value: Any) -> str:
+def escape(value: Any) -> str:
+    """``str(value)`` made safe to put in HTML text and attributes; every tool-provided string goes through it."""
     return html.escape(str(value), quote=True)
+
+
+_e = escape
 
 
 def _params_table(spec: Any) -> str:

@@ -50,6 +50,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
+from workbench._content import json_text
 from workbench._errors import ToolInputError, ToolSpecError
 from workbench._validation import json_type_name
 from workbench.spec import ToolSpec
@@ -117,10 +118,6 @@ def _get(mapping: Any, *keys: str, default: Any = None) -> Any:
         if key in mapping and mapping[key] is not None:
             return mapping[key]
     return default
-
-
-def _json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=repr)
 
 
 def _describe(schema: Schema, notes: list[str]) -> None:
@@ -352,7 +349,7 @@ def _strict_node(node: Any, path: str, walk: _Walk, profile: _StrictProfile) -> 
         out["items"] = _strict_node(node["items"], f"{path}[]", walk, profile)
 
     if "default" in node and node["default"] is not None:
-        notes.append(f"default: {_json_text(node['default'])}")
+        notes.append(f"default: {json_text(node['default'])}")
     for key, value in node.items():
         if key in _STRUCTURAL:
             continue
@@ -360,7 +357,7 @@ def _strict_node(node: Any, path: str, walk: _Walk, profile: _StrictProfile) -> 
         if check is not None and check(value):
             out[key] = value
         else:
-            notes.append(f"{key}: {_json_text(value)}")
+            notes.append(f"{key}: {json_text(value)}")
     _describe(out, notes)
     return out
 
@@ -498,7 +495,7 @@ def _gemini_node(node: Any, path: str, walk: _Walk) -> Schema:
             out["enum"] = values
             out.setdefault("type", "string")
         elif values:
-            notes.append("one of: " + ", ".join(_json_text(v) for v in values))
+            notes.append("one of: " + ", ".join(json_text(v) for v in values))
             if "type" not in out:
                 kinds = {json_type_name(v) for v in values}
                 if len(kinds) == 1:
@@ -536,7 +533,7 @@ def _gemini_node(node: Any, path: str, walk: _Walk) -> Schema:
         if key in node:
             out[key] = node[key]
     if node.get("default") is not None:
-        notes.append(f"default: {_json_text(node['default'])}")
+        notes.append(f"default: {json_text(node['default'])}")
     return _finish_gemini(out, notes, nullable)
 
 
@@ -1011,7 +1008,7 @@ def _text_parts(result: ToolResult) -> list[str]:
             parts.append(str(block["text"]))
         elif "json" in block:
             if not _redundant_json(block["json"], texts):
-                parts.append(_json_text(block["json"]))
+                parts.append(json_text(block["json"]))
         elif "image" in block:
             parts.append(_image_note(block))
     return parts
@@ -1039,7 +1036,7 @@ def _anthropic_blocks(result: ToolResult) -> list[dict[str, Any]]:
             blocks.append({"type": "text", "text": str(block["text"])})
         elif "json" in block:
             if not _redundant_json(block["json"], texts):
-                blocks.append({"type": "text", "text": _json_text(block["json"])})
+                blocks.append({"type": "text", "text": json_text(block["json"])})
         elif "image" in block:
             fmt, data = _image_bytes(block)
             media = _MEDIA_TYPES.get(fmt)

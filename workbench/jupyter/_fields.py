@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import html
 import json
 from typing import Any, Callable, Iterator, Optional
 
 import ipywidgets as W
 
+from workbench._html import escape as _e
 from workbench.jupyter._schema_utils import constraint_text, json_types
 
 __all__ = [
@@ -84,10 +84,6 @@ class FieldContext:
 
     def with_ref(self, ref: str) -> "FieldContext":
         return FieldContext(self.root, self.build, self.depth, self.refs + (ref,))
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _json_text(value: Any) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import html
 import re
 import threading
 import time
@@ -23,6 +22,7 @@ from typing import Any, Optional
 import ipywidgets as W
 
 from workbench._errors import ToolInputError
+from workbench._html import escape as _e
 from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._field_table import build_field
 from workbench.jupyter._fields import MISSING, Field, FieldContext, FieldValueError
@@ -40,10 +40,6 @@ PROGRESS_INTERVAL = 0.05
 TICK_INTERVAL = 0.1
 
 _PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def parse_error_path(path: str) -> list:

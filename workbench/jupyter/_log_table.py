@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import html
-import json
 import threading
 from typing import Any
 
 import ipywidgets as W
 
+from workbench._content import json_text
 from workbench._html import _STATUS_COLOURS
+from workbench._html import escape as _e
 from workbench.log import _output_summary
 from workbench.jupyter._throttle import Throttle
 
@@ -19,14 +19,8 @@ _ALL = "(all tools)"
 _STATUSES = ("any status", "success", "error")
 
 
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def _json(value: Any) -> str:
-    if value is None:
-        return ""
-    return json.dumps(value, ensure_ascii=False, default=repr)
+    return "" if value is None else json_text(value)
 
 
 def _cell(text: str, limit: int, style: str = "") -> str:

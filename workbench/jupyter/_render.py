@@ -7,12 +7,12 @@ then adds its own tags, and images only as ``data:`` URLs of known raster format
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from typing import Any, Optional
 
 from workbench._html import _STATUS_COLOURS
+from workbench._html import escape as _e
 
 __all__ = ["result_area_html", "json_html", "safe_markdown", "tool_use_html", "copy_as_code", "mismatch_html",
            "error_summary_html"]
@@ -20,10 +20,6 @@ __all__ = ["result_area_html", "json_html", "safe_markdown", "tool_use_html", "c
 _IMAGE_FORMATS = {"png": "png", "jpeg": "jpeg", "jpg": "jpeg", "gif": "gif", "webp": "webp"}
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 _PRE = "white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em"
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def json_html(value: Any) -> str:
