@@ -9,13 +9,17 @@ import os
 import sys
 import threading
 import types
-from typing import Any, Callable, Iterator, Optional
+import warnings
+from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from workbench._errors import ToolNotFoundError, ToolSpecError
 from workbench.spec import ToolSpec
-from workbench.tools import BaseTool, DecoratedFunctionTool, SpecOnlyTool, tool
+from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, SpecOnlyTool, tool
 
-__all__ = ["ToolRegistry", "default_registry", "normalize_tool_name"]
+__all__ = ["ToolRegistry", "UntrustedRefTool", "default_registry", "normalize_tool_name"]
+
+#: ``from_spec_dict(trust_refs=...)``: ``True`` (every ref), ``False`` (none) or module prefixes.
+TrustRefs = Union[bool, Iterable[str]]
 
 
 def normalize_tool_name(name: str) -> str:
@@ -47,6 +51,59 @@ def _resolve_ref(ref: str, *, reload: bool = False) -> Any:
         except AttributeError:
             raise ValueError(f"Cannot import tool reference {ref!r}: module '{module_name}' has no attribute '{attr}'") from None
     return obj
+
+
+def _ref_trust(trust_refs: TrustRefs) -> Callable[[str], bool]:
+    """``trusted(ref)`` for a ``trust_refs`` value; prefixes match whole dotted module components."""
+    if isinstance(trust_refs, bool):
+        return lambda ref: trust_refs
+    if isinstance(trust_refs, (str, bytes)) or not isinstance(trust_refs, Iterable):
+        raise TypeError(f"trust_refs must be True, False or a list of module prefixes (e.g. ['myproj']), "
+                        f"got {trust_refs!r}")
+    prefixes = tuple(trust_refs)
+    bad = [p for p in prefixes if not isinstance(p, str)]
+    if bad:
+        raise TypeError(f"trust_refs must list module prefixes as strings, got {bad[0]!r}")
+    prefixes = tuple(p for p in prefixes if p)  # an empty prefix trusts nothing
+
+    def trusted(ref: str) -> bool:
+        module = _split_ref(ref)[0]
+        return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+    return trusted
+
+
+class UntrustedRefTool(SpecOnlyTool):
+    """A spec-file entry whose ``ref`` was not imported because the caller did not trust it.
+
+    It behaves as a spec-only tool (synthetic calls work, real calls fail with a clear error);
+    the ref stays recorded so ``to_spec_dict`` writes the entry back unchanged.
+    """
+
+    def __init__(self, spec: ToolSpec | dict[str, Any], ref: str, *, spec_given: bool = True) -> None:
+        super().__init__(spec)
+        self.__dict__["untrusted_ref"] = ref
+        self.__dict__["spec_given"] = spec_given  # False: a placeholder spec, not written back
+
+    @property
+    def status_text(self) -> str:
+        return f"spec-only (ref not trusted: {self.untrusted_ref})"
+
+    def __call__(self, **kwargs: Any) -> Any:
+        raise NoImplementationError(
+            f"Tool '{self.tool_name}' has no implementation: its ref '{self.untrusted_ref}' comes from a spec "
+            "dict and is not trusted, so it was not imported. Load the spec with "
+            "ToolRegistry.from_spec_dict(..., trust_refs=True) (or trust_refs=['module.prefix']) if you trust "
+            "the file, or call it with synthetic=True."
+        )
+
+    def get_display_properties(self) -> dict[str, str]:
+        props = super().get_display_properties()
+        props["Type"] = self.status_text
+        return props
+
+    def __repr__(self) -> str:
+        return f"<UntrustedRefTool {self.tool_name!r}: {self.status_text}>"
 
 
 def _derived_ref(item: BaseTool) -> Optional[str]:
@@ -298,30 +355,71 @@ class ToolRegistry:
             ref = self.tool_refs.get(name)
             if ref:
                 entry["ref"] = ref
-            entry["spec"] = item.spec.to_json()
+            if getattr(item, "spec_given", True):
+                entry["spec"] = item.spec.to_json()
             entries.append(entry)
         return {"tools": entries}
 
     @classmethod
-    def from_spec_dict(cls, spec: dict[str, Any], *, synthetic: bool = False) -> "ToolRegistry":
-        """Rebuild a registry: entries with a ``ref`` are imported, the others become spec-only tools."""
+    def from_spec_dict(cls, spec: dict[str, Any], *, synthetic: bool = False,
+                       trust_refs: TrustRefs = False) -> "ToolRegistry":
+        """Rebuild a registry from :meth:`to_spec_dict` output (typically read from a file).
+
+        A spec dict is data and may be untrusted, so by default no ``ref`` is imported: every entry
+        becomes a spec-only tool (an :class:`UntrustedRefTool` when it has a ref, which is kept for
+        :meth:`to_spec_dict`), and a ``UserWarning`` lists the refs left unresolved.
+
+        Args:
+            spec: ``{"tools": [{"name", "ref"?, "spec"?}]}``.
+            synthetic: the registry's ``synthetic`` option.
+            trust_refs: ``True`` imports every ref (only for files you wrote); a list of module
+                prefixes imports the refs under them, matching whole dotted components
+                (``["myproj"]`` allows ``myproj.tools:f`` but not ``myproj_evil:f``).
+        """
         if not isinstance(spec, dict) or not isinstance(spec.get("tools"), list):
             raise ValueError("A spec dict must look like {'tools': [{'name': ..., 'ref': ..., 'spec': {...}}]}")
+        trusted = _ref_trust(trust_refs)
         registry = cls(synthetic=synthetic)
+        untrusted: list[str] = []
         for index, entry in enumerate(spec["tools"]):
             if not isinstance(entry, dict):
                 raise ValueError(f"tools[{index}] must be an object, got {type(entry).__name__}")
             name = entry.get("name") or (entry.get("spec") or {}).get("name")
-            if entry.get("ref"):
-                registry.register_tool_by_ref(entry["ref"], tool_name=name)
+            ref = entry.get("ref")
+            if ref:
+                _split_ref(ref)  # a malformed ref is an error whether or not it is trusted
+            if ref and trusted(ref):
+                registry.register_tool_by_ref(ref, tool_name=name)
+            elif ref:
+                name = name or ref.rsplit(":", 1)[1].rsplit(".", 1)[-1]
+                registry.register_tool(cls._untrusted_tool(entry.get("spec"), name, ref), ref=ref)
+                untrusted.append(f"{name} ({ref})")
             elif entry.get("spec"):
-                data = {k: v for k, v in entry["spec"].items() if k != "inputs"}
-                if name:
-                    data["name"] = name
-                registry.register_spec(data)
+                registry.register_spec(cls._spec_data(entry["spec"], name))
             else:
                 raise ValueError(f"tools[{index}] ({name or 'unnamed'}) has neither a 'ref' nor a 'spec'")
+        if untrusted:
+            warnings.warn(
+                f"from_spec_dict: {len(untrusted)} ref(s) not trusted, not imported, loaded as spec-only tools: "
+                f"{', '.join(untrusted)}. If you trust the file, pass trust_refs=True "
+                "(or trust_refs=['module.prefix'])",
+                UserWarning, stacklevel=2)
         return registry
+
+    @staticmethod
+    def _spec_data(data: dict[str, Any], name: Optional[str]) -> dict[str, Any]:
+        out = {k: v for k, v in data.items() if k != "inputs"}
+        if name:
+            out["name"] = name
+        return out
+
+    @classmethod
+    def _untrusted_tool(cls, data: Optional[dict[str, Any]], name: str, ref: str) -> UntrustedRefTool:
+        if data:
+            return UntrustedRefTool(ToolSpec.coerce(cls._spec_data(data, name)), ref)
+        placeholder = ToolSpec(name=name, description=f"Not loaded: ref '{ref}' is not trusted.",
+                               parameters={"type": "object", "properties": {}})
+        return UntrustedRefTool(placeholder, ref, spec_given=False)
 
     def to_provider_format(self, provider: str, **options: Any) -> list[dict[str, Any]]:
         """Every tool in one provider's format."""
@@ -339,6 +437,9 @@ class ToolRegistry:
         ref = self.tool_refs.get(name)
         if not ref:
             raise ValueError(f"Tool '{name}' has no module reference to reload from (register it by ref or from a module)")
+        if isinstance(item, UntrustedRefTool):
+            raise ValueError(f"Tool '{name}' came from a spec dict whose ref '{ref}' is not trusted; reload will not "
+                             f"import it (use register_tool_by_ref({ref!r}, {name!r}, replace=True) if you trust it)")
         fresh = self._as_tool(_resolve_ref(ref, reload=True), name=name if name != ref.split(":")[1] else None)
         fresh.mark_dynamic()
         self.register_tool(fresh, replace=True, ref=ref)
