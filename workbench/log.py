@@ -256,6 +256,17 @@ def _output_summary(output: Any) -> str:
     return " ".join(parts)
 
 
+# Spreadsheets run a cell starting with one of these as a formula (OWASP "CSV Injection").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text: formula-like strings get a leading ``'``."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 class ExecutionLog:
     """A SQLite-backed record of finished tool calls.
 
@@ -577,7 +588,9 @@ class ExecutionLog:
 
         - ``.csv``: the ``calls`` table columns (:data:`LOG_COLUMNS`), with
           ``input_json`` / ``output_json`` / ``metadata_json`` as JSON text and
-          timestamps as ISO 8601 strings; empty cells for missing values.
+          timestamps as ISO 8601 strings; empty cells for missing values. Text cells that a
+          spreadsheet would read as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or
+          carriage return) get a leading ``'`` (OWASP's CSV-injection advice); numbers stay numbers.
         - ``.jsonl``: one JSON object per line, the row dict of :meth:`rows`
           (``input``, ``output`` and ``metadata`` as nested JSON).
         - ``.parquet`` (needs pyarrow): the ``calls`` table columns, JSON
@@ -605,7 +618,7 @@ class ExecutionLog:
             with open(target, "w", newline="", encoding="utf-8") as handle:
                 writer = csv.writer(handle)
                 writer.writerow(LOG_COLUMNS)
-                writer.writerows(raw)
+                writer.writerows(tuple(map(_csv_cell, row)) for row in raw)
         elif suffix == ".jsonl":
             with open(target, "w", encoding="utf-8") as handle:
                 with _gc_paused(len(raw)):
