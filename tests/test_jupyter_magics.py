@@ -150,7 +150,6 @@ def _usage_error(result, capsys, *fragments):
     ("", "x = 1\ny = 2", ["defines no function"]),
     ("", "def _private():\n    '''Doc.'''", ["defines no function"]),
     ("--name a", ADD + "\ndef other() -> int:\n    '''Other.'''\n    return 1", ["exactly one function", "add, other"]),
-    ("", "def nodoc(x: int) -> int:\n    return x", ["no docstring", "--description"]),
     ("--permission sometimes", ADD, ["--permission", "sometimes"]),
     ("--timeout -1", ADD, ["--timeout"]),
     ("", "def star(*args):\n    '''Doc.'''", ["*args", "not supported"]),

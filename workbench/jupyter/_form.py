@@ -7,7 +7,9 @@ and *Copy as code*.
 
 Running never blocks the kernel: the Run button schedules ``executor.execute`` on the running
 event loop (the kernel's) or, without one, on a background thread. ``form.run()`` is the
-synchronous programmatic path (tests, scripts).
+synchronous programmatic path (tests, scripts) — except for a call that needs the user's approval
+made where blocking would deadlock (a notebook cell): it returns a :class:`PendingRun` at once, and
+``await form.run_async()`` waits for the click without blocking the loop that delivers it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import re
+import sys
 import threading
 import time
 from typing import Any, Optional
@@ -32,12 +35,15 @@ from workbench.jupyter._render import (
 from workbench.jupyter._throttle import Throttle
 from workbench.types import Permission, ToolResult, new_tool_use_id, utc_now_iso
 
-__all__ = ["ToolForm", "PROGRESS_INTERVAL"]
+__all__ = ["ToolForm", "PendingRun", "PROGRESS_INTERVAL", "NO_DESCRIPTION_WARNING"]
 
 #: minimum seconds between two progress-bar updates (≤ 20 updates/s)
 PROGRESS_INTERVAL = 0.05
 #: seconds between two elapsed-time label updates while a call runs
 TICK_INTERVAL = 0.1
+
+#: shown in the form of a tool without a description (``spec.validate()`` rejects such a spec)
+NO_DESCRIPTION_WARNING = "no description: a model will not know when to call this tool"
 
 _PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
 
@@ -56,10 +62,10 @@ class ToolForm(W.VBox):
         workbench: the ``Workbench`` whose executor, registry and log the form uses
             (default: the kernel's ``get_workbench()``).
 
-    Programmatic API: ``values``, ``set_values(dict)``, ``run()``, ``submit()``/``wait()``, ``cancel()``,
-    ``errors``, ``result``, ``reset()``; widgets: ``fields``, ``run_button``, ``cancel_button``,
-    ``progress``, ``elapsed``, ``approval``, ``result_html``, ``warning``, ``request_html``,
-    ``response_html``, ``code``, ``summary``.
+    Programmatic API: ``values``, ``set_values(dict)``, ``run()``, ``await run_async()``,
+    ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``; widgets: ``fields``,
+    ``run_button``, ``cancel_button``, ``progress``, ``elapsed``, ``approval``, ``result_html``,
+    ``warning``, ``description_warning``, ``request_html``, ``response_html``, ``code``, ``summary``.
     """
 
     def __init__(self, tool: Any, workbench: Any = None) -> None:
@@ -85,6 +91,10 @@ class ToolForm(W.VBox):
         self._state_lock = threading.RLock()
 
         self.header = W.HTML(self._header_html())
+        self.description_warning = W.HTML(
+            f"<div style='color:#9a6700'>⚠ {NO_DESCRIPTION_WARNING} — add a docstring "
+            "(or <code>%%tool --description '…'</code>)</div>",
+            layout=W.Layout(display=None if _lacks_description(self.spec) else "none"))
         self.fields_box = W.VBox([])
         self.summary = W.HTML(layout=W.Layout(display="none"))
         self.run_button = W.Button(description="Run", button_style="primary", icon="play")
@@ -112,6 +122,7 @@ class ToolForm(W.VBox):
         self._build_fields()
         super().__init__([
             self.header,
+            self.description_warning,
             self.fields_box,
             self.summary,
             W.HBox([self.run_button, self.cancel_button, self.reset_button, self.elapsed]),
@@ -384,9 +395,26 @@ class ToolForm(W.VBox):
                           metadata={"tool_name": self.spec.name, "error_type": type(exc).__name__,
                                     "error": f"{type(exc).__name__}: {exc}"}, started_at=now, completed_at=now)
 
-    def run(self) -> ToolResult:
-        """Validate and run synchronously through the workbench's executor; update the widgets; return
-        the ``ToolResult``. Invalid input returns an error result (nothing runs) and fills ``errors``."""
+    def run(self) -> "ToolResult | PendingRun":
+        """Validate and run through the workbench's executor; update the widgets; return the ``ToolResult``.
+
+        Invalid input returns an error result (nothing runs) and fills ``errors``.
+
+        A call that waits for the user's approval (an ``ASK_USER`` tool, answered by this form's
+        Approve / Deny prompt) cannot block where the click is delivered by the calling thread's
+        event loop — a notebook cell, where blocking would freeze the kernel forever. There (a
+        running event loop in this thread, or the kernel's main thread) ``run()`` starts the call,
+        shows the prompt and returns a :class:`PendingRun` at once: displayed, it shows the prompt
+        in the cell; the call completes when the user clicks, and its result lands in the form,
+        in ``form.result`` and in the log. ``await form.run_async()`` (or ``await`` the handle)
+        gives the ``ToolResult`` in code. Elsewhere (scripts, worker threads) ``run()`` blocks
+        until Approve / Deny is decided, e.g. by another thread calling ``form.approval.approve()``.
+        """
+        if self._needs_prompt() and _blocking_would_deadlock():
+            done = self.submit()
+            if done is None:
+                return self.result  # type: ignore[return-value]  # invalid input: the error result
+            return PendingRun(self, done)
         prepared = self._prepare()
         if isinstance(prepared, ToolResult):
             self.result = prepared
@@ -398,6 +426,28 @@ class ToolForm(W.VBox):
             result = self._fail(prepared, exc)
         self._finish(result)
         return result
+
+    async def run_async(self) -> ToolResult:
+        """Validate and run on the running event loop; ``await form.run_async()`` in a cell returns the
+        ``ToolResult`` — after the Approve / Deny click for an ``ASK_USER`` tool — without blocking the
+        kernel. Invalid input returns an error result (nothing runs) and fills ``errors``."""
+        prepared = self._prepare()
+        if isinstance(prepared, ToolResult):
+            self.result = prepared
+            return prepared
+        self._start(prepared)
+        task = asyncio.get_running_loop().create_task(self._execute(prepared))
+        self._task = task
+        return await task
+
+    def _needs_prompt(self) -> bool:
+        """True when a call would wait for this form's Approve / Deny (and not for a user-set approver)."""
+        try:
+            permission = Permission.coerce(self.tool.permission)
+        except (TypeError, ValueError):
+            return False  # the executor reports the malformed permission as the call's error
+        approver = getattr(self.workbench.executor, "approver", None)
+        return permission is Permission.ASK_USER and approver == self.workbench._approve
 
     async def _execute(self, tool_use: dict) -> ToolResult:
         try:
@@ -429,11 +479,26 @@ class ToolForm(W.VBox):
         return done
 
     def wait(self, timeout: Optional[float] = None) -> Optional[ToolResult]:
-        """Block until the current (or last) submitted call ends; returns its result."""
+        """Block until the current (or last) submitted call ends; returns its result.
+
+        ``RuntimeError`` (instead of a deadlock) when the call runs on the event loop of this very
+        thread — a cell in the kernel: ``await`` it (``await form.run_async()``) or read ``form.result``
+        in a later cell."""
         done = self._done
         if done is None:
             return self.result
+        self._check_can_block(done)
         return done.result(timeout=timeout)
+
+    def _check_can_block(self, done: concurrent.futures.Future) -> None:
+        if done.done():
+            return
+        task, loop = self._task, _running_loop()
+        if loop is not None and isinstance(task, asyncio.Future) and task.get_loop() is loop:
+            raise RuntimeError(
+                f"Waiting for '{self.spec.name}' here would block the event loop its call runs on (the kernel's), "
+                "so it could never finish: use `await form.run_async()` (or `await` the PendingRun), or read "
+                "`form.result` once the form shows the result")
 
     def _click_run(self) -> None:
         try:
@@ -467,6 +532,65 @@ class ToolForm(W.VBox):
 
     def __repr__(self) -> str:
         return f"<ToolForm {self.spec.name!r} fields={list(self.fields)}>"
+
+
+class PendingRun:
+    """A call that ``ToolForm.run()`` started but that waits for the user's Approve / Deny.
+
+    Displayed in a cell it shows the form's approval prompt; ``await handle`` gives the
+    ``ToolResult`` after the click; ``done()`` / ``result()`` poll it (``result()`` refuses to block
+    the event loop the call needs). The result also lands in the form and in the log.
+    """
+
+    def __init__(self, form: ToolForm, future: concurrent.futures.Future) -> None:
+        self.form = form
+        self.tool_use_id: str = (form.tool_use or {}).get("toolUseId", "")
+        self._future = future
+
+    def done(self) -> bool:
+        """True once the user decided and the call ended."""
+        return self._future.done()
+
+    def result(self, timeout: Optional[float] = None) -> ToolResult:
+        """The ``ToolResult``; blocks until the call ends (``RuntimeError`` where that would deadlock)."""
+        self.form._check_can_block(self._future)
+        return self._future.result(timeout=timeout)
+
+    def __await__(self) -> Any:
+        return asyncio.wrap_future(self._future).__await__()
+
+    def _text(self) -> str:
+        name = self.form.spec.name
+        if self._future.done():
+            result = self._future.result()
+            return f"<PendingRun {name!r}: done, status={result.status}>"
+        return (f"<PendingRun {name!r}: waiting for your approval — click Approve or Deny in the form; "
+                f"the result will appear there and in form.result (or `await` this handle)>")
+
+    def __repr__(self) -> str:
+        return self._text()
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        if self._future.done():
+            return {"text/plain": self._text()}
+        bundle = self.form.approval.widget._repr_mimebundle_() or {}  # the same prompt, shown in the cell
+        return {**bundle, "text/plain": self._text()}
+
+
+def _lacks_description(spec: Any) -> bool:
+    return not (spec.description or "").strip()
+
+
+def _blocking_would_deadlock() -> bool:
+    """True where a widget click can only arrive once this thread returns: the thread runs an event loop
+    (a cell in ipykernel runs inside the kernel's loop), or it is the main thread of a kernel."""
+    if _running_loop() is not None:
+        return True
+    if threading.current_thread() is not threading.main_thread() or "IPython" not in sys.modules:
+        return False
+    from IPython import get_ipython
+
+    return getattr(get_ipython(), "kernel", None) is not None
 
 
 def _running_loop() -> Optional[asyncio.AbstractEventLoop]:

@@ -17,6 +17,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from workbench._errors import ToolSpecError
+from workbench.jupyter._form import NO_DESCRIPTION_WARNING
 from workbench.types import Permission
 
 __all__ = ["WorkbenchMagics", "parse_call_arguments", "defined_functions", "MAGIC_NAMES"]
@@ -122,6 +123,8 @@ class WorkbenchMagics(Magics):
 
         Re-running the cell replaces the earlier tools; the names are bound to the tool objects
         (still callable like the functions). The output is the tool's form (``--no-form``: none).
+        A function without a docstring still becomes a tool (handy while prototyping); its form
+        warns that a model will not know when to call it, and ``spec.validate()`` rejects it.
         """
         args = _parse(self.tool, line, "%%tool")
         shell = self.shell
@@ -164,6 +167,9 @@ class WorkbenchMagics(Magics):
         for name, made in zip(names, tools):
             namespace[name] = made
         if args.no_form:
+            for made in tools:
+                if not (made.spec.description or "").strip():  # the form would show this warning
+                    print(f"%%tool: '{made.tool_name}': {NO_DESCRIPTION_WARNING} (add a docstring or --description)")
             return None
         forms = [workbench.form(made) for made in tools]
         if len(forms) == 1:
@@ -179,11 +185,6 @@ class WorkbenchMagics(Magics):
             return obj  # already decorated in the cell (@tool(...)): keep the user's options
         if not callable(obj):
             raise UsageError(f"%%tool: '{name}' is no longer a function after running the cell")
-        import inspect
-
-        if args.description is None and not (inspect.getdoc(obj) or "").strip():
-            raise UsageError(f"%%tool: function '{name}' has no docstring — add one (the model reads it) "
-                             "or pass --description")
         try:
             return DecoratedFunctionTool.from_function(obj, name=args.name, description=args.description, **options)
         except (ToolSpecError, ValueError, TypeError) as exc:
