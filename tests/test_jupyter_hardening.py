@@ -17,8 +17,7 @@ import pytest
 
 from tests.form_catalogue import ip, wb  # noqa: F401 - fixtures
 from workbench import ToolSpecError, tool
-from workbench.jupyter import ToolForm
-from workbench.jupyter import _form as form_module
+from workbench.jupyter import PendingRun, ToolForm
 
 GUARD = 10.0  # seconds before a test declares a deadlock
 NO_DESCRIPTION = "no description: a model will not know when to call this tool"
@@ -94,7 +93,7 @@ def test_run_in_a_running_loop_returns_a_pending_handle_and_the_click_decides(wb
 
     result = _in_loop_thread(main, form)
     handle = seen["handle"]
-    assert isinstance(handle, form_module.PendingRun) and not seen["done_at_once"]
+    assert isinstance(handle, PendingRun) and not seen["done_at_once"]
     assert "delete_file" in seen["repr"] and "Approve" in seen["repr"]
     assert seen["visible"]
     assert result.status == status and form.result is result and handle.result() is result
@@ -121,7 +120,7 @@ def test_a_sync_cell_inside_the_kernel_loop_does_not_block(ip, wb):
         return await asyncio.wait_for(ip.user_ns["pending"], GUARD), outcome.result
 
     result, shown = _in_loop_thread(main, form)
-    assert isinstance(shown, form_module.PendingRun)
+    assert isinstance(shown, PendingRun)
     assert result.status == "error" and "denied" in result.error
     assert form.approval.decisions == [False]
 
@@ -178,7 +177,7 @@ def test_run_outside_a_loop_still_blocks_until_the_decision(wb):
     form.set_values({"path": "/tmp/e"})
     threading.Thread(target=lambda: form.approval.asked.wait(GUARD) and form.approval.approve(), daemon=True).start()
     result = form.run()
-    assert not isinstance(result, form_module.PendingRun) and result.status == "success"
+    assert not isinstance(result, PendingRun) and result.status == "success"
 
 
 def test_tools_without_approval_still_return_their_result_inside_a_loop(wb):
@@ -189,7 +188,7 @@ def test_tools_without_approval_still_return_their_result_inside_a_loop(wb):
         return form.run()
 
     result = _in_loop_thread(main, form)
-    assert not isinstance(result, form_module.PendingRun) and result.text == "awake"
+    assert not isinstance(result, PendingRun) and result.text == "awake"
 
 
 def test_blocking_waits_on_the_loop_the_call_needs_raise_instead_of_deadlocking(wb):

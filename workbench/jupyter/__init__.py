@@ -4,7 +4,8 @@ Importing this package imports ipywidgets, IPython and pandas; ``import workbenc
 
 * ``get_workbench()`` — the kernel's :class:`Workbench` (registry + executor + log + UI).
 * ``ui()`` — the dashboard: a tab per tool's form plus the execution log.
-* :class:`ToolForm` — a tool's JSON Schema as widgets (the table is ``WIDGET_RULES``).
+* :class:`ToolForm` — a tool's JSON Schema as widgets (the table is ``WIDGET_RULES``); ``form.run()``
+  returns a :class:`PendingRun` where waiting for an approval click would deadlock a cell.
 * :class:`LogTable` — the live execution-log table.
 """
 
@@ -16,12 +17,12 @@ from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._dashboard import Dashboard
 from workbench.jupyter._field_table import WIDGET_RULES, WidgetRule, build_field, register_widget_rule, widget_table
 from workbench.jupyter._fields import MISSING, Field
-from workbench.jupyter._form import ToolForm
+from workbench.jupyter._form import PendingRun, ToolForm
 from workbench.jupyter._log_table import LogTable
 from workbench.jupyter._workbench import Workbench, get_workbench, reset_workbench
 
 __all__ = [
-    "ApprovalPrompt", "Dashboard", "Field", "LogTable", "MISSING", "ToolForm", "WIDGET_RULES", "WidgetRule",
+    "ApprovalPrompt", "Dashboard", "Field", "LogTable", "MISSING", "PendingRun", "ToolForm", "WIDGET_RULES", "WidgetRule",
     "Workbench", "build_field", "get_workbench", "load_ipython_extension", "register_widget_rule",
     "reset_workbench", "ui", "unload_ipython_extension", "widget_table",
 ]
