@@ -144,6 +144,7 @@ class McpConnection:
         self._read_timeout = read_timeout
         self._stderr_file = stderr_file
         self._stderr_text = ""
+        self._refused: list[int] = []  # HTTP 401/403 answers seen (url= connections)
         self._client: Optional[Client] = None
         self._closed = False
         self._close_lock = threading.Lock()
@@ -282,6 +283,8 @@ class McpConnection:
             if isinstance(exc, ValueError):  # a name clash in the registry
                 raise
             message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
+            if self._refused:
+                message += f" ({_REFUSALS.get(self._refused[-1], f'HTTP {self._refused[-1]}')})"
             if detail:
                 message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
             raise McpConnectionError(message) from exc
@@ -415,24 +418,33 @@ def _describe(exc: BaseException) -> str:
 
 
 @contextlib.asynccontextmanager
-async def _http_transport(url: str, headers: Optional[dict[str, str]]) -> Any:
+async def _http_transport(url: str, headers: Optional[dict[str, str]], refused: list[int]) -> Any:
+    """The SDK's streamable-HTTP transport; 401/403 answers are noted in ``refused`` (the SDK
+    reports them only as "Server returned an error response")."""
     from mcp.client.streamable_http import streamable_http_client
-
-    if not headers:
-        async with streamable_http_client(url) as streams:
-            yield streams
-        return
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async with create_mcp_http_client(headers=headers) as http:
+    async def note_refusal(response: Any) -> None:
+        if response.status_code in (401, 403):
+            refused.append(response.status_code)
+
+    async with create_mcp_http_client(headers=headers or None) as http:
+        http.event_hooks["response"].append(note_refusal)
         async with streamable_http_client(url, http_client=http) as streams:
             yield streams
+
+
+_REFUSALS = {
+    401: "HTTP 401: the server wants a bearer token — connect(url, token='...') (a workbench server prints a "
+         "generated one at start, or uses its --token / $WORKBENCH_MCP_TOKEN)",
+    403: "HTTP 403: the server refused the request (a wrong token, or an Origin it does not allow)",
+}
 
 
 def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str] = None, registry: Any = None,
             prefix: str = "", replace: bool = False, env: Optional[dict[str, str]] = None,
             cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
-            timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
+            token: Optional[str] = None, timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
             read_timeout: Optional[float] = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
@@ -443,6 +455,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             (``connection.stderr``) and shown when connecting fails.
         url: a Streamable HTTP endpoint (``http://127.0.0.1:8000/mcp``); ``headers`` are sent
             with every request.
+        token: the server's bearer token (sent as ``Authorization: Bearer <token>``; the same as
+            ``headers={"Authorization": "Bearer <token>"}``). A workbench server bound beyond
+            loopback requires one: it prints it at start unless given one.
         registry: where the proxies go (default ``workbench.registry.default_registry()``).
         prefix: put before every tool name (``prefix="remote_"``); names are also made valid
             workbench names (other characters become ``_``).
@@ -457,6 +472,12 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         url, command = command, None  # connect("http://…/mcp")
     if (command is None) == (url is None):
         raise ValueError("connect() needs exactly one of command=[...] (stdio) or url='http://…' (streamable HTTP)")
+    if token is not None:
+        if url is None:
+            raise ValueError("connect(token=...) is for url= (streamable HTTP) servers; a command= server needs none")
+        if any(key.lower() == "authorization" for key in headers or {}):
+            raise ValueError("connect() got both token= and an Authorization header: pass the token once")
+        headers = {**(headers or {}), "Authorization": f"Bearer {token}"}
     if registry is None:
         from workbench.registry import default_registry
 
@@ -473,10 +494,13 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         label = shlex.join(argv)
     else:
         assert url is not None
-        transport = _http_transport(url, headers)
+        refused: list[int] = []
+        transport = _http_transport(url, headers, refused)
         label = url
     connection = McpConnection(transport, label=label, registry=registry, prefix=prefix, replace=replace,
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file)
+    if url is not None:
+        connection._refused = refused
     return connection._start(connect_timeout)
 
 

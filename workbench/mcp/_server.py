@@ -15,7 +15,7 @@ import os
 import socket
 import sys
 import threading
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 import anyio
 import mcp.types as types
@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from workbench._events import ToolEvent
 from workbench.executor import ConcurrentExecutor, ToolExecutor
+from workbench.mcp import _security
 from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, spec_to_mcp_tool
 from workbench.registry import ToolRegistry
 from workbench.types import make_tool_use
@@ -204,16 +205,30 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
                       executor: Optional[ToolExecutor] = None, log: Any = None, name: str = "workbench",
                       path: str = "/mcp", timeout: Optional[float] = None, approver: Any = None,
                       json_response: bool = False, stateless: bool = False, log_level: str = "warning",
-                      ready: Any = None) -> None:
+                      ready: Any = None, token: Optional[str] = None, allowed_hosts: Iterable[str] = (),
+                      allowed_origins: Iterable[str] = ()) -> None:
     """Run an MCP server for ``registry`` until cancelled (or, for stdio, until stdin closes).
 
     ``transport`` is ``"stdio"`` or ``"streamable-http"`` (served by uvicorn on ``host:port`` at
     ``path``; ``port=0`` picks a free port). Once listening, the server's address is printed to
     stderr (``workbench.mcp: serving N tools at http://host:port/mcp``) and ``ready(url)`` is
     called when given. Other arguments as for :func:`build_server`.
+
+    Streamable HTTP only — who may call (see ``workbench.mcp._security``):
+
+    * ``token``: clients must send ``Authorization: Bearer <token>`` (else 401). Default:
+      ``$WORKBENCH_MCP_TOKEN``; failing that, a server bound beyond loopback (``0.0.0.0``…)
+      generates a random token and prints it to stderr, a loopback server runs without one.
+      Pass your own (``secrets.token_urlsafe()``) to know it in code.
+    * ``allowed_hosts`` / ``allowed_origins``: added to the Host/Origin allow-lists, which are
+      checked on every bind (bad Host → 421, bad Origin → 403). Defaults: loopback names and
+      origins, plus the bound address (or, on ``0.0.0.0``/``::``, this machine's host name). A
+      name without a port allows any port (``"api.example"``; ``"https://app.example"``).
     """
     if transport not in TRANSPORTS:
         raise ValueError(f"Unknown MCP transport {transport!r}: expected one of {', '.join(TRANSPORTS)}")
+    _security.check_token_argument(token)
+    allowed_hosts, allowed_origins = list(_names(allowed_hosts, "allowed_hosts")), list(_names(allowed_origins, "allowed_origins"))
     server = build_server(registry, executor, log, name=name, timeout=timeout, approver=approver)
     bridge = server.workbench  # type: ignore[attr-defined]
     count = len(bridge.registry)
@@ -229,18 +244,29 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
             return
         import uvicorn
 
-        app = server.streamable_http_app(streamable_http_path=path, json_response=json_response,
-                                         stateless_http=stateless, host=host)
         sock = _bind(host, port)
-        bound_host, bound_port = sock.getsockname()[:2]
-        shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
-        url = f"http://{shown_host}:{bound_port}{path}"
+        try:
+            bound_host, bound_port = sock.getsockname()[:2]
+            shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
+            url = f"http://{shown_host}:{bound_port}{path}"
+            security = _security.transport_security(bound_host, allowed_hosts, allowed_origins)
+            secret, generated = _security.resolve_token(token, bound_host)
+            auth = {} if secret is None else {"auth": _security.auth_settings(url),
+                                              "token_verifier": _security.StaticTokenVerifier(secret)}
+            app = server.streamable_http_app(streamable_http_path=path, json_response=json_response,
+                                             stateless_http=stateless, host=host, transport_security=security, **auth)
+        except BaseException:
+            sock.close()
+            raise
+        notes = _security_notes(bound_host, secret, generated, security)
         config = uvicorn.Config(app, host=host, port=bound_port, log_level=log_level, lifespan="on")
         uv_server = uvicorn.Server(config)
 
         async def announce() -> None:
             while not uv_server.started:
                 await asyncio.sleep(0.02)
+            for note in notes:
+                print(f"workbench.mcp: {note}", file=sys.stderr, flush=True)
             print(f"workbench.mcp: serving {count} tools at {url}", file=sys.stderr, flush=True)
             if ready is not None:
                 ready(url)
@@ -260,6 +286,28 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
             sock.close()
     finally:
         bridge.unsubscribe()
+
+
+def _names(values: Iterable[str], label: str) -> Iterable[str]:
+    if isinstance(values, str):
+        raise TypeError(f"{label} takes a list of names, got the single string {values!r}")
+    return values or ()
+
+
+def _security_notes(bound_host: str, secret: Optional[str], generated: bool, security: Any) -> list[str]:
+    """What the server prints before "serving …": the token policy and, beyond loopback, a warning."""
+    notes = []
+    if not _security.is_loopback(bound_host):
+        notes.append(f"WARNING: listening on {bound_host}, beyond loopback: anyone who can reach this port and holds "
+                     "the token can run these tools; the traffic is plain HTTP (put a TLS proxy in front on "
+                     "untrusted networks)")
+        notes.append(f"allowed Host headers: {', '.join(security.allowed_hosts)} (add others with --allow-host)")
+    if generated:
+        notes.append(f"clients must send 'Authorization: Bearer <token>'; generated bearer token: {secret}")
+    elif secret is not None:
+        notes.append(f"clients must send 'Authorization: Bearer <token>' with the token given "
+                     f"(--token / ${_security.TOKEN_ENV} / token=)")
+    return notes
 
 
 def serve(registry: Any, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
