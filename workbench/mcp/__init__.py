@@ -10,12 +10,18 @@ or from a shell: ``python -m workbench.mcp serve my.tools [--transport streamabl
 [--log runs.sqlite]``. Every call goes through a workbench executor (permissions, validation,
 timeouts; progress becomes MCP progress notifications) and lands in the execution log.
 
+Over HTTP the server checks the Host and Origin headers on every bind (``allowed_hosts=`` /
+``allowed_origins=`` extend the lists) and wants ``Authorization: Bearer <token>`` when it has a
+token (``token=``, ``$WORKBENCH_MCP_TOKEN``); bound beyond loopback (``host="0.0.0.0"``) it always
+has one — generated and printed to stderr if none is given.
+
 Connect to a server; its tools become proxy tools of a registry, so forms, ``%tool_call``, the
 executors and the log work on them like on local tools::
 
     from workbench.mcp import connect
     with connect(command=["python", "-m", "some.server"]) as conn:   # or connect(url="http://…/mcp")
         print(conn.tools)
+    connect(url="http://server:8000/mcp", token="...")               # a server with a token
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from workbench.mcp._convert import (
     result_to_call_tool_result,
     spec_to_mcp_tool,
 )
+from workbench.mcp._security import TOKEN_ENV
 from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
 
 __all__ = [
@@ -43,6 +50,7 @@ __all__ = [
     "McpConnectionError",
     "McpProxyTool",
     "McpToolError",
+    "TOKEN_ENV",
     "TRANSPORTS",
     "build_server",
     "call_tool_result_to_value",
