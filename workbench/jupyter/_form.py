@@ -93,7 +93,7 @@ class ToolForm(W.VBox):
         self.header = W.HTML(self._header_html())
         self.description_warning = W.HTML(
             f"<div style='color:#9a6700'>⚠ {NO_DESCRIPTION_WARNING} — add a docstring "
-            "(or <code>%%tool --description '…'</code>)</div>",
+            "(or pass a description: <code>%%tool --description …</code>, <code>@tool(description=…)</code>)</div>",
             layout=W.Layout(display=None if _lacks_description(self.spec) else "none"))
         self.fields_box = W.VBox([])
         self.summary = W.HTML(layout=W.Layout(display="none"))
