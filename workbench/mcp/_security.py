@@ -31,7 +31,8 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 
-__all__ = ["TOKEN_ENV", "StaticTokenVerifier", "auth_settings", "is_loopback", "resolve_token", "transport_security"]
+__all__ = ["TOKEN_ENV", "StaticTokenVerifier", "allow_lists", "auth_settings", "check_token_argument",
+           "is_loopback", "resolve_token", "transport_security"]
 
 #: Environment variable read for the server's bearer token when none is passed.
 TOKEN_ENV = "WORKBENCH_MCP_TOKEN"
@@ -121,14 +122,23 @@ def default_hosts(bound_address: str) -> list[str]:
     return hosts
 
 
+def allow_lists(allowed_hosts: Iterable[str] = (), allowed_origins: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """The user's extra Host / Origin values, checked and expanded (a value without a port → any port)."""
+    for label, values in (("allowed_hosts", allowed_hosts), ("allowed_origins", allowed_origins)):
+        if isinstance(values, str):
+            raise TypeError(f"{label} takes a list of names, got the single string {values!r}")
+    hosts = [h for value in allowed_hosts or () for h in _with_any_port(value)]
+    origins = [o for value in allowed_origins or () for o in _origin_any_port(value)]
+    return hosts, origins
+
+
 def transport_security(bound_address: str, allowed_hosts: Iterable[str] = (),
                        allowed_origins: Iterable[str] = ()) -> TransportSecuritySettings:
-    """The SDK's Host/Origin settings for a server bound to ``bound_address`` (always enabled)."""
-    if isinstance(allowed_hosts, str) or isinstance(allowed_origins, str):
-        raise TypeError("allowed_hosts / allowed_origins take a list of names, not one string")
-    hosts = _unique(h for value in [*default_hosts(bound_address), *allowed_hosts] for h in _with_any_port(value))
-    origins = _unique(o for value in [*(f"http://{h}" for h in _LOOPBACK_HOSTS), *allowed_origins]
-                      for o in _origin_any_port(value))
+    """The SDK's Host/Origin settings for a server bound to ``bound_address`` (always enabled):
+    the defaults (module docstring) plus ``allowed_hosts`` / ``allowed_origins``."""
+    extra_hosts, extra_origins = allow_lists(allowed_hosts, allowed_origins)
+    hosts = _unique([h for value in default_hosts(bound_address) for h in _with_any_port(value)] + extra_hosts)
+    origins = _unique([o for value in _LOOPBACK_HOSTS for o in _origin_any_port(f"http://{value}")] + extra_origins)
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
                                      allowed_origins=origins)
 

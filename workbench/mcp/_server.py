@@ -227,8 +227,8 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
     """
     if transport not in TRANSPORTS:
         raise ValueError(f"Unknown MCP transport {transport!r}: expected one of {', '.join(TRANSPORTS)}")
-    _security.check_token_argument(token)
-    allowed_hosts, allowed_origins = list(_names(allowed_hosts, "allowed_hosts")), list(_names(allowed_origins, "allowed_origins"))
+    _security.check_token_argument(token)  # argument errors before a port is bound
+    allowed_hosts, allowed_origins = _security.allow_lists(allowed_hosts, allowed_origins)
     server = build_server(registry, executor, log, name=name, timeout=timeout, approver=approver)
     bridge = server.workbench  # type: ignore[attr-defined]
     count = len(bridge.registry)
@@ -288,12 +288,6 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
         bridge.unsubscribe()
 
 
-def _names(values: Iterable[str], label: str) -> Iterable[str]:
-    if isinstance(values, str):
-        raise TypeError(f"{label} takes a list of names, got the single string {values!r}")
-    return values or ()
-
-
 def _security_notes(bound_host: str, secret: Optional[str], generated: bool, security: Any) -> list[str]:
     """What the server prints before "serving …": the token policy and, beyond loopback, a warning."""
     notes = []
@@ -301,7 +295,8 @@ def _security_notes(bound_host: str, secret: Optional[str], generated: bool, sec
         notes.append(f"WARNING: listening on {bound_host}, beyond loopback: anyone who can reach this port and holds "
                      "the token can run these tools; the traffic is plain HTTP (put a TLS proxy in front on "
                      "untrusted networks)")
-        notes.append(f"allowed Host headers: {', '.join(security.allowed_hosts)} (add others with --allow-host)")
+        hosts = ", ".join(h for h in security.allowed_hosts if not h.endswith(":*"))
+        notes.append(f"allowed Host headers: {hosts}, any port unless one is shown (add others with --allow-host)")
     if generated:
         notes.append(f"clients must send 'Authorization: Bearer <token>'; generated bearer token: {secret}")
     elif secret is not None:
