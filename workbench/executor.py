@@ -22,6 +22,7 @@ import threading
 import time
 import traceback
 import types
+import uuid
 import warnings
 from typing import Any, AsyncIterator, Callable, Optional, Sequence
 
@@ -90,19 +91,74 @@ class _ProgressEvent(ToolEvent):
         self._result = None
 
 
-def _normalise_tool_use(item: Any) -> ToolUse:
-    """Accept ToolUse dicts, ``{"id","name","arguments"}`` dicts and ToolCall-like objects."""
+_SHAPE = "expected a ToolUse dict {'toolUseId', 'name', 'input'}"
+_ID_TYPES_COERCED = (int, float, uuid.UUID)  # LangChain's ToolMessage coerces the same ones
+
+
+def _tool_use_id(raw: Any) -> "tuple[str, Optional[str]]":
+    """The id to answer with, and the problem with ``raw`` if it cannot be one.
+
+    A string is used as it is; a number or UUID becomes its ``str()`` (JSON-RPC and some SDKs send
+    numbers); ``None`` means absent and gets a fresh id; anything else (bool, list, dict…) is an error
+    — the result still gets a fresh string id, so every ``ToolResult`` stays valid."""
+    if type(raw) is str:
+        return raw, None
+    if raw is None:
+        return new_tool_use_id(), None
+    if isinstance(raw, _ID_TYPES_COERCED) and not isinstance(raw, bool):
+        return str(raw), None
+    return new_tool_use_id(), f"'toolUseId' must be a string (or a number), got {_describe(raw)}"
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return f"{text if len(text) <= 80 else text[:77] + '...'} ({type(value).__name__})"
+
+
+def _normalise_tool_use(item: Any) -> "tuple[ToolUse, Optional[str]]":
+    """A well-formed ``ToolUse`` for any call item, and what is wrong with the item (``None`` if nothing).
+
+    Accepted: ToolUse dicts, ``{"id", "name", "arguments"}`` dicts and ToolCall-like objects (``.id``,
+    ``.name``, ``.arguments``/``.input``). A missing or ``None`` input is ``{}``; an input that is not
+    an object is left for input validation to reject (a ``ToolInputError`` naming the tool)."""
     if isinstance(item, dict):
-        if "toolUseId" in item and "input" in item:
-            return item  # type: ignore[return-value]
-        use_id = item.get("toolUseId") or item.get("id") or new_tool_use_id()
-        args = item.get("input", item.get("arguments", {}))
-        return {"toolUseId": use_id, "name": item.get("name", ""), "input": {} if args is None else args}
-    name = getattr(item, "name", None)
-    if name is not None:
-        args = getattr(item, "arguments", getattr(item, "input", {}))
-        return {"toolUseId": getattr(item, "id", None) or new_tool_use_id(), "name": name, "input": args}
-    raise TypeError(f"Cannot interpret {item!r} as a tool call: expected a ToolUse dict {{'toolUseId', 'name', 'input'}}")
+        raw_id = item.get("toolUseId")
+        if raw_id is None:
+            raw_id = item.get("id")
+        name = item.get("name")
+        args = item["input"] if "input" in item else item.get("arguments")
+    elif getattr(item, "name", None) is not None:
+        raw_id = getattr(item, "id", None)
+        name = item.name
+        args = getattr(item, "arguments", getattr(item, "input", None))
+    else:
+        return {"toolUseId": new_tool_use_id(), "name": "", "input": item}, f"Cannot interpret {_describe(item)} as a tool call: {_SHAPE}"
+    use_id, problem = _tool_use_id(raw_id)
+    if problem is None and type(name) is not str:
+        problem = (f"the tool call has no 'name': {_SHAPE}" if name is None
+                   else f"'name' must be a string naming a tool, got {_describe(name)}")
+    elif problem is None and not name:
+        problem = f"the tool call has an empty 'name': {_SHAPE}"
+    return {"toolUseId": use_id, "name": name if type(name) is str else "", "input": {} if args is None else args}, problem
+
+
+def _call_list(tool_uses: Any) -> list:
+    """``tool_uses`` as a list, or a ``TypeError`` saying what was expected (see ``ToolExecutor.execute``)."""
+    if type(tool_uses) is list:
+        return tool_uses
+    return list(_call_iter(tool_uses))
+
+
+def _call_iter(tool_uses: Any) -> Any:
+    if tool_uses is None or isinstance(tool_uses, (str, bytes, bytearray, dict)):
+        hint = "; to run one call, pass [call]" if isinstance(tool_uses, dict) else ""
+        raise TypeError(f"tool_uses must be a list of tool calls (ToolUse dicts {{'toolUseId', 'name', 'input'}}), "
+                        f"got {_describe(tool_uses)}{hint}")
+    try:
+        return iter(tool_uses)
+    except TypeError:
+        raise TypeError(f"tool_uses must be a list of tool calls (ToolUse dicts {{'toolUseId', 'name', 'input'}}), "
+                        f"got {_describe(tool_uses)}") from None
 
 
 def _canonical(value: Any) -> str:
@@ -126,7 +182,7 @@ class _Call:
     """State of one call between the pipeline steps."""
 
     __slots__ = ("index", "tool_use", "tool", "spec", "arguments", "context", "started_at", "t0", "cancel_event",
-                 "idem_key", "synthetic", "target", "cancelled", "approval")
+                 "idem_key", "synthetic", "target", "cancelled", "approval", "deadline", "finished")
 
     def __init__(self, index: int, tool_use: ToolUse, started_at: str, t0: float) -> None:
         self.index = index
@@ -251,7 +307,23 @@ class ToolExecutor:
     # -- public API --------------------------------------------------------------------------------
     async def execute(self, tool_uses: Sequence[Any], registry: Any, ctx_factory: Any = None, *, log: Any = None,
                       invocation_state: Optional[dict[str, Any]] = None) -> list[ToolResult]:
-        """Run every call; results in input order."""
+        """Run every call; results in input order.
+
+        ``tool_uses`` is a list (or any iterable) of calls; ``None``, a string, a single dict or a
+        non-iterable raises ``TypeError`` naming what was expected — the one thing an executor raises
+        for. Every item gets a result, and every executor (and ``run``, ``execute``,
+        ``execute_streaming``) treats every item alike:
+
+        * a ToolUse dict ``{"toolUseId", "name", "input"}``, an ``{"id", "name", "arguments"}`` dict
+          or a ToolCall-like object (``.id``, ``.name``, ``.arguments``);
+        * ``toolUseId``: a string is kept; a number (or UUID) becomes its ``str()``; missing or
+          ``None`` gets a fresh id; any other type is an error result (``error_type`` ``"TypeError"``,
+          ``"'toolUseId' must be a string"``) carrying a fresh id, so results are always valid;
+        * ``name`` missing, empty or not a string, or an item of no call shape at all: an error
+          result, ``error_type`` ``"TypeError"``; an unknown name: ``"ToolNotFoundError"``;
+        * ``input`` missing or ``None`` is ``{}``; anything else that is not an object fails input
+          validation (``"ToolInputError"``, naming the tool).
+        """
         raise NotImplementedError
 
     async def execute_streaming(self, tool_uses: Sequence[Any], registry: Any, ctx_factory: Any = None, *,
@@ -263,7 +335,8 @@ class ToolExecutor:
 
     def run(self, tool_uses: Sequence[Any], registry: Any, *, log: Any = None,
             invocation_state: Optional[dict[str, Any]] = None) -> list[ToolResult]:
-        """Synchronous ``execute``; works in plain scripts and inside a running event loop (Jupyter)."""
+        """Synchronous ``execute`` (same rules); works in plain scripts and inside a running event loop (Jupyter)."""
+        tool_uses = _call_list(tool_uses)
         return run_sync(self.execute(tool_uses, registry, log=log, invocation_state=invocation_state))
 
     def call(self, registry: Any, name: str, input: Optional[dict[str, Any]] = None, **kwargs: Any) -> ToolResult:
@@ -286,24 +359,18 @@ class ToolExecutor:
         (already logged and announced) of a call that failed here."""
         t0 = _perf()
         started_at = _now_iso()
-        bad_shape = None
-        if type(raw_use) is dict and "toolUseId" in raw_use and "input" in raw_use:
-            tool_use = raw_use
+        if (type(raw_use) is dict and type(raw_use.get("toolUseId")) is str and type(raw_use.get("name")) is str
+                and type(raw_use.get("input")) is dict and raw_use["name"]):
+            tool_use, bad_shape = raw_use, None  # already a well-formed ToolUse: no copy
         else:
-            try:
-                tool_use = _normalise_tool_use(raw_use)
-            except TypeError as exc:
-                tool_use = {"toolUseId": new_tool_use_id(), "name": str(getattr(raw_use, "name", "?")), "input": raw_use}
-                bad_shape = exc
+            tool_use, bad_shape = _normalise_tool_use(raw_use)
         call = _Call(index, tool_use, started_at, t0)
         if self._listeners:
             self._emit(ToolEvent("start", tool_use, index, 0.0, None, None, started_at))
         if bad_shape is not None:
-            return self._fail(call, run, str(bad_shape), "TypeError")
+            return self._fail(call, run, bad_shape, "TypeError")
         try:
-            name = tool_use.get("name") or ""
-            if type(name) is not str:
-                name = str(name)
+            name = tool_use["name"]
             item = run.tools.get(name)
             if item is None:
                 try:
@@ -503,7 +570,7 @@ class ToolExecutor:
             # the fast path of an async tool: await its coroutine in this task (no task, no loop
             # iteration); cancel(id) cancels this task and the cancellation is turned into a result
             try:
-                awaitable = call.tool.invoke(call.arguments, call.context)
+                awaitable = call.tool._invoke(call.arguments, call.context)
             except Exception as exc:  # noqa: BLE001
                 return self._end(call, self._exception(call, exc), run)
             if type(awaitable) is not _CoroutineType and not _isawaitable(awaitable):
@@ -599,27 +666,46 @@ class ToolExecutor:
 
     async def _invoke_general(self, call: _Call, timeout: Optional[float]) -> Any:
         """Invoke with a timeout, in a pool, or both: a coroutine runs as its own task; a sync
-        function inline (quick calls of a sequential executor) or in the pool."""
+        function inline (quick calls of a sequential executor) or in the pool.
+
+        The deadline is the moment the tool was started plus its timeout. A tool that finishes
+        (returns or raises) after it is a timeout, even when the result reached this loop before
+        the loop got round to firing the timer (a loop made late by CPU load or blocking code)."""
         tool = call.tool
-        loop = asyncio.get_running_loop()
+        if timeout is not None:
+            call.finished = 0.0
+            call.deadline = _perf() + timeout
         if call.spec.supports_async:
-            awaitable = tool.invoke(call.arguments, call.context)
+            awaitable = tool._invoke(call.arguments, call.context)
             if not _isawaitable(awaitable):
+                if timeout is not None and _perf() > call.deadline:  # it ran inline, on the loop, too long
+                    raise _Deadline()
                 return awaitable
-            inner: asyncio.Future = asyncio.ensure_future(awaitable)
+            inner: asyncio.Future = asyncio.ensure_future(awaitable if timeout is None else _stamped(awaitable, call))
         elif self._needs_hop(call, timeout):
             pool = self._thread_pool()
             if isinstance(pool, concurrent.futures.ThreadPoolExecutor):
                 ctx = contextvars.copy_context()
-                func = functools.partial(ctx.run, tool.invoke, call.arguments, call.context)
+                func = functools.partial(ctx.run, tool._invoke, call.arguments, call.context)
             else:  # processes / Dask: the tool travels by reference, without a context
                 func = functools.partial(_invoke_plain, tool, call.arguments)
-            inner = loop.run_in_executor(pool, func)
+            submitted = pool.submit(func)
+            if timeout is not None:  # stamped in the thread that completes it, before the loop hears of it
+                submitted.add_done_callback(functools.partial(_stamp_finish, call))
+            inner = asyncio.wrap_future(submitted)
         else:
-            value = tool.invoke(call.arguments, call.context)
+            value = tool._invoke(call.arguments, call.context)
             if _isawaitable(value):  # an undeclared async tool
                 value = await value
             return value
+        value = await self._await_inner(call, inner, timeout)
+        if _isawaitable(value):  # a sync wrapper that returned a coroutine: same deadline for it
+            value = await self._await_inner(
+                call, asyncio.ensure_future(value if timeout is None else _stamped(value, call)), timeout)
+        return value
+
+    async def _await_inner(self, call: _Call, inner: asyncio.Future, timeout: Optional[float]) -> Any:
+        """Await a started tool as a cancellable target of ``cancel(id)``, within its deadline."""
         use_id = call.tool_use["toolUseId"]
         call.target = inner
         self._running[use_id] = call
@@ -628,11 +714,17 @@ class ToolExecutor:
                 value = await inner
             else:
                 try:
-                    value = await asyncio.wait_for(inner, timeout)
+                    value = await asyncio.wait_for(inner, max(call.deadline - _perf(), 0.0))
                 except asyncio.TimeoutError:
-                    if inner.cancelled():
+                    if inner.cancelled() or call.finished > call.deadline:
                         raise _Deadline() from None
-                    raise  # the tool's own TimeoutError: an ordinary failure
+                    raise  # the tool's own TimeoutError, in time: an ordinary failure
+                except Exception:
+                    if call.finished > call.deadline:
+                        raise _Deadline() from None
+                    raise
+                if call.finished > call.deadline:
+                    raise _Deadline()
         finally:
             if self._running.get(use_id) is call:
                 del self._running[use_id]
@@ -640,8 +732,6 @@ class ToolExecutor:
                 inner.cancel()
         if call.cancelled:
             raise asyncio.CancelledError()
-        if _isawaitable(value):  # a sync wrapper that returned a coroutine
-            value = await value
         return value
 
     async def _approve(self, call: _Call) -> Optional[ToolResult]:
@@ -677,7 +767,7 @@ class ToolExecutor:
             if call.synthetic:
                 value = self._synthetic_value(call)
             else:
-                value = call.tool.invoke(call.arguments, call.context)
+                value = call.tool._invoke(call.arguments, call.context)
                 if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool: finish it on a loop
                     value = run_sync(_await(value))
             result = self._success(call, value)
@@ -707,28 +797,42 @@ async def _await(awaitable: Any) -> Any:
     return await awaitable
 
 
+def _stamp_finish(call: _Call, _future: Any) -> None:
+    call.finished = _perf()
+
+
+async def _stamped(awaitable: Any, call: _Call) -> Any:
+    """Await a tool's coroutine, noting when it finished (returned, raised or was cancelled)."""
+    try:
+        return await awaitable
+    finally:
+        call.finished = _perf()
+
+
 def _invoke_plain(tool: BaseTool, arguments: dict) -> Any:
-    return tool.invoke(arguments, None)
+    return tool._invoke(arguments, None)
 
 
 class SequentialExecutor(ToolExecutor):
     """Run calls one at a time, in order. Quick sync tools run inline, without a thread hop."""
 
     async def execute(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
+        uses = _call_iter(tool_uses)
         run = self._new_run(registry, log, invocation_state, ctx_factory)
         results = []
-        for i, use in enumerate(tool_uses):
+        for i, use in enumerate(uses):
             results.append(await self._call_async(i, use, run))
         return results
 
     async def execute_streaming(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
+        uses = _call_iter(tool_uses)  # lazily: a generator may produce calls from earlier results
         run = self._new_run(registry, log, invocation_state, ctx_factory)
-        for i, use in enumerate(tool_uses):
+        for i, use in enumerate(uses):
             yield i, await self._call_async(i, use, run)
 
     def run(self, tool_uses, registry, *, log=None, invocation_state=None):
+        uses = _call_list(tool_uses)
         run = self._new_run(registry, log, invocation_state)
-        uses = tool_uses if type(tool_uses) is list else list(tool_uses)
         results: list[ToolResult] = []
         call_sync = self._call_sync
         for i, use in enumerate(uses):
@@ -757,6 +861,7 @@ class ConcurrentExecutor(ToolExecutor):
         self.max_concurrency = max_concurrency
 
     async def execute(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
+        uses = _call_list(tool_uses)
         run = self._new_run(registry, log, invocation_state, ctx_factory)
         semaphore = asyncio.Semaphore(self.max_concurrency)
 
@@ -764,7 +869,7 @@ class ConcurrentExecutor(ToolExecutor):
             async with semaphore:
                 return await self._call_async(i, use, run)
 
-        tasks = [asyncio.ensure_future(limited(i, use)) for i, use in enumerate(tool_uses)]
+        tasks = [asyncio.ensure_future(limited(i, use)) for i, use in enumerate(uses)]
         try:
             return list(await asyncio.gather(*tasks))
         finally:
@@ -773,7 +878,7 @@ class ConcurrentExecutor(ToolExecutor):
                     task.cancel()
 
     async def execute_streaming(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
-        uses = list(tool_uses)
+        uses = _call_list(tool_uses)
         if not uses:
             return
         run = self._new_run(registry, log, invocation_state, ctx_factory)

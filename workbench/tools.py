@@ -16,7 +16,8 @@ from workbench.context import ToolContext
 from workbench.spec import ToolSpec
 from workbench.types import Permission, ToolUse
 
-__all__ = ["BaseTool", "DecoratedFunctionTool", "SpecOnlyTool", "ToolResponse", "NoImplementationError", "tool"]
+__all__ = ["BaseTool", "DecoratedFunctionTool", "SpecOnlyTool", "ToolResponse", "NoImplementationError",
+           "ToolPermissionError", "tool"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -24,6 +25,32 @@ R = TypeVar("R")
 
 class NoImplementationError(RuntimeError):
     """A spec-only tool was called without synthetic mode."""
+
+
+class ToolPermissionError(PermissionError):
+    """A tool's permission refuses a direct call (``invoke``, ``execute``, ``acall``).
+
+    ``always_deny`` tools never run; ``ask_user`` tools run only through an executor that has an
+    ``approver`` (a direct call has nobody to ask). ``tool_name`` and ``permission`` say which and why.
+    """
+
+    def __init__(self, tool_name: str, permission: Permission, entry_point: str) -> None:
+        self.tool_name = tool_name
+        self.permission = permission
+        if permission is Permission.ALWAYS_DENY:
+            message = f"Tool '{tool_name}' is not allowed to run (permission: always_deny); {entry_point}() refused"
+        else:
+            message = (f"Tool '{tool_name}' requires user approval (permission: ask_user) and {entry_point}() cannot "
+                       "ask for it: run the call through an executor with an approver, e.g. "
+                       "SequentialExecutor(approver=...).run([tool_use], registry)")
+        super().__init__(message)
+
+
+# Public entry points that run a tool's body, and the unchecked body each one guards. A subclass that
+# defines one of them (an Allos ``execute``, an ``invoke``/``acall`` override) gets it wrapped with the
+# permission check at class creation; its own definition stays reachable, unchecked, under the private
+# name, for ``__call__`` (the bare function, DESIGN §1) and for executors, which have checked already.
+_ENTRY_POINTS = {"invoke": "_invoke", "acall": "_acall", "execute": "_execute"}
 
 
 class ToolResponse:
@@ -81,6 +108,10 @@ class BaseTool(ABC):
     _supports_async: bool = False
     _long_running: bool = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _guard_entry_points(cls)
+
     def __init__(self) -> None:
         cls = type(self)
         has_call = _overrides(cls, "__call__")
@@ -95,7 +126,9 @@ class BaseTool(ABC):
                 "(neurosurfer form)"
             )
         if neuro:
-            cls.spec.validate()  # type: ignore[attr-defined]
+            # the structure only: a description is optional here as everywhere a tool is built
+            # (README); spec.validate() is the stricter lint
+            cls.spec.validate_structure()  # type: ignore[attr-defined]
 
     # -- the normalised spec -----------------------------------------------------------------------
     @property
@@ -126,7 +159,7 @@ class BaseTool(ABC):
             description = getattr(cls, "description", None)
             return ToolSpec(
                 name=name,
-                description=description if isinstance(description, str) else (inspect.getdoc(cls) or ""),
+                description=description if isinstance(description, str) else _class_doc(cls),
                 inputs=list(getattr(cls, "parameters", None) or []),
                 permission=_class_permission(cls),
             )
@@ -141,16 +174,21 @@ class BaseTool(ABC):
         return "class"
 
     # -- calling -----------------------------------------------------------------------------------
+    # ``__call__`` is the bare tool; ``invoke``/``acall``/``execute`` check the permission first
+    # (see ``_ENTRY_POINTS``): each is written here unchecked and wrapped by ``_guard_entry_points``.
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _overrides(type(self), "execute"):
-            return self.execute(*args, **kwargs)
+            return self._execute(*args, **kwargs)
         raise NotImplementedError(f"{type(self).__name__} does not implement __call__")
 
     def execute(self, **kwargs: Any) -> Any:  # Allos form; overridden by subclasses
+        """Allos' entry point (a subclass defines it as the tool body); checks the permission first."""
         raise NotImplementedError(f"{type(self).__name__} does not implement execute()")
 
     async def acall(self, *args: Any, **kwargs: Any) -> Any:
-        """Async entry point; runs ``__call__`` in a worker thread unless it is a coroutine function."""
+        """Async entry point; runs ``__call__`` in a worker thread unless it is a coroutine function.
+
+        Raises :class:`ToolPermissionError` for an ``always_deny`` or ``ask_user`` tool."""
         if self._call_target_is_async():
             return await self._call_target()(*args, **kwargs)
         return await asyncio.to_thread(functools.partial(self, *args, **kwargs))
@@ -158,7 +196,7 @@ class BaseTool(ABC):
     def _call_target(self) -> Callable[..., Any]:
         cls = type(self)
         if _overrides(cls, "execute") and not _overrides(cls, "__call__"):
-            return self.execute
+            return self._execute
         return self.__call__
 
     def _call_target_is_async(self) -> bool:
@@ -177,11 +215,32 @@ class BaseTool(ABC):
         return True
 
     def invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
-        """Run the tool on validated arguments. Returns the value, or an awaitable for async tools."""
+        """Run the tool on validated arguments. Returns the value, or an awaitable for async tools.
+
+        Raises :class:`ToolPermissionError` for an ``always_deny`` or ``ask_user`` tool (executors
+        apply the permission themselves, with their approver, and then run :meth:`_invoke`)."""
+        body = self._invoke
+        owner = getattr(body, "_wb_override_of", None)
+        while owner is not None:  # reached through super().invoke() from an invoke override: skip it
+            body = getattr(super(owner, self), "_invoke")
+            owner = getattr(body, "_wb_override_of", None)
+        return body(arguments, context)
+
+    def _invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
+        """``invoke`` without the permission check: what executors call once they have allowed the call."""
         ctx_name = self.context_param
         if ctx_name is not None and context is not None:
             arguments = {**arguments, ctx_name: context}
         return self._call_target()(**arguments)
+
+    def _check_permission(self, entry_point: str) -> None:
+        """Raise :class:`ToolPermissionError` unless this tool may run without asking anyone."""
+        permission = self.permission
+        if permission is Permission.ALWAYS_ALLOW:
+            return
+        permission = Permission.coerce(permission)
+        if permission is not Permission.ALWAYS_ALLOW:
+            raise ToolPermissionError(self.tool_name, permission, entry_point)
 
     def check_inputs(self, raw: Any) -> dict[str, Any]:
         """Validate raw inputs against this tool's spec."""
@@ -259,6 +318,37 @@ class BaseTool(ABC):
         return tool_html(self)
 
 
+def _checked(method: Callable[..., Any], entry_point: str) -> Callable[..., Any]:
+    """``method`` behind the tool's permission check (sync or async, as ``method`` is)."""
+    if inspect.iscoroutinefunction(method):
+        async def checked(self: BaseTool, *args: Any, **kwargs: Any) -> Any:
+            self._check_permission(entry_point)
+            return await method(self, *args, **kwargs)
+    else:
+        def checked(self: BaseTool, *args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+            self._check_permission(entry_point)
+            return method(self, *args, **kwargs)
+    functools.update_wrapper(checked, method)
+    checked._wb_checked = True  # type: ignore[attr-defined]
+    return checked
+
+
+def _guard_entry_points(cls: type) -> None:
+    """Wrap the entry points ``cls`` itself defines with the permission check (see ``_ENTRY_POINTS``)."""
+    for public, private in _ENTRY_POINTS.items():
+        method = cls.__dict__.get(public)
+        if not inspect.isfunction(method) or getattr(method, "_wb_checked", False):
+            continue
+        if private not in cls.__dict__:
+            if public == "invoke":  # an invoke override is the body; BaseTool.invoke skips it on super()
+                method._wb_override_of = cls  # type: ignore[attr-defined]
+            setattr(cls, private, method)
+        setattr(cls, public, _checked(method, public))
+
+
+_guard_entry_points(BaseTool)
+
+
 class DecoratedFunctionTool(BaseTool, Generic[P, R]):
     """A tool made from a function by ``@tool``. Calling it calls the function unchanged."""
 
@@ -293,7 +383,9 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         )
         if parameters is not None:
             spec = ToolSpec(name=info.name, description=info.description, parameters=parameters, returns=info.returns, **runtime)
-            spec.validate()
+            # parameters= is checked as a JSON Schema, but a missing description is no error here:
+            # plain @tool and registries accept one too (README); spec.validate() is the stricter lint
+            spec.validate_structure()
         else:
             spec = ToolSpec._from_info(info, **runtime)
             if not spec.name or not _name_ok(spec.name):
@@ -306,19 +398,23 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         return self._func(*args, **kwargs)
 
     async def acall(self, *args: Any, **kwargs: Any) -> Any:
-        """Await the function if it is async, else run it in a worker thread."""
+        """Await the function if it is async, else run it in a worker thread.
+
+        Raises :class:`ToolPermissionError` for an ``always_deny`` or ``ask_user`` tool."""
         if self._is_async:
             return await self._func(*args, **kwargs)
         return await asyncio.to_thread(functools.partial(self._func, *args, **kwargs))
 
     async def execute(self, ctx: Optional[ToolContext] = None, **kwargs: Any) -> Any:  # type: ignore[override]
-        """locus' entry point: run with ``kwargs``, injecting ``ctx`` when the function takes a context."""
-        result = self.invoke(kwargs, ctx)
+        """locus' entry point: run with ``kwargs``, injecting ``ctx`` when the function takes a context.
+
+        Raises :class:`ToolPermissionError` for an ``always_deny`` or ``ask_user`` tool."""
+        result = self._invoke(kwargs, ctx)
         if inspect.isawaitable(result):
             return await result
         return result
 
-    def invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
+    def _invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
         ctx_name = self.__dict__["_wb_ctx"]
         if ctx_name is not None:
             arguments = {**arguments, ctx_name: context}
@@ -385,6 +481,17 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         return f"<tool {self.tool_name!r}{_signature_text(self._func)}>"
 
 
+def _class_doc(cls: type) -> str:
+    """The docstring of an Allos tool class, or of a tool class it derives from — never BaseTool's own."""
+    for klass in cls.__mro__:
+        if klass is BaseTool:
+            break
+        doc = klass.__dict__.get("__doc__")
+        if isinstance(doc, str) and doc.strip():
+            return inspect.cleandoc(doc)
+    return ""
+
+
 def _class_permission(cls: type) -> Permission | str:
     declared = getattr(cls, "permission", None)
     return declared if isinstance(declared, (Permission, str)) else Permission.ALWAYS_ALLOW
@@ -436,7 +543,7 @@ class SpecOnlyTool(BaseTool):
             "or register a function for it."
         )
 
-    def invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
+    def _invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
         return self(**arguments)
 
 
