@@ -20,7 +20,10 @@ from pydantic.json_schema import GenerateJsonSchema
 from workbench._docstrings import parse_docstring
 from workbench._errors import ToolSpecError
 
-__all__ = ["FunctionInfo", "inspect_function", "clean_schema", "schema_type_of"]
+__all__ = ["FunctionInfo", "inspect_function", "clean_schema", "schema_type_of", "decimal_pattern"]
+
+#: marks (in a schema the validator keeps, never in a published one) a number that may be NaN/Infinity
+INF_NAN_MARK = "x-workbench-allow-inf-nan"
 
 # Keywords whose value is a mapping of name → subschema, a list of subschemas, or one subschema.
 _MAP_KEYWORDS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
@@ -54,9 +57,42 @@ class ToolJsonSchema(GenerateJsonSchema):
     def build_schema_type_to_method(self) -> dict:  # type: ignore[override]
         return _MethodTable(self)
 
+    def float_schema(self, schema: Any) -> Any:
+        """Mark a ``float`` that allows NaN/Infinity (``allow_inf_nan=True`` on it or its model) for the
+        validator, which refuses them everywhere else; ``clean_schema`` drops the mark from what is shown."""
+        json_schema = super().float_schema(schema)
+        allowed = schema.get("allow_inf_nan")
+        if allowed is None:
+            allowed = self._config.config_dict.get("allow_inf_nan")
+        if allowed:
+            json_schema[INF_NAN_MARK] = True
+        return json_schema
 
-def clean_schema(schema: Any) -> Any:
-    """Drop pydantic's noise: ``title`` keys, ``items: {}`` and ``additionalProperties: true``.
+    def get_decimal_pattern(self, schema: Any) -> str:  # type: ignore[override]
+        """Give ``Decimal`` strings a pattern; the validator enforces the same one (``workbench._strict_json``)."""
+        return decimal_pattern(schema, bool(self._config.config_dict.get("allow_inf_nan", False)))
+
+
+#: pydantic's pattern allows any exponent, but ``decimal.Decimal`` refuses one past ~10**18: nine digits is plenty
+_EXPONENT, _BOUNDED_EXPONENT = "[eE][+-]?[0-9]+", "[eE][+-]?[0-9]{1,9}"
+
+
+def decimal_pattern(decimal_core_schema: Any, config_allows_inf_nan: bool = False) -> str:
+    """The regular expression a ``Decimal`` string must match, from pydantic's validation-mode pattern.
+
+    It uses ``[0-9]`` and no inline flags, so Python's ``re`` and ECMA-262 (JSON Schema) read it
+    alike, and every string it matches is one ``decimal.Decimal`` — so pydantic — accepts. Strings
+    are matched with ``re.search``, as jsonschema applies ``pattern``.
+    """
+    schema = dict(decimal_core_schema)
+    if schema.get("allow_inf_nan") is None:  # the field's own setting wins over its model's config
+        schema["allow_inf_nan"] = config_allows_inf_nan
+    return ToolJsonSchema().build_decimal_pattern(schema).replace(_EXPONENT, _BOUNDED_EXPONENT)  # type: ignore[arg-type]
+
+
+def clean_schema(schema: Any, *, keep_marks: bool = False) -> Any:
+    """Drop pydantic's noise: ``title`` keys, ``items: {}`` and ``additionalProperties: true``
+    (and the validator's ``INF_NAN_MARK`` unless ``keep_marks``).
 
     Only keywords in schema position are touched, so a *property* called
     ``title`` survives.
@@ -65,16 +101,16 @@ def clean_schema(schema: Any) -> Any:
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key == "title" and isinstance(value, str):
+        if (key == "title" and isinstance(value, str)) or (key == INF_NAN_MARK and not keep_marks):
             continue
         if key in _MAP_KEYWORDS and isinstance(value, dict):
-            out[key] = {k: clean_schema(v) for k, v in value.items()}
+            out[key] = {k: clean_schema(v, keep_marks=keep_marks) for k, v in value.items()}
         elif key in _LIST_KEYWORDS and isinstance(value, list):
-            out[key] = [clean_schema(v) for v in value]
+            out[key] = [clean_schema(v, keep_marks=keep_marks) for v in value]
         elif key in _SUB_KEYWORDS:
             if (key == "items" and value == {}) or (key == "additionalProperties" and value is True):
                 continue
-            out[key] = clean_schema(value)
+            out[key] = clean_schema(value, keep_marks=keep_marks)
         else:
             out[key] = value
     return out
@@ -203,6 +239,7 @@ class FunctionInfo:
     positional_only: tuple[str, ...]
     return_adapter: TypeAdapter | None
     json_string_params: frozenset[str]  # array/object parameters that accept a JSON string
+    inf_nan_schema: dict | None = None  # ``parameters`` with INF_NAN_MARK where NaN/Infinity may go, if anywhere
 
 
 _NO_ANNOTATION = inspect.Parameter.empty
@@ -275,21 +312,17 @@ def inspect_function(
     try:
         model = create_model(
             f"{tool_name}_inputs",
-            __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False, protected_namespaces=()),
+            # allow_inf_nan: JSON has no NaN or Infinity (a field's own allow_inf_nan=True still wins)
+            __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False, protected_namespaces=(), allow_inf_nan=False),
             **fields,
         )
         raw_schema = model.model_json_schema(by_alias=True, schema_generator=ToolJsonSchema)
     except Exception as exc:
         raise ToolSpecError(_explain_unsupported(tool_name, fields, field_names, exc)) from None
 
-    parameters = clean_schema(raw_schema)
-    parameters.pop("additionalProperties", None)  # closed by convention; see check_inputs
-    parameters.setdefault("properties", {})
-    ordered = {"type": "object", "properties": parameters.pop("properties")}
-    if "required" in parameters:
-        ordered["required"] = parameters.pop("required")
-    parameters.pop("type", None)
-    ordered.update(parameters)  # $defs etc.
+    ordered = _parameters_schema(raw_schema)
+    # where NaN/Infinity may go, for the validator; None (the usual case) when nowhere
+    inf_nan_schema = _parameters_schema(raw_schema, keep_marks=True) if INF_NAN_MARK in repr(raw_schema) else None
 
     return_adapter, returns = _returns_schema(hints.get("return", _NO_ANNOTATION), doc.returns)
     defs = ordered.get("$defs")
@@ -309,7 +342,21 @@ def inspect_function(
         positional_only=tuple(positional_only),
         return_adapter=return_adapter,
         json_string_params=json_string_params,
+        inf_nan_schema=inf_nan_schema,
     )
+
+
+def _parameters_schema(raw_schema: dict, *, keep_marks: bool = False) -> dict:
+    """The input model's JSON Schema as a tool's ``parameters``: clean, ``type``/``properties``/``required`` first."""
+    parameters = clean_schema(raw_schema, keep_marks=keep_marks)
+    parameters.pop("additionalProperties", None)  # closed by convention; see check_inputs
+    parameters.setdefault("properties", {})
+    ordered = {"type": "object", "properties": parameters.pop("properties")}
+    if "required" in parameters:
+        ordered["required"] = parameters.pop("required")
+    parameters.pop("type", None)
+    ordered.update(parameters)  # $defs etc.
+    return ordered
 
 
 def _returns_schema(annotation: Any, description: str | None) -> tuple[TypeAdapter | None, dict]:

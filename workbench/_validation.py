@@ -7,20 +7,35 @@ Two engines share one error format:
   string is a ``date``), returning converted Python values;
 * schema-only tools validate with ``jsonschema`` (Draft 2020-12) and return
   the input unchanged.
+
+Both list their errors in the order of ``workbench._error_order``, refuse inputs nested deeper
+than ``MAX_INPUT_DEPTH`` levels before validating (so never hit ``RecursionError``), and refuse
+``NaN``/``Infinity`` (JSON has neither): the schema engine anywhere in the input, the function
+engine for ``float`` fields unless the field or its model says ``allow_inf_nan=True``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from pydantic import ValidationError
 
+from workbench._error_order import SchemaOrder, input_location
 from workbench._errors import ToolInputError, ToolSpecError
-from workbench._schema import FunctionInfo, schema_type_of
+from workbench._schema import INF_NAN_MARK, FunctionInfo, schema_type_of
 
-__all__ = ["FunctionInputValidator", "SchemaInputValidator", "json_type_name", "describe_value"]
+__all__ = ["FunctionInputValidator", "SchemaInputValidator", "json_type_name", "describe_value", "MAX_INPUT_DEPTH"]
+
+#: How deeply an input may nest objects and arrays, the arguments object being level 1. Real tool
+#: inputs stay far below; jsonschema recurses in Python (several frames per level) and pydantic
+#: stops at 255 levels, so a deeper input is refused up front rather than failing inside either.
+MAX_INPUT_DEPTH = 100
+
+_NESTED = (dict, list, tuple)
+_FINITE_EXPECTED = "a finite number (JSON has no NaN or Infinity)"
 
 _JSON_TYPE_NAMES: dict[type, str] = {
     bool: "boolean", int: "integer", float: "number", str: "string",
@@ -69,7 +84,56 @@ def _not_an_object(tool_name: str, raw: Any) -> ToolInputError:
     return ToolInputError(tool_name, [_error((), "an object mapping parameter names to values", raw)])
 
 
-def _parse_json_strings(raw: dict, names: frozenset[str]) -> dict:
+def _too_deep(tool_name: str, key: Any) -> ToolInputError:
+    path, field = _path([key])
+    expected = f"at most {MAX_INPUT_DEPTH} levels of objects and arrays"
+    message = (f"{field}: input nests deeper than {MAX_INPUT_DEPTH} levels (objects and arrays inside each other, "
+               f"the arguments object being level 1)")
+    return ToolInputError(tool_name, [{"path": path, "field": field, "expected": expected,
+                                       "received": f"more than {MAX_INPUT_DEPTH} levels", "message": message}])
+
+
+def _scan(tool_name: str, raw: dict) -> bool:
+    """Raise if ``raw`` nests deeper than ``MAX_INPUT_DEPTH``; say whether it holds a NaN or ±Infinity.
+
+    Iterative, so an input of any depth is measured without recursing.
+    """
+    non_finite = False
+    for key, value in raw.items():
+        if isinstance(value, float):
+            non_finite = non_finite or not math.isfinite(value)
+            continue
+        if not isinstance(value, _NESTED):
+            continue
+        stack = [(value, 2)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_INPUT_DEPTH:
+                raise _too_deep(tool_name, key)
+            for child in (node.values() if isinstance(node, dict) else node):
+                if isinstance(child, _NESTED):
+                    stack.append((child, depth + 1))
+                elif isinstance(child, float) and not math.isfinite(child):
+                    non_finite = True
+    return non_finite
+
+
+def _non_finite(raw: dict) -> list[list]:
+    """Paths of the NaN and ±Infinity floats in ``raw``, in no particular order."""
+    found: list[list] = []
+    stack: list[tuple[Any, list]] = [(raw, [])]
+    while stack:
+        node, path = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, child in items:
+            if isinstance(child, float) and not math.isfinite(child):
+                found.append(path + [key])
+            elif isinstance(child, _NESTED):
+                stack.append((child, path + [key]))
+    return found
+
+
+def _parse_json_strings(tool_name: str, raw: dict, names: frozenset[str]) -> dict:
     """Models often send list/dict arguments as JSON text; parse those (never for string parameters)."""
     if not names:
         return raw
@@ -81,6 +145,8 @@ def _parse_json_strings(raw: dict, names: frozenset[str]) -> dict:
                 decoded = json.loads(value)
             except ValueError:
                 continue
+            except RecursionError:  # the parser recurses: only text nested far past the limit gets here
+                raise _too_deep(tool_name, key) from None
             if isinstance(decoded, (list, dict)):
                 if parsed is None:
                     parsed = dict(raw)
@@ -88,57 +154,114 @@ def _parse_json_strings(raw: dict, names: frozenset[str]) -> dict:
     return raw if parsed is None else parsed
 
 
-class FunctionInputValidator:
-    """Strict-JSON validation through a function tool's pydantic model."""
+def _sorted(tool_name: str, found: list[tuple[list, dict]], order: SchemaOrder, raw: Any) -> ToolInputError:
+    """``ToolInputError`` listing ``(location, error)`` pairs in the documented order (``_error_order``)."""
+    found.sort(key=lambda item: (order.key(item[0], raw), item[1]["message"]))
+    return ToolInputError(tool_name, [error for _, error in found])
 
-    __slots__ = ("_validator", "_fields", "_json_params", "_param_list", "_expected")
+
+class FunctionInputValidator:
+    """Strict-JSON validation through a function tool's pydantic model.
+
+    JSON Schema's rules that pydantic bends (``workbench._strict_json``) are checked against the
+    tool's schema as well, for the tools whose schema has such a rule.
+    """
+
+    __slots__ = ("_validator", "_fields", "_json_params", "_param_list", "_expected", "_order", "_parameters",
+                 "_rules", "_inf_nan_places")
 
     def __init__(self, info: FunctionInfo) -> None:
+        from workbench._strict_json import SchemaRules, needs_schema_rules
+
         self._validator = info.input_model.__pydantic_validator__
         self._fields = info.field_names
         self._json_params = info.json_string_params
         self._param_list = ", ".join(info.param_names) or "no parameters"
+        self._parameters = info.parameters
         props = info.parameters.get("properties", {})
         defs = info.parameters.get("$defs")
         self._expected = {name: _expected_from_schema(sub, defs) for name, sub in props.items()}
+        self._order = SchemaOrder(info.parameters)
+        self._rules = SchemaRules(info.parameters) if needs_schema_rules(info.parameters) else None
+        self._inf_nan_places = SchemaOrder(info.inf_nan_schema) if info.inf_nan_schema is not None else None
 
     def __call__(self, tool_name: str, raw: Any) -> dict:
         if not isinstance(raw, dict):
             raise _not_an_object(tool_name, raw)
-        raw = _parse_json_strings(raw, self._json_params)
+        raw = _parse_json_strings(tool_name, raw, self._json_params)
+        if _scan(tool_name, raw):
+            return self._with_rules(tool_name, raw, self._refused_non_finite(raw))
+        if self._rules is not None:
+            return self._with_rules(tool_name, raw, [])
+        values, found = self._pydantic(raw)
+        if found:
+            raise _sorted(tool_name, found, self._order, raw)
+        return values
+
+    def _refused_non_finite(self, raw: dict) -> list[list]:
+        """Where ``raw`` has NaN/Infinity that no ``allow_inf_nan=True`` lets in."""
+        places = self._inf_nan_places
+        if places is None:
+            return _non_finite(raw)
+        return [loc for loc in _non_finite(raw) if not any(s.get(INF_NAN_MARK) for s in places.schemas_at(loc))]
+
+    def _with_rules(self, tool_name: str, raw: dict, non_finite: list[list]) -> dict:
+        """pydantic's verdict and the schema's rules; where both speak of one place, the schema's words."""
+        values, by_pydantic = self._pydantic(raw)
+        by_schema = _from_jsonschema(self._rules.errors(raw) if self._rules is not None else [], non_finite, raw, self._parameters)
+        schema_places = {tuple(loc) for loc, _ in by_schema}
+        pydantic_places = {tuple(loc) for loc, _ in by_pydantic}
+        found = [(loc, e) for loc, e in by_schema if not _inside(tuple(loc), pydantic_places)]
+        found += [(loc, e) for loc, e in by_pydantic if tuple(loc) not in schema_places and not _inside(tuple(loc), schema_places)]
+        if found:
+            raise _sorted(tool_name, found, self._order, raw)
+        return values
+
+    def _pydantic(self, raw: dict) -> tuple[dict, list[tuple[list, dict]]]:
+        """(converted arguments, []) or ({}, errors as (location, error) pairs)."""
         try:
             instance = self._validator.validate_python(raw, strict=True)
         except ValidationError as python_error:
             try:
                 text = json.dumps(raw)
             except (TypeError, ValueError):
-                raise self._convert(tool_name, python_error) from None
+                return {}, self._convert(python_error, raw)
             try:
                 instance = self._validator.validate_json(text, strict=True)
             except ValidationError as json_error:
                 if not _only_integral_floats(json_error):
-                    raise self._convert(tool_name, json_error) from None
+                    return {}, self._convert(json_error, raw)
                 # JSON Schema counts 1.0 as an integer (models do send it); pydantic's strict mode does not
                 instance = self._validator.validate_json(text, strict=False)
         values = instance.__dict__
-        return {name: values[internal] for internal, name in self._fields}
+        return {name: values[internal] for internal, name in self._fields}, []
 
-    def _convert(self, tool_name: str, exc: ValidationError) -> ToolInputError:
-        errors = []
+    def _convert(self, exc: ValidationError, raw: dict) -> list[tuple[list, dict]]:
+        found: list[tuple[list, dict]] = []
+        merged: dict[tuple, int] = {}  # one error per place: a union's members each report their own
         for err in exc.errors(include_url=False):
-            loc, kind = err["loc"], err["type"]
-            top = loc[0] if loc else None
+            kind = err["type"]
+            loc = input_location(err["loc"], raw, missing=kind == "missing")
             if kind == "missing":
-                expected = self._expected.get(top, "a value") if len(loc) == 1 else "a value"
-                errors.append(_error(loc, expected, None, missing=True))
+                expected = self._expected.get(loc[0], "a value") if len(loc) == 1 else "a value"
+                found.append((loc, _error(loc, expected, None, missing=True)))
             elif kind == "extra_forbidden":
-                errors.append(_error(loc, f"one of the parameters ({self._param_list})" if len(loc) == 1 else "no extra keys", err["input"], unexpected=True))
+                expected = f"one of the parameters ({self._param_list})" if len(loc) == 1 else "no extra keys"
+                found.append((loc, _error(loc, expected, err["input"], unexpected=True)))
             else:
-                errors.append(_error(loc, self._expected_for(kind, loc, err), err["input"]))
-        return ToolInputError(tool_name, errors)
+                expected = self._expected_for(kind, loc, err)
+                place = tuple(loc)
+                if place in merged:
+                    index = merged[place]
+                    before = found[index][1]["expected"]
+                    if expected not in before.split(" or "):
+                        found[index] = (loc, _error(loc, f"{before} or {expected}", err["input"]))
+                    continue
+                merged[place] = len(found)
+                found.append((loc, _error(loc, expected, err["input"])))
+        return found
 
-
-    def _expected_for(self, kind: str, loc: tuple, err: dict) -> str:
+    def _expected_for(self, kind: str, loc: list, err: dict) -> str:
         """Say what was expected in JSON Schema terms, as the schema-only engine does."""
         if kind in ("literal_error", "enum") and len(loc) == 1 and loc[0] in self._expected:
             return self._expected[loc[0]]
@@ -155,7 +278,13 @@ _JSON_TYPE_BY_ERROR: dict[str, str] = {
     "string_type": "string", "bool_type": "boolean", "bool_parsing": "boolean", "none_required": "null",
     "list_type": "array", "tuple_type": "array", "set_type": "array", "frozen_set_type": "array",
     "dict_type": "object", "model_type": "object", "model_attributes_type": "object", "dataclass_type": "object",
+    "finite_number": _FINITE_EXPECTED,
 }
+
+
+def _inside(place: tuple, places: set[tuple]) -> bool:
+    """Whether ``place`` lies strictly within one of ``places`` (already explained from outside)."""
+    return any(len(other) < len(place) and place[:len(other)] == other for other in places)
 
 
 def _only_integral_floats(exc: ValidationError) -> bool:
@@ -164,9 +293,16 @@ def _only_integral_floats(exc: ValidationError) -> bool:
 
 
 def _expected_from_schema(schema: dict, defs: dict | None = None) -> str:
-    types = sorted(schema_type_of(schema, defs))
+    ref = schema.get("$ref") if isinstance(schema, dict) else None
+    if isinstance(ref, str) and defs is not None and ref.startswith("#/$defs/"):
+        schema = defs.get(ref[len("#/$defs/"):], {})
+    if not isinstance(schema, dict):
+        return "a value"
+    if "const" in schema:
+        return f"exactly {json.dumps(schema['const'])}"
     if "enum" in schema:
         return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    types = sorted(schema_type_of(schema, defs))
     if not types:
         return "a value"
     return " or ".join(types)
@@ -197,6 +333,7 @@ class SchemaInputValidator:
 
     def __init__(self, parameters: dict) -> None:
         self._parameters = parameters
+        self._order = SchemaOrder(parameters)
         props = parameters.get("properties", {}) or {}
         defs = parameters.get("$defs")
         self._json_params = frozenset(
@@ -221,31 +358,98 @@ class SchemaInputValidator:
     def __call__(self, tool_name: str, raw: Any) -> dict:
         if not isinstance(raw, dict):
             raise _not_an_object(tool_name, raw)
-        raw = _parse_json_strings(raw, self._json_params)
+        raw = _parse_json_strings(tool_name, raw, self._json_params)
+        non_finite = _scan(tool_name, raw)
         try:
             validator = self._validator
         except ToolSpecError as exc:
             raise ToolSpecError(f"Tool '{tool_name}': {exc}") from None
-        errors = []
         try:
-            found = sorted(validator.iter_errors(raw), key=lambda e: list(e.absolute_path))
+            errors = list(validator.iter_errors(raw))
+        except RecursionError:  # a schema heavy enough to exhaust the stack within the depth limit
+            raise ToolInputError(tool_name, [{
+                "path": "$", "field": "$", "expected": "an input this tool's schema can be checked against",
+                "received": "an input nested too deeply for its schema",
+                "message": f"input nests too deeply to be checked against this tool's schema (at most {MAX_INPUT_DEPTH} "
+                           f"levels, fewer for schemas with many references)"}]) from None
         except Exception as exc:  # noqa: BLE001 - e.g. a $ref that points nowhere: the spec's fault, said plainly
             raise ToolSpecError(f"Tool '{tool_name}': its parameters schema cannot be applied: "
                                 f"{type(exc).__name__}: {exc}") from None
-        for err in found:
-            loc = list(err.absolute_path)
-            if err.validator == "required":
-                missing = err.message.split("'")[1] if "'" in err.message else "?"
-                sub = (err.schema.get("properties") or {}).get(missing, {})
-                errors.append(_error(loc + [missing], _expected_from_schema(sub) if sub else "a value", None, missing=True))
-            elif err.validator in ("additionalProperties", "unevaluatedProperties"):
-                allowed = ", ".join((err.schema.get("properties") or {}).keys()) or "no parameters"
-                for key in sorted(set(err.instance) - set(err.schema.get("properties") or {})):
-                    errors.append(_error(loc + [key], f"one of the parameters ({allowed})", err.instance[key], unexpected=True))
-            else:
-                describe = _EXPECTED_BY_KEYWORD.get(err.validator)
-                expected = describe(err.validator_value) if describe else err.message
-                errors.append(_error(loc, expected, err.instance))
-        if errors:
-            raise ToolInputError(tool_name, errors)
+        if errors or non_finite:
+            found = _from_jsonschema(errors, _non_finite(raw) if non_finite else [], raw, self._parameters)
+            raise _sorted(tool_name, found, self._order, raw)
         return raw
+
+
+def _from_jsonschema(errors: list, non_finite: list[list], raw: dict, parameters: dict) -> list[tuple[list, dict]]:
+    """jsonschema's errors, and the places of NaN/Infinity, as (location, error) pairs."""
+    found: list[tuple[list, dict]] = [(loc, _error(loc, _FINITE_EXPECTED, _value_at(raw, loc))) for loc in non_finite]
+    explained = {tuple(loc) for loc in non_finite}  # NaN > 3 and the like need no second word
+    defs = parameters.get("$defs")
+    seen: set[tuple] = set()
+    for err in errors:
+        err = _most_telling(err)
+        loc = list(err.absolute_path)
+        if tuple(loc) in explained:
+            continue
+        if err.validator == "required":
+            # one error per missing name (jsonschema's messages quote the name; the schema names it plainly)
+            for missing in _missing(err):
+                sub = (err.schema.get("properties") or {}).get(missing, {})
+                expected = _expected_from_schema(sub, defs) if sub else "a value"
+                found.append((loc + [missing], _error(loc + [missing], expected, None, missing=True)))
+        elif err.validator in ("additionalProperties", "unevaluatedProperties"):
+            declared = err.schema.get("properties") or {}
+            allowed = ", ".join(declared) or "no parameters"
+            for key in err.instance:
+                if key not in declared and _is_extra(err, key):
+                    found.append((loc + [key], _error(loc + [key], f"one of the parameters ({allowed})", err.instance[key], unexpected=True)))
+        else:
+            found.append((loc, _error(loc, _expected_by_keyword(err), err.instance)))
+    unique = []
+    for loc, error in found:  # "required" errors each see every missing name
+        if (error["path"], error["message"]) not in seen:
+            seen.add((error["path"], error["message"]))
+            unique.append((loc, error))
+    return unique
+
+
+def _most_telling(err: Any) -> Any:
+    """An ``anyOf``/``oneOf`` error whose alternatives failed deeper in: the alternative's error that tells most."""
+    while err.validator in ("anyOf", "oneOf") and err.context and any(e.relative_path for e in err.context):
+        from jsonschema.exceptions import best_match
+
+        err = best_match(err.context)
+    return err
+
+
+def _expected_by_keyword(err: Any) -> str:
+    if err.validator in ("anyOf", "oneOf") and err.context:
+        said: list[str] = []
+        for alternative in err.context:  # all at this place (see _most_telling): "number or string matching …"
+            text = _expected_by_keyword(alternative)
+            if text not in said:
+                said.append(text)
+        return " or ".join(said)
+    describe = _EXPECTED_BY_KEYWORD.get(err.validator)
+    return describe(err.validator_value) if describe else err.message
+
+
+def _missing(err: Any) -> list[str]:
+    required = err.validator_value if isinstance(err.validator_value, list) else []
+    instance = err.instance if isinstance(err.instance, dict) else {}
+    return [name for name in required if isinstance(name, str) and name not in instance]
+
+
+def _is_extra(err: Any, key: str) -> bool:
+    """Whether ``key`` is one of the keys the additionalProperties error is about (not a patternProperties one)."""
+    import re
+
+    patterns = err.schema.get("patternProperties") or {}
+    return not any(re.search(pattern, key) for pattern in patterns)
+
+
+def _value_at(raw: Any, loc: list) -> Any:
+    for part in loc:
+        raw = raw[part]
+    return raw
