@@ -314,7 +314,7 @@ def test_real_kernel_form_run_returns_and_the_approve_click_finishes_the_call(ke
     kernel.click(approve_id)
     assert kernel.poll("form.result is not None and form.result.status", "success") == "success"
     assert kernel.value("form.result.text") == "deleted /tmp/k1"
-    assert kernel.value("pending.done(), pending.result() is form.result") == "(True, True)"
+    assert kernel.value("pending.done(), pending.result() is form.result") == "True True"
     assert kernel.value("wb.log.rows()[-1]['status']") == "success"
 
 
