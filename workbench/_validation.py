@@ -35,6 +35,7 @@ __all__ = ["FunctionInputValidator", "SchemaInputValidator", "json_type_name", "
 MAX_INPUT_DEPTH = 100
 
 _NESTED = (dict, list, tuple)
+_SCALARS = frozenset({str, int, bool, type(None)})
 _FINITE_EXPECTED = "a finite number (JSON has no NaN or Infinity)"
 
 _JSON_TYPE_NAMES: dict[type, str] = {
@@ -96,12 +97,15 @@ def _too_deep(tool_name: str, key: Any) -> ToolInputError:
 def _scan(tool_name: str, raw: dict) -> bool:
     """Raise if ``raw`` nests deeper than ``MAX_INPUT_DEPTH``; say whether it holds a NaN or ±Infinity.
 
-    Iterative, so an input of any depth is measured without recursing.
+    Iterative, so an input of any depth is measured without recursing. Runs on every call: kept lean.
     """
     non_finite = False
     for key, value in raw.items():
-        if isinstance(value, float):
-            non_finite = non_finite or not math.isfinite(value)
+        kind = type(value)
+        if kind in _SCALARS:
+            continue
+        if kind is float:
+            non_finite = non_finite or value - value != 0.0  # NaN and ±Infinity give NaN
             continue
         if not isinstance(value, _NESTED):
             continue
@@ -113,7 +117,7 @@ def _scan(tool_name: str, raw: dict) -> bool:
             for child in (node.values() if isinstance(node, dict) else node):
                 if isinstance(child, _NESTED):
                     stack.append((child, depth + 1))
-                elif isinstance(child, float) and not math.isfinite(child):
+                elif isinstance(child, float) and child - child != 0.0:
                     non_finite = True
     return non_finite
 
@@ -193,10 +197,14 @@ class FunctionInputValidator:
             return self._with_rules(tool_name, raw, self._refused_non_finite(raw))
         if self._rules is not None:
             return self._with_rules(tool_name, raw, [])
-        values, found = self._pydantic(raw)
-        if found:
-            raise _sorted(tool_name, found, self._order, raw)
-        return values
+        try:  # the common case, inline: most calls are valid JSON-like dicts
+            values = self._validator.validate_python(raw, strict=True).__dict__
+        except ValidationError:
+            values, found = self._pydantic(raw)
+            if found:
+                raise _sorted(tool_name, found, self._order, raw) from None
+            return values
+        return {name: values[internal] for internal, name in self._fields}
 
     def _refused_non_finite(self, raw: dict) -> list[list]:
         """Where ``raw`` has NaN/Infinity that no ``allow_inf_nan=True`` lets in."""
