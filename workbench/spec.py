@@ -250,7 +250,18 @@ class ToolSpec(BaseModel):
     def check_inputs(self, raw: Any) -> dict[str, Any]:
         """Validate runtime inputs; return the validated (for function tools: converted) arguments.
 
-        Raises ``ToolInputError`` naming the tool and every failing field.
+        Raises ``ToolInputError`` naming the tool and every failing field. Its ``errors`` come in a
+        fixed order, the same for function tools and schema-only tools and whatever the pydantic or
+        jsonschema version: by where they sit in the input, depth-first — at an object, the
+        properties its schema declares in schema property order (missing ones included), then keys
+        the schema does not declare in the order the input has them; at an array, items by index;
+        an error about a value before errors inside it; errors at one place by message.
+
+        JSON's rules hold for both kinds of tool: a bool is never a number nor a number a bool (also
+        in ``enum``/``const``/``Literal``/``Enum``), ``NaN`` and ``±Infinity`` are refused unless
+        the field says ``allow_inf_nan=True``, a ``Decimal`` string must match its schema's
+        ``pattern``, and an input nesting objects/arrays deeper than ``MAX_INPUT_DEPTH`` (100)
+        levels, the arguments object being level 1, is refused before validation.
         """
         validator = self.__pydantic_private__["_input_validator"]  # direct: pydantic's __getattr__ is slow
         if validator is None:
