@@ -137,7 +137,7 @@ def test_cleared_nullable_sends_null_and_unticked_sends_value(wb):
     field = form.fields["limit"]
     assert field.none_box.value is True and form.values == {}  # default None shown, not sent
     field.none_box.value = False
-    field.inner.input.value = 7
+    field.inner.input.value = "7"
     assert form.values == {"limit": 7}
     field.none_box.value = True
     assert form.values == {"limit": None}
@@ -164,8 +164,8 @@ def _fresh_wb():
 
 def test_integers_are_never_sent_as_strings(wb):
     form = _form(wb, c_int)
-    assert form.values == {"n": 0}
-    form.fields["n"].input.value = 12
+    assert form.values == {}  # a required number starts empty (issue 9, defect 3), not at 0
+    form.fields["n"].input.value = "12"
     assert form.values == {"n": 12} and type(form.values["n"]) is int
 
 
@@ -173,8 +173,9 @@ def test_integers_are_never_sent_as_strings(wb):
 def test_widget_classes_follow_the_table(wb):
     assert isinstance(_form(wb, c_long_text).fields["prompt"].input, W.Textarea)
     assert isinstance(_form(wb, c_str).fields["text_value"].input, W.Text)
-    bounded = _form(wb, c_bounded_int).fields["n"].input
-    assert isinstance(bounded, W.BoundedIntText) and (bounded.min, bounded.max, bounded.value) == (1, 10, 5)
+    bounded = _form(wb, c_bounded_int).fields["n"]  # a Text read as a JSON integer, never clamped (issue 9)
+    assert isinstance(bounded.input, W.Text) and bounded.input.value == "" and bounded.current() == 5
+    assert "default: 5" in bounded.input.placeholder
     literal = _form(wb, c_literal).fields["mode"].input
     assert isinstance(literal, W.Dropdown) and literal.options == ("fast", "slow") and literal.index is None
     assert isinstance(_form(wb, c_list_literal).fields["options"].input, W.SelectMultiple)
@@ -206,7 +207,8 @@ def test_a_field_no_widget_fits_falls_back_to_json_for_that_field_only(wb):
         "required": ["weird", "n"]})
     form = ToolForm(SpecOnlyTool(spec), wb)
     assert form.fields["weird"].rule == "json (fallback)" and form.fields["n"].rule == "integer"
-    assert form.fields["n"].current() == 2  # IntText starts at the lower bound
+    assert form.fields["n"].current() is MISSING  # a required number starts empty (issue 9, defect 3)
+    form.fields["n"].input.value = "2"
     form.fields["weird"].input.value = "[1, 2]"
     assert form.values == {"weird": [1, 2], "n": 2}
     assert form.validate() == {"weird": [1, 2], "n": 2}
@@ -279,7 +281,7 @@ def test_mapping_rows_with_keys(wb):
     field.add_button.click()
     row = field.rows[0]
     row.key.value = "x"
-    row.field.input.value = 4
+    row.field.input.value = "4"
     assert form.values == {"counts": {"x": 4}}
     field.add_button.click()
     field.rows[1].key.value = "x"
@@ -301,8 +303,9 @@ def test_set_values_rejects_unknown_names_and_values_a_widget_cannot_hold(wb):
     form = _form(wb, c_bounded_int)
     with pytest.raises(KeyError, match="nope"):
         form.set_values({"nope": 1})
-    with pytest.raises(ValueError, match="outside"):
-        form.set_values({"n": 11})
+    form.set_values({"n": 11})  # shown as given, with why it is invalid (issue 9: never clamped or refused silently)
+    assert form.fields["n"].input.value == "11" and "≤ 10" in form.fields["n"].error
+    assert form.run().status == "error" and "n" in form.errors
     with pytest.raises(TypeError):
         _form(wb, c_int).set_values({"n": "3"})
 

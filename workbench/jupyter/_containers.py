@@ -11,26 +11,40 @@ from typing import Any, Optional
 import ipywidgets as W
 
 from workbench.jupyter._fields import (
-    LABEL_WIDTH, MISSING, Field, FieldValueError, _e, _HELP_STYLE, _json_text,
+    _NULL_STYLE, LABEL_WIDTH, MISSING, Field, FieldValueError, _json_text, missing_message,
 )
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
 
 __all__ = ["ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
 
-_INDENT = W.Layout(border_left="2px solid #d0d7de", padding="0 0 0 8px", margin="2px 0 2px 16px")
+
+def _indent() -> W.Layout:
+    """The left rule and indent of a nested group (a theme colour, so it shows in dark mode too)."""
+    return W.Layout(border_left="2px solid var(--jp-border-color2)", padding="0 0 0 8px", margin="2px 0 2px 16px")
+
+
+def _required_value(item: Field) -> Any:
+    """A row's or position's value; an empty one is a *missing* error naming that row (never sent as null)."""
+    value = item.get()
+    if value is MISSING:
+        raise FieldValueError(item, missing_message(item))
+    return value
 
 
 class _Container(Field):
     container = True
 
     def layout(self) -> W.Widget:
+        """A header (label, selector or toggle, state, clear), the help line, the nested input, errors.
+        An inner (bare) container keeps its header extras (e.g. a union's selector) on a line of their own."""
         parts: list[W.Widget] = []
         if not self.bare:
-            header = [W.Label(self.label_text, layout=W.Layout(min_width=LABEL_WIDTH))]
-            header += self.header_extras()
-            parts.append(W.HBox(header))
-            if self.help_text:
-                parts.append(W.HTML(f"<div style='{_HELP_STYLE.split(';margin-left')[0]};margin-left:16px'>{_e(self.help_text)}</div>"))
+            header = W.HBox([self.label_widget(min_width=LABEL_WIDTH), *self.header_extras(), *self.row_extras()])
+            header.add_class("workbench-field-row")
+            parts.append(header)
+            parts += self.help_widget("16px")
+        elif self.header_extras():
+            parts.append(W.HBox(self.header_extras()))
         parts += [self.input, self.error_label]
         return W.VBox(parts)
 
@@ -48,7 +62,11 @@ class ObjectField(_Container):
         self.fields: dict[str, Field] = {
             key: self.ctx.build(sub, deeper, key, required=key in required, parent=self) for key, sub in props.items()
         }
-        self.input = W.VBox([f.widget for f in self.fields.values()], layout=_INDENT)
+        self.input = W.VBox([f.widget for f in self.fields.values()], layout=_indent())
+
+    def _reset_widget(self) -> None:
+        for sub in self.fields.values():
+            sub.clear()
 
     def current(self) -> Any:
         out = {}
@@ -83,7 +101,7 @@ class _Rows(_Container):
         self.add_button = W.Button(description="add", icon="plus", layout=W.Layout(width="80px"),
                                    tooltip="Add an item")
         self.add_button.on_click(lambda _b: self.add_row(user=True))
-        self.input = W.VBox([self.rows_box, self.add_button], layout=_INDENT)
+        self.input = W.VBox([self.rows_box, self.add_button], layout=_indent())
 
     def _remove_button(self, row: Any) -> W.Button:
         button = W.Button(icon="times", layout=W.Layout(width="36px"), tooltip="Remove this item")
@@ -111,6 +129,9 @@ class _Rows(_Container):
         self.rows = []
         self._redraw()
 
+    def _reset_widget(self) -> None:
+        self.clear_rows()
+
 
 class _ListRow:
     __slots__ = ("field", "box")
@@ -130,6 +151,7 @@ class ListField(_Rows):
             item.load(value)
         elif user:
             item.touched = True  # a row the user added is meant to be sent (an empty string row sends "")
+            item.refresh_state()
         row.field = item
         row.box = W.HBox([item.widget, self._remove_button(row)])
         self.rows.append(row)
@@ -143,11 +165,7 @@ class ListField(_Rows):
             row.field.name = i
 
     def current(self) -> Any:
-        out = []
-        for row in self.rows:
-            value = row.field.get()
-            out.append(None if value is MISSING else value)  # validation then says what the item lacks
-        return out
+        return [_required_value(row.field) for row in self.rows]
 
     def _load(self, value: Any) -> None:
         if not isinstance(value, (list, tuple, set, frozenset)):
@@ -193,6 +211,9 @@ class MultiSelectField(Field):
             indexes.append(matches[0])
         self.input.index = tuple(sorted(set(indexes)))
 
+    def _reset_widget(self) -> None:
+        self.input.index = ()
+
 
 class TupleField(_Container):
     """A fixed-length array (``tuple[int, str]``): one field per position."""
@@ -203,11 +224,17 @@ class TupleField(_Container):
         prefix = self.schema.get("prefixItems") or []
         deeper = self.ctx.deeper()
         self.items = [self.ctx.build(sub, deeper, i, required=True, parent=self) for i, sub in enumerate(prefix)]
-        self.input = W.VBox([f.widget for f in self.items], layout=_INDENT)
+        self.input = W.VBox([f.widget for f in self.items], layout=_indent())
+
+    def _reset_widget(self) -> None:
+        for sub in self.items:
+            sub.clear()
 
     def current(self) -> Any:
-        values = [f.get() for f in self.items]
-        return [None if v is MISSING else v for v in values]
+        """All positions empty → *missing* (nothing typed yet); some empty → an error naming the first."""
+        if self.items and all(f.get() is MISSING for f in self.items):
+            return MISSING
+        return [_required_value(f) for f in self.items]
 
     def _load(self, value: Any) -> None:
         if not isinstance(value, (list, tuple)):
@@ -245,6 +272,7 @@ class MappingField(_Rows):
             row.field.load(value)
         elif user:
             row.field.touched = True
+            row.field.refresh_state()
         row.box = W.HBox([row.key, row.field.widget, self._remove_button(row)])
         self.rows.append(row)
         self._redraw()
@@ -265,8 +293,7 @@ class MappingField(_Rows):
                 raise FieldValueError(self, f"{self.path_text}: a row has an empty key")
             if key in out:
                 raise FieldValueError(self, f"{self.path_text}: duplicate key {key!r}")
-            value = row.field.get()
-            out[key] = None if value is MISSING else value
+            out[key] = _required_value(row.field)
         return out
 
     def _load(self, value: Any) -> None:
@@ -284,7 +311,11 @@ class MappingField(_Rows):
 
 
 class VariantField(_Container):
-    """A union (``anyOf``/``oneOf``): a Dropdown picks the alternative, below it that alternative's field."""
+    """A union (``anyOf``/``oneOf``): a Dropdown picks the alternative, below it that alternative's field.
+
+    The Dropdown is shown even when the union is the inner field of a nullable (``Optional[Union[A, B]]``,
+    ``Union[int, str, None]``): there it sits on its own line under the *none* toggle.
+    """
 
     def build(self) -> None:
         from workbench.jupyter._schema_utils import variants_of
@@ -297,10 +328,12 @@ class VariantField(_Container):
             seen.add(label)
         self.labels = unique
         self._built: dict[int, Field] = {}
-        self.selector = W.Dropdown(options=self.labels, index=0, layout=W.Layout(width="200px"))
+        self.selector = W.Dropdown(options=self.labels, index=0, layout=W.Layout(width="200px"),
+                                   tooltip="Which alternative to send")
+        self.selector.add_class("workbench-variant-selector")
         self.slot = W.VBox([self._variant(0).widget])
         self.selector.observe(self._switched, names="index")
-        self.input = W.VBox([self.slot], layout=_INDENT)
+        self.input = W.VBox([self.slot], layout=_indent())
 
     def header_extras(self) -> list[W.Widget]:
         return [self.selector]
@@ -328,6 +361,18 @@ class VariantField(_Container):
         self.selector.index = index
         self._variant(index).load(value)
 
+    def show_default(self, value: Any) -> None:
+        index = self._pick(value)
+        self.selector.index = index
+        self._variant(index).show_default(value)
+        self._variant(index).refresh_state()
+        self.default = value
+
+    def _reset_widget(self) -> None:
+        self.selector.index = 0
+        for sub in self._built.values():
+            sub.clear()
+
     def _pick(self, value: Any) -> int:
         for i, variant in enumerate(self.variants):
             if value_matches(value, variant, self.ctx.root):
@@ -351,7 +396,11 @@ class VariantField(_Container):
 
 class NullableField(_Container):
     """``X | None``: a *none* toggle next to the field for ``X``. A ticked toggle sends ``null``;
-    unticking it means "I want a value" and sends what the field shows (an empty string included)."""
+    unticking it means "I want a value" and sends what the field shows (an empty string included).
+
+    The three states look different: *not set* is a muted ``not set — default: null`` note (or the
+    inner box's placeholder), ``null`` is a ``null`` pill where the input was, a value is the input.
+    """
 
     def __init__(self, schema: dict, ctx: Any, name: Any, *, inner: dict, **kw: Any) -> None:
         self.inner_schema = inner
@@ -361,21 +410,23 @@ class NullableField(_Container):
         self.inner = self.ctx.build(self.inner_schema, self.ctx, None, required=True, parent=self)
         self.none_box = W.Checkbox(value=False, description="none", indent=False, layout=W.Layout(width="70px"),
                                    tooltip="Send null")
+        self.none_box.add_class("workbench-none-toggle")
         self.none_box.observe(self._toggled, names="value")
+        self.null_pill = W.HTML("<span style='" + _NULL_STYLE + "'>null</span>", layout=W.Layout(display="none"),
+                                tooltip="null will be sent")
+        self.null_pill.add_class("workbench-null")
         self.input = W.VBox([self.inner.widget]) if self.inner.container else self.inner.widget
 
     def header_extras(self) -> list[W.Widget]:
-        return [self.none_box]
+        return [self.none_box, self.null_pill]
 
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:
             return super().layout()
-        label = W.Label(self.label_text, layout=W.Layout(width=LABEL_WIDTH, min_width=LABEL_WIDTH))
-        parts: list[W.Widget] = [W.HBox([label, self.none_box, self.input])]
-        if self.help_text:
-            parts.append(W.HTML(f"<div style='{_HELP_STYLE}'>{_e(self.help_text)}</div>"))
-        parts.append(self.error_label)
-        return W.VBox(parts)
+        row = W.HBox([self.label_widget(width=LABEL_WIDTH, min_width=LABEL_WIDTH), self.none_box, self.input,
+                      self.null_pill, *self.row_extras()])
+        row.add_class("workbench-field-row")
+        return W.VBox([row, *self.help_widget(), self.error_label])
 
     def _toggled(self, change: Any) -> None:
         self.input.layout.display = "none" if self.none_box.value else None
@@ -384,6 +435,21 @@ class NullableField(_Container):
             if not self.none_box.value:
                 self.inner.touched = True  # the user asked for a value
             self.mark_touched()
+        self.refresh_state()
+
+    def refresh_state(self) -> None:
+        super().refresh_state()
+        none = bool(self.none_box.value)
+        self.null_pill.layout.display = None if none and self.is_set else "none"
+        if hasattr(self, "inner"):
+            self.inner.refresh_state()  # a text box's placeholder says whether this field is set
+
+    def state_note(self) -> str:
+        if self.is_set or not self.clearable:
+            return ""
+        if not self.none_box.value and self.inner.text_like:
+            return ""  # the inner box's placeholder says it
+        return "not set" + ("" if self.default is MISSING else f" — default: {_json_text(self.default)}")
 
     @property
     def is_none(self) -> bool:
@@ -398,6 +464,18 @@ class NullableField(_Container):
         else:
             self.inner.load(value)
             self.none_box.value = False
+
+    def show_default(self, value: Any) -> None:
+        if value is None:
+            self.none_box.value = True
+        else:
+            self.inner.show_default(value)
+            self.none_box.value = False
+        self.default = value
+
+    def _reset_widget(self) -> None:
+        self.none_box.value = False
+        self.inner.clear()
 
     def set_none(self) -> None:
         """Tick *none* as a user would (sends ``null``)."""

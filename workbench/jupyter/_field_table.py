@@ -17,10 +17,8 @@ date-time              string, ``format: date-time``                            
 time                   string, ``format: time``                                    TimePicker
 long text              string and ``is_long_text`` (format/maxLength/name/desc)     Textarea
 string                 string (uuid, path, email, binary… get a placeholder)       Text
-bounded integer        integer with minimum and maximum                            BoundedIntText
-integer                integer                                                     IntText
-bounded number         number with minimum and maximum                             BoundedFloatText
-number                 number                                                      FloatText
+integer                integer                                                     Text, read as a JSON integer
+number                 number                                                      Text, read as a JSON number
 boolean                boolean                                                     Checkbox
 multi-select           array whose items are an ``enum``                           SelectMultiple
 tuple                  array with ``prefixItems``                                  one field per position
@@ -30,6 +28,10 @@ mapping                object with a schema in ``additionalProperties`` only    
 free-form object       any other object (``dict[str, Any]``)                       JSON Textarea
 json (fallback)        anything else (``Any``, ``not``, unknown types…)            JSON Textarea
 =====================  ==========================================================  =============================
+
+Numbers are typed into a ``Text`` box, not ``IntText``/``BoundedIntText``: those rewrite what was typed
+in the browser (``3.7`` → ``37``, ``200`` clamped to the maximum, ``abc`` → ``0``); here the text stays as
+typed and what is wrong with it is said inline (see ``NumberField``).
 
 A recursive model's inner occurrence of itself (a ``$ref`` already being expanded above the field)
 becomes a JSON box (rule ``json (recursive)``), and so does anything nested deeper than ``MAX_DEPTH``
@@ -45,8 +47,8 @@ from workbench.jupyter._containers import (
     ListField, MappingField, MultiSelectField, NullableField, ObjectField, TupleField, VariantField,
 )
 from workbench.jupyter._fields import (
-    BoolField, BoundedFloatField, BoundedIntField, ConstField, DateField, DateTimeField, EnumField, Field,
-    FieldContext, FloatField, IntField, JSONField, StringField, TextareaField, TimeField, has_both_bounds,
+    BoolField, ConstField, DateField, DateTimeField, EnumField, Field, FieldContext, FloatField, IntField, JSONField,
+    StringField, TextareaField, TimeField,
 )
 from workbench.jupyter._schema_utils import is_long_text, json_types, resolve, split_nullable, variants_of
 
@@ -108,11 +110,8 @@ WIDGET_RULES: list[WidgetRule] = [
     WidgetRule("time", _string_format("time"), TimeField, "TimePicker"),
     WidgetRule("long text", lambda s, n: _only(s, "string") and is_long_text(n.name, s), TextareaField, "Textarea"),
     WidgetRule("string", lambda s, n: _only(s, "string"), StringField, "Text"),
-    WidgetRule("bounded integer", lambda s, n: _only(s, "integer") and has_both_bounds(s), BoundedIntField, "BoundedIntText"),
-    WidgetRule("integer", lambda s, n: _only(s, "integer"), IntField, "IntText"),
-    WidgetRule("bounded number", lambda s, n: _only(s, "number", "integer") and has_both_bounds(s), BoundedFloatField,
-               "BoundedFloatText"),
-    WidgetRule("number", lambda s, n: _only(s, "number", "integer"), FloatField, "FloatText"),
+    WidgetRule("integer", lambda s, n: _only(s, "integer"), IntField, "Text (JSON integer)"),
+    WidgetRule("number", lambda s, n: _only(s, "number", "integer"), FloatField, "Text (JSON number)"),
     WidgetRule("boolean", lambda s, n: _only(s, "boolean"), BoolField, "Checkbox"),
     WidgetRule("multi-select", lambda s, n: _only(s, "array") and _enum_items(s, n),
                MultiSelectField, "SelectMultiple"),

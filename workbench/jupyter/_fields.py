@@ -1,22 +1,27 @@
 """Form fields: one ``Field`` per (sub)schema, wrapping the ipywidgets that edit it.
 
-A field knows three things the raw widget does not:
+A field knows four things the raw widget does not:
 
 * whether the user **touched** it (typed, clicked, or ``set()`` was called) — an untouched optional
   field is *not set* and is omitted from the call, so ``not set``, ``""`` and ``null`` stay distinct;
 * how to turn the widget's value into the right **JSON type** (``current()``) and back (``load()``);
+* how to **show its state**: a text box's placeholder says ``not set — default: 10`` (or ``"" (empty
+  string)`` once emptied on purpose), other widgets get a muted *state* note, a nullable shows a
+  ``null`` pill, and every optional field has a **clear** button that returns it to *not set*;
 * where its **error** goes (an inline message under the widget).
 
 Value rules (``Field.get``):
 
 * untouched, optional and not given a value by its parent → ``MISSING`` (omitted from the call);
-* otherwise the value the widget shows (``current()``), where an empty, untouched text box, an
-  unselected dropdown and an empty date picker are ``MISSING`` too (so a required field left
-  empty is reported as *missing* rather than sent as ``""``);
+* otherwise the value the widget shows (``current()``), where an empty, untouched text box shows its
+  default (the placeholder) or nothing, and an empty number box, an unselected dropdown and an empty
+  date picker are ``MISSING`` (so a required field left empty is reported as *missing*, never sent as
+  ``0`` or ``""``);
 * a string the user emptied on purpose (touched) is sent as ``""``.
 
 Scalar fields live here; containers (object, list, mapping, tuple, variant, nullable) live in
 ``_containers.py``; which field a schema gets is decided by the table in ``_field_table.py``.
+Every colour is a JupyterLab CSS variable (``--jp-*``), so the light and dark themes both work.
 """
 
 from __future__ import annotations
@@ -29,17 +34,24 @@ from typing import Any, Callable, Iterator, Optional
 import ipywidgets as W
 
 from workbench._html import escape as _e
-from workbench.jupyter._schema_utils import constraint_text, json_types
+from workbench.jupyter._schema_utils import (
+    constraint_text, expected_text, json_types, number_problem, number_text, parse_number,
+)
 
 __all__ = [
     "MISSING", "Field", "FieldContext", "FieldValueError", "StringField", "TextareaField", "EnumField",
-    "ConstField", "IntField", "BoundedIntField", "FloatField", "BoundedFloatField", "BoolField", "DateField",
-    "DateTimeField", "TimeField", "JSONField",
+    "ConstField", "NumberField", "IntField", "FloatField", "BoolField", "DateField", "DateTimeField", "TimeField",
+    "JSONField", "help_html", "missing_message",
 ]
 
 LABEL_WIDTH = "180px"
-_HELP_STYLE = "color:#57606a;font-size:0.85em;margin-left:" + LABEL_WIDTH
-_ERROR_STYLE = "color:#cf222e;font-size:0.9em;margin-left:" + LABEL_WIDTH
+#: inline styles (HTML widget values take them as they are); colours are theme variables only
+_HELP_STYLE = "color:var(--jp-ui-font-color2);font-size:0.85em"
+_ERROR_STYLE = "color:var(--jp-error-color1);font-size:0.9em;margin-left:" + LABEL_WIDTH
+_STATE_STYLE = "color:var(--jp-ui-font-color2);font-style:italic;font-size:0.85em;padding:0 6px;white-space:nowrap"
+_NULL_STYLE = ("font-family:var(--jp-code-font-family);font-size:0.85em;color:var(--jp-ui-font-color1);"
+               "background:var(--jp-layout-color2);border:1px solid var(--jp-border-color1);border-radius:8px;"
+               "padding:0 8px;margin:0 4px")
 
 
 class _Missing:
@@ -63,7 +75,7 @@ MISSING: Any = _Missing()
 
 
 class FieldValueError(ValueError):
-    """A widget holds something that cannot be converted (invalid JSON, duplicate keys…)."""
+    """A widget holds something that cannot be converted (invalid JSON, a number that is not one…)."""
 
     def __init__(self, field: "Field", message: str) -> None:
         self.field = field
@@ -90,11 +102,29 @@ def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def help_html(text: str, indent: str = LABEL_WIDTH) -> str:
+    """A field's help line (description · constraints), muted, under the input."""
+    return f"<div style='{_HELP_STYLE};margin-left:{indent}'>{_e(text)}</div>"
+
+
+def not_set_text(default: Any) -> str:
+    """``not set — default: 10`` / ``not set``: what an untouched optional field shows."""
+    return "not set" if default is MISSING else f"not set — default: {_json_text(default)}"
+
+
+def missing_message(field: "Field") -> str:
+    """``path: required field is missing (expected …)`` in the validator's words, made specific."""
+    return f"{field.path_text}: required field is missing (expected {expected_text(field.schema, field.ctx.root)})"
+
+
 class Field:
-    """Base class. Subclasses implement ``build()`` (make ``self.input``), ``current()`` and ``_load()``."""
+    """Base class. Subclasses implement ``build()`` (make ``self.input``), ``current()``, ``_load()`` and
+    ``_reset_widget()`` (the empty widget)."""
 
     rule = "?"  #: the name of the table row that built this field (set by the builder)
     container = False
+    #: a text box whose placeholder shows the field's state (else a muted state note does)
+    text_like = False
 
     def __init__(self, schema: dict, ctx: FieldContext, name: Any, *, required: bool = False,
                  parent: Optional["Field"] = None) -> None:
@@ -105,22 +135,38 @@ class Field:
         self.parent = parent
         self.touched = False
         self.explicit = False  # given a value by its parent (e.g. the parent's default), so it is sent
+        self.default: Any = MISSING  # the schema default the field shows while it is not set
         self._quiet = 0
+        self._errors: list[str] = []
         self.error_label = W.HTML(layout=W.Layout(display="none"))
+        self.error_label.add_class("workbench-field-error")
+        self.state_label = W.HTML(layout=W.Layout(display="none"))
+        self.state_label.add_class("workbench-field-state")
+        self.clear_button = W.Button(icon="times", tooltip="Clear: back to not set (left out of the call)",
+                                     layout=W.Layout(width="28px", padding="0", display="none"))
+        self.clear_button.add_class("workbench-field-clear")
+        self.clear_button.on_click(lambda _b: self.clear())
         self.build()
         self.widget = self.layout()
+        self.widget.add_class("workbench-field")
         if "default" in schema:
             try:
                 with self.quiet():
-                    self._load(schema["default"])
+                    self.show_default(schema["default"])
             except (ValueError, TypeError, KeyError):
-                pass  # a default the widget cannot show: leave it empty (the function's default still applies)
+                self.default = MISSING  # a default the widget cannot show: leave it empty (the function's default still applies)
+        self.refresh_state()
 
     # -- identity ------------------------------------------------------------------------------------
     @property
     def bare(self) -> bool:
         """A wrapper's inner field: no label of its own, transparent in paths."""
         return self.name is None
+
+    @property
+    def owner(self) -> "Field":
+        """The field whose label this one is shown under: itself, or the wrapper around a bare field."""
+        return self.parent.owner if self.bare and self.parent is not None else self
 
     @property
     def path(self) -> tuple:
@@ -152,23 +198,38 @@ class Field:
             parts.append(constraints)
         return " · ".join(parts)
 
+    @property
+    def clearable(self) -> bool:
+        """Optional fields with a label get a clear button (required ones and inner fields do not)."""
+        return not self.required and not self.bare
+
     # -- widgets -------------------------------------------------------------------------------------
     def build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def label_widget(self, **layout: Any) -> W.Label:
+        label = W.Label(self.label_text, layout=W.Layout(**layout))
+        label.tooltip = str(self.schema.get("description") or "")
+        return label
+
+    def row_extras(self) -> list[W.Widget]:
+        """The state note and the clear button, for optional fields (shown after the input)."""
+        return [self.state_label, self.clear_button] if self.clearable else []
+
+    def help_widget(self, indent: str = LABEL_WIDTH) -> list[W.Widget]:
+        if not self.help_text:
+            return []
+        widget = W.HTML(help_html(self.help_text, indent))
+        widget.add_class("workbench-field-help")
+        return [widget]
+
     def layout(self) -> W.Widget:
-        """Label, input, help line and error line."""
-        parts: list[W.Widget] = []
+        """Label, input, state and clear button; help line; error line."""
         if self.bare:
-            parts.append(self.input)
-        else:
-            label = W.Label(self.label_text, layout=W.Layout(width=LABEL_WIDTH, min_width=LABEL_WIDTH))
-            label.tooltip = str(self.schema.get("description") or "")
-            parts.append(W.HBox([label, self.input]))
-            if self.help_text:
-                parts.append(W.HTML(f"<div style='{_HELP_STYLE}'>{_e(self.help_text)}</div>"))
-        parts.append(self.error_label)
-        return W.VBox(parts)
+            return W.VBox([self.input, self.error_label])
+        row = W.HBox([self.label_widget(width=LABEL_WIDTH, min_width=LABEL_WIDTH), self.input, *self.row_extras()])
+        row.add_class("workbench-field-row")
+        return W.VBox([row, *self.help_widget(), self.error_label])
 
     def observe_value(self, widget: W.Widget, name: str = "value") -> None:
         widget.observe(self._on_widget_change, names=name)
@@ -188,9 +249,46 @@ class Field:
         finally:
             self._quiet -= 1
 
+    # -- state ---------------------------------------------------------------------------------------
+    def refresh_state(self) -> None:
+        """Show *not set* / default / ``""`` / ``null`` as they are now (placeholder, note, clear button)."""
+        note = self.state_note()
+        self.state_label.value = f"<span style='{_STATE_STYLE}'>{_e(note)}</span>" if note else ""
+        self.state_label.layout.display = None if note else "none"
+        self.clear_button.layout.display = None if self.clearable and self.is_set else "none"
+        if self.text_like:
+            self.input.placeholder = self.placeholder()
+
+    def state_note(self) -> str:
+        """The muted note after the input: ``not set — default: …`` while not set (text boxes say it in
+        their placeholder instead)."""
+        if self.is_set or self.text_like or not self.clearable:
+            return ""
+        return not_set_text(self.default)
+
+    def placeholder(self) -> str:
+        """A text box's placeholder: its state while empty."""
+        if self.touched or self.explicit:
+            return self.empty_text()
+        owner = self.owner
+        if not owner.is_set and (owner is self or getattr(owner, "inner", None) is self):
+            return not_set_text(self.default)
+        if self.default is not MISSING:
+            return f"default: {_json_text(self.default)}"
+        return self.hint()
+
+    def hint(self) -> str:
+        """What to type (a required, empty box)."""
+        return ""
+
+    def empty_text(self) -> str:
+        """The placeholder of a box the user emptied."""
+        return self.hint()
+
     # -- values --------------------------------------------------------------------------------------
     def mark_touched(self) -> None:
         self.touched = True
+        self.refresh_state()
         if self.parent is not None:
             self.parent.mark_touched()
 
@@ -213,6 +311,7 @@ class Field:
         with self.quiet():
             self._load(value)
         self.explicit = True
+        self.refresh_state()
 
     def set(self, value: Any) -> None:
         """Set the value as a user would: the field becomes touched."""
@@ -220,6 +319,32 @@ class Field:
         self.mark_touched()
 
     def _load(self, value: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def show_default(self, value: Any) -> None:
+        """Show the schema default while the field is not set (called quietly). Widgets show it as a
+        value; text boxes (``text_like``) show it in their placeholder and keep the box empty."""
+        self._load(value)
+        self.default = value
+
+    def clear(self) -> None:
+        """Back to *not set*, as the form first showed it: the default (if any) shown, nothing sent."""
+        with self.quiet():
+            self._reset_widget()
+            self.touched = self.explicit = False
+            if self.default is not MISSING:
+                try:
+                    self.show_default(self.default)
+                except (ValueError, TypeError, KeyError):
+                    pass
+        for sub in self.walk():
+            sub.clear_error()
+            sub.refresh_state()
+        if self.parent is not None:
+            self.parent.refresh_state()
+
+    def _reset_widget(self) -> None:  # pragma: no cover - abstract
+        """Empty the widget (quietly), as ``build()`` made it."""
         raise NotImplementedError
 
     # -- structure -----------------------------------------------------------------------------------
@@ -237,8 +362,7 @@ class Field:
 
     # -- errors --------------------------------------------------------------------------------------
     def show_error(self, message: str) -> None:
-        previous = getattr(self, "_errors", [])
-        self._errors = previous + [message]
+        self._errors = self._errors + [message]
         text = "<br>".join(_e(m) for m in self._errors)
         self.error_label.value = f"<div style='{_ERROR_STYLE}'>⚠ {text}</div>"
         self.error_label.layout.display = None
@@ -250,8 +374,7 @@ class Field:
 
     @property
     def error(self) -> Optional[str]:
-        errors = getattr(self, "_errors", [])
-        return "; ".join(errors) if errors else None
+        return "; ".join(self._errors) if self._errors else None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.path_text!r} rule={self.rule!r} touched={self.touched}>"
@@ -263,6 +386,32 @@ def _require(value: Any, kinds: tuple, what: str) -> Any:
     if not isinstance(value, kinds):
         raise TypeError(f"expected {what}, got {type(value).__name__} {value!r}")
     return value
+
+
+class _TextBox(Field):
+    """A field edited in a text box: the placeholder shows its state; an untouched empty box shows the
+    default in the placeholder (``current()`` is then that default)."""
+
+    text_like = True
+
+    def show_default(self, value: Any) -> None:
+        self._check_default(value)
+        self.default = value
+
+    def _check_default(self, value: Any) -> None:
+        """Raise if ``value`` cannot be this field's value (the default is then ignored)."""
+
+    def _reset_widget(self) -> None:
+        self.input.value = ""
+
+    def _on_widget_change(self, change: Any = None) -> None:
+        super()._on_widget_change(change)
+        if not self._quiet:
+            self.refresh_state()
+
+    def _shown_default(self) -> Any:
+        """``default`` while the box is empty and untouched (it shows in the placeholder), else ``MISSING``."""
+        return self.default if not (self.touched or self.explicit) else MISSING
 
 
 # -- strings ---------------------------------------------------------------------------------------------
@@ -278,20 +427,29 @@ _PLACEHOLDERS = {
 }
 
 
-class StringField(Field):
-    """``Text``; an empty, untouched box is *not set*; an emptied one sends ``""``."""
+class StringField(_TextBox):
+    """``Text``; an empty, untouched box is *not set* (or its default); an emptied one sends ``""``."""
 
     def build(self) -> None:
-        self.input = self._widget(placeholder=_PLACEHOLDERS.get(self.schema.get("format"), ""))
+        self.input = self._widget()
         self.observe_value(self.input)
 
     def _widget(self, **kw: Any) -> W.Widget:
         return W.Text(layout=W.Layout(width="360px"), **kw)
 
+    def hint(self) -> str:
+        return _PLACEHOLDERS.get(self.schema.get("format"), "")
+
+    def empty_text(self) -> str:
+        return '"" (empty string)'
+
+    def _check_default(self, value: Any) -> None:
+        _require(value, (str,), "a string")
+
     def current(self) -> Any:
         value = self.input.value
         if value == "" and not (self.touched or self.explicit):
-            return MISSING
+            return self._shown_default()
         return value
 
     def _load(self, value: Any) -> None:
@@ -333,6 +491,9 @@ class EnumField(Field):
                 return
         raise ValueError(f"{value!r} is not one of {self.options!r}")
 
+    def _reset_widget(self) -> None:
+        self.input.index = None
+
 
 class ConstField(Field):
     """A fixed value (``const`` / a one-value ``Literal``): shown, not editable."""
@@ -347,110 +508,91 @@ class ConstField(Field):
         if value != self.schema.get("const"):
             raise ValueError(f"{value!r} is not the constant {self.schema.get('const')!r}")
 
+    def _reset_widget(self) -> None:
+        pass
+
 
 # -- numbers ---------------------------------------------------------------------------------------------
-def _int_bounds(schema: dict) -> tuple[Optional[int], Optional[int]]:
-    import math
+class NumberField(_TextBox):
+    """A number typed as text and read with ``parse_number`` (JSON number grammar).
 
-    lo = schema.get("minimum")
-    hi = schema.get("maximum")
-    if isinstance(schema.get("exclusiveMinimum"), (int, float)):
-        lo = math.floor(schema["exclusiveMinimum"]) + 1
-    if isinstance(schema.get("exclusiveMaximum"), (int, float)):
-        hi = math.ceil(schema["exclusiveMaximum"]) - 1
-    lo = math.ceil(lo) if isinstance(lo, (int, float)) and not isinstance(lo, bool) else None
-    hi = math.floor(hi) if isinstance(hi, (int, float)) and not isinstance(hi, bool) else None
-    return lo, hi
+    Not ``IntText``/``FloatText``/``Bounded…``: those coerce in the browser — ``3.7`` becomes ``37``,
+    ``1e3`` becomes ``13``, ``abc`` becomes ``0`` on blur and ``200`` is clamped to ``150`` — so what
+    is sent is not what was typed and nobody is told. Here the text stays as typed; a text that is not
+    a number is an inline error (``FieldValueError``: the form refuses to run), and bounds and
+    ``multipleOf`` are checked on blur and reported, never clamped. An empty box is *missing*, never 0.
+    """
 
-
-def _float_bounds(schema: dict) -> tuple[Optional[float], Optional[float]]:
-    lo = schema.get("minimum", schema.get("exclusiveMinimum"))
-    hi = schema.get("maximum", schema.get("exclusiveMaximum"))
-    ok = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
-    return (float(lo) if ok(lo) else None), (float(hi) if ok(hi) else None)
-
-
-def has_both_bounds(schema: dict) -> bool:
-    lo, hi = _float_bounds(schema)
-    return lo is not None and hi is not None
-
-
-class IntField(Field):
-    """``IntText``; starts at the lower bound when there is one, else 0. Sends an ``int``, never ``""``."""
+    integer = False
 
     def build(self) -> None:
-        lo, hi = _int_bounds(self.schema)
-        start = lo if lo is not None else (hi if hi is not None and hi < 0 else 0)
-        step = self.schema.get("multipleOf")
-        kw: dict[str, Any] = {"value": start, "layout": W.Layout(width="180px")}
-        if isinstance(step, int) and not isinstance(step, bool) and step > 0:
-            kw["step"] = step
-        self.input = self._widget(lo, hi, kw)
+        # continuous_update=False: the value arrives (and is checked) on blur or Enter, not per keystroke
+        self.input = W.Text(continuous_update=False, layout=W.Layout(width="180px"))
         self.observe_value(self.input)
 
-    def _widget(self, lo: Optional[int], hi: Optional[int], kw: dict) -> W.Widget:
-        return W.IntText(**kw)
+    def hint(self) -> str:
+        return "integer" if self.integer else "number"
+
+    def _on_widget_change(self, change: Any = None) -> None:
+        super()._on_widget_change(change)
+        if not self._quiet:
+            problem = self.problem()
+            if problem:
+                self.show_error(problem)
+
+    def problem(self) -> Optional[str]:
+        """What is wrong with the typed text (not a number, out of bounds…), as an inline message, or None."""
+        text = self.input.value
+        if not text.strip():
+            return None
+        try:
+            value = parse_number(text, integer=self.integer)
+        except ValueError as exc:
+            return f"{self.path_text}: {exc}"
+        wrong = number_problem(value, self.schema)
+        return f"{self.path_text}: {wrong}, received {text.strip()}" if wrong else None
 
     def current(self) -> Any:
-        return int(self.input.value)
+        text = self.input.value
+        if not text.strip():
+            return self._shown_default()
+        try:
+            return parse_number(text, integer=self.integer)
+        except ValueError as exc:
+            raise FieldValueError(self, f"{self.path_text}: {exc}") from None
 
-    def _load(self, value: Any) -> None:
-        if isinstance(value, float) and value.is_integer():
+    def _value(self, value: Any) -> Any:
+        """``value`` as this field's number (``TypeError``/``ValueError`` if it is not one)."""
+        if self.integer and isinstance(value, float) and value.is_integer():
             value = int(value)
-        self.input.value = _require(value, (int,), "an integer")
-
-
-class BoundedIntField(IntField):
-    """``BoundedIntText`` when both bounds exist; values outside them are refused by ``set()``."""
-
-    def _widget(self, lo: Optional[int], hi: Optional[int], kw: dict) -> W.Widget:
-        return W.BoundedIntText(min=lo, max=hi, **kw)
-
-    def _load(self, value: Any) -> None:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        value = _require(value, (int,), "an integer")
-        if not self.input.min <= value <= self.input.max:
-            raise ValueError(f"{value} is outside {self.input.min}..{self.input.max}")
-        self.input.value = value
-
-
-class FloatField(Field):
-    """``FloatText``; sends a ``float``."""
-
-    def build(self) -> None:
-        lo, hi = _float_bounds(self.schema)
-        start = lo if lo is not None else (hi if hi is not None and hi < 0 else 0.0)
-        self.input = self._widget(lo, hi, {"value": start, "layout": W.Layout(width="180px")})
-        self.observe_value(self.input)
-
-    def _widget(self, lo: Optional[float], hi: Optional[float], kw: dict) -> W.Widget:
-        return W.FloatText(**kw)
-
-    def current(self) -> Any:
-        value = float(self.input.value)
+        value = _require(value, (int,) if self.integer else (int, float), "an integer" if self.integer else "a number")
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"{value} is not a JSON number")
         return value
 
-    def _load(self, value: Any) -> None:
-        self.input.value = float(_require(value, (int, float), "a number"))
-
-
-class BoundedFloatField(FloatField):
-    """``BoundedFloatText`` when both bounds exist."""
-
-    def _widget(self, lo: Optional[float], hi: Optional[float], kw: dict) -> W.Widget:
-        step = self.schema.get("multipleOf")
-        if isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0:
-            kw["step"] = float(step)
-        else:
-            kw["step"] = (hi - lo) / 100 if hi is not None and lo is not None and hi > lo else 0.1  # type: ignore[operator]
-        return W.BoundedFloatText(min=lo, max=hi, **kw)
+    def _check_default(self, value: Any) -> None:
+        self._value(value)
 
     def _load(self, value: Any) -> None:
-        value = float(_require(value, (int, float), "a number"))
-        if not self.input.min <= value <= self.input.max:
-            raise ValueError(f"{value} is outside {self.input.min}..{self.input.max}")
-        self.input.value = value
+        self.input.value = number_text(self._value(value))
+
+    def load(self, value: Any) -> None:
+        """Show ``value`` — out of bounds included, as a user could type it — with its problem inline."""
+        self.clear_error()
+        super().load(value)
+        problem = self.problem()
+        if problem:
+            self.show_error(problem)
+
+
+class IntField(NumberField):
+    """An integer (JSON Schema ``integer``): ``3.0`` and ``1e3`` are whole numbers, ``3.7`` is refused."""
+
+    integer = True
+
+
+class FloatField(NumberField):
+    """A number (JSON Schema ``number``)."""
 
 
 class BoolField(Field):
@@ -465,6 +607,9 @@ class BoolField(Field):
 
     def _load(self, value: Any) -> None:
         self.input.value = _require(value, (bool,), "a boolean")
+
+    def _reset_widget(self) -> None:
+        self.input.value = False
 
 
 # -- dates and times -------------------------------------------------------------------------------------
@@ -497,6 +642,9 @@ class DateField(Field):
             value = _dt.date.fromisoformat(_require(value, (str,), "an ISO 8601 date"))
         self.input.value = value
 
+    def _reset_widget(self) -> None:
+        self.input.value = None
+
 
 class DateTimeField(Field):
     """``NaiveDatetimePicker``; sends ISO 8601. An aware value is shown in its own offset and sent with it."""
@@ -520,6 +668,10 @@ class DateTimeField(Field):
         self.tzinfo = parsed.tzinfo
         self.input.value = parsed.replace(tzinfo=None)
 
+    def _reset_widget(self) -> None:
+        self.tzinfo = None
+        self.input.value = None
+
 
 class TimeField(Field):
     """``TimePicker``; sends ``HH:MM:SS``."""
@@ -537,23 +689,29 @@ class TimeField(Field):
             value = _dt.time.fromisoformat(_require(value, (str,), "an ISO 8601 time"))
         self.input.value = value.replace(tzinfo=None)
 
+    def _reset_widget(self) -> None:
+        self.input.value = None
+
 
 # -- JSON fallback ---------------------------------------------------------------------------------------
-class JSONField(Field):
+class JSONField(_TextBox):
     """A JSON ``Textarea``: free-form objects, ``Any``, and any schema no other widget fits.
 
-    Empty → not set. Text that is not JSON is an inline error — unless the schema admits a string
-    (``Any`` or a string type), then it is sent as that string.
+    Empty → not set (or the default, shown in the placeholder). Text that is not JSON is an inline
+    error — unless the schema admits a string (``Any`` or a string type), then it is sent as that string.
     """
 
     def build(self) -> None:
-        self.input = W.Textarea(placeholder="JSON, e.g. {\"key\": \"value\"}", rows=3, layout=W.Layout(width="480px"))
+        self.input = W.Textarea(rows=3, layout=W.Layout(width="480px"))
         self.observe_value(self.input)
+
+    def hint(self) -> str:
+        return 'JSON, e.g. {"key": "value"}'
 
     def current(self) -> Any:
         text = self.input.value
         if not text.strip():
-            return MISSING
+            return self._shown_default()
         try:
             return json.loads(text)
         except ValueError as exc:

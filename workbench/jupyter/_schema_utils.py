@@ -6,13 +6,17 @@ Pure functions on plain dicts; no widgets here.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+import operator
+import re
+from decimal import Decimal, InvalidOperation, localcontext
+from typing import Any, Optional, Union
 
 from workbench._validation import json_type_name
 
 __all__ = [
     "resolve", "split_nullable", "json_types", "variants_of", "variant_label", "constraint_text",
-    "is_long_text", "value_matches", "NULL",
+    "is_long_text", "value_matches", "NULL", "parse_number", "number_problem", "number_text", "expected_text",
+    "FORMAT_EXPECTED",
 ]
 
 NULL = {"type": "null"}
@@ -228,3 +232,117 @@ def value_matches(value: Any, schema: dict, root: dict) -> bool:
         return jsonschema.Draft202012Validator(full, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).is_valid(value)
     except Exception:  # noqa: BLE001 - a malformed variant never matches
         return False
+
+
+# -- numbers typed as text -------------------------------------------------------------------------------
+#: RFC 8259's number grammar: what a number field accepts (surrounding spaces aside)
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+#: a number written with more than this many digits before the point is refused, not expanded
+#: (``int(Decimal("1e999999999"))`` would run for minutes)
+MAX_DIGITS = 4300
+
+#: why a text is not a JSON number, for the common near-misses (first match wins)
+_NEAR_MISSES: tuple[tuple[re.Pattern, str], ...] = (
+    (re.compile(r"^[+-]?[0-9]*,[0-9]+$"), "use a dot as the decimal separator"),
+    (re.compile(r"^\+"), "no leading + sign"),
+    (re.compile(r"^-?0[0-9]"), "no leading zeros"),
+    (re.compile(r"^-?\.|\.$|\.[eE]"), "write digits on both sides of the point, e.g. 0.5"),
+    (re.compile(r"_"), "no digit separators"),
+    (re.compile(r"^[+-]?(inf|infinity|nan)$", re.I), "JSON has no infinity or NaN"),
+)
+
+
+def parse_number(text: str, *, integer: bool) -> Union[int, float]:
+    """Read what a user typed into a number field as a JSON number, exactly as typed.
+
+    ``integer`` fields give an ``int`` (``3.0`` and ``1e3`` are whole numbers, so ``3`` and ``1000``);
+    other fields give an ``int`` for an integer literal and a ``float`` otherwise. Nothing is rounded,
+    truncated or clamped: a text that is not a (whole) number raises ``ValueError`` saying why, e.g.
+    ``expected integer, received 3.7 (not a whole number)``.
+    """
+    stripped = text.strip()
+    what = "integer" if integer else "number"
+    if not _JSON_NUMBER.fullmatch(stripped):
+        why = next((reason for pattern, reason in _NEAR_MISSES if pattern.search(stripped)), "not a number")
+        raise ValueError(f"expected {what}, received {json.dumps(text, ensure_ascii=False)} ({why})")
+    exact = Decimal(stripped)
+    if exact.adjusted() >= MAX_DIGITS:
+        raise ValueError(f"expected {what}, received {stripped} (too large)")
+    if integer:
+        if exact != exact.to_integral_value():
+            raise ValueError(f"expected integer, received {stripped} (not a whole number)")
+        return int(exact)
+    if not any(c in stripped for c in ".eE"):
+        return int(stripped)
+    value = float(stripped)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"expected number, received {stripped} (too large)")
+    return value
+
+
+def number_text(value: Any) -> str:
+    """How a number field shows ``value``: the shortest text that reads back as the same JSON number."""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+#: bound keyword → (holds?, how to say it)
+_BOUNDS: tuple[tuple[str, Any, str], ...] = (
+    ("minimum", operator.ge, "≥"), ("exclusiveMinimum", operator.gt, ">"),
+    ("maximum", operator.le, "≤"), ("exclusiveMaximum", operator.lt, "<"),
+)
+
+
+def number_problem(value: Union[int, float], schema: dict) -> Optional[str]:
+    """What is wrong with ``value`` for ``schema``'s bounds and ``multipleOf`` (``"must be ≤ 150"``), or None.
+
+    Checked exactly (``Decimal``), so ``0.3`` is a multiple of ``0.1``.
+    """
+    for key, holds, sign in _BOUNDS:
+        limit = schema.get(key)
+        if _is_number(limit) and not holds(value, limit):
+            return f"must be {sign} {_num(limit)}"
+    step = schema.get("multipleOf")
+    if _is_number(step) and step > 0:
+        try:
+            with localcontext() as ctx:
+                ctx.prec = MAX_DIGITS + 50
+                remainder = Decimal(number_text(value)) % Decimal(number_text(step))
+        except InvalidOperation:  # a quotient too long to compute exactly: leave it to the validator
+            return None
+        if remainder != 0:
+            return f"must be a multiple of {_num(step)}"
+    return None
+
+
+#: string format → what a field of that format expects, in messages
+FORMAT_EXPECTED: dict[str, str] = {
+    "date": "a date (YYYY-MM-DD)",
+    "date-time": "a date-time (YYYY-MM-DDTHH:MM[:SS])",
+    "time": "a time (HH:MM[:SS])",
+    "email": "an email address",
+    "uuid": "a UUID",
+    "uri": "a URI",
+    "duration": "an ISO 8601 duration (e.g. PT30S)",
+}
+
+
+def expected_text(schema: dict, root: dict) -> str:
+    """What a (sub)schema expects, in the words of the input validator's messages (``integer``,
+    ``string``, ``one of "a", "b"``), made specific for formats (``a date (YYYY-MM-DD)``)."""
+    schema = resolve(schema, root)
+    if "const" in schema:
+        return f"exactly {json.dumps(schema['const'])}"
+    if isinstance(schema.get("enum"), list):
+        return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    types = json_types(schema)
+    if types == {"string"} and schema.get("format") in FORMAT_EXPECTED:
+        return FORMAT_EXPECTED[schema["format"]]
+    if not types:
+        options = variants_of(schema) or []
+        found = [expected_text(o, root) for o in options]
+        return " or ".join(dict.fromkeys(found)) if found else "a value"
+    return " or ".join(sorted(types))
