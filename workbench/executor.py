@@ -106,12 +106,19 @@ def _tool_use_id(raw: Any) -> "tuple[str, Optional[str]]":
     if raw is None:
         return new_tool_use_id(), None
     if isinstance(raw, _ID_TYPES_COERCED) and not isinstance(raw, bool):
-        return str(raw), None
+        try:
+            return str(raw), None
+        except ValueError:  # an int past Python's int -> str limit
+            pass
     return new_tool_use_id(), f"'toolUseId' must be a string (or a number), got {_describe(raw)}"
 
 
 def _describe(value: Any) -> str:
-    text = repr(value)
+    """A short ``repr`` of a bad value and its type, for error messages (never raises)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - e.g. an int too long to print, a broken __repr__
+        text = f"<unprintable {type(value).__name__}>"
     return f"{text if len(text) <= 80 else text[:77] + '...'} ({type(value).__name__})"
 
 
@@ -359,18 +366,24 @@ class ToolExecutor:
         (already logged and announced) of a call that failed here."""
         t0 = _perf()
         started_at = _now_iso()
-        if (type(raw_use) is dict and type(raw_use.get("toolUseId")) is str and type(raw_use.get("name")) is str
-                and type(raw_use.get("input")) is dict and raw_use["name"]):
-            tool_use, bad_shape = raw_use, None  # already a well-formed ToolUse: no copy
-        else:
+        tool_use = None
+        if type(raw_use) is dict:
+            try:  # already a well-formed ToolUse: used as it is, no copy
+                name = raw_use["name"]
+                if (type(name) is str and name != "" and type(raw_use["toolUseId"]) is str
+                        and type(raw_use["input"]) is dict):
+                    tool_use, bad_shape = raw_use, None
+            except KeyError:
+                pass
+        if tool_use is None:
             tool_use, bad_shape = _normalise_tool_use(raw_use)
+            name = tool_use["name"]
         call = _Call(index, tool_use, started_at, t0)
         if self._listeners:
             self._emit(ToolEvent("start", tool_use, index, 0.0, None, None, started_at))
         if bad_shape is not None:
             return self._fail(call, run, bad_shape, "TypeError")
         try:
-            name = tool_use["name"]
             item = run.tools.get(name)
             if item is None:
                 try:

@@ -46,11 +46,12 @@ class ToolPermissionError(PermissionError):
         super().__init__(message)
 
 
-# Public entry points that run a tool's body, and the unchecked body each one guards. A subclass that
-# defines one of them (an Allos ``execute``, an ``invoke``/``acall`` override) gets it wrapped with the
-# permission check at class creation; its own definition stays reachable, unchecked, under the private
-# name, for ``__call__`` (the bare function, DESIGN §1) and for executors, which have checked already.
-_ENTRY_POINTS = {"invoke": "_invoke", "acall": "_acall", "execute": "_execute"}
+# Public entry points that run a tool's body -> the private name of their unchecked body, if one is
+# needed. A class that defines one of them (an Allos ``execute``, an ``invoke``/``acall`` override) gets
+# it wrapped with the permission check at class creation; its own definition stays reachable, unchecked,
+# under the private name: ``__call__`` (the bare function, DESIGN §1) runs ``_execute``, executors (which
+# have applied the permission with their approver) run ``_invoke``.
+_ENTRY_POINTS: dict[str, Optional[str]] = {"invoke": "_invoke", "acall": None, "execute": "_execute"}
 
 
 class ToolResponse:
@@ -339,7 +340,7 @@ def _guard_entry_points(cls: type) -> None:
         method = cls.__dict__.get(public)
         if not inspect.isfunction(method) or getattr(method, "_wb_checked", False):
             continue
-        if private not in cls.__dict__:
+        if private is not None and private not in cls.__dict__:
             if public == "invoke":  # an invoke override is the body; BaseTool.invoke skips it on super()
                 method._wb_override_of = cls  # type: ignore[attr-defined]
             setattr(cls, private, method)

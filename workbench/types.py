@@ -56,7 +56,11 @@ ToolPermission = Permission  # the Allos name
 
 
 class ToolUse(TypedDict):
-    """A request to call a tool: ``{"toolUseId", "name", "input"}``."""
+    """A request to call a tool: ``{"toolUseId", "name", "input"}``.
+
+    Executors also take a number (or UUID) as ``toolUseId`` — answered with its ``str()`` — and
+    generate an id when it is absent or ``None``; an ``input`` that is absent or ``None`` is ``{}``.
+    Anything else malformed becomes an error result (see ``ToolExecutor.execute``)."""
 
     toolUseId: str
     name: NotRequired[str]
