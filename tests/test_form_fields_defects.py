@@ -388,6 +388,28 @@ def test_expected_text_names_formats_and_types():
     assert expected_text({"enum": ["a", "b"]}, root) == 'one of "a", "b"'
 
 
+def test_nested_and_date_fields_say_what_they_expect_like_top_level_ones(wb):
+    form = _form(wb, order)
+    assert form.run().status == "error"
+    assert form.errors["customer.full_name"] == "customer.full_name: required field is missing (expected string)"
+    assert form.errors["customer.years"] == "customer.years: required field is missing (expected integer)"
+    assert form.errors["customer.born"] == "customer.born: required field is missing (expected a date (YYYY-MM-DD))"
+    assert form.errors["day"] == "day: required field is missing (expected a date (YYYY-MM-DD))"
+    assert form.errors["when"] == "when: required field is missing (expected a date-time (YYYY-MM-DDTHH:MM[:SS]))"
+    assert "expected string" in form.fields["customer"].fields["full_name"].error
+    assert "YYYY-MM-DD" in form.fields["day"].error
+
+
+def test_schema_only_tools_word_nested_and_format_errors_the_same_way():
+    spec = ToolSpec(name="s", description="Schema only.", parameters=order.spec.parameters)
+    with pytest.raises(ValueError) as info:
+        spec.check_inputs({"customer": {"full_name": "x"}, "day": "2024-13-45", "when": "2024-01-01T00:00:00"})
+    text = str(info.value)
+    assert "customer.years: required field is missing (expected integer)" in text
+    assert "customer.born: required field is missing (expected a date (YYYY-MM-DD))" in text
+    assert "day: expected a date (YYYY-MM-DD), received '2024-13-45'" in text
+
+
 def test_missing_rows_say_what_they_expect_including_formats(wb):
     @tool
     def days(by_name: dict[str, dt.date]) -> int:

@@ -251,7 +251,7 @@ class FunctionInputValidator:
             kind = err["type"]
             loc = input_location(err["loc"], raw, missing=kind == "missing")
             if kind == "missing":
-                expected = self._expected.get(loc[0], "a value") if len(loc) == 1 else "a value"
+                expected = self._expected.get(loc[0], "a value") if len(loc) == 1 else _expected_at(self._order, loc)
                 found.append((loc, _error(loc, expected, None, missing=True)))
             elif kind == "extra_forbidden":
                 expected = f"one of the parameters ({self._param_list})" if len(loc) == 1 else "no extra keys"
@@ -313,7 +313,30 @@ def _expected_from_schema(schema: dict, defs: dict | None = None) -> str:
     types = sorted(schema_type_of(schema, defs))
     if not types:
         return "a value"
+    if types == ["string"] and schema.get("format") in FORMAT_EXPECTED:
+        return FORMAT_EXPECTED[schema["format"]]
     return " or ".join(types)
+
+
+def _expected_at(order: SchemaOrder, loc: list) -> str:
+    """What a nested field expects (its schema found through ``$ref`` and unions), as for top-level ones."""
+    for schema in order.schemas_at(loc):
+        expected = _expected_from_schema(schema)
+        if expected != "a value":
+            return expected
+    return "a value"
+
+
+#: string format → what it expects, in messages ("a date (YYYY-MM-DD)" rather than "string")
+FORMAT_EXPECTED: dict[str, str] = {
+    "date": "a date (YYYY-MM-DD)",
+    "date-time": "a date-time (YYYY-MM-DDTHH:MM[:SS])",
+    "time": "a time (HH:MM[:SS])",
+    "email": "an email address",
+    "uuid": "a UUID",
+    "uri": "a URI",
+    "duration": "an ISO 8601 duration (e.g. PT30S)",
+}
 
 
 #: jsonschema keyword → how to say what was expected
@@ -332,7 +355,7 @@ _EXPECTED_BY_KEYWORD: dict[str, Callable[[Any], str]] = {
     "maxItems": lambda v: f"at most {v} items",
     "uniqueItems": lambda v: "unique items",
     "multipleOf": lambda v: f"a multiple of {v}",
-    "format": lambda v: f"a string in {v} format",
+    "format": lambda v: FORMAT_EXPECTED.get(v, f"a string in {v} format"),
 }
 
 

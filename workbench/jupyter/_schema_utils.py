@@ -11,7 +11,7 @@ import re
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any, Optional, Union
 
-from workbench._validation import json_type_name
+from workbench._validation import FORMAT_EXPECTED, _expected_from_schema, json_type_name
 
 __all__ = [
     "resolve", "split_nullable", "json_types", "variants_of", "variant_label", "constraint_text",
@@ -318,31 +318,7 @@ def number_problem(value: Union[int, float], schema: dict) -> Optional[str]:
     return None
 
 
-#: string format → what a field of that format expects, in messages
-FORMAT_EXPECTED: dict[str, str] = {
-    "date": "a date (YYYY-MM-DD)",
-    "date-time": "a date-time (YYYY-MM-DDTHH:MM[:SS])",
-    "time": "a time (HH:MM[:SS])",
-    "email": "an email address",
-    "uuid": "a UUID",
-    "uri": "a URI",
-    "duration": "an ISO 8601 duration (e.g. PT30S)",
-}
-
-
 def expected_text(schema: dict, root: dict) -> str:
-    """What a (sub)schema expects, in the words of the input validator's messages (``integer``,
-    ``string``, ``one of "a", "b"``), made specific for formats (``a date (YYYY-MM-DD)``)."""
-    schema = resolve(schema, root)
-    if "const" in schema:
-        return f"exactly {json.dumps(schema['const'])}"
-    if isinstance(schema.get("enum"), list):
-        return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
-    types = json_types(schema)
-    if types == {"string"} and schema.get("format") in FORMAT_EXPECTED:
-        return FORMAT_EXPECTED[schema["format"]]
-    if not types:
-        options = variants_of(schema) or []
-        found = [expected_text(o, root) for o in options]
-        return " or ".join(dict.fromkeys(found)) if found else "a value"
-    return " or ".join(sorted(types))
+    """What a (sub)schema expects, in the input validator's own words (``integer``, ``string``,
+    ``one of "a", "b"``, ``a date (YYYY-MM-DD)``), so a form's messages read like ``check_inputs``'s."""
+    return _expected_from_schema(resolve(schema, root), root.get("$defs"))
