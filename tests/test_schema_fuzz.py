@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from workbench import ToolInputError, ToolSpec, tool
 from workbench._synthetic_draw import _patch_object_generation
+from workbench._synthetic_schema import prepare
 
 _patch_object_generation()  # hypothesis-jsonschema 0.23 generates objects through an API newer hypothesis dropped
 
@@ -145,7 +146,8 @@ def test_function_tool_schema_and_validator_agree(annotations, data):
     spec.validate()
     schema = closed(spec.parameters)
     oracle = jsonschema.Draft202012Validator(schema)
-    value = data.draw(from_schema(schema, custom_formats=FORMATS), label="inputs from the schema")
+    # prepare: hypothesis-jsonschema reads Draft 7 (tuple[...] is prefixItems in 2020-12)
+    value = data.draw(from_schema(prepare(schema), custom_formats=FORMATS), label="inputs from the schema")
     spec.check_inputs(value)  # every value the schema allows passes
 
     sites = json_paths(value)
