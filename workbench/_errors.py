@@ -18,7 +18,8 @@ class ToolInputError(ValueError):
 
     ``errors`` holds one dict per failing field: ``path`` (JSON path such as
     ``$.items[0].qty``), ``field`` (dotted form), ``expected``, ``received`` and
-    ``message``.
+    ``message``, in the order ``ToolSpec.check_inputs`` documents (schema property order, then
+    undeclared keys in input order).
     """
 
     def __init__(self, tool_name: str, errors: list[dict]) -> None:
