@@ -230,9 +230,58 @@ def test_unsatisfiable_returns_schema_is_a_clear_error(name):
     assert "returns schema is unsatisfiable" in result.error
 
 
-def test_a_ref_that_cannot_be_resolved_is_a_spec_error():
-    with pytest.raises(ToolSpecError, match="Tool 'prototype': .*'#/\\$defs/Missing'"):
-        synthesize({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}, "required": ["a"]}, 1, tool="prototype")
+@pytest.mark.parametrize("schema, fragment", [
+    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}, "required": ["a"]}, "$ref '#/$defs/Missing' points nowhere"),
+    ({"type": "object", "properties": {"a": {"$ref": "#/required"}}, "required": ["a"]}, "not to a schema"),
+    ({"type": "string", "pattern": "\\p{L}+"}, "pattern '\\\\p{L}+' is not a valid regular expression"),
+])
+def test_a_schema_that_cannot_be_applied_is_a_clear_spec_error(schema, fragment):
+    with pytest.raises(ToolSpecError) as caught:
+        synthesize(schema, 1, tool="prototype")
+    assert str(caught.value).startswith("Tool 'prototype': its returns schema cannot be applied: ")
+    assert fragment in str(caught.value)
+
+
+def test_a_generator_failure_is_a_spec_error_naming_the_tool(monkeypatch):
+    import workbench._synthetic_draw as draw_module
+
+    def broken(strategy, seed):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(draw_module, "draw", broken)
+    with pytest.raises(ToolSpecError, match=r"^Tool 'prototype': no synthetic value could be generated .*\(RuntimeError: boom\)$"):
+        synthesize({"type": "integer"}, 1, tool="prototype")
+
+
+def test_when_readable_narrowing_leaves_nothing_the_exact_schema_is_used():
+    # "anything but a string, integer or boolean": the readable stand-in for {} is exactly what is excluded
+    schema = {"type": "object", "properties": {"a": {}}, "required": ["a"],
+              "not": {"properties": {"a": {"type": ["string", "integer", "boolean"]}}}}
+    nul_key = {"type": "object", "properties": {"\u0000": {"const": 1}}, "required": ["\u0000"], "additionalProperties": False}
+    for seed in range(10):
+        check(schema, synthesize(schema, seed))
+        assert synthesize(nul_key, seed) == {"\u0000": 1}
+
+
+def test_threads_get_the_same_values():
+    import concurrent.futures
+
+    jobs = [(schema, seed) for schema in (TRICKY, STRUCTURES["pydantic-style"]) for seed in range(12)]
+    alone = [synthesize(schema, seed) for schema, seed in jobs]
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        assert list(pool.map(lambda job: synthesize(*job), jobs)) == alone
+
+
+@pytest.fixture(scope="module")
+def outside():
+    return {seed: synthesize(TRICKY, seed) for seed in range(5)}
+
+
+@settings(max_examples=5, deadline=None, database=None)
+@given(seed=st.integers(0, 4))
+def test_synthetic_calls_work_inside_a_hypothesis_test(outside, seed):
+    # hypothesis refuses a nested @given: the draw must not run in the test's own context
+    assert synthesize(TRICKY, seed) == outside[seed]
 
 
 # == a fuzzer: random satisfiable schemas =============================================================

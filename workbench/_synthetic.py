@@ -39,28 +39,35 @@ def synthesize(schema: Any, seed: int, *, tool: Optional[str] = None) -> Any:
     be followed).
     """
     from workbench._synthetic_draw import NoValueFound, draw
-    from workbench._synthetic_schema import UnresolvableRef
+    from workbench._synthetic_schema import UnusableSchema
 
     who = f"Tool '{tool}'" if tool else "A spec-only tool"
     key = _canonical(schema)
     try:
         candidates = _strategies(key)
-    except UnresolvableRef as exc:
+    except UnusableSchema as exc:
         raise ToolSpecError(f"{who}: its returns schema cannot be applied: {exc}") from None
-    empty = True
-    for strategy in candidates:  # readable first, then the exact schema
+    failure: Optional[BaseException] = None
+    for strategy in candidates:  # readable first, then the exact schema: the last failure tells why
         try:
             return draw(strategy, seed)
-        except NoValueFound as exc:
-            empty = exc.empty
+        except Exception as exc:  # noqa: BLE001 - NoValueFound, or a schema the generator cannot handle
+            failure = exc
     shown = key if len(key) <= 200 else key[:197] + "..."
-    if empty:
+    if isinstance(failure, NoValueFound) and failure.empty:
         raise UnsatisfiableSchemaError(
             f"{who}: its returns schema is unsatisfiable — no value can match it, so there is no synthetic value "
             f"to return. Fix the spec's returns schema: {shown}")
-    raise UnsatisfiableSchemaError(
-        f"{who}: its returns schema is unsatisfiable or too constrained — no value matching it was found. "
-        f"Fix or loosen the spec's returns schema: {shown}")
+    if isinstance(failure, NoValueFound):
+        raise UnsatisfiableSchemaError(
+            f"{who}: its returns schema is unsatisfiable or too constrained — no value matching it was found. "
+            f"Fix or loosen the spec's returns schema: {shown}")
+    problem = (str(failure).strip().splitlines() or [""])[0][:200]
+    raise ToolSpecError(f"{who}: no synthetic value could be generated for its returns schema "
+                        f"({type(failure).__name__}: {problem})") from failure
+
+
+_PROBE_SEED = 0
 
 
 def _canonical(schema: Any) -> str:
@@ -69,10 +76,11 @@ def _canonical(schema: Any) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _strategies(key: str) -> tuple:
-    """The candidate strategies of one schema (by canonical JSON): readable, then exact."""
+    """The candidate strategies of one schema (by canonical JSON): readable (if it yields values),
+    then exact — each filtered by a Draft 2020-12 validator with format checking."""
     import jsonschema
 
-    from workbench._synthetic_draw import strategy_for
+    from workbench._synthetic_draw import draw, strategy_for
     from workbench._synthetic_schema import prepare, readable
 
     schema = json.loads(key)
@@ -80,8 +88,13 @@ def _strategies(key: str) -> tuple:
         if isinstance(schema, dict) else jsonschema.Draft202012Validator
     is_valid = cls(schema, format_checker=cls.FORMAT_CHECKER).is_valid
     exact = prepare(schema, draft_2020=cls is jsonschema.Draft202012Validator)
-    narrowed = readable(exact)
-    candidates = [strategy_for(narrowed, is_valid, readable_formats=True)]
-    if narrowed != exact:
-        candidates.append(strategy_for(exact, is_valid, readable_formats=False))
-    return tuple(candidates)
+    exact_strategy = strategy_for(exact, is_valid, readable=False)
+    readable_strategy = strategy_for(readable(exact), is_valid, readable=True)
+    # The narrowing may leave nothing (e.g. a ``not`` excludes the readable stand-ins), and finding
+    # that out per call costs hypothesis ~1000 tries. Decide once per schema, with a fixed probe
+    # seed, so the choice is the same in every process whatever the calls before.
+    try:
+        draw(readable_strategy, _PROBE_SEED)
+    except Exception:  # noqa: BLE001 - NoValueFound, or anything else: the exact schema it is
+        return (exact_strategy,)
+    return (readable_strategy, exact_strategy)

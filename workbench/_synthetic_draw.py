@@ -18,16 +18,23 @@ How a value is drawn, and why:
   ``random.Random`` seeded per call and prefers small numbers, readable text and short collections.
 * A synthetic call inside a running hypothesis test (a property test of an agent loop) would nest
   ``@given``, which hypothesis refuses; such a draw runs on a worker thread of its own.
+
+Hypothesis names used from outside its public ``hypothesis``/``hypothesis.strategies`` API, and why:
+``hypothesis.internal.conjecture.providers.PrimitiveProvider``/``AVAILABLE_PROVIDERS`` are the
+documented way to write and register a backend (despite the module path);
+``SearchStrategy.is_empty`` tells a provably unsatisfiable schema from one where no value was found;
+``hypothesis.internal.conjecture.utils.many`` is what hypothesis-jsonschema itself builds objects
+with, adapted in :func:`_patch_object_generation`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import threading
 import types
 import uuid
-import warnings
 from typing import Any, Callable, Optional
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -50,7 +57,7 @@ SPAN = 1000
 WIDE = 10**6
 #: cap on the "draw another element?" probability: collections stay short
 MAX_CONTINUE = 0.6
-#: the gate's bound: the simplest example draws 0 (skipped), ReadableProvider always draws GATE
+#: the gate's bound: the simplest example draws 0 (skipped); ReadableProvider always draws GATE
 GATE = 2**61 - 1
 _SKIPPED = object()
 
@@ -117,6 +124,8 @@ class ReadableProvider(PrimitiveProvider):
 
     def draw_string(self, intervals: Any, *, min_size: int = 0, max_size: int = 10**9) -> str:
         n = self._length(min_size, max_size)
+        if n == 0:
+            return ""
         wordy, readable = _alphabet(intervals)
         if wordy:
             return self._words(n, min_size, max_size, readable)
@@ -163,21 +172,15 @@ class ReadableProvider(PrimitiveProvider):
         return text
 
 
-_ALPHABETS: dict[Any, tuple[bool, str]] = {}
-
-
+@functools.lru_cache(maxsize=512)
 def _alphabet(intervals: Any) -> tuple[bool, str]:
     """(all of a-z allowed, the readable ASCII characters allowed), for an ``IntervalSet``."""
-    key = intervals.intervals
-    found = _ALPHABETS.get(key)
-    if found is None:
-        lowercase = "abcdefghijklmnopqrstuvwxyz"
-        readable = [c for c in lowercase + "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c in intervals]
-        if not readable:
-            readable = [chr(i) for i in range(0x20, 0x7F) if chr(i) in intervals]
-        separators = [c for c in "-_ " if c in intervals and c not in readable]
-        found = _ALPHABETS[key] = (all(c in intervals for c in lowercase), "".join(readable + separators))
-    return found
+    lowercase = "abcdefghijklmnopqrstuvwxyz"
+    readable = [c for c in lowercase + "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c in intervals]
+    if not readable:
+        readable = [chr(i) for i in range(0x20, 0x7F) if chr(i) in intervals]
+    separators = [c for c in "-_ " if c in intervals and c not in readable]
+    return all(c in intervals for c in lowercase), "".join(readable + separators)
 
 
 AVAILABLE_PROVIDERS.setdefault(_BACKEND, ReadableProvider)  # hypothesis' documented backend registry
@@ -244,15 +247,17 @@ def _patch_object_generation() -> None:
 
 
 # -- building and drawing ---------------------------------------------------------------------------
-def strategy_for(prepared: Any, is_valid: Callable[[Any], bool], *, readable_formats: bool) -> st.SearchStrategy:
-    """The strategy for a prepared schema, filtered by the original schema's validator."""
+def strategy_for(prepared: Any, is_valid: Callable[[Any], bool], *, readable: bool) -> st.SearchStrategy:
+    """The strategy for a prepared schema, filtered by the original schema's validator.
+
+    ``readable``: the schema went through ``_synthetic_schema.readable`` (its renamed formats get
+    readable strategies, and text never holds NUL); otherwise anything the schema allows may come.
+    """
     from hypothesis_jsonschema import from_schema
 
     _patch_object_generation()
-    formats = {FORMAT_PREFIX + name: s for name, s in READABLE_STRATEGIES.items()} if readable_formats else {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. a pattern Python's re cannot compile: reported as unsatisfiable
-        strategy = from_schema(prepared, custom_formats={**MISSING_FORMATS, **formats}, allow_x00=False)
+    formats = {FORMAT_PREFIX + name: s for name, s in READABLE_STRATEGIES.items()} if readable else {}
+    strategy = from_schema(prepared, custom_formats={**MISSING_FORMATS, **formats}, allow_x00=not readable)
     return strategy.filter(is_valid)
 
 
@@ -282,7 +287,7 @@ def _draw(strategy: st.SearchStrategy, seed: int) -> Any:
 
     @seed_test(seed)
     @_settings()
-    @given(st.integers(0, GATE).flatmap(lambda gate: strategy if gate == GATE else st.just(_SKIPPED)))
+    @given(st.integers(0, GATE).flatmap(lambda gate: strategy if gate else st.just(_SKIPPED)))
     def capture(value: Any) -> None:
         if value is not _SKIPPED:
             found.append(value)

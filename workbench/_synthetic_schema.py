@@ -15,10 +15,11 @@ back to the prepared schema.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 from urllib.parse import unquote
 
-__all__ = ["prepare", "readable", "UnresolvableRef", "READABLE_FORMATS", "FORMAT_PREFIX"]
+__all__ = ["prepare", "readable", "UnusableSchema", "READABLE_FORMATS", "FORMAT_PREFIX"]
 
 #: how many times one ``$ref`` may be open inside itself before its next expansion becomes ``false``
 RECURSION_DEPTH = 2
@@ -41,14 +42,15 @@ _MANY = ("allOf", "anyOf", "oneOf")
 _MAP = ("properties", "patternProperties")
 
 
-class UnresolvableRef(ValueError):
-    """A ``$ref`` that is not a local JSON pointer into the schema, or points nowhere."""
+class UnusableSchema(ValueError):
+    """A ``$ref`` that is not a local JSON pointer into the schema or points nowhere, or a
+    ``pattern`` Python's ``re`` (which validation uses too) cannot compile."""
 
 
 def prepare(schema: Any, *, draft_2020: bool = True) -> Any:
     """A self-contained Draft-7 schema accepting the same values (recursion unrolled, see module doc).
 
-    Raises ``UnresolvableRef`` for a ``$ref`` it cannot follow.
+    Raises ``UnusableSchema`` for a ``$ref`` it cannot follow or a ``pattern`` that does not compile.
     """
     return _Inliner(schema, draft_2020).node(schema, ())
 
@@ -75,6 +77,11 @@ class _Inliner:
                 out[key] = [self.node(v, open_refs) for v in value]
             elif key in _MAP:
                 out[key] = {name: self.node(v, open_refs) for name, v in value.items()}
+                if key == "patternProperties":
+                    for pattern in value:
+                        _check_pattern(pattern)
+            elif key == "pattern":
+                out[key] = _check_pattern(value)
             elif key == "dependencies":
                 out[key] = {name: v if isinstance(v, list) else self.node(v, open_refs) for name, v in value.items()}
             elif key == "dependentSchemas":
@@ -95,10 +102,13 @@ class _Inliner:
     def ref(self, schema: dict, open_refs: tuple[str, ...]) -> Any:
         ref = schema["$ref"]
         if not isinstance(ref, str):
-            raise UnresolvableRef(f"$ref {ref!r} is not a string")
+            raise UnusableSchema(f"$ref {ref!r} is not a string")
         if open_refs.count(ref) >= RECURSION_DEPTH or self.nodes > MAX_NODES:
             return False  # the recursion ends here: only values that stop before this level are generated
-        target = self.node(self.resolve(ref), open_refs + (ref,))
+        resolved = self.resolve(ref)
+        if not isinstance(resolved, (dict, bool)):
+            raise UnusableSchema(f"$ref {ref!r} points to {type(resolved).__name__} {resolved!r}, not to a schema")
+        target = self.node(resolved, open_refs + (ref,))
         rest = {k: v for k, v in schema.items() if k != "$ref"}
         if all(k in _ANNOTATIONS or k in _DROPPED for k in rest):
             return target
@@ -106,7 +116,7 @@ class _Inliner:
 
     def resolve(self, ref: str) -> Any:
         if ref != "#" and not ref.startswith("#/"):
-            raise UnresolvableRef(f"$ref {ref!r} cannot be followed (only local '#/...' references are supported)")
+            raise UnusableSchema(f"$ref {ref!r} cannot be followed (only local '#/...' references are supported)")
         target: Any = self.root
         for part in ref[2:].split("/") if ref != "#" else []:
             part = unquote(part).replace("~1", "/").replace("~0", "~")
@@ -115,8 +125,16 @@ class _Inliner:
             elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
                 target = target[int(part)]
             else:
-                raise UnresolvableRef(f"$ref {ref!r} points nowhere")
+                raise UnusableSchema(f"$ref {ref!r} points nowhere")
         return target
+
+
+def _check_pattern(pattern: Any) -> Any:
+    try:
+        re.compile(pattern)
+    except (re.error, TypeError) as exc:
+        raise UnusableSchema(f"pattern {pattern!r} is not a valid regular expression ({exc})") from None
+    return pattern
 
 
 def readable(schema: Any) -> Any:
