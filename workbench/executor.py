@@ -151,12 +151,13 @@ def _normalise_tool_use(item: Any) -> "tuple[ToolUse, Optional[str]]":
 
 def _call_list(tool_uses: Any) -> list:
     """``tool_uses`` as a list, or a ``TypeError`` saying what was expected (see ``ToolExecutor.execute``)."""
-    if type(tool_uses) is list:
-        return tool_uses
-    return list(_call_iter(tool_uses))
+    return tool_uses if type(tool_uses) is list else list(_call_iter(tool_uses))
 
 
 def _call_iter(tool_uses: Any) -> Any:
+    """``tool_uses`` as an iterable of calls (a list as it is), or a ``TypeError`` saying what was expected."""
+    if type(tool_uses) is list:
+        return tool_uses
     if tool_uses is None or isinstance(tool_uses, (str, bytes, bytearray, dict)):
         hint = "; to run one call, pass [call]" if isinstance(tool_uses, dict) else ""
         raise TypeError(f"tool_uses must be a list of tool calls (ToolUse dicts {{'toolUseId', 'name', 'input'}}), "
