@@ -22,18 +22,15 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-__all__ = ["SchemaRules", "needs_schema_rules"]
+__all__ = ["SchemaRules"]
 
 _NUMBERS = (int, float)
 
 
-def _bends(values: list[Any]) -> bool:
-    """Whether pydantic's equality would let a bool match a number (or back) among these values."""
-    return any(isinstance(v, _NUMBERS) for v in values)  # bool is an int: either kind is enough
-
-
-def needs_schema_rules(schema: Any) -> bool:
-    """Whether ``schema`` has an ``enum``/``const`` with bools or numbers, or a ``pattern``, anywhere."""
+def _triggers(schema: Any) -> frozenset[type]:
+    """The kinds of input scalar that may break a rule of ``schema`` under pydantic: ``bool`` (an
+    ``enum``/``const`` with a number), ``int``/``float`` (one with a bool), ``str`` (a ``pattern``)."""
+    found: set[type] = set()
     stack = [schema]
     while stack:
         node = stack.pop()
@@ -42,13 +39,29 @@ def needs_schema_rules(schema: Any) -> bool:
             continue
         if not isinstance(node, dict):
             continue
-        if "pattern" in node and isinstance(node["pattern"], str):
-            return True
-        if isinstance(node.get("enum"), list) and _bends(node["enum"]):
-            return True
-        if "const" in node and _bends([node["const"]]):
-            return True
+        if isinstance(node.get("pattern"), str):
+            found.add(str)
+        choices = list(node["enum"]) if isinstance(node.get("enum"), list) else []
+        if "const" in node:
+            choices.append(node["const"])
+        if any(isinstance(v, _NUMBERS) and not isinstance(v, bool) for v in choices):
+            found.add(bool)
+        if any(isinstance(v, bool) for v in choices):
+            found.update((int, float))
         stack.extend(value for key, value in node.items() if key not in ("enum", "const", "default", "examples"))
+    return frozenset(found)
+
+
+def _has_any(value: Any, kinds: frozenset[type]) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) in kinds:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
     return False
 
 
@@ -60,8 +73,15 @@ class SchemaRules:
     ``oneOf`` exclusivity (pydantic picks one member of a union; read as ``anyOf``).
     """
 
-    def __init__(self, parameters: dict) -> None:
+    def __init__(self, parameters: dict, triggers: frozenset[type]) -> None:
         self._parameters = parameters
+        self._triggers = triggers
+
+    @classmethod
+    def for_schema(cls, parameters: dict) -> "SchemaRules | None":
+        """The rules for ``parameters``, or None when it has no keyword pydantic bends (most schemas)."""
+        triggers = _triggers(parameters)
+        return cls(parameters, triggers) if triggers else None
 
     @cached_property
     def _validator(self) -> Any:
@@ -75,5 +95,8 @@ class SchemaRules:
         return lenient(self._parameters)
 
     def errors(self, raw: dict) -> list:
-        """jsonschema's errors for ``raw`` (``ValidationError`` objects)."""
+        """jsonschema's errors for ``raw`` (``ValidationError`` objects); none to look for without a
+        scalar of a kind that could break a rule (``Literal[1, 2]`` called with no bool, say)."""
+        if not _has_any(raw, self._triggers):
+            return []
         return list(self._validator.iter_errors(raw))

@@ -175,7 +175,7 @@ class FunctionInputValidator:
                  "_rules", "_inf_nan_places")
 
     def __init__(self, info: FunctionInfo) -> None:
-        from workbench._strict_json import SchemaRules, needs_schema_rules
+        from workbench._strict_json import SchemaRules
 
         self._validator = info.input_model.__pydantic_validator__
         self._fields = info.field_names
@@ -186,7 +186,7 @@ class FunctionInputValidator:
         defs = info.parameters.get("$defs")
         self._expected = {name: _expected_from_schema(sub, defs) for name, sub in props.items()}
         self._order = SchemaOrder(info.parameters)
-        self._rules = SchemaRules(info.parameters) if needs_schema_rules(info.parameters) else None
+        self._rules = SchemaRules.for_schema(info.parameters)
         self._inf_nan_places = SchemaOrder(info.inf_nan_schema) if info.inf_nan_schema is not None else None
 
     def __call__(self, tool_name: str, raw: Any) -> dict:
