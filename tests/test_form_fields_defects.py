@@ -378,6 +378,32 @@ def test_clearing_a_list_with_a_default_brings_the_default_back(wb):
     assert form.values == {} and field.current() == [1, 2] and _note(field) == "not set — default: [1, 2]"
 
 
+# -- 9 (field part). dictionary rows: the key is the label ----------------------------------------------
+def test_dict_rows_show_no_stray_star_or_label_gap(wb):
+    form = _form(wb, tally)
+    counts = form.fields["counts"]
+    counts.add_button.click()
+    labels = [w.value for w in _shown_widgets(counts.rows[0].box) if isinstance(w, W.Label)]
+    assert labels == [] and "*" not in str(labels)
+    counts.rows[0].key.value = "apples"
+    counts.rows[0].field.input.value = "x"
+    assert "margin-left:0" in counts.rows[0].field.error_label.value  # the error sits under the value, no gap
+
+
+def test_long_words_in_help_and_errors_wrap_instead_of_widening_the_form(wb):
+    @tool
+    def wide(x: Annotated[str, Field(description="A" * 300)]) -> str:
+        """Wide."""
+        return x
+
+    form = _form(wb, wide)
+    form.run()
+    field = form.fields["x"]
+    assert "overflow-wrap:anywhere" in field.error_label.value
+    assert all("overflow-wrap:anywhere" in w.value for w in _shown_widgets(field.widget)
+               if isinstance(w, W.HTML) and "A" * 300 in w.value)
+
+
 # -- 6. field messages are specific ----------------------------------------------------------------------
 def test_expected_text_names_formats_and_types():
     root: dict = {}

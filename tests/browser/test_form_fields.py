@@ -170,6 +170,10 @@ def test_required_dict_values_start_empty_and_are_reported_missing(lab_page):
     assert inputs.count() == 2
     _type(inputs.nth(0), "apples")
     assert inputs.nth(1).input_value() == ""
+    row_text = form.locator(".widget-hbox").filter(has=form.page.locator("button[title='Remove this item']")).last.inner_text()
+    assert "*" not in row_text  # issue 9, defect 9: no stray "*" (nor a label-wide gap) in a dictionary row
+    key_box, value_box = inputs.nth(0).bounding_box(), inputs.nth(1).bounding_box()
+    assert value_box["x"] - (key_box["x"] + key_box["width"]) < 60
     _run(form)
     assert "missing" in _summary(form, "apples")
     _type(inputs.nth(1), "3")

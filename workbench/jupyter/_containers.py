@@ -39,9 +39,11 @@ class _Container(Field):
         An inner (bare) container keeps its header extras (e.g. a union's selector) on a line of their own."""
         parts: list[W.Widget] = []
         if not self.bare:
-            header = W.HBox([self.label_widget(min_width=LABEL_WIDTH), *self.header_extras(), *self.row_extras()])
-            header.add_class("workbench-field-row")
-            parts.append(header)
+            header_parts = [*self.label_widget(min_width=LABEL_WIDTH), *self.header_extras(), *self.row_extras()]
+            if header_parts:
+                header = W.HBox(header_parts)
+                header.add_class("workbench-field-row")
+                parts.append(header)
             parts += self.help_widget("16px")
         elif self.header_extras():
             parts.append(W.HBox(self.header_extras()))
@@ -256,7 +258,10 @@ class _MapRow:
 
 
 class MappingField(_Rows):
-    """``dict[str, X]``: rows of *key* (Text) and *value* (the field for ``X``)."""
+    """``dict[str, X]``: rows of *key* (Text) and *value* (the field for ``X``). The key box is the
+    row's label: values show no label of their own (no ``*``, no label-wide gap)."""
+
+    keyed = True
 
     def build(self) -> None:
         extra = self.schema.get("additionalProperties")
@@ -423,10 +428,10 @@ class NullableField(_Container):
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:
             return super().layout()
-        row = W.HBox([self.label_widget(width=LABEL_WIDTH, min_width=LABEL_WIDTH), self.none_box, self.input,
+        row = W.HBox([*self.label_widget(width=LABEL_WIDTH, min_width=LABEL_WIDTH), self.none_box, self.input,
                       self.null_pill, *self.row_extras()])
         row.add_class("workbench-field-row")
-        return W.VBox([row, *self.help_widget(), self.error_label])
+        return W.VBox([row, *self.help_widget(self.help_indent), self.error_label])
 
     def _toggled(self, change: Any) -> None:
         self.input.layout.display = "none" if self.none_box.value else None

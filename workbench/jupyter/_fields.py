@@ -46,8 +46,8 @@ __all__ = [
 
 LABEL_WIDTH = "180px"
 #: inline styles (HTML widget values take them as they are); colours are theme variables only
-_HELP_STYLE = "color:var(--jp-ui-font-color2);font-size:0.85em"
-_ERROR_STYLE = "color:var(--jp-error-color1);font-size:0.9em;margin-left:" + LABEL_WIDTH
+_HELP_STYLE = "color:var(--jp-ui-font-color2);font-size:0.85em;overflow-wrap:anywhere"
+_ERROR_STYLE = "color:var(--jp-error-color1);font-size:0.9em;overflow-wrap:anywhere"
 _STATE_STYLE = "color:var(--jp-ui-font-color2);font-style:italic;font-size:0.85em;padding:0 6px;white-space:nowrap"
 _NULL_STYLE = ("font-family:var(--jp-code-font-family);font-size:0.85em;color:var(--jp-ui-font-color1);"
                "background:var(--jp-layout-color2);border:1px solid var(--jp-border-color1);border-radius:8px;"
@@ -207,10 +207,13 @@ class Field:
     def build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def label_widget(self, **layout: Any) -> W.Label:
+    def label_widget(self, **layout: Any) -> list[W.Widget]:
+        """The label (``[]`` for a mapping row's value: the key box beside it is its label)."""
+        if getattr(self.parent, "keyed", False):
+            return []
         label = W.Label(self.label_text, layout=W.Layout(**layout))
         label.tooltip = str(self.schema.get("description") or "")
-        return label
+        return [label]
 
     def row_extras(self) -> list[W.Widget]:
         """The state note and the clear button, for optional fields (shown after the input)."""
@@ -227,9 +230,15 @@ class Field:
         """Label, input, state and clear button; help line; error line."""
         if self.bare:
             return W.VBox([self.input, self.error_label])
-        row = W.HBox([self.label_widget(width=LABEL_WIDTH, min_width=LABEL_WIDTH), self.input, *self.row_extras()])
+        row = W.HBox([*self.label_widget(width=LABEL_WIDTH, min_width=LABEL_WIDTH), self.input, *self.row_extras()])
         row.add_class("workbench-field-row")
-        return W.VBox([row, *self.help_widget(), self.error_label])
+        return W.VBox([row, *self.help_widget(self.help_indent), self.error_label])
+
+    @property
+    def help_indent(self) -> str:
+        """Help and error lines line up with the input: after the label; flush under an inner field or
+        a mapping row's value (no label of their own)."""
+        return "0" if self.bare or getattr(self.parent, "keyed", False) else LABEL_WIDTH
 
     def observe_value(self, widget: W.Widget, name: str = "value") -> None:
         widget.observe(self._on_widget_change, names=name)
@@ -364,7 +373,7 @@ class Field:
     def show_error(self, message: str) -> None:
         self._errors = self._errors + [message]
         text = "<br>".join(_e(m) for m in self._errors)
-        self.error_label.value = f"<div style='{_ERROR_STYLE}'>⚠ {text}</div>"
+        self.error_label.value = f"<div style='{_ERROR_STYLE};margin-left:{self.help_indent}'>⚠ {text}</div>"
         self.error_label.layout.display = None
 
     def clear_error(self) -> None:
