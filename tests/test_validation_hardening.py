@@ -361,3 +361,15 @@ def test_executors_report_deep_inputs_as_input_errors(executor, deep_tool, key, 
     assert deep.status == "error" and deep.metadata["error_type"] == "ToolInputError", deep
     assert f"nests deeper than {MAX_INPUT_DEPTH} levels" in deep.metadata["error"]
     assert shallow.status == "success", shallow
+
+
+def test_a_schema_too_heavy_for_the_depth_it_is_given_is_an_input_error_not_a_recursion_error():
+    wrapped: dict = {"$ref": "#/$defs/N"}
+    for _ in range(10):  # ten allOf levels per level of input: the stack runs out well within the depth limit
+        wrapped = {"allOf": [wrapped]}
+    spec = ToolSpec(name="heavy", description="d", parameters={
+        "type": "object", "properties": {"node": {"$ref": "#/$defs/N"}},
+        "$defs": {"N": {"type": "object", "properties": {"child": {"anyOf": [wrapped, {"type": "null"}]}}}}})
+    spec.check_inputs({"node": chain(3)})
+    errors = errors_of(spec, {"node": chain(MAX_INPUT_DEPTH - 1)})
+    assert "nests too deeply to be checked against this tool's schema" in errors[0]["message"]
