@@ -15,7 +15,15 @@ from workbench.context import ToolContext
 from workbench.executor import ConcurrentExecutor, SequentialExecutor, ToolExecutor
 from workbench.registry import ToolRegistry, default_registry
 from workbench.spec import ToolParam, ToolParameter, ToolReturn, ToolSpec, update_tool_runtime_metadata
-from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, SpecOnlyTool, ToolResponse, tool
+from workbench.tools import (
+    BaseTool,
+    DecoratedFunctionTool,
+    NoImplementationError,
+    SpecOnlyTool,
+    ToolPermissionError,
+    ToolResponse,
+    tool,
+)
 from workbench.types import (
     Permission,
     ToolChoice,
@@ -31,7 +39,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BaseTool", "ConcurrentExecutor", "DecoratedFunctionTool", "ExecutionLog", "NoImplementationError", "Permission",
     "SequentialExecutor", "SpecOnlyTool", "ToolChoice", "ToolContext", "ToolEvent", "ToolExecutor", "ToolInputError",
-    "ToolNotFoundError", "ToolParam", "ToolParameter", "ToolPermission", "ToolRegistry", "ToolResponse", "ToolResult",
+    "ToolNotFoundError", "ToolParam", "ToolParameter", "ToolPermission", "ToolPermissionError", "ToolRegistry", "ToolResponse", "ToolResult",
     "ToolReturn", "ToolSpec", "ToolSpecError", "ToolUse", "default_registry", "format_tool_results", "get_workbench",
     "make_tool_use", "new_tool_use_id", "parse_tool_calls", "to_provider_format", "tool", "ui",
     "update_tool_runtime_metadata",

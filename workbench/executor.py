@@ -471,7 +471,7 @@ class ToolExecutor:
     def _synthetic_value(self, call: _Call) -> Any:
         from workbench._synthetic import synthesize, synthetic_seed
 
-        return synthesize(call.spec.returns, synthetic_seed(call.spec.name, call.tool_use.get("input"), self.seed))
+        return synthesize(call.spec.returns, synthetic_seed(call.spec.name, call.tool_use.get("input"), self.seed), tool=call.spec.name)
 
     def _success(self, call: _Call, value: Any) -> ToolResult:
         spec = call.spec
