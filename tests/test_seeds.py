@@ -294,8 +294,13 @@ def test_spark_to_spec_dict_example():
     assert spec["tools"][0]["name"] == "search_database"
     assert spec["tools"][0]["ref"] == "tests.sample_tools:search_database"
     assert spec["tools"][0]["spec"]["parameters"]["required"] == ["query"]
-    again = ToolRegistry.from_spec_dict(spec)
+    with pytest.warns(UserWarning, match="not trusted"):
+        again = ToolRegistry.from_spec_dict(spec)  # untrusted: round-trips, imports nothing
     assert again.to_spec_dict() == spec
+    assert not again.get_tool("search_database").has_implementation
+    trusted = ToolRegistry.from_spec_dict(spec, trust_refs=["tests"])
+    assert trusted.to_spec_dict() == spec
+    assert trusted.get_tool("search_database").has_implementation
 
 
 def test_spark_toolspec_typeddict_example():
