@@ -130,8 +130,7 @@ def _wait_text(locator, pattern: str) -> None:
 
 def test_number_fields_keep_what_was_typed_and_say_why_it_is_invalid(lab_page):
     """Defects 1 and 3: typed text is never rewritten or clamped; required numbers start empty."""
-    page = lab_page
-    form = _form(page, "ages")
+    form = _form(lab_page, "ages")
     box = _row(form, "age *").locator("input").first
     assert box.input_value() == ""  # defect 3: a required number does not start at 0
 
@@ -162,8 +161,7 @@ def test_number_fields_keep_what_was_typed_and_say_why_it_is_invalid(lab_page):
 
 def test_required_dict_values_start_empty_and_are_reported_missing(lab_page):
     """Defect 3: a dictionary row's number is not sent as 0 untouched."""
-    page = lab_page
-    form = _form(page, "tally")
+    form = _form(lab_page, "tally")
     form.get_by_role("button", name="add").click()
     inputs = form.locator("input[type='text'], input[type='number']")
     inputs.first.wait_for(timeout=30_000)
@@ -183,8 +181,7 @@ def test_required_dict_values_start_empty_and_are_reported_missing(lab_page):
 
 def test_optional_union_offers_every_branch(lab_page):
     """Defect 2: Optional[Union[Circle, Square]] and Union[int, str, None] show a branch selector."""
-    page = lab_page
-    form = _form(page, "pick_shape")
+    form = _form(lab_page, "pick_shape")
     form.get_by_role("checkbox", name="none").uncheck()
     selector = form.locator("select").first
     selector.wait_for(state="visible", timeout=30_000)
@@ -196,7 +193,7 @@ def test_optional_union_offers_every_branch(lab_page):
     _run(form)
     assert "Square" in _result_text(form, "Square")
 
-    form = _form(page, "pick_key")
+    form = _form(lab_page, "pick_key")
     form.get_by_role("checkbox", name="none").uncheck()
     selector = form.locator("select").first
     selector.wait_for(state="visible", timeout=30_000)
@@ -258,8 +255,7 @@ def test_not_set_null_and_empty_string_look_different_and_clear_returns_to_not_s
 
 def test_nested_and_date_messages_are_specific(lab_page):
     """Defect 6 (field messages): a nested field says what it expects, a date says which format."""
-    page = lab_page
-    form = _form(page, "order")
+    form = _form(lab_page, "order")
     _run(form)
     summary = _summary(form, "day")
     assert "a value" not in summary, summary
@@ -287,20 +283,19 @@ _COLOURS = """(el) => {
 def test_field_colours_follow_the_jupyterlab_theme(lab_page):
     """Defect 10 (fields): error and help text use ``--jp-*`` colours, readable in light and dark."""
     page = lab_page
-    form = _form(page, "ages")
-    _type(_row(form, "age *").locator("input").first, "")
+    form = _form(page, "order")
     _run(form)
-    error = form.get_by_text(re.compile("required field is missing")).first
+    error = form.get_by_text(re.compile("required field is missing")).first  # the inline one (fields come first)
     error.wait_for(state="visible", timeout=30_000)
-    help_line = form.get_by_text(re.compile("≥ 0")).first
+    help_line = _form(page, "ages").get_by_text(re.compile("≥ 0")).first
     light = {"error": error.evaluate(_COLOURS), "help": help_line.evaluate(_COLOURS)}
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "form-fields-light.png"), full_page=False)
 
     page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
     page.wait_for_function("() => document.body.dataset.jpThemeName === 'JupyterLab Dark'", timeout=30_000)
-    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
-    page.wait_for_timeout(500)  # theme CSS swaps asynchronously after the attribute
+    page.wait_for_function("() => getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() === '#111'",
+                           timeout=30_000)  # the dark theme's stylesheet is in force
     dark = {"error": error.evaluate(_COLOURS), "help": help_line.evaluate(_COLOURS)}
     page.screenshot(path=str(ARTIFACTS / "form-fields-dark.png"), full_page=False)
     page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")

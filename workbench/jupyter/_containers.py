@@ -11,7 +11,7 @@ from typing import Any, Optional
 import ipywidgets as W
 
 from workbench.jupyter._fields import (
-    _NULL_STYLE, LABEL_WIDTH, MISSING, Field, FieldValueError, _json_text, missing_message,
+    _NULL_STYLE, LABEL_WIDTH, MISSING, Field, FieldValueError, _json_text, missing_message, not_set_text,
 )
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
 
@@ -454,7 +454,7 @@ class NullableField(_Container):
             return ""
         if not self.none_box.value and self.inner.text_like:
             return ""  # the inner box's placeholder says it
-        return "not set" + ("" if self.default is MISSING else f" — default: {_json_text(self.default)}")
+        return not_set_text(self.default)
 
     @property
     def is_none(self) -> bool:

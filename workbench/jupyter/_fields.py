@@ -41,7 +41,7 @@ from workbench.jupyter._schema_utils import (
 __all__ = [
     "MISSING", "Field", "FieldContext", "FieldValueError", "StringField", "TextareaField", "EnumField",
     "ConstField", "NumberField", "IntField", "FloatField", "BoolField", "DateField", "DateTimeField", "TimeField",
-    "JSONField", "help_html", "missing_message",
+    "JSONField", "help_html", "missing_message", "not_set_text", "default_text",
 ]
 
 LABEL_WIDTH = "180px"
@@ -107,9 +107,15 @@ def help_html(text: str, indent: str = LABEL_WIDTH) -> str:
     return f"<div style='{_HELP_STYLE};margin-left:{indent}'>{_e(text)}</div>"
 
 
+def default_text(default: Any, limit: int = 60) -> str:
+    """``default: 10`` — the default as JSON, shortened to ``limit`` characters."""
+    text = _json_text(default)
+    return "default: " + (text if len(text) <= limit else text[: limit - 1] + "…")
+
+
 def not_set_text(default: Any) -> str:
     """``not set — default: 10`` / ``not set``: what an untouched optional field shows."""
-    return "not set" if default is MISSING else f"not set — default: {_json_text(default)}"
+    return "not set" if default is MISSING else f"not set — {default_text(default)}"
 
 
 def missing_message(field: "Field") -> str:
@@ -283,7 +289,7 @@ class Field:
         if not owner.is_set and (owner is self or getattr(owner, "inner", None) is self):
             return not_set_text(self.default)
         if self.default is not MISSING:
-            return f"default: {_json_text(self.default)}"
+            return default_text(self.default)
         return self.hint()
 
     def hint(self) -> str:
@@ -412,11 +418,6 @@ class _TextBox(Field):
 
     def _reset_widget(self) -> None:
         self.input.value = ""
-
-    def _on_widget_change(self, change: Any = None) -> None:
-        super()._on_widget_change(change)
-        if not self._quiet:
-            self.refresh_state()
 
     def _shown_default(self) -> Any:
         """``default`` while the box is empty and untouched (it shows in the placeholder), else ``MISSING``."""
