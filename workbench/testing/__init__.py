@@ -1,0 +1,1 @@
+"""Turn what was tried on a tool into lasting tests: saved cases, property tests, spec-change checks."""
