@@ -192,6 +192,8 @@ def test_optional_union_offers_every_branch(lab_page):
     _type(side, "2.5")
     _run(form)
     assert "Square" in _result_text(form, "Square")
+    ARTIFACTS.mkdir(exist_ok=True)
+    form.screenshot(path=str(ARTIFACTS / "form-fields-optional-union.png"))
 
     form = _form(lab_page, "pick_key")
     form.get_by_role("checkbox", name="none").uncheck()
@@ -288,6 +290,7 @@ def test_field_colours_follow_the_jupyterlab_theme(lab_page):
     error = form.get_by_text(re.compile("required field is missing")).first  # the inline one (fields come first)
     error.wait_for(state="visible", timeout=30_000)
     help_line = _form(page, "ages").get_by_text(re.compile("≥ 0")).first
+    error.scroll_into_view_if_needed()
     light = {"error": error.evaluate(_COLOURS), "help": help_line.evaluate(_COLOURS)}
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "form-fields-light.png"), full_page=False)

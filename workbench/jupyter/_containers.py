@@ -45,7 +45,7 @@ class _Container(Field):
                 header.add_class("workbench-field-row")
                 parts.append(header)
             parts += self.help_widget("16px")
-        elif self.header_extras():
+        elif self.header_extras() and not getattr(self.parent, "hosts_inner_header", False):
             parts.append(W.HBox(self.header_extras()))
         parts += [self.input, self.error_label]
         return W.VBox(parts)
@@ -338,7 +338,11 @@ class VariantField(_Container):
         self.selector.add_class("workbench-variant-selector")
         self.slot = W.VBox([self._variant(0).widget])
         self.selector.observe(self._switched, names="index")
-        self.input = W.VBox([self.slot], layout=_indent())
+        self.input = W.VBox([self.slot], layout=self._slot_layout())
+
+    def _slot_layout(self) -> W.Layout:
+        """Indented under the selector, unless the alternative is a group with its own indent."""
+        return W.Layout() if self.selected.container else _indent()
 
     def header_extras(self) -> list[W.Widget]:
         return [self.selector]
@@ -354,6 +358,7 @@ class VariantField(_Container):
 
     def _switched(self, change: Any) -> None:
         self.slot.children = [self.selected.widget]
+        self.input.layout = self._slot_layout()
         if not self._quiet:
             self.clear_error()
             self.mark_touched()
@@ -405,7 +410,10 @@ class NullableField(_Container):
 
     The three states look different: *not set* is a muted ``not set — default: null`` note (or the
     inner box's placeholder), ``null`` is a ``null`` pill where the input was, a value is the input.
+    An inner union's selector (``Optional[Union[A, B]]``) sits in this field's row, after *none*.
     """
+
+    hosts_inner_header = True
 
     def __init__(self, schema: dict, ctx: Any, name: Any, *, inner: dict, **kw: Any) -> None:
         self.inner_schema = inner
@@ -423,7 +431,11 @@ class NullableField(_Container):
         self.input = W.VBox([self.inner.widget]) if self.inner.container else self.inner.widget
 
     def header_extras(self) -> list[W.Widget]:
-        return [self.none_box, self.null_pill]
+        return [self.none_box, *self._inner_header(), self.null_pill]
+
+    def _inner_header(self) -> list[W.Widget]:
+        """The inner container's header widgets (a union's selector), shown in this row."""
+        return self.inner.header_extras() if self.inner.container else []
 
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:
@@ -434,7 +446,8 @@ class NullableField(_Container):
         return W.VBox([row, *self.help_widget(self.help_indent), self.error_label])
 
     def _toggled(self, change: Any) -> None:
-        self.input.layout.display = "none" if self.none_box.value else None
+        for widget in (self.input, *self._inner_header()):
+            widget.layout.display = "none" if self.none_box.value else None
         if not self._quiet:
             self.clear_error()
             if not self.none_box.value:
