@@ -337,7 +337,7 @@ def test_log_table_updates_after_calls(wb):
     value = table.table.value
     assert value.index("c_int") < value.index("echo_html")  # newest first
     assert "&lt;script&gt;" in value and "<script>" not in value
-    assert "color:#1a7f37" in value  # success is coloured
+    assert "workbench-status workbench-status-success" in value  # success is coloured (by a --jp-* class, issue 9)
     assert 'title="{&quot;n&quot;: 123456789012345}"' in value  # full input in the tooltip
     assert list(table.dataframe["tool_name"]) == ["c_int", "echo_html"]
     assert "2 calls logged" in value
@@ -350,7 +350,7 @@ def test_log_table_shows_errors_and_filters(wb):
     form.run()
     wb.call("c_int", {"n": "not an int"})
     assert wait_until(lambda: "ToolInput" in table.table.value or "expected" in table.table.value)
-    assert "color:#cf222e" in table.table.value
+    assert "workbench-status-error" in table.table.value
     table.status_filter.value = "error"
     assert list(table.dataframe["status"]) == ["error"]
     table.status_filter.value = "any status"
@@ -376,22 +376,23 @@ def test_log_table_refreshes_are_throttled(wb):
 
 
 # -- dashboard --------------------------------------------------------------------------------------------
-def test_ui_has_a_tab_per_tool_plus_the_log_and_follows_the_registry(ip, wb):
+def test_ui_lists_the_tools_plus_the_log_and_follows_the_registry(ip, wb):
+    # was a tab per tool (issue 9 defect 11: names cut off); now a searchable list and the selected tool's form
     ip.run_cell('%%tool --no-form\ndef one(x: int) -> int:\n    """One."""\n    return x', store_history=False)
     ip.run_cell('%%tool --no-form\ndef two(x: int) -> int:\n    """Two."""\n    return x', store_history=False)
     dashboard = workbench.ui()
     assert isinstance(dashboard, Dashboard) and dashboard is wb.ui()
-    assert dashboard.titles == ("one", "two", "Log")
-    assert isinstance(dashboard.children[0], ToolForm) and dashboard.children[-1] is wb.log_table()
+    assert dashboard.tool_names == ["one", "two"] and dashboard.selected == "one"
+    assert isinstance(dashboard.form, ToolForm) and isinstance(dashboard.log_table, LogTable)
     ip.run_cell('%%tool --no-form\ndef three(x: int) -> int:\n    """Three."""\n    return x', store_history=False)
-    assert dashboard.titles == ("one", "two", "three", "Log")
-    old = dashboard.children[0]
+    assert dashboard.tool_names == ["one", "two", "three"]
+    old = dashboard.form
     ip.run_cell('%%tool --no-form\ndef one(x: int) -> int:\n    """One again."""\n    return x + 1', store_history=False)
-    assert dashboard.titles == ("one", "two", "three", "Log") and dashboard.children[0] is not old
+    assert dashboard.tool_names == ["one", "two", "three"] and dashboard.form is not old
     wb.registry.unregister("two")
-    assert dashboard.titles == ("one", "three", "Log")
-    # a run from the dashboard's form shows up in its log tab
-    form = dashboard.children[0]
+    assert dashboard.tool_names == ["one", "three"]
+    # a run from the dashboard's form shows up in its log
+    form = dashboard.form
     form.set_values({"x": 1})
     assert form.run().json == 2
-    assert wait_until(lambda: "one" in dashboard.children[-1].table.value)
+    assert wait_until(lambda: "one" in dashboard.log_table.table.value)

@@ -44,7 +44,8 @@ from workbench.types import ToolResult, ToolUse, make_tool_use, utc_now_iso
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas
 
-__all__ = ["ExecutionLog", "LogListener", "LOG_COLUMNS", "DATAFRAME_COLUMNS", "EXPORT_FORMATS"]
+__all__ = ["ExecutionLog", "LogListener", "LOG_COLUMNS", "DATAFRAME_COLUMNS", "EXPORT_FORMATS", "OUTCOMES",
+           "PAGE_SORT_COLUMNS"]
 
 _logger = logging.getLogger(__name__)
 
@@ -85,6 +86,19 @@ DATAFRAME_COLUMNS: tuple[str, ...] = (
 EXPORT_FORMATS: tuple[str, ...] = (".csv", ".jsonl", ".parquet")
 
 _STATUSES = ("success", "error")
+
+#: What :meth:`ExecutionLog.page` filters on: a cancelled call is logged as ``status="error"`` with
+#: ``error_type="CancelledError"`` (the executor's marker); ``"error"`` means the other errors.
+OUTCOMES: tuple[str, ...] = ("success", "error", "cancelled")
+_CANCELLED = "CancelledError"
+_OUTCOME_SQL = {
+    "success": "status = 'success'",
+    "error": f"status = 'error' AND coalesce(error_type, '') != '{_CANCELLED}'",
+    "cancelled": f"status = 'error' AND error_type = '{_CANCELLED}'",
+}
+#: Columns :meth:`ExecutionLog.page` sorts by.
+PAGE_SORT_COLUMNS: tuple[str, ...] = ("id", "tool_name", "status", "completed_at", "latency_ms")
+_SEARCHED = ("tool_name", "input_json", "output_json", "error")
 _MEMORY = ":memory:"
 _SCHEMA_VERSION = 1
 
@@ -510,6 +524,67 @@ class ExecutionLog:
         raw = self._select(_SELECT_COLUMNS, tool, status, last)
         with _gc_paused(len(raw)):
             return [_row_dict(row) for row in raw]
+
+    def page(
+        self,
+        *,
+        tool: Optional[str] = None,
+        outcome: Optional[str] = None,
+        text: Optional[str] = None,
+        sort: str = "id",
+        descending: bool = True,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> tuple[list[dict[str, Any]], int]:
+        """One page of matching calls and how many match — filtered, sorted and cut in SQL, so a view
+        of a 100,000-row log parses only the rows it shows. Read-only.
+
+        Args:
+            tool: only calls of this tool name.
+            outcome: ``"success"``, ``"error"`` (failed, not cancelled) or ``"cancelled"`` (see :data:`OUTCOMES`).
+            text: only calls whose tool name, input JSON, output JSON or error contains this text
+                (case-insensitive for ASCII letters).
+            sort: one of :data:`PAGE_SORT_COLUMNS`; ties are broken by ``id`` in the same direction.
+            descending: newest / largest first (the default: newest call first).
+            offset, limit: the page window over the sorted matches.
+
+        Returns:
+            ``(rows, matching)``: the row dicts of the page (as :meth:`rows` gives them) and the number
+            of matching calls.
+        """
+        if sort not in PAGE_SORT_COLUMNS:
+            raise ValueError(f"Cannot sort the execution log by {sort!r}; sortable columns: {', '.join(PAGE_SORT_COLUMNS)}")
+        if outcome is not None and outcome not in _OUTCOME_SQL:
+            raise ValueError(f"Unknown outcome {outcome!r}; expected one of {', '.join(OUTCOMES)}")
+        for name, value in (("offset", offset), ("limit", limit)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        clauses, args = [], []
+        if tool is not None:
+            clauses.append("tool_name = ?")
+            args.append(tool)
+        if outcome is not None:
+            clauses.append(_OUTCOME_SQL[outcome])
+        if text:
+            pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            clauses.append("(" + " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in _SEARCHED) + ")")
+            args.extend([pattern] * len(_SEARCHED))
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        direction = "DESC" if descending else "ASC"
+        order = f" ORDER BY id {direction}" if sort == "id" else f" ORDER BY {sort} {direction}, id {direction}"
+        with self._lock:
+            raw = self._conn.execute(
+                f"SELECT {_SELECT_COLUMNS} FROM calls{where}{order} LIMIT ? OFFSET ?", [*args, limit, offset]
+            ).fetchall()
+            matching = self._conn.execute(f"SELECT count(*) FROM calls{where}", args).fetchone()[0]
+        return [_row_dict(row) for row in raw], matching
+
+    def tool_names(self) -> list[str]:
+        """The distinct tool names in the log, sorted (read from the ``tool_name`` index)."""
+        with self._lock:
+            raw = self._conn.execute(
+                "SELECT DISTINCT tool_name FROM calls WHERE tool_name IS NOT NULL ORDER BY tool_name").fetchall()
+        return [name for (name,) in raw]
 
     def get(self, row_id: int) -> dict[str, Any]:
         """The row dict with this id.

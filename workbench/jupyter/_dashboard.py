@@ -1,53 +1,191 @@
-"""``Dashboard``: ``workbench.ui()`` — a tab per tool's form plus the execution log."""
+"""``Dashboard``: ``workbench.ui()`` — a searchable tool list, the selected tool's form, and the log.
+
+The list shows each tool's name and the first line of its description (the full description is
+the item's tooltip), so 15 tools stay readable where a tab strip cut their names off. The forms
+are the dashboard's own ``ToolForm`` instances (built when a tool is first selected), so editing
+the dashboard never edits the form under a ``%%tool`` cell. **Load into form** in the dashboard's
+log selects the tool here and fills this form.
+"""
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Optional
 
 import ipywidgets as W
 
-__all__ = ["Dashboard", "LOG_TAB_TITLE"]
+from workbench._html import escape as _e
+from workbench.jupyter._clickable import ClickableHTML
 
-LOG_TAB_TITLE = "Log"
+__all__ = ["Dashboard", "first_line"]
 
 
-class Dashboard(W.Tab):
-    """Tabs follow the registry: registering, replacing or removing a tool updates them."""
+def first_line(text: Optional[str]) -> str:
+    """The first non-empty line of a description."""
+    for line in (text or "").strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+class Dashboard(W.VBox):
+    """Tool list + form + log; the list follows the registry (registering, replacing or removing a tool).
+
+    Widgets: ``search`` (filters the list by name or description), ``tool_list``, ``form_area``,
+    ``log_table`` (this dashboard's own ``LogTable``). State: ``tool_names`` (every tool, in list
+    order), ``visible_tools`` (those matching the search), ``selected``, ``form`` (the shown form),
+    ``forms`` (the forms built so far, by tool name).
+    """
 
     def __init__(self, workbench: Any) -> None:
+        from workbench.jupyter._log_table import LogTable
+
         self.workbench = workbench
-        self.log_table = workbench.log_table()
+        self.forms: dict[str, Any] = {}
+        self.selected: Optional[str] = None
+        self._order: list[str] = []  # list order: first registration wins, replacing a tool keeps its place
         self._refresh_lock = threading.RLock()
-        self._order: list[str] = []  # tab order: first registration wins, replacing a tool keeps its tab
-        super().__init__()
+        self.search = W.Text(placeholder="Search tools…", continuous_update=True, layout=W.Layout(width="100%"))
+        self.tool_list = ClickableHTML()
+        self.tool_list.add_class("workbench-tool-list-widget")
+        self.count_label = W.HTML("")
+        self.form_area = W.VBox([], layout=W.Layout(flex="1 1 auto", min_width="0"))
+        self.log_table = LogTable(workbench.log, workbench=workbench)
+        self.log_table.load_handler = self.load
+        sidebar = W.VBox([self.search, self.count_label, self.tool_list],
+                         layout=W.Layout(width="300px", min_width="220px", margin="0 12px 0 0"))
+        self.search.observe(lambda _c: self._draw_list(), names="value")
+        self.tool_list.observe(self._on_click_tool, names="selected")
+        super().__init__([W.HBox([sidebar, self.form_area], layout=W.Layout(align_items="flex-start")),
+                          W.HTML("<h4 style='margin:12px 0 4px 0'>Execution log</h4>"), self.log_table])
+        self.add_class("workbench-dashboard")
         self.refresh()
         self._unsubscribe = workbench.registry.on_change(lambda event, name: self.refresh())
 
+    # -- the list ------------------------------------------------------------------------------------
+    @property
+    def tool_names(self) -> list[str]:
+        return list(self._order)
+
+    @property
+    def visible_tools(self) -> list[str]:
+        """The tools whose name or description contains the search text (case-insensitive)."""
+        needle = self.search.value.strip().lower()
+        registry = self.workbench.registry
+        if not needle:
+            return list(self._order)
+        out = []
+        for name in self._order:
+            tool = registry.get(name)
+            text = f"{name}\n{tool.spec.description if tool is not None else ''}".lower()
+            if needle in text:
+                out.append(name)
+        return out
+
     def refresh(self) -> None:
-        """Rebuild the tabs from the registry (keeps the selected tab when it still exists)."""
+        """Re-read the registry: update the list, rebuild the shown form if its tool was replaced."""
         with self._refresh_lock:
-            titles_before = list(self.titles)
-            selected = titles_before[self.selected_index] if self.selected_index is not None and self.selected_index < len(titles_before) else None
-            registry = self.workbench.registry
-            names = registry.list_tools()
+            names = self.workbench.registry.list_tools()
             self._order = [n for n in self._order if n in names] + [n for n in names if n not in self._order]
-            forms = []
-            for tool in (registry.get(n) for n in self._order):
-                try:
-                    forms.append((tool.tool_name, self.workbench.form(tool)))
-                except Exception as exc:  # noqa: BLE001 - one broken tool must not break the dashboard
-                    import html
+            for name in [n for n in self.forms if n not in names]:
+                self.forms.pop(name)
+            if self.selected not in self._order:
+                self.selected = None
+            self._draw_list()
+            target = self.selected or (self._order[0] if self._order else None)
+            if target is None:
+                self.form_area.children = [W.HTML("<i>No tools registered yet: define one with <code>%%tool</code> "
+                                                  "or <code>@tool</code>.</i>")]
+            else:
+                self.select(target)
 
-                    forms.append((tool.tool_name, W.HTML(f"<i>{html.escape(f'cannot build the form: {exc}')}</i>")))
-            titles = [name for name, _ in forms] + [LOG_TAB_TITLE]
-            self.children = [widget for _, widget in forms] + [self.log_table]
-            self.titles = tuple(titles)
-            self.selected_index = titles.index(selected) if selected in titles else 0
+    def _draw_list(self) -> None:
+        registry = self.workbench.registry
+        visible = self.visible_tools
+        items = []
+        for name in visible:
+            tool = registry.get(name)
+            description = (tool.spec.description or "") if tool is not None else ""
+            line = first_line(description) or "(no description)"
+            items.append(
+                f"<div class='workbench-tool-item' data-key='{_e(name)}' role='option' tabindex='0' "
+                f"title='{_e(name + chr(10) + description.strip())}'>"
+                f"<div class='workbench-tool-name'>{_e(name)}</div><div class='workbench-tool-desc'>{_e(line)}</div></div>")
+        if not items:
+            query = self.search.value.strip()
+            items.append(f"<div class='workbench-tool-empty'>{'no tool matches ' + _e(repr(query)) if query else 'no tools'}</div>")
+        self.tool_list.value = f"<div class='workbench-tool-list' role='listbox'>{''.join(items)}</div>"
+        total = len(self._order)
+        shown = f"{len(visible)} of {total} tools" if len(visible) != total else f"{total} tool{'s' if total != 1 else ''}"
+        self.count_label.value = f"<span class='workbench-log-message'>{_e(shown)}</span>"
 
+    def _on_click_tool(self, change: dict) -> None:
+        name = change["new"]
+        if name and name != self.selected and name in self.workbench.registry:
+            self.select(name)
+
+    # -- forms ---------------------------------------------------------------------------------------
+    def form_of(self, name: str) -> Any:
+        """This dashboard's form of tool ``name`` (built on first use; rebuilt when the tool was replaced)."""
+        from workbench.jupyter._form import ToolForm
+
+        tool = self.workbench.registry.get_tool(name)
+        form = self.forms.get(name)
+        if form is None or form.tool is not tool:
+            form = self.forms[name] = ToolForm(tool, self.workbench)
+        return form
+
+    def select(self, name: str) -> Any:
+        """Show tool ``name``'s form (what clicking it in the list does); returns the form."""
+        with self._refresh_lock:
+            if name not in self.workbench.registry:
+                raise KeyError(f"no tool {name!r} in the dashboard; tools: {', '.join(self._order) or 'none'}")
+            try:
+                widget = form = self.form_of(name)
+            except Exception as exc:  # noqa: BLE001 - one broken tool must not break the dashboard
+                form, widget = None, W.HTML(f"<i>{_e(f'cannot build the form of {name}: {exc}')}</i>")
+            self.selected = name
+            if self.tool_list.selected != name:
+                self.tool_list.selected = name
+            if list(self.form_area.children) != [widget]:
+                self.form_area.children = [widget]
+            return form
+
+    @property
+    def form(self) -> Any:
+        """The form shown now (``None`` without tools)."""
+        return self.forms.get(self.selected) if self.selected else None
+
+    def load(self, name: str, values: dict) -> Any:
+        """Select tool ``name`` and fill its form with ``values`` (the log's **Load into form**)."""
+        form = self.select(name)
+        if form is None:
+            raise ValueError(f"the form of {name} could not be built")
+        form.reset()
+        form.set_values(values)
+        return form
+
+    # -- lifecycle and display -----------------------------------------------------------------------
     def close(self) -> None:
         unsubscribe = getattr(self, "_unsubscribe", None)
         if unsubscribe is not None:
             unsubscribe()
             self._unsubscribe = None
+        self.log_table.close()
         super().close()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """The widget view plus a static ``text/html`` (tool list and log) and plain text for saved notebooks."""
+        data = super()._repr_mimebundle_(**kwargs) or {}
+        data = dict(data[0] if isinstance(data, tuple) else data)
+        registry = self.workbench.registry
+        lines, items = [], []
+        for name in self._order:
+            tool = registry.get(name)
+            line = first_line(tool.spec.description if tool is not None else "")
+            lines.append(f"  {name} — {line}" if line else f"  {name}")
+            items.append(f"<li><code>{_e(name)}</code> — {_e(line)}</li>")
+        data["text/plain"] = "Tool Workbench dashboard\nTools:\n" + ("\n".join(lines) or "  (none)")
+        data["text/html"] = (f"<div class='workbench-dashboard-static'><b>Tools</b><ul>{''.join(items) or '<li><i>none</i></li>'}</ul>"
+                             f"<b>Execution log</b>{self.log_table.static_html()}</div>")
+        return data

@@ -1,8 +1,10 @@
 """The workbench magics: ``%%tool``, ``%tools``, ``%tool_log``, ``%tool_call`` and ``%tool_spec``.
 
-Usage errors (bad options, a cell without a function, a syntax error, an unknown tool) raise
-IPython's ``UsageError``, which the notebook shows as one line — no traceback wall. An exception
-raised by the cell's own code keeps its normal traceback.
+Usage errors (bad options, a cell without a function, a syntax error, arguments that do not parse)
+raise IPython's ``UsageError``, which the notebook shows as one line — no traceback wall. An exception
+raised by the cell's own code keeps its normal traceback. ``%tool_call`` of an unknown tool is not a
+usage error: like any failing call it returns an error ``ToolResult`` (and is logged), so "Run All"
+goes on. Every log view — ``%tool_log``, the live ``LogTable`` — lists the newest call first.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from workbench._errors import ToolSpecError
 from workbench.jupyter._form import NO_DESCRIPTION_WARNING
-from workbench.types import Permission
+from workbench.types import Permission, ToolResult
 
-__all__ = ["WorkbenchMagics", "parse_call_arguments", "defined_functions", "MAGIC_NAMES"]
+__all__ = ["WorkbenchMagics", "parse_call_arguments", "defined_functions", "MAGIC_NAMES", "CallResult"]
 
 MAGIC_NAMES = {"cell": ("tool",), "line": ("tools", "tool_log", "tool_call", "tool_spec")}
 
@@ -96,6 +98,22 @@ class JSONView(dict):
 
     def __repr__(self) -> str:
         return json.dumps(self, indent=2, ensure_ascii=False, default=repr)
+
+
+class CallResult(ToolResult):
+    """The ``ToolResult`` that ``%tool_call`` returns: the same data, shown with the form's result view
+    when the tool returned a DataFrame or Series (a table, not its plain-text dump)."""
+
+    @classmethod
+    def of(cls, result: ToolResult) -> "CallResult":
+        return cls.model_construct(**{name: getattr(result, name) for name in ToolResult.model_fields})
+
+    def _repr_html_(self) -> str:
+        from workbench.jupyter._render import _is_frame, result_area_html
+
+        if self.status == "success" and _is_frame(self.value):
+            return result_area_html(self)
+        return super()._repr_html_()
 
 
 @magics_class
@@ -223,26 +241,28 @@ class WorkbenchMagics(Magics):
     @argument("--last", default=None, type=int, help="only the last K calls")
     @line_magic
     def tool_log(self, line: str = "") -> Any:
-        """``%tool_log [--tool N] [--status S] [--last K]``: the execution log as a DataFrame."""
+        """``%tool_log [--tool N] [--status S] [--last K]``: the execution log as a DataFrame, newest call
+        first (the order of the live log table; ``log.to_dataframe()`` is oldest first, for analysis)."""
         args = _parse(self.tool_log, line, "%tool_log")
         try:
-            return self.workbench.log.to_dataframe(tool=args.tool, status=args.status, last=args.last)
+            frame = self.workbench.log.to_dataframe(tool=args.tool, status=args.status, last=args.last)
         except ValueError as exc:
             raise UsageError(f"%tool_log: {_one_line(exc)}") from None
+        return frame.iloc[::-1].reset_index(drop=True)
 
     @no_var_expand
     @line_magic
     def tool_call(self, line: str = "") -> Any:
-        """``%tool_call NAME {json}`` or ``%tool_call NAME key=value …``: call a tool, return the ToolResult."""
+        """``%tool_call NAME {json}`` or ``%tool_call NAME key=value …``: call a tool, return the ToolResult.
+
+        Every failure of the call — an unknown tool included — is an error result (logged, shown, and
+        "Run All" goes on); only a line that does not parse is a ``UsageError``."""
         text = line.strip()
         if not text:
             raise UsageError("usage: %tool_call NAME {\"arg\": value}  or  %tool_call NAME arg=value ...")
         parts = text.split(None, 1)
         name, rest = parts[0], parts[1] if len(parts) > 1 else ""
-        workbench = self.workbench
-        if name not in workbench.registry:
-            raise UsageError(f"%tool_call: {workbench.registry._not_found(name)}")
-        return workbench.call(name, parse_call_arguments(rest))
+        return CallResult.of(self.workbench.call(name, parse_call_arguments(rest)))
 
     @magic_arguments()
     @argument("name", help="tool name")

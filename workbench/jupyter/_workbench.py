@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import threading
 from typing import Any, Callable, Optional
 
@@ -42,6 +44,7 @@ class Workbench:
         self._dashboard: Any = None
         self._log_table: Any = None
         self._lock = threading.RLock()
+        self._tasks: set[Any] = set()  # calls started by submit() on the kernel's loop (kept referenced)
 
     # -- approvals -----------------------------------------------------------------------------------
     def _approve(self, tool_use: Any, tool: Any) -> Any:
@@ -58,6 +61,43 @@ class Workbench:
         arguments = {**(input or {}), **kwargs}
         return self.executor.run([make_tool_use(name, arguments)], self.registry, log=self.log)[0]
 
+    def submit(self, name: str, input: Optional[dict[str, Any]] = None, *, approver: Optional[Callable[..., Any]] = None,
+               log: Any = None) -> "concurrent.futures.Future[ToolResult]":
+        """Start one call without blocking and return a ``concurrent.futures.Future`` of its ``ToolResult``.
+
+        The call runs on the running event loop of this thread (the kernel's, when a button click
+        starts it) or else on a background thread, so a widget callback never freezes the kernel.
+        It is logged to ``log`` (default: this workbench's log). ``approver`` answers this call's
+        approval if the tool asks (e.g. an ``ApprovalPrompt.ask``); else the usual approver does.
+        """
+        tool_use = make_tool_use(name, dict(input or {}))
+        use_id = tool_use["toolUseId"]
+        target_log = self.log if log is None else log
+        done: concurrent.futures.Future = concurrent.futures.Future()
+        if approver is not None:
+            self._approval_handlers[use_id] = approver
+
+        async def execute() -> None:
+            try:
+                results = await self.executor.execute([tool_use], self.registry, log=target_log)
+                done.set_result(results[0])
+            except BaseException as exc:  # noqa: BLE001 - the executor should not raise; hand it to the caller
+                done.set_exception(exc)
+            finally:
+                self._approval_handlers.pop(use_id, None)
+
+        try:
+            loop: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            task = loop.create_task(execute())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        else:
+            threading.Thread(target=lambda: asyncio.run(execute()), name=f"workbench-call-{name}", daemon=True).start()
+        return done
+
     # -- UI ------------------------------------------------------------------------------------------
     def form(self, tool: Any) -> Any:
         """The (cached) ``ToolForm`` of a tool or tool name; rebuilt when the tool was replaced."""
@@ -73,16 +113,17 @@ class Workbench:
             return cached
 
     def log_table(self) -> Any:
-        """The (shared) ``LogTable`` of this workbench's log."""
+        """The (shared) ``LogTable`` of this workbench's log; its rows load into forms and re-run here."""
         from workbench.jupyter._log_table import LogTable
 
         with self._lock:
             if self._log_table is None:
-                self._log_table = LogTable(self.log)
+                self._log_table = LogTable(self.log, workbench=self)
             return self._log_table
 
     def ui(self) -> Any:
-        """The dashboard: one tab per tool's form plus the log table; follows the registry."""
+        """The dashboard: a searchable tool list, the selected tool's form (its own instance, not the one
+        under the ``%%tool`` cell) and the log; follows the registry."""
         from workbench.jupyter._dashboard import Dashboard
 
         with self._lock:
