@@ -1,6 +1,14 @@
+import os
 from importlib import metadata
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests and fuzzers derandomized (the same examples every run, so a red CI is a
+# regression, never a lucky draw); locally they explore new examples each run.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 from workbench import registry as registry_module
 
