@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from typing import Any, Optional
 
-_STATUS_COLOURS = {"success": "#1a7f37", "error": "#cf222e", "in_progress": "#9a6700"}
+from workbench._styles import STATUS_COLOURS, status_class, status_colour
+
+#: text colour per display status (theme variables; see ``workbench._styles``)
+_STATUS_COLOURS = STATUS_COLOURS
 
 
 def escape(value: Any) -> str:
@@ -19,6 +22,43 @@ def escape(value: Any) -> str:
 
 
 _e = escape
+
+
+def display_status(result: Any) -> str:
+    """The status a person reads: ``cancelled`` for a call stopped by cancel (an ``error`` result with
+    ``error_type`` ``CancelledError``), else ``result.status`` (``success``, ``error``, ``in_progress``).
+    Its CSS class is ``workbench-status-<status>`` and its colour ``workbench._styles.status_colour``."""
+    status = getattr(result, "status", None) or (result.get("status") if isinstance(result, dict) else None)
+    metadata = getattr(result, "metadata", None)
+    if metadata is None and isinstance(result, dict):
+        metadata = result.get("metadata") or result
+    if status == "error" and isinstance(metadata, dict) and metadata.get("error_type") == "CancelledError":
+        return "cancelled"
+    return str(status or "")
+
+
+def status_html(status: str) -> str:
+    """The status word, coloured and classed (``workbench-status workbench-status-<status>``)."""
+    return (f"<span class='workbench-status {status_class(_e(status))}' "
+            f"style='color:{status_colour(status)};font-weight:bold'>{_e(status)}</span>")
+
+
+def error_message(error_type: Optional[str], message: Optional[str]) -> str:
+    """``message`` without a leading ``"<error_type>: "`` that a caller would print again
+    (``ValueError: ValueError: boom`` → ``boom`` under the type ``ValueError``)."""
+    text = str(message or "")
+    if error_type:
+        prefix = f"{error_type}: "
+        while text.startswith(prefix):
+            text = text[len(prefix):]
+    return text
+
+
+def without_path(path: str, message: str) -> str:
+    """``message`` without a leading ``"<path>: "`` (check_inputs messages name their field; a
+    summary that lists the field first must not say it twice)."""
+    prefix = f"{path}: "
+    return message[len(prefix):] if path and message.startswith(prefix) else message
 
 
 def _params_table(spec: Any) -> str:
@@ -67,13 +107,13 @@ def content_html(content: list[dict[str, Any]]) -> str:
 
 
 def result_html(result: Any) -> str:
-    colour = _STATUS_COLOURS.get(result.status, "#57606a")
     name = result.metadata.get("tool_name", "")
     latency = result.metadata.get("latency_ms")
     timing = f" · {latency:.1f} ms" if isinstance(latency, (int, float)) else ""
     body = _e(result.error) if result.status == "error" else content_html(
         [b for b in result.content if "text" in b or "image" in b] or result.content)
     return (
-        f"<div class='workbench-result'><span style='color:{colour};font-weight:bold'>{_e(result.status)}</span> "
+        f"<div class='workbench-result'>{status_html(display_status(result))} "
         f"<code>{_e(name)}</code>{_e(timing)}<div>{body}</div></div>"
     )
+

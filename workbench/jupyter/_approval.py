@@ -31,7 +31,7 @@ class ApprovalPrompt:
         self.deny_button.on_click(lambda _b: self.deny())
         self.widget = W.VBox(
             [self.message, W.HBox([self.approve_button, self.deny_button])],
-            layout=W.Layout(display="none", border="1px solid #d4a72c", padding="4px 8px", margin="4px 0"),
+            layout=W.Layout(display="none", border="1px solid var(--jp-warn-color1, darkorange)", padding="4px 8px", margin="4px 0"),
         )
         self._lock = threading.Lock()
         self._future: Optional[concurrent.futures.Future] = None

@@ -20,17 +20,21 @@ import re
 import sys
 import threading
 import time
+import weakref
 from typing import Any, Optional
 
 import ipywidgets as W
 
 from workbench._errors import ToolInputError
+from workbench._html import display_status
 from workbench._html import escape as _e
+from workbench._styles import BADGE_STYLE, BANNER_STYLE, BORDER, MUTED, TEXT, WARNING_STYLE, WRAP
 from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._field_table import build_field
 from workbench.jupyter._fields import MISSING, Field, FieldContext, FieldValueError
 from workbench.jupyter._render import (
-    copy_as_code, error_summary_html, json_html, mismatch_html, result_area_html, tool_use_html,
+    copy_as_code, description_html, error_summary_html, form_summary_html, json_html, mismatch_html,
+    result_area_html, tool_use_html,
 )
 from workbench.jupyter._throttle import Throttle
 from workbench.types import Permission, ToolResult, new_tool_use_id, utc_now_iso
@@ -44,6 +48,11 @@ TICK_INTERVAL = 0.1
 
 #: shown in the form of a tool without a description (``spec.validate()`` rejects such a spec)
 NO_DESCRIPTION_WARNING = "no description: a model will not know when to call this tool"
+
+#: the progress bar's style for each display status of a finished call
+_BAR_STYLES = {"success": "success", "cancelled": "warning"}
+_NOTHING_SENT = "<i>nothing sent yet</i>"
+_NOTHING_RECEIVED = "<i>nothing received yet</i>"
 
 _PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
 
@@ -90,24 +99,33 @@ class ToolForm(W.VBox):
         self._own_registry: Any = None
         self._state_lock = threading.RLock()
 
+        self.disconnected = False
+        self._unwatch: Any = None
         self.header = W.HTML(self._header_html())
+        self.header.add_class("workbench-form-header")
         self.description_warning = W.HTML(
-            f"<div style='color:#9a6700'>⚠ {NO_DESCRIPTION_WARNING} — add a docstring "
+            f"<div style='{WARNING_STYLE}'><b>Warning</b>: {NO_DESCRIPTION_WARNING} — add a docstring "
             "(or pass a description: <code>%%tool --description …</code>, <code>@tool(description=…)</code>)</div>",
             layout=W.Layout(display=None if _lacks_description(self.spec) else "none"))
+        self.disconnected_banner = W.HTML(layout=W.Layout(display="none"))
+        self.disconnected_banner.add_class("workbench-disconnected")
         self.fields_box = W.VBox([])
         self.summary = W.HTML(layout=W.Layout(display="none"))
         self.run_button = W.Button(description="Run", button_style="primary", icon="play")
         self.cancel_button = W.Button(description="Cancel", icon="stop", disabled=True)
         self.reset_button = W.Button(description="Reset", icon="undo", tooltip="Back to the defaults")
-        self.elapsed = W.Label("")
+        self.elapsed = W.Label("")  # "elapsed 1.2 s" while a call runs, "took 35.1 ms" after: the only timing shown
+        self.elapsed.add_class("workbench-elapsed")
         self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, layout=W.Layout(width="300px"))
         self.progress_label = W.Label("")
+        # hidden until a call runs; after it, kept only if the call reported progress
+        self.progress_box = W.HBox([self.progress, self.progress_label], layout=W.Layout(display="none"))
+        self.progress_box.add_class("workbench-progress")
         self.approval = ApprovalPrompt()
         self.warning = W.HTML(layout=W.Layout(display="none"))
         self.result_html = W.HTML()
-        self.request_html = W.HTML("<i>nothing sent yet</i>")
-        self.response_html = W.HTML("<i>nothing received yet</i>")
+        self.request_html = W.HTML(_NOTHING_SENT)
+        self.response_html = W.HTML(_NOTHING_RECEIVED)
         self.code = W.Textarea(value=copy_as_code(self.spec.name, {}), rows=5, layout=W.Layout(width="95%"))
         self.details = W.Accordion(children=[self.request_html, self.response_html, self.code],
                                    titles=("Request (ToolUse)", "Response (ToolResult)", "Copy as code"))
@@ -123,24 +141,26 @@ class ToolForm(W.VBox):
         super().__init__([
             self.header,
             self.description_warning,
+            self.disconnected_banner,
             self.fields_box,
             self.summary,
             W.HBox([self.run_button, self.cancel_button, self.reset_button, self.elapsed]),
-            W.HBox([self.progress, self.progress_label]),
+            self.progress_box,
             self.approval.widget,
             self.warning,
             self.result_html,
             self.details,
-        ], layout=W.Layout(border="1px solid #d0d7de", padding="6px", margin="4px 0"))
+        ], layout=W.Layout(border=f"1px solid {BORDER}", padding="6px", margin="4px 0"))
         # stable hooks for CSS and the browser test
         self.add_class("workbench-form")
         self.add_class(f"workbench-form-{self.spec.name}")
         self.run_button.add_class("workbench-run")
         self.cancel_button.add_class("workbench-cancel")
         self.result_html.add_class("workbench-result-area")
+        self._watch_connection()
 
     # -- building ------------------------------------------------------------------------------------
-    def _header_html(self) -> str:
+    def _flags(self) -> list[str]:
         spec = self.spec
         flags = []
         if spec.supports_async:
@@ -154,12 +174,44 @@ class ToolForm(W.VBox):
             flags.append(f"permission: {permission.value}")
         if spec.timeout is not None:
             flags.append(f"timeout {spec.timeout:g} s")
-        badges = "".join(
-            f"<span style='background:#ddf4ff;border-radius:8px;padding:0 6px;margin-left:4px;font-size:0.8em'>{_e(f)}</span>"
-            for f in flags)
-        description = _e(spec.description).replace("\n", "<br>")
-        return (f"<div><b style='font-size:1.1em'><code>{_e(spec.name)}</code></b>{badges}</div>"
-                f"<div style='color:#57606a;margin:2px 0 6px 0'>{description}</div>")
+        return flags
+
+    def _header_html(self) -> str:
+        spec = self.spec
+        badges = "".join(f"<span class='workbench-badge' style='{BADGE_STYLE}'>{_e(f)}</span>" for f in self._flags())
+        return (f"<div style='{WRAP};line-height:normal'>"
+                f"<div><b style='font-size:1.1em'><code>{_e(spec.name)}</code></b>{badges}</div>"
+                f"<div class='workbench-description' style='color:{TEXT};margin:4px 0 6px 0'>"
+                f"{description_html(spec.description or '')}</div></div>")
+
+    # -- a tool whose connection can end (MCP proxies) ------------------------------------------------
+    def _watch_connection(self) -> None:
+        """Follow the tool's connection: a proxy of an MCP server (anything whose class has
+        ``on_disconnect(callback)``) shows a banner and disables Run once its server is disconnected."""
+        subscribe = getattr(type(self.tool), "on_disconnect", None)
+        if not callable(subscribe):
+            return
+        ref = weakref.ref(self)
+
+        def notify() -> None:
+            form = ref()
+            if form is not None:
+                form._show_disconnected()
+
+        self._unwatch = subscribe(self.tool, notify)
+
+    def _show_disconnected(self) -> None:
+        connection = getattr(self.tool, "connection", None)
+        label = getattr(connection, "label", None) or "its server"
+        self.disconnected = True
+        self.disconnected_banner.value = (
+            f"<div style='{BANNER_STYLE}'><b>disconnected</b>: the MCP server <code>{_e(label)}</code> of this tool "
+            "was disconnected, so it cannot run. Connect again (<code>workbench.mcp.connect(…)</code>) "
+            "and show a new form.</div>")
+        self.disconnected_banner.layout.display = None
+        self.run_button.disabled = True
+        self.run_button.tooltip = "disconnected: the tool's MCP server is gone"
+        self.add_class("workbench-form-disconnected")
 
     def _build_fields(self) -> None:
         params = self.spec.parameters if isinstance(self.spec.parameters, dict) else {}
@@ -240,11 +292,26 @@ class ToolForm(W.VBox):
         return self
 
     def reset(self) -> None:
-        """Rebuild every field at its default (untouched) and clear errors and the result."""
+        """Rebuild every field at its default (untouched) and clear errors and the result.
+
+        During a call only the fields and errors are reset: the call goes on and its running state
+        (elapsed time, progress, Cancel) stays until its result arrives."""
         self._build_fields()
         self._show_errors({})
+        if not self.running:
+            self._clear_outcome()
+
+    def _clear_outcome(self) -> None:
+        """Forget the previous call's outcome on screen: result, warning, progress, timing, request/response."""
+        self.result = None
         self.result_html.value = ""
         self.warning.layout.display = "none"
+        self.progress_box.layout.display = "none"
+        self.progress.value = 0.0
+        self.progress_label.value = ""
+        self.elapsed.value = ""
+        self.request_html.value = _NOTHING_SENT
+        self.response_html.value = _NOTHING_RECEIVED
 
     # -- validation ----------------------------------------------------------------------------------
     def _show_errors(self, errors: dict[str, str]) -> None:
@@ -302,8 +369,10 @@ class ToolForm(W.VBox):
         if self.running:
             raise RuntimeError(f"The form of '{self.spec.name}' is already running a call (cancel it first)")
         tool_use_id = new_tool_use_id()
+        self._clear_outcome()  # a new attempt: the previous outcome must not stay under its errors
         values = self.validate()
         if values is None:
+            self.request_html.value = "<i>nothing sent: the input has errors</i>"
             return self._invalid_result(tool_use_id)
         return {"toolUseId": tool_use_id, "name": self.spec.name, "input": values}
 
@@ -318,8 +387,10 @@ class ToolForm(W.VBox):
         self.progress.value = 0.0
         self.progress.bar_style = "info"
         self.progress_label.value = ""
+        self.progress_box.layout.display = None
+        self.elapsed.value = "elapsed 0.0 s"
         self.warning.layout.display = "none"
-        self.result_html.value = "<i>running…</i>"
+        self.result_html.value = f"<div class='workbench-running' style='color:{MUTED}'><i>running…</i></div>"
         self.request_html.value = tool_use_html(tool_use)
         self.response_html.value = "<i>waiting for the result…</i>"
         self.code.value = copy_as_code(self.spec.name, tool_use["input"])
@@ -336,7 +407,7 @@ class ToolForm(W.VBox):
             with self._state_lock:  # never overwrite the final time written by _finish
                 if done.done():
                     break
-                self.elapsed.value = f"⏱ {time.perf_counter() - self._t0:.1f} s"
+                self.elapsed.value = f"elapsed {time.perf_counter() - self._t0:.1f} s"
             try:
                 done.result(timeout=TICK_INTERVAL)
             except concurrent.futures.TimeoutError:
@@ -353,6 +424,7 @@ class ToolForm(W.VBox):
             self.progress_label.value = str(event.message)[:200]
 
     def _show_progress(self, value: float, message: Optional[str]) -> None:
+        self.progress_box.layout.display = None
         self.progress.value = value
         self.progress_history.append(value)
         if message:
@@ -365,7 +437,8 @@ class ToolForm(W.VBox):
             unsubscribe()
         self.workbench._approval_handlers.pop(result.tool_use_id, None)
         self.result = result
-        ok = result.status == "success"
+        status = display_status(result)
+        ok = status == "success"
         self.result_html.value = result_area_html(result, self.spec.returns)
         self.response_html.value = json_html(result.to_dict())
         mismatch = result.metadata.get("returns_mismatch")
@@ -378,10 +451,14 @@ class ToolForm(W.VBox):
             self._progress_throttle.cancel()  # late reports of a cancelled call change nothing now
             if ok:
                 self.progress.value = 1.0
-            self.progress.bar_style = "success" if ok else "danger"
+            self.progress.bar_style = _BAR_STYLES.get(status, "danger")
+            if not (self.progress_history or self.progress_label.value):
+                self.progress_box.layout.display = "none"  # no progress reported: no bar left behind
             if isinstance(latency, (int, float)):
-                self.elapsed.value = f"⏱ {latency / 1000:.2f} s" if latency >= 1000 else f"⏱ {latency:.1f} ms"
-            self.run_button.disabled = False
+                self.elapsed.value = f"took {latency / 1000:.2f} s" if latency >= 1000 else f"took {latency:.1f} ms"
+            else:
+                self.elapsed.value = ""
+            self.run_button.disabled = self.disconnected
             self.cancel_button.disabled = True
             self.running = False
             done = self._done
@@ -532,6 +609,14 @@ class ToolForm(W.VBox):
 
     def __repr__(self) -> str:
         return f"<ToolForm {self.spec.name!r} fields={list(self.fields)}>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Optional[dict]:
+        """The widget view plus a static ``text/html`` summary (name, description, parameters) for
+        readers without the live widget: GitHub, nbviewer, a saved notebook opened before it ran."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/html"] = form_summary_html(self.spec, tuple(self._flags()))
+        return bundle
 
 
 class PendingRun:

@@ -11,15 +11,21 @@ import json
 import re
 from typing import Any, Optional
 
-from workbench._html import _STATUS_COLOURS
+from workbench._html import display_status, error_message, status_html, without_path
 from workbench._html import escape as _e
+from workbench._styles import ERROR_BOX_STYLE, MUTED, STATUS_COLOURS, WARNING_STYLE, WRAP
+from workbench.jupyter._traceback import split_traceback
 
-__all__ = ["result_area_html", "json_html", "safe_markdown", "tool_use_html", "copy_as_code", "mismatch_html",
-           "error_summary_html"]
+__all__ = ["result_area_html", "json_html", "safe_markdown", "description_html", "tool_use_html", "copy_as_code",
+           "mismatch_html", "error_summary_html", "form_summary_html", "traceback_html", "COLLAPSE_LINES"]
+
+#: a description longer than this many (non-blank) lines shows its first paragraph(s) and a "show more"
+COLLAPSE_LINES = 4
 
 _IMAGE_FORMATS = {"png": "png", "jpeg": "jpeg", "jpg": "jpeg", "gif": "gif", "webp": "webp"}
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
-_PRE = "white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em"
+_PRE = ("white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;"
+        + WRAP)
 
 
 def json_html(value: Any) -> str:
@@ -60,7 +66,7 @@ def safe_markdown(text: str) -> str:
 
     def flush() -> None:
         if paragraph:
-            out.append("<p>" + "<br>".join(_inline(p) for p in paragraph) + "</p>")
+            out.append("<p style='margin:0 0 0.4em 0'>" + "<br>".join(_inline(p) for p in paragraph) + "</p>")
             paragraph.clear()
 
     while i < len(lines):
@@ -110,6 +116,43 @@ def safe_markdown(text: str) -> str:
         i += 1
     flush()
     return "<div class='workbench-markdown'>" + "".join(out) + "</div>"
+
+
+def _blocks(text: str) -> list[str]:
+    """Markdown source split at blank lines (never inside a fenced code block)."""
+    blocks: list[list[str]] = [[]]
+    fenced = False
+    for line in str(text).splitlines():
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if blocks[-1]:
+                blocks.append([])
+            continue
+        blocks[-1].append(line)
+    return ["\n".join(b) for b in blocks if b]
+
+
+def description_html(text: str, lines: int = COLLAPSE_LINES) -> str:
+    """A tool's description as safe markdown; past ``lines`` lines, the first paragraph(s) then the
+    rest in a collapsed ``<details>`` ("show more") — plain HTML, no script."""
+    blocks = _blocks(text)
+    if sum(len(b.splitlines()) for b in blocks) <= lines:
+        return safe_markdown(text)
+    lead: list[str] = []
+    used = 0
+    for block in blocks:
+        size = len(block.splitlines())
+        if lead and used + size > lines:
+            break
+        lead.append(block)
+        used += size
+    rest = blocks[len(lead):]
+    if not rest:
+        return safe_markdown(text)
+    summary = f"<summary style='cursor:pointer;color:{MUTED};font-size:0.9em'>show more</summary>"
+    more = safe_markdown("\n\n".join(rest))
+    return safe_markdown("\n\n".join(lead)) + f"<details class='workbench-doc-more'>{summary}{more}</details>"
 
 
 # -- result area -----------------------------------------------------------------------------------------
@@ -176,33 +219,53 @@ def _same_json(text: Any, value: Any) -> bool:
 
 
 def _status_line(result: Any) -> str:
-    colour = _STATUS_COLOURS.get(result.status, "#57606a")
-    latency = result.metadata.get("latency_ms")
-    timing = f" · {latency:.1f} ms" if isinstance(latency, (int, float)) else ""
+    """Status, tool name and flags. The call's duration is not repeated here: the form shows it once,
+    next to the Run button."""
     extra = ""
     if result.metadata.get("synthetic"):
         extra += " · synthetic"
     if result.metadata.get("idempotent_reuse"):
         extra += " · reused (idempotent)"
-    return (f"<div><span style='color:{colour};font-weight:bold'>{_e(result.status)}</span>"
-            f" <code>{_e(result.metadata.get('tool_name', ''))}</code>{_e(timing + extra)}</div>")
+    return (f"<div>{status_html(display_status(result))}"
+            f" <code>{_e(result.metadata.get('tool_name', ''))}</code>{_e(extra)}</div>")
+
+
+def traceback_html(text: str) -> str:
+    """The user's frames and the error, then the full traceback collapsed (internal frames included)."""
+    user, hidden = split_traceback(text)
+    if not hidden:
+        return f"<details><summary>traceback</summary><pre style='{_PRE}'>{_e(text)}</pre></details>"
+    note = f"full traceback ({hidden} internal frame{'s' if hidden != 1 else ''}: workbench, asyncio, threads)"
+    return (f"<pre class='workbench-traceback' style='{_PRE};margin-top:4px'>{_e(user)}</pre>"
+            f"<details><summary style='color:{MUTED};font-size:0.9em'>{_e(note)}</summary>"
+            f"<pre style='{_PRE}'>{_e(text)}</pre></details>")
+
+
+def _error_body(result: Any) -> str:
+    meta = result.metadata
+    status = display_status(result)
+    error_type = meta.get("error_type") or "Error"
+    message = error_message(error_type, meta.get("error") or result.text)
+    colour = STATUS_COLOURS.get(status, STATUS_COLOURS["error"])
+    border = "var(--jp-warn-color1, darkorange)" if status == "cancelled" else "var(--jp-error-color1, firebrick)"
+    label = "" if status == "cancelled" else f"<b>{_e(error_type)}</b>: "
+    body = (f"<div style='color:{colour};border-left:3px solid {border};padding-left:6px;{WRAP}'>"
+            f"{label}<span style='white-space:pre-wrap'>{_e(message)}</span></div>")
+    if meta.get("traceback"):
+        body += traceback_html(str(meta["traceback"]))
+    return body
 
 
 def result_area_html(result: Any, returns: Optional[dict] = None) -> str:
     """The result area: status line, then the error, a DataFrame table, markdown, or the content blocks."""
     head = _status_line(result)
     if result.status == "error":
-        meta = result.metadata
-        body = (f"<div style='color:#cf222e;border-left:3px solid #cf222e;padding-left:6px'>"
-                f"<b>{_e(meta.get('error_type') or 'Error')}</b>: <span style='white-space:pre-wrap'>{_e(meta.get('error') or result.text)}</span></div>")
-        if meta.get("traceback"):
-            body += f"<details><summary>traceback</summary><pre style='{_PRE}'>{_e(meta['traceback'])}</pre></details>"
-        return f"<div class='workbench-result'>{head}{body}</div>"
+        return f"<div class='workbench-result'>{head}{_error_body(result)}</div>"
     value = result.value
     if _is_frame(value):
         frame = value.to_frame() if type(value).__name__ == "Series" else value
         body = frame.to_html(escape=True, max_rows=50, max_cols=30, border=0, classes="workbench-frame")
-        body += f"<div style='color:#57606a;font-size:0.85em'>{_e(f'{frame.shape[0]} rows × {frame.shape[1]} columns')}</div>"
+        body += f"<div style='color:{MUTED};font-size:0.85em'>{_e(f'{frame.shape[0]} rows × {frame.shape[1]} columns')}</div>"
     else:
         markdown = _markdown_source(result, returns)
         body = safe_markdown(markdown) if markdown is not None else _blocks_html(result.content)
@@ -210,16 +273,18 @@ def result_area_html(result: Any, returns: Optional[dict] = None) -> str:
 
 
 def mismatch_html(message: str) -> str:
-    return (f"<div style='color:#9a6700;background:#fff8c5;border:1px solid #d4a72c;padding:4px 8px;border-radius:4px'>"
-            f"⚠ The result does not match the tool's <code>returns</code> schema: {_e(message)}</div>")
+    return (f"<div style='{WARNING_STYLE}'>"
+            f"The result does not match the tool's <code>returns</code> schema: {_e(message)}</div>")
 
 
 def error_summary_html(errors: dict[str, str]) -> str:
+    """The form-level list of field errors (each field named once)."""
     if not errors:
         return ""
-    items = "".join(f"<li><code>{_e(field)}</code>: {_e(message)}</li>" for field, message in errors.items())
+    items = "".join(f"<li><code>{_e(field)}</code>: {_e(without_path(field, message))}</li>"
+                    for field, message in errors.items())
     count = len(errors)
-    return (f"<div style='color:#cf222e;border:1px solid #cf222e;border-radius:4px;padding:4px 8px'>"
+    return (f"<div style='{ERROR_BOX_STYLE}'>"
             f"<b>{count} field error{'s' if count != 1 else ''} — nothing was run</b><ul style='margin:2px 0'>{items}</ul></div>")
 
 
@@ -233,3 +298,34 @@ def copy_as_code(name: str, values: dict[str, Any]) -> str:
     line = f"%tool_call {name} {json.dumps(values, ensure_ascii=False)}" if values else f"%tool_call {name}"
     python = f"get_workbench().call({name!r}, {values!r})"
     return f"{line}\n\nfrom workbench import get_workbench\n{python}"
+
+
+# -- the static summary of a form (text/html next to the widget view) -----------------------------------
+_CELL = f"style='text-align:left;vertical-align:top;padding:2px 8px;{WRAP}'"
+
+
+def _default_text(schema: Any) -> str:
+    if isinstance(schema, dict) and "default" in schema:
+        return json.dumps(schema["default"], ensure_ascii=False, default=repr)
+    return ""
+
+
+def form_summary_html(spec: Any, flags: tuple = ()) -> str:
+    """A readable, static (no script, escaped) summary of a tool's form: name, flags, description and a
+    parameter table. It is the ``text/html`` shown where the live widget cannot be (a saved notebook on
+    GitHub or nbviewer, or opened before its kernel ran)."""
+    params = spec.parameters if isinstance(spec.parameters, dict) else {}
+    props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
+    rows = []
+    for p in spec.inputs:
+        required = " <small>(required)</small>" if p.required else ""
+        rows.append(f"<tr><td {_CELL}><code>{_e(p.name)}</code>{required}</td><td {_CELL}>{_e(p.type)}</td>"
+                    f"<td {_CELL}>{_e(_default_text(props.get(p.name)))}</td><td {_CELL}>{_e(p.description)}</td></tr>")
+    body = "".join(rows) or f"<tr><td {_CELL} colspan=4><i>no parameters</i></td></tr>"
+    head = "".join(f"<th {_CELL}>{h}</th>" for h in ("parameter", "type", "default", "description"))
+    badges = "".join(f" <small>[{_e(f)}]</small>" for f in flags)
+    return (f"<div class='workbench-form-static' style='{WRAP}'>"
+            f"<div><b>Tool form: <code>{_e(spec.name)}</code></b>{badges}</div>"
+            f"<div style='margin:2px 0 6px 0'>{description_html(spec.description or '')}</div>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+            f"<div style='color:{MUTED};font-size:0.85em'>Run the cell in a live notebook to use the form.</div></div>")

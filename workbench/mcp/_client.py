@@ -19,7 +19,7 @@ import shlex
 import tempfile
 import threading
 import weakref
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import mcp.types as types
 from mcp.client import Client
@@ -109,6 +109,16 @@ class McpProxyTool(BaseTool):
         result = self.connection._run_sync(self.connection._call_tool(self.remote_name, arguments, None))
         return call_tool_result_to_value(result, unwrap=self._unwrap, has_returns=bool(self.spec.returns))
 
+    @property
+    def connected(self) -> bool:
+        """False once the tool's connection was disconnected (or its session ended)."""
+        return self.connection.connected
+
+    def on_disconnect(self, callback: Callable[[], Any]) -> Callable[[], None]:
+        """Call ``callback()`` once when the tool's connection ends (at once if it already has);
+        returns an unsubscribe function. Forms use it to show a disconnected tool as such."""
+        return self.connection.on_disconnect(callback)
+
     def get_display_properties(self) -> dict[str, str]:
         props = super().get_display_properties()
         props["Server"] = self.connection.label
@@ -148,6 +158,8 @@ class McpConnection:
         self._client: Optional[Client] = None
         self._closed = False
         self._close_lock = threading.Lock()
+        self._ended = False  # disconnected, or the session ended by itself
+        self._disconnect_callbacks: list[Callable[[], Any]] = []
         self._loop = asyncio.new_event_loop()
         self._stop: Optional[asyncio.Event] = None
         self._main: Optional[asyncio.Task] = None
@@ -234,6 +246,8 @@ class McpConnection:
                 raise
         finally:
             self._client = None
+            if ready.done() and not ready.cancelled() and ready.exception() is None:
+                self._notify_disconnected()  # the session ended (closed or lost): proxies are no longer live
 
     async def _list_tools(self) -> list[types.Tool]:
         client = self._require_client()
@@ -331,6 +345,40 @@ class McpConnection:
         return self._closed
 
     @property
+    def connected(self) -> bool:
+        """True while the session is open (not disconnected, not ended)."""
+        return not self._closed and not self._ended and self._client is not None
+
+    def on_disconnect(self, callback: Callable[[], Any]) -> Callable[[], None]:
+        """Call ``callback()`` once when this connection ends — :meth:`disconnect` or a session that
+        ended by itself — or at once if it already has. Returns a function that unsubscribes."""
+        with self._close_lock:
+            ended = self._ended
+            if not ended:
+                self._disconnect_callbacks.append(callback)
+        if ended:
+            callback()
+
+        def unsubscribe() -> None:
+            with self._close_lock:
+                with contextlib.suppress(ValueError):
+                    self._disconnect_callbacks.remove(callback)
+
+        return unsubscribe
+
+    def _notify_disconnected(self) -> None:
+        with self._close_lock:
+            if self._ended:
+                return
+            self._ended = True
+            callbacks, self._disconnect_callbacks = self._disconnect_callbacks, []
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - a listener must not break disconnecting
+                logger.warning("MCP connection to %s: a disconnect listener failed", self.label, exc_info=True)
+
+    @property
     def stderr(self) -> str:
         """What the server process wrote to stderr so far (``command=`` connections)."""
         handle = self._stderr_file
@@ -377,6 +425,7 @@ class McpConnection:
             if self.registry.get(name) is proxy:
                 self.registry.unregister(name)
         self.proxies.clear()
+        self._notify_disconnected()
         try:
             if not self._loop.is_closed() and self._thread.is_alive() and not self._in_loop_thread():
                 future = asyncio.run_coroutine_threadsafe(self._close_session(timeout), self._loop)
