@@ -3,10 +3,11 @@
 Importing this package imports ipywidgets, IPython and pandas; ``import workbench`` does not.
 
 * ``get_workbench()`` — the kernel's :class:`Workbench` (registry + executor + log + UI).
-* ``ui()`` — the dashboard: a tab per tool's form plus the execution log.
+* ``ui()`` — the dashboard: a searchable tool list, the selected tool's form (its own instance) and the log.
 * :class:`ToolForm` — a tool's JSON Schema as widgets (the table is ``WIDGET_RULES``); ``form.run()``
   returns a :class:`PendingRun` where waiting for an approval click would deadlock a cell.
-* :class:`LogTable` — the live execution-log table.
+* :class:`LogTable` — the live execution-log table: newest first, paged from SQLite, sortable and
+  filterable; click a row for the full call, load it into a form, re-run it or copy it as JSON.
 """
 
 from __future__ import annotations

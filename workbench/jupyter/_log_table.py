@@ -68,6 +68,7 @@ class LogTable(W.VBox):
         self.sort = "id"
         self.descending = True
         self.selected_row: Optional[dict] = None
+        self.last_rerun: Optional[concurrent.futures.Future] = None  # the Future of the latest re-run
         self.forms: dict[str, Any] = {}  # forms built by Load into form (standalone table), by tool name
         self.refreshes = 0  # how many times the table was redrawn
         self._names: set[str] = set()
@@ -354,6 +355,7 @@ class LogTable(W.VBox):
         self._say(f"re-running call #{row['id']} ({name})…")
         done = self._workbench().submit(name, dict(row.get("input") or {}), approver=self.approval.ask,
                                         log=self.execution_log)
+        self.last_rerun = done
         done.add_done_callback(lambda future: self._rerun_done(row["id"], future))
         return done
 
