@@ -35,7 +35,7 @@ def json_html(value: Any) -> str:
 
 
 # -- markdown ----------------------------------------------------------------------------------------------
-_INLINE_CODE = re.compile(r"`([^`]+)`")
+_INLINE_CODE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")  # `code` and ``code`` (reST-style docstrings)
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
 _ITALIC = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])|(?<![\w_])_(?!\s)(.+?)(?<!\s)_(?![\w_])")
 _LINK = re.compile(r"\[([^\]]+)\]\(((?:https?://|mailto:)[^)\s]+)\)")
@@ -44,16 +44,21 @@ _LINK = re.compile(r"\[([^\]]+)\]\(((?:https?://|mailto:)[^)\s]+)\)")
 def _inline(text: str) -> str:
     """Escape, then add code, bold, italic and http(s)/mailto links."""
     pieces = []
-    for i, part in enumerate(_INLINE_CODE.split(text)):
-        if i % 2:
-            pieces.append(f"<code>{_e(part)}</code>")
-            continue
-        part = _e(part)
-        part = _LINK.sub(lambda m: f"<a href=\"{m.group(2)}\" target=\"_blank\" rel=\"noopener noreferrer\">{m.group(1)}</a>", part)
-        part = _BOLD.sub(lambda m: f"<b>{m.group(1) or m.group(2)}</b>", part)
-        part = _ITALIC.sub(lambda m: f"<i>{m.group(1) or m.group(2)}</i>", part)
-        pieces.append(part)
+    start = 0
+    for match in _INLINE_CODE.finditer(text):
+        pieces.append(_inline_text(text[start:match.start()]))
+        pieces.append(f"<code>{_e(match.group(2).strip())}</code>")
+        start = match.end()
+    pieces.append(_inline_text(text[start:]))
     return "".join(pieces)
+
+
+def _inline_text(part: str) -> str:
+    """Escape a piece without code spans, then add links, bold and italic."""
+    part = _e(part)
+    part = _LINK.sub(lambda m: f"<a href=\"{m.group(2)}\" target=\"_blank\" rel=\"noopener noreferrer\">{m.group(1)}</a>", part)
+    part = _BOLD.sub(lambda m: f"<b>{m.group(1) or m.group(2)}</b>", part)
+    return _ITALIC.sub(lambda m: f"<i>{m.group(1) or m.group(2)}</i>", part)
 
 
 def safe_markdown(text: str) -> str:

@@ -1,0 +1,327 @@
+"""The form shell's defects of issue 9 (everything around the fields) in a real JupyterLab in chromium.
+
+The module writes its own notebook (``%load_ext workbench`` + ``%%tool`` cells), runs it once, and
+each test uses its own form: a new attempt clears the old outcome (4), messages say things once and a
+traceback starts with the user's frames (6), cancel is *cancelled* (7), no idle progress bar, no emoji
+clock, the timing once (8), docstrings as collapsed markdown without sideways scrolling (9), badge
+and text contrast in the light and dark themes (10), the saved notebook's static ``text/html`` (14).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import nbformat
+import pytest
+
+from tests.browser.conftest import ARTIFACTS
+
+NOTEBOOK = "form_shell_defects.ipynb"
+LONG_WORD = "x" * 400
+
+CELLS = [
+    "%load_ext workbench",
+    "import asyncio\nfrom pydantic import BaseModel\n\n"
+    "class Customer(BaseModel):\n    name: str\n",
+    "%%tool\n"
+    "def echo(text: str, times: int = 1) -> str:\n"
+    "    \"\"\"Echo the text (``boom`` raises).\"\"\"\n"
+    "    if text == 'boom':\n"
+    "        raise ValueError('boom')\n"
+    "    return text * times\n",
+    "%%tool --long-running\n"
+    "async def waiter(seconds: float = 60.0) -> str:\n"
+    "    \"\"\"Wait a while (cancel me).\"\"\"\n"
+    "    await asyncio.sleep(seconds)\n"
+    "    return 'waited'\n",
+    "%%tool\n"
+    "def order(customer: Customer) -> str:\n"
+    "    \"\"\"Place an order.\"\"\"\n"
+    "    return customer.name\n",
+    "%%tool\n"
+    "def documented(query: str) -> str:\n"
+    "    \"\"\"Search the catalogue.\n\n"
+    "    The **query** is matched against `title` and `body`; <img src=x onerror=\"window.__xss=1\"> stays text.\n\n"
+    "    - first point\n"
+    "    - second point\n\n"
+    f"    A long word: {LONG_WORD}\n\n"
+    "    More text at the end.\n"
+    "    \"\"\"\n"
+    "    return query\n",
+]
+
+
+@pytest.fixture(scope="module")
+def lab_page(lab_server, browser):
+    """One page for the module: the notebook is written, opened and run once."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(lab_server["root"] / NOTEBOOK))
+    context = browser.new_context(viewport={"width": 1200, "height": 1000})
+    page = context.new_page()
+    try:
+        dialogs = _open_and_run(page, lab_server, NOTEBOOK)
+        yield page
+        assert dialogs == []
+        assert page.evaluate("() => window.__xss === undefined")
+    finally:
+        context.close()
+
+
+def _open_and_run(page, lab_server, name: str) -> list[str]:
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{lab_server['base']}/lab/tree/{name}?token={lab_server['token']}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.sessionContext"
+                           " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+                           " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel", timeout=90_000)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        "() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
+        " const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);"
+        " return s.kernelDisplayStatus === 'idle' && prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p)); }",
+        timeout=120_000)
+    page.locator(".workbench-form-documented").first.wait_for(state="visible", timeout=60_000)
+    return dialogs
+
+
+def _form(page, tool_name: str):
+    form = page.locator(f".workbench-form-{tool_name}").first
+    form.scroll_into_view_if_needed()
+    return form
+
+
+def _row_input(form, label: str):
+    exact = re.compile(rf"^\s*{re.escape(label)}\s*\*?\s*$")
+    return form.locator(".widget-hbox").filter(has=form.page.locator(".widget-label", has_text=exact)).last.locator("input, textarea").first
+
+
+def _type(box, text: str) -> None:
+    box.fill(text)
+    box.press("Tab")
+
+
+def _result(form):
+    return form.locator(".workbench-result-area")
+
+
+def _wait_result(form, pattern: str) -> str:
+    _result(form).get_by_text(re.compile(pattern)).first.wait_for(timeout=30_000)
+    return _result(form).inner_text()
+
+
+def _visible(locator) -> bool:
+    return locator.count() > 0 and locator.first.is_visible()
+
+
+def test_a_new_attempt_and_reset_clear_the_old_outcome(lab_page):
+    """Defect 4: after a rejected run (or Reset) the previous result, bar and timing are gone; Reset
+    during a run keeps the running state while the call goes on."""
+    form = _form(lab_page, "echo")
+    _type(_row_input(form, "text"), "hello")
+    form.locator(".workbench-run").click()
+    _wait_result(form, "hellohello|hello")
+
+    _type(_row_input(form, "times"), "abc")  # not a number: the next attempt is rejected
+    form.locator(".workbench-run").click()
+    form.get_by_text("nothing was run").first.wait_for(timeout=30_000)
+    assert "hello" not in _result(form).inner_text() and "success" not in _result(form).inner_text()
+    assert not re.search(r"\d\s?m?s\b", form.inner_text().split("Request (ToolUse)")[0])  # no timing left
+    assert form.locator(".workbench-elapsed").inner_text().strip() == ""
+    assert not _visible(form.locator(".workbench-progress"))
+
+    _type(_row_input(form, "times"), "2")
+    form.locator(".workbench-run").click()
+    _wait_result(form, "hellohello")
+    form.get_by_role("button", name="Reset").click()
+    lab_page.wait_for_function("(el) => !/hello/.test(el.innerText)", arg=_result(form).element_handle(), timeout=30_000)
+    assert form.locator(".workbench-elapsed").inner_text().strip() == ""
+
+    waiter = _form(lab_page, "waiter")
+    waiter.locator(".workbench-run").click()
+    _wait_result(waiter, "running")
+    waiter.get_by_role("button", name="Reset").click()
+    lab_page.wait_for_function("(el) => /elapsed [1-9]/.test(el.innerText)",  # the timer still ticks after Reset
+                               arg=waiter.locator(".workbench-elapsed").element_handle(), timeout=30_000)
+    assert "running" in _result(waiter).inner_text()
+    assert waiter.locator(".workbench-cancel").is_enabled()
+    waiter.locator(".workbench-cancel").click()
+    _wait_result(waiter, "cancelled")
+
+
+def test_messages_say_things_once_and_the_traceback_starts_with_the_users_frames(lab_page):
+    """Defect 6: no "ValueError: ValueError", no "customer.name: customer.name"; internal frames collapsed."""
+    form = _form(lab_page, "echo")
+    _type(_row_input(form, "times"), "1")
+    _type(_row_input(form, "text"), "boom")
+    form.locator(".workbench-run").click()
+    text = _wait_result(form, "boom")
+    assert "ValueError: boom" in text and "ValueError: ValueError" not in text
+    shown = form.locator(".workbench-traceback")
+    shown.first.wait_for(state="visible", timeout=30_000)
+    assert "in echo" in shown.inner_text() and "executor.py" not in shown.inner_text()
+    full = _result(form).locator("details").last
+    assert full.get_attribute("open") is None and "executor.py" in full.text_content()
+    assert not full.get_by_text(re.compile("executor.py")).first.is_visible()  # collapsed
+
+    order = _form(lab_page, "order")
+    order.locator(".workbench-run").click()
+    summary = order.get_by_text("nothing was run").first.locator("xpath=..")
+    summary.wait_for(timeout=30_000)
+    assert "customer.name" in summary.inner_text()
+    assert "customer.name: customer.name" not in summary.inner_text()
+
+
+def _status_colour(locator) -> str:
+    return locator.evaluate("(el) => getComputedStyle(el).color")
+
+
+def _status_word(form):
+    """The status word at the start of the result (``success``, ``error``, ``cancelled``)."""
+    return _result(form).locator(".workbench-result span").first
+
+
+def test_cancel_is_shown_as_cancelled_not_as_an_error(lab_page):
+    """Defect 7: its own status word, class and colour."""
+    echo = _form(lab_page, "echo")
+    _type(_row_input(echo, "text"), "boom")
+    echo.locator(".workbench-run").click()
+    _wait_result(echo, "boom")
+    error_status = _status_word(echo)
+    assert error_status.inner_text().strip() == "error"
+
+    form = _form(lab_page, "waiter")
+    form.locator(".workbench-run").click()
+    _wait_result(form, "running")
+    form.locator(".workbench-cancel").click()
+    _wait_result(form, "was cancelled")
+    status = _status_word(form)
+    assert status.inner_text().strip() == "cancelled"
+    assert "workbench-status-cancelled" in status.get_attribute("class")
+    assert _result(form).locator(".workbench-status-error").count() == 0
+    assert _status_colour(status) != _status_colour(error_status)
+
+
+def test_idle_forms_have_no_progress_bar_no_emoji_clock_and_one_timing(lab_page):
+    """Defect 8."""
+    idle = _form(lab_page, "documented")
+    assert not _visible(idle.locator(".workbench-progress"))
+    assert not _visible(idle.locator(".progress-bar, .widget-progress"))
+    form = _form(lab_page, "echo")
+    _type(_row_input(form, "text"), "tick")
+    form.locator(".workbench-run").click()
+    _wait_result(form, "tick")
+    text = form.inner_text()
+    assert "⏱" not in lab_page.locator(".jp-NotebookPanel").first.inner_text()
+    timings = re.findall(r"\d+(?:\.\d+)?\s?(?:ms|s)\b", text.split("Request (ToolUse)")[0])
+    assert len(timings) == 1, timings
+    assert not _visible(form.locator(".workbench-progress"))  # echo reports no progress
+
+
+def test_docstrings_are_markdown_collapsed_and_long_words_wrap(lab_page):
+    """Defect 9 (form part): markdown, "show more", no sideways scrolling."""
+    form = _form(lab_page, "documented")
+    header = form.locator(".widget-html").first  # the form's header
+    assert header.locator("b", has_text="query").count() == 1
+    assert header.locator("code", has_text="title").count() == 1
+    assert header.locator("li").count() == 2
+    assert header.get_by_text('<img src=x onerror="window.__xss=1">', exact=False).count() >= 1
+    rest = header.get_by_text("More text at the end.")
+    assert not rest.is_visible()
+    header.get_by_text("show more").click()
+    rest.wait_for(state="visible", timeout=30_000)
+
+    echo = _form(lab_page, "echo")
+    _type(_row_input(echo, "text"), LONG_WORD)
+    echo.locator(".workbench-run").click()
+    _wait_result(echo, "xxxxxxxx")
+    for name in ("documented", "echo"):
+        output = _form(lab_page, name).locator("xpath=ancestor::div[contains(@class,'jp-OutputArea-output')]").first
+        widths = output.evaluate("(el) => [el.scrollWidth, el.clientWidth]")
+        assert widths[0] <= widths[1] + 1, (name, widths)
+    ARTIFACTS.mkdir(exist_ok=True)
+    form.screenshot(path=str(ARTIFACTS / "form-shell-docstring.png"))
+
+
+_CONTRAST = """(el) => {
+  const parse = (c) => {  // rgb()/rgba(), or color(srgb r g b / a) with channels in 0..1 (what color-mix computes to)
+    const m = c.match(/[\\d.]+/g).map(Number), k = c.startsWith('color(') ? 255 : 1;
+    return {r: m[0] * k, g: m[1] * k, b: m[2] * k, a: m.length > 3 ? m[3] : 1}; };
+  const lum = ({r, g, b}) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+                                return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  let node = el, bg = null;
+  while (node && node.nodeType === 1) { const c = parse(getComputedStyle(node).backgroundColor); if (c.a > 0.5) { bg = c; break; } node = node.parentElement; }
+  bg = bg || {r: 255, g: 255, b: 255, a: 1};
+  let fg = parse(getComputedStyle(el).color);
+  fg = {r: fg.r * fg.a + bg.r * (1 - fg.a), g: fg.g * fg.a + bg.g * (1 - fg.a), b: fg.b * fg.a + bg.b * (1 - fg.a)};
+  const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+  return {color: getComputedStyle(el).color, background: `rgb(${bg.r}, ${bg.g}, ${bg.b})`, contrast: (hi + 0.05) / (lo + 0.05)};
+}"""
+
+
+def _contrasts(page) -> dict:
+    waiter = _form(page, "waiter")
+    found = {}
+    for badge in ("async", "long-running"):
+        found[badge] = waiter.locator("span", has_text=re.compile(rf"^{badge}$")).first.evaluate(_CONTRAST)
+    found["description"] = _form(page, "documented").get_by_text("Search the catalogue.").first.evaluate(_CONTRAST)
+    found["status"] = _status_word(waiter).evaluate(_CONTRAST)
+    return found
+
+
+def test_badges_and_text_are_readable_in_light_and_dark_themes(lab_page):
+    """Defect 10: WCAG contrast ≥ 4.5 for the badges, the description and the status in both themes."""
+    page = lab_page
+    waiter = _form(page, "waiter")
+    if "was cancelled" not in _result(waiter).inner_text():
+        waiter.locator(".workbench-run").click()
+        _wait_result(waiter, "running")
+        waiter.locator(".workbench-cancel").click()
+        _wait_result(waiter, "was cancelled")
+    ARTIFACTS.mkdir(exist_ok=True)
+    light = _contrasts(page)
+    waiter.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "form-shell-light.png"), full_page=False)
+    page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+    try:
+        page.wait_for_function("() => document.body.dataset.jpThemeName === 'JupyterLab Dark'", timeout=30_000)
+        page.wait_for_function(
+            "() => getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() === '#111'", timeout=30_000)
+        dark = _contrasts(page)
+        _form(page, "waiter")
+        page.screenshot(path=str(ARTIFACTS / "form-shell-dark.png"), full_page=False)
+    finally:
+        page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
+        page.wait_for_function("() => document.body.dataset.jpThemeName === 'JupyterLab Light'", timeout=30_000)
+    for name in light:
+        assert light[name]["contrast"] >= 4.5, (name, "light", light[name])
+        assert dark[name]["contrast"] >= 4.5, (name, "dark", dark[name])
+        assert light[name]["color"] != dark[name]["color"], (name, light[name], dark[name])
+
+
+def test_the_saved_notebook_has_a_static_html_form_and_lab_shows_the_widget(lab_page, lab_server):
+    """Defect 14 (forms): the output keeps the widget view (rendered live) and adds a readable ``text/html``."""
+    page = lab_page
+    form = _form(page, "echo")
+    assert form.locator(".workbench-run").is_visible()
+    assert page.locator(".workbench-form-static").count() == 0  # JupyterLab shows the live widget, not the fallback
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    path = lab_server["root"] / NOTEBOOK
+
+    def saved_outputs():
+        nb = json.loads(path.read_text())
+        cell = next(c for c in nb["cells"] if "".join(c["source"]).startswith("%%tool\ndef echo"))
+        return cell["outputs"]
+
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+    outputs = [o for o in saved_outputs() if o.get("output_type") in ("display_data", "execute_result")]
+    assert outputs, saved_outputs()
+    data = outputs[0]["data"]
+    assert "application/vnd.jupyter.widget-view+json" in data
+    html = "".join(data["text/html"]) if isinstance(data["text/html"], list) else data["text/html"]
+    assert "Tool form" in html and "<code>echo</code>" in html
+    assert "<code>text</code>" in html and "<code>times</code>" in html and "integer" in html
