@@ -11,7 +11,7 @@ from typing import Any, Optional
 import ipywidgets as W
 
 from workbench.jupyter._fields import (
-    _NULL_STYLE, LABEL_WIDTH, MISSING, Field, FieldValueError, _json_text, missing_message, not_set_text,
+    _NULL_STYLE, MISSING, Field, FieldValueError, _json_text, missing_message, not_set_text,
 )
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
 
@@ -34,12 +34,21 @@ def _required_value(item: Field) -> Any:
 class _Container(Field):
     container = True
 
+    @property
+    def wide(self) -> bool:
+        return True
+
+    def label_target(self) -> Optional[tuple[W.Widget, bool]]:
+        """A group: its box is ``role="group"``, named by the label; a click on the label focuses its first control."""
+        return self.input, True
+
     def layout(self) -> W.Widget:
         """A header (label, selector or toggle, state, clear), the help line, the nested input, errors.
         An inner (bare) container keeps its header extras (e.g. a union's selector) on a line of their own."""
         parts: list[W.Widget] = []
         if not self.bare:
-            header_parts = [*self.label_widget(min_width=LABEL_WIDTH), *self.header_extras(), *self.row_extras()]
+            header_parts = [*self.label_widget(min_width=self.ctx.label_width), *self.header_extras(),
+                            *self.row_extras()]
             if header_parts:
                 header = W.HBox(header_parts)
                 header.add_class("workbench-field-row")
@@ -164,7 +173,7 @@ class ListField(_Rows):
 
     def _renumber(self) -> None:
         for i, row in enumerate(self.rows):
-            row.field.name = i
+            row.field.rename(i)
 
     def current(self) -> Any:
         return [_required_value(row.field) for row in self.rows]
@@ -196,7 +205,7 @@ class MultiSelectField(Field):
         self.options = list(items.get("enum") or [])
         labels = [v if isinstance(v, str) else _json_text(v) for v in self.options]
         self.input = W.SelectMultiple(options=labels, value=(), rows=min(6, max(2, len(labels))),
-                                      layout=W.Layout(width="240px"))
+                                      layout=self.ctx.size("choice"))
         self.observe_value(self.input, "index")
 
     def current(self) -> Any:
@@ -286,7 +295,7 @@ class MappingField(_Rows):
         return row.field
 
     def _key_changed(self, row: _MapRow) -> None:
-        row.field.name = row.key.value
+        row.field.rename(row.key.value)
         if not self._quiet:
             self.mark_touched()
 
@@ -346,6 +355,10 @@ class VariantField(_Container):
 
     def header_extras(self) -> list[W.Widget]:
         return [self.selector]
+
+    def label_target(self) -> Optional[tuple[W.Widget, bool]]:
+        """The alternative selector: the label names it."""
+        return self.selector, False
 
     def _variant(self, index: int) -> Field:
         if index not in self._built:
@@ -433,6 +446,14 @@ class NullableField(_Container):
     def header_extras(self) -> list[W.Widget]:
         return [self.none_box, *self._inner_header(), self.null_pill]
 
+    def label_target(self) -> Optional[tuple[W.Widget, bool]]:
+        """The inner field's control (the box a value is typed in), not the *none* toggle."""
+        return self.inner.label_target()
+
+    @property
+    def wide(self) -> bool:
+        return self.inner.wide
+
     def _inner_header(self) -> list[W.Widget]:
         """The inner container's header widgets (a union's selector), shown in this row."""
         return self.inner.header_extras() if self.inner.container else []
@@ -440,7 +461,7 @@ class NullableField(_Container):
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:
             return super().layout()
-        row = W.HBox([*self.label_widget(width=LABEL_WIDTH, min_width=LABEL_WIDTH), self.none_box, self.input,
+        row = W.HBox([*self.label_widget(), self.none_box, self.input,
                       self.null_pill, *self.row_extras()])
         row.add_class("workbench-field-row")
         return W.VBox([row, *self.help_widget(self.help_indent), self.error_label])

@@ -8,7 +8,11 @@ A field knows four things the raw widget does not:
 * how to **show its state**: a text box's placeholder says ``not set — default: 10`` (or ``"" (empty
   string)`` once emptied on purpose), other widgets get a muted *state* note, a nullable shows a
   ``null`` pill, and every optional field has a **clear** button that returns it to *not set*;
-* where its **error** goes (an inline message under the widget).
+* where its **error** goes (an inline message under the widget), shown as soon as the value changes —
+  each keystroke for text, on blur for numbers and JSON (``problems()``), not only when *Run* is pressed;
+* its **label**: a real ``<label>`` (``FieldLabel``) for the control — clicking it focuses the field, it
+  is the control's accessible name, and the help line and error line are the control's accessible
+  description; the schema description is also its tooltip.
 
 Value rules (``Field.get``):
 
@@ -34,17 +38,32 @@ from typing import Any, Callable, Iterator, Optional
 import ipywidgets as W
 
 from workbench._html import escape as _e
+from workbench.jupyter._field_label import FieldLabel, field_marks
 from workbench.jupyter._schema_utils import (
-    constraint_text, expected_text, json_types, number_problem, number_text, parse_number,
+    constraint_text, expected_text, json_types, number_problem, number_text, parse_number, value_checker,
 )
 
 __all__ = [
     "MISSING", "Field", "FieldContext", "FieldValueError", "StringField", "TextareaField", "EnumField",
     "ConstField", "NumberField", "IntField", "FloatField", "BoolField", "DateField", "DateTimeField", "TimeField",
-    "JSONField", "help_html", "missing_message", "not_set_text", "default_text",
+    "JSONField", "help_html", "missing_message", "not_set_text", "default_text", "LAYOUTS", "WIDTHS",
 ]
 
 LABEL_WIDTH = "180px"
+
+#: the form layouts a ``FieldContext`` knows (see ``_field_layout.arrange``)
+LAYOUTS = ("auto", "full", "compact")
+#: widget sizes (``W.Layout`` keywords) by kind, for the default layouts and the compact one, where labels
+#: are narrower and inputs fill what their grid column leaves
+WIDTHS: dict[bool, dict[str, dict[str, str]]] = {
+    False: {"label": {"width": LABEL_WIDTH, "min_width": LABEL_WIDTH}, "text": {"width": "360px"},
+            "number": {"width": "180px"}, "choice": {"width": "240px"}, "area": {"width": "480px"}},
+    True: {"label": {"width": "120px", "min_width": "120px"},
+           "text": {"width": "auto", "flex": "1 1 0%", "min_width": "90px"},
+           "number": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "200px"},
+           "choice": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "240px"},
+           "area": {"width": "auto", "flex": "1 1 0%", "min_width": "120px"}},
+}
 #: inline styles (HTML widget values take them as they are); colours are theme variables only
 _HELP_STYLE = "color:var(--jp-ui-font-color2);font-size:0.85em;overflow-wrap:anywhere"
 _ERROR_STYLE = "color:var(--jp-error-color1);font-size:0.9em;overflow-wrap:anywhere"
@@ -83,19 +102,30 @@ class FieldValueError(ValueError):
 
 
 class FieldContext:
-    """What every field of one form shares: the root schema (for ``$defs``), the builder and the depth."""
+    """What every field of one form shares: the root schema (for ``$defs``), the builder, the depth and
+    whether the form is compact (narrow labels, inputs that fill a grid column)."""
 
-    def __init__(self, root: dict, build: Callable[..., "Field"], depth: int = 0, refs: tuple = ()) -> None:
+    def __init__(self, root: dict, build: Callable[..., "Field"], depth: int = 0, refs: tuple = (), *,
+                 compact: bool = False) -> None:
         self.root = root
         self.build = build
         self.depth = depth
         self.refs = refs  # the $refs being expanded above this field (to stop recursive models)
+        self.compact = compact
 
     def deeper(self) -> "FieldContext":
-        return FieldContext(self.root, self.build, self.depth + 1, self.refs)
+        return FieldContext(self.root, self.build, self.depth + 1, self.refs, compact=self.compact)
 
     def with_ref(self, ref: str) -> "FieldContext":
-        return FieldContext(self.root, self.build, self.depth, self.refs + (ref,))
+        return FieldContext(self.root, self.build, self.depth, self.refs + (ref,), compact=self.compact)
+
+    def size(self, kind: str) -> W.Layout:
+        """A fresh ``W.Layout`` for a widget of ``kind`` (``label``, ``text``, ``number``, ``choice``, ``area``)."""
+        return W.Layout(**WIDTHS[self.compact][kind])
+
+    @property
+    def label_width(self) -> str:
+        return WIDTHS[self.compact]["label"]["width"]
 
 
 def _json_text(value: Any) -> str:
@@ -144,8 +174,12 @@ class Field:
         self.default: Any = MISSING  # the schema default the field shows while it is not set
         self._quiet = 0
         self._errors: list[str] = []
+        self._watchers: list[Callable[["Field", str], Any]] = []
+        self.label: Optional[FieldLabel] = None
+        self.marks = field_marks()  # classes tying the label to its control, help line and error lines
         self.error_label = W.HTML(layout=W.Layout(display="none"))
         self.error_label.add_class("workbench-field-error")
+        self.error_label.add_class(self.owner.marks["error"])  # an inner field's errors describe its owner's control
         self.state_label = W.HTML(layout=W.Layout(display="none"))
         self.state_label.add_class("workbench-field-state")
         self.clear_button = W.Button(icon="times", tooltip="Clear: back to not set (left out of the call)",
@@ -187,11 +221,24 @@ class Field:
         return text or "$"
 
     @property
+    def label_name(self) -> str:
+        """The name the label shows (and the control's accessible name): ``price``, ``[0]``."""
+        return f"[{self.name}]" if isinstance(self.name, int) else str(self.name)
+
+    @property
+    def marked_required(self) -> bool:
+        """Shown with a ``*``: required, except a tuple's positions (all of them are)."""
+        return self.required and not getattr(self.parent, "positional", False)
+
+    @property
     def label_text(self) -> str:
-        if isinstance(self.name, int):
-            return f"[{self.name}]"
-        label = str(self.name)
-        return label + " *" if self.required and not getattr(self.parent, "positional", False) else label
+        return self.label_name + " *" if self.marked_required else self.label_name
+
+    def rename(self, name: Any) -> None:
+        """A new name (a list row moved, a mapping key edited): the label follows."""
+        self.name = name
+        if self.label is not None:
+            self.label.value = self.label_name
 
     @property
     def help_text(self) -> str:
@@ -213,30 +260,46 @@ class Field:
     def build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def label_target(self) -> Optional[tuple[W.Widget, bool]]:
+        """The widget the label names and whether it is a group (object, list…) rather than a control;
+        None when there is nothing to focus (a constant)."""
+        return self.input, False
+
     def label_widget(self, **layout: Any) -> list[W.Widget]:
-        """The label (``[]`` for a mapping row's value: the key box beside it is its label)."""
+        """The label (``[]`` for a mapping row's value: the key box beside it is its label): a ``FieldLabel``
+        tied to the control (``label_target``), the help line and the error lines by their classes."""
         if getattr(self.parent, "keyed", False):
             return []
-        label = W.Label(self.label_text, layout=W.Layout(**layout))
-        label.tooltip = str(self.schema.get("description") or "")
+        label = FieldLabel(value=self.label_name, required=self.marked_required,
+                           description=str(self.schema.get("description") or ""),
+                           help=self.marks["help"] if self.help_text else "", error=self.marks["error"],
+                           layout=W.Layout(**layout) if layout else self.ctx.size("label"))
+        label.add_class("workbench-field-label")
+        target = self.label_target()
+        if target is not None:
+            widget, group = target
+            widget.add_class(self.marks["target"])
+            label.target, label.group = self.marks["target"], group
+        self.label = label
         return [label]
 
     def row_extras(self) -> list[W.Widget]:
         """The state note and the clear button, for optional fields (shown after the input)."""
         return [self.state_label, self.clear_button] if self.clearable else []
 
-    def help_widget(self, indent: str = LABEL_WIDTH) -> list[W.Widget]:
+    def help_widget(self, indent: Optional[str] = None) -> list[W.Widget]:
         if not self.help_text:
             return []
-        widget = W.HTML(help_html(self.help_text, indent))
+        widget = W.HTML(help_html(self.help_text, self.ctx.label_width if indent is None else indent))
         widget.add_class("workbench-field-help")
+        widget.add_class(self.marks["help"])
         return [widget]
 
     def layout(self) -> W.Widget:
         """Label, input, state and clear button; help line; error line."""
         if self.bare:
             return W.VBox([self.input, self.error_label])
-        row = W.HBox([*self.label_widget(width=LABEL_WIDTH, min_width=LABEL_WIDTH), self.input, *self.row_extras()])
+        row = W.HBox([*self.label_widget(), self.input, *self.row_extras()])
         row.add_class("workbench-field-row")
         return W.VBox([row, *self.help_widget(self.help_indent), self.error_label])
 
@@ -244,7 +307,12 @@ class Field:
     def help_indent(self) -> str:
         """Help and error lines line up with the input: after the label; flush under an inner field or
         a mapping row's value (no label of their own)."""
-        return "0" if self.bare or getattr(self.parent, "keyed", False) else LABEL_WIDTH
+        return "0" if self.bare or getattr(self.parent, "keyed", False) else self.ctx.label_width
+
+    @property
+    def wide(self) -> bool:
+        """Takes a form's full width in the compact layout's two columns (groups, text areas, JSON)."""
+        return False
 
     def observe_value(self, widget: W.Widget, name: str = "value") -> None:
         widget.observe(self._on_widget_change, names=name)
@@ -254,6 +322,31 @@ class Field:
             return
         self.clear_error()
         self.mark_touched()
+        self.check()
+
+    def problems(self) -> list[str]:
+        """What is wrong with what the widget shows now, as inline messages (``[]``: nothing). Checked as
+        soon as the value changes — each keystroke in a text box, on blur in a number or JSON box — so the
+        error appears and disappears while the user types, before *Run*."""
+        return []
+
+    def check(self) -> None:
+        """Show ``problems()`` inline (the field's earlier error was cleared by the change)."""
+        for message in self.problems():
+            self.show_error(message)
+
+    # -- watchers (the form layout: an "Optional (N)" disclosure counts set fields, opens on an error) --
+    def watch(self, callback: Callable[["Field", str], Any]) -> None:
+        """Call ``callback(field, event)`` when this field or one inside it changes: ``"state"`` (set,
+        cleared, loaded) or ``"error"`` (an inline error was shown)."""
+        self._watchers.append(callback)
+
+    def _notify(self, event: str) -> None:
+        field: Optional[Field] = self
+        while field is not None:
+            for callback in list(field._watchers):
+                callback(self, event)
+            field = field.parent
 
     @contextlib.contextmanager
     def quiet(self) -> Iterator[None]:
@@ -306,6 +399,8 @@ class Field:
         self.refresh_state()
         if self.parent is not None:
             self.parent.mark_touched()
+        else:
+            self._notify("state")
 
     @property
     def is_set(self) -> bool:
@@ -322,11 +417,16 @@ class Field:
         raise NotImplementedError
 
     def load(self, value: Any) -> None:
-        """Show ``value`` without marking the field touched (but it will be sent)."""
+        """Show ``value`` without marking the field touched (but it will be sent); what is wrong with it
+        (out of bounds, too short…) is said inline at once, as if it was typed."""
+        self.clear_error()
         with self.quiet():
             self._load(value)
         self.explicit = True
         self.refresh_state()
+        self.check()
+        if self.parent is None:
+            self._notify("state")
 
     def set(self, value: Any) -> None:
         """Set the value as a user would: the field becomes touched."""
@@ -357,6 +457,7 @@ class Field:
             sub.refresh_state()
         if self.parent is not None:
             self.parent.refresh_state()
+        self._notify("state")
 
     def _reset_widget(self) -> None:  # pragma: no cover - abstract
         """Empty the widget (quietly), as ``build()`` made it."""
@@ -381,11 +482,28 @@ class Field:
         text = "<br>".join(_e(m) for m in self._errors)
         self.error_label.value = f"<div style='{_ERROR_STYLE};margin-left:{self.help_indent}'>⚠ {text}</div>"
         self.error_label.layout.display = None
+        self._sync_invalid()
+        self._notify("error")
 
     def clear_error(self) -> None:
+        had = bool(self._errors)
         self._errors = []
         self.error_label.value = ""
         self.error_label.layout.display = "none"
+        if had:
+            self._sync_invalid()
+
+    def _sync_invalid(self) -> None:
+        """``aria-invalid`` on the owner's control while it or an inner field (no label of its own) shows an error."""
+        owner = self.owner
+        if owner.label is None:
+            return
+        stack, invalid = [owner], False
+        while stack and not invalid:
+            field = stack.pop()
+            invalid = bool(field._errors)
+            stack.extend(sub for sub in field.children_fields() if sub.bare)
+        owner.label.invalid = invalid
 
     @property
     def error(self) -> Optional[str]:
@@ -393,6 +511,11 @@ class Field:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.path_text!r} rule={self.rule!r} touched={self.touched}>"
+
+
+def _suffix(where: tuple) -> str:
+    """``.qty``, ``[0]``: a place inside a field's value, as in its path."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in where)
 
 
 def _require(value: Any, kinds: tuple, what: str) -> Any:
@@ -438,14 +561,32 @@ _PLACEHOLDERS = {
 
 
 class StringField(_TextBox):
-    """``Text``; an empty, untouched box is *not set* (or its default); an emptied one sends ``""``."""
+    """``Text``; an empty, untouched box is *not set* (or its default); an emptied one sends ``""``.
+
+    Checked as you type: the box syncs each keystroke (``continuous_update``) and what the schema says
+    about the string (``minLength``, ``maxLength``, ``pattern``, ``format``) is checked at once with a
+    compiled validator (microseconds: no debounce needed), in ``check_inputs``' own words.
+    """
 
     def build(self) -> None:
         self.input = self._widget()
         self.observe_value(self.input)
 
     def _widget(self, **kw: Any) -> W.Widget:
-        return W.Text(layout=W.Layout(width="360px"), **kw)
+        return W.Text(continuous_update=True, layout=self.ctx.size("text"), **kw)
+
+    def problems(self) -> list[str]:
+        value = self.current()
+        if value is MISSING:
+            return []
+        return [f"{self.path_text}: {text}" for _where, text in self.checker(value)]
+
+    @property
+    def checker(self) -> Callable[[Any], list[tuple[tuple, str]]]:
+        """The compiled check of this field's schema (made on first use)."""
+        if getattr(self, "_checker", None) is None:
+            self._checker = value_checker(self.schema, self.ctx.root)
+        return self._checker
 
     def hint(self) -> str:
         return _PLACEHOLDERS.get(self.schema.get("format"), "")
@@ -472,7 +613,11 @@ class TextareaField(StringField):
     """Multi-line ``Textarea`` for long text (see ``is_long_text``)."""
 
     def _widget(self, **kw: Any) -> W.Widget:
-        return W.Textarea(rows=4, layout=W.Layout(width="480px"), **kw)
+        return W.Textarea(rows=4, continuous_update=True, layout=self.ctx.size("area"), **kw)
+
+    @property
+    def wide(self) -> bool:
+        return True
 
 
 class EnumField(Field):
@@ -487,7 +632,7 @@ class EnumField(Field):
         for label in labels:  # Dropdown labels must be unique
             seen[label] = seen.get(label, 0) + 1
             unique.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
-        self.input = W.Dropdown(options=unique, index=None, layout=W.Layout(width="240px"))
+        self.input = W.Dropdown(options=unique, index=None, layout=self.ctx.size("choice"))
         self.observe_value(self.input, "index")
 
     def current(self) -> Any:
@@ -510,6 +655,9 @@ class ConstField(Field):
 
     def build(self) -> None:
         self.input = W.HTML(f"<code>{_e(_json_text(self.schema.get('const')))}</code>")
+
+    def label_target(self) -> None:
+        return None  # nothing to focus or edit
 
     def current(self) -> Any:
         return self.schema.get("const")
@@ -537,18 +685,16 @@ class NumberField(_TextBox):
 
     def build(self) -> None:
         # continuous_update=False: the value arrives (and is checked) on blur or Enter, not per keystroke
-        self.input = W.Text(continuous_update=False, layout=W.Layout(width="180px"))
+        # ("1" on the way to "150" is not an error worth flashing)
+        self.input = W.Text(continuous_update=False, layout=self.ctx.size("number"))
         self.observe_value(self.input)
 
     def hint(self) -> str:
         return "integer" if self.integer else "number"
 
-    def _on_widget_change(self, change: Any = None) -> None:
-        super()._on_widget_change(change)
-        if not self._quiet:
-            problem = self.problem()
-            if problem:
-                self.show_error(problem)
+    def problems(self) -> list[str]:
+        problem = self.problem()
+        return [problem] if problem else []
 
     def problem(self) -> Optional[str]:
         """What is wrong with the typed text (not a number, out of bounds…), as an inline message, or None."""
@@ -588,11 +734,7 @@ class NumberField(_TextBox):
 
     def load(self, value: Any) -> None:
         """Show ``value`` — out of bounds included, as a user could type it — with its problem inline."""
-        self.clear_error()
         super().load(value)
-        problem = self.problem()
-        if problem:
-            self.show_error(problem)
 
 
 class IntField(NumberField):
@@ -712,11 +854,26 @@ class JSONField(_TextBox):
     """
 
     def build(self) -> None:
-        self.input = W.Textarea(rows=3, layout=W.Layout(width="480px"))
+        # checked on blur: half-typed JSON ({"a": ) is not an error worth flashing at each keystroke
+        self.input = W.Textarea(rows=3, continuous_update=False, layout=self.ctx.size("area"))
         self.observe_value(self.input)
+
+    @property
+    def wide(self) -> bool:
+        return True
 
     def hint(self) -> str:
         return 'JSON, e.g. {"key": "value"}'
+
+    def problems(self) -> list[str]:
+        try:
+            value = self.current()
+        except FieldValueError as exc:
+            return [str(exc)]
+        if value is MISSING:
+            return []
+        return [f"{self.path_text}{_suffix(where)}: {text}"
+                for where, text in value_checker(self.schema, self.ctx.root)(value)]
 
     def current(self) -> Any:
         text = self.input.value

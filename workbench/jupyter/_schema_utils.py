@@ -9,14 +9,14 @@ import json
 import operator
 import re
 from decimal import Decimal, InvalidOperation, localcontext
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
-from workbench._validation import FORMAT_EXPECTED, _expected_from_schema, json_type_name
+from workbench._validation import FORMAT_EXPECTED, _expected_by_keyword, _expected_from_schema, describe_value, json_type_name
 
 __all__ = [
     "resolve", "split_nullable", "json_types", "variants_of", "variant_label", "constraint_text",
     "is_long_text", "value_matches", "NULL", "parse_number", "number_problem", "number_text", "expected_text",
-    "FORMAT_EXPECTED",
+    "FORMAT_EXPECTED", "value_checker",
 ]
 
 NULL = {"type": "null"}
@@ -220,18 +220,54 @@ def is_long_text(name: Any, schema: dict) -> bool:
     return isinstance(name, str) and name.lower() in LONG_TEXT_NAMES
 
 
-def value_matches(value: Any, schema: dict, root: dict) -> bool:
-    """Does ``value`` validate against ``schema`` (with ``root``'s ``$defs``)?"""
-    import jsonschema
-
+def _with_defs(schema: dict, root: dict) -> dict:
     full = dict(schema)
     for key in ("$defs", "definitions"):
         if key in root and key not in full:
             full[key] = root[key]
+    return full
+
+
+def value_matches(value: Any, schema: dict, root: dict) -> bool:
+    """Does ``value`` validate against ``schema`` (with ``root``'s ``$defs``)?"""
+    import jsonschema
+
     try:
-        return jsonschema.Draft202012Validator(full, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).is_valid(value)
+        return jsonschema.Draft202012Validator(_with_defs(schema, root),
+                                               format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).is_valid(value)
     except Exception:  # noqa: BLE001 - a malformed variant never matches
         return False
+
+
+def value_checker(schema: dict, root: dict) -> Callable[[Any], list[tuple[tuple, str]]]:
+    """A function listing what is wrong with a value for ``schema`` alone (with ``root``'s ``$defs``), in
+    ``check_inputs``' words, each with where in the value: ``[((), "expected a string of at least 3
+    characters, received 'ab' (string)")]`` (``(("qty",), …)`` inside an object).
+
+    Compiled once (a field checks each keystroke with it). A schema jsonschema cannot apply finds
+    nothing wrong: the validator run by *Run* still has the last word.
+    """
+    import jsonschema
+
+    try:
+        validator = jsonschema.Draft202012Validator(_with_defs(schema, root),
+                                                    format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    except Exception:  # noqa: BLE001
+        return lambda value: []
+
+    def check(value: Any) -> list[tuple[tuple, str]]:
+        try:
+            errors = list(validator.iter_errors(value))
+        except Exception:  # noqa: BLE001 - e.g. a $ref that points nowhere
+            return []
+        said: list[tuple[tuple, str]] = []
+        for err in errors:
+            found = (tuple(err.absolute_path), f"expected {_expected_by_keyword(err)}, received {describe_value(err.instance)}")
+            if found not in said:
+                said.append(found)
+        return said
+
+    return check
 
 
 # -- numbers typed as text -------------------------------------------------------------------------------
