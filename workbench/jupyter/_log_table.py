@@ -76,14 +76,14 @@ class LogTable(W.VBox):
         self._confirm_clear = False
 
         # toolbar
-        self.tool_filter = W.Dropdown(options=[_ALL], value=_ALL, layout=W.Layout(width="200px"))
-        self.status_filter = W.Dropdown(options=list(_STATUSES), value=_STATUSES[0], layout=W.Layout(width="130px"))
+        self.tool_filter = W.Dropdown(options=[_ALL], value=_ALL, layout=W.Layout(width="170px"))
+        self.status_filter = W.Dropdown(options=list(_STATUSES), value=_STATUSES[0], layout=W.Layout(width="120px"))
         self.search = W.Text(placeholder="filter: text in tool, input, output, error", continuous_update=True,
-                             layout=W.Layout(width="260px"))
+                             layout=W.Layout(width="230px"))
         self.refresh_button = W.Button(icon="refresh", tooltip="Refresh", layout=W.Layout(width="40px"))
         self.clear_button = W.Button(description="Clear", icon="trash", tooltip="Delete every logged call",
                                      layout=W.Layout(width="auto"))
-        self.export_path = W.Text(placeholder="runs.csv or runs.jsonl", layout=W.Layout(width="170px"))
+        self.export_path = W.Text(placeholder="runs.csv or runs.jsonl", layout=W.Layout(width="150px"))
         self.export_button = W.Button(description="Export", icon="download", tooltip="Write the whole log to the file",
                                       layout=W.Layout(width="auto"))
         # pager
