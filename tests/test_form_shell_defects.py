@@ -32,11 +32,11 @@ class Customer(BaseModel):
 
 
 @tool
-def echo(text: str) -> str:
+def echo(text: str, times: int = 1) -> str:
     """Echo the text (``boom`` raises)."""
     if text == "boom":
         raise ValueError("boom")
-    return text
+    return text * times
 
 
 @tool
@@ -332,3 +332,78 @@ def test_a_form_of_a_disconnected_mcp_server_says_so(wb):
     assert form.run_button.disabled  # still disconnected after the failed run
     later = ToolForm(proxy, wb)  # a form made after the disconnect shows it at once
     assert later.disconnected and later.run_button.disabled and not _hidden(later.disconnected_banner)
+
+
+# -- features: keyboard, copy buttons, JSON mode (programmatic side; the browser tests drive the front end) ---
+def test_shortcuts_run_and_cancel(wb):
+    form = _form(wb, echo)
+    form.set_values({"text": "key"})
+    form.shortcuts.press("run")  # as the Run button: a non-blocking submit
+    assert form.wait(timeout=10).text == "key"
+    assert form.shortcuts.busy is False
+    RELEASE.clear()
+    slow = _form(wb, waiter)
+    done = slow.submit()
+    assert slow.shortcuts.busy is True
+    slow.shortcuts.press("run")  # ignored while a call runs (no "already running" error)
+    assert not slow.errors
+    assert wait_until(lambda: (slow.shortcuts.press("cancel"), done.done())[1], 10)
+    assert done.result(timeout=10).metadata["error_type"] == "CancelledError"
+    assert slow.shortcuts.busy is False
+
+
+def test_copy_buttons_hold_the_result_the_json_and_the_code(wb):
+    import json
+
+    form = _form(wb, echo)
+    assert form.copy_result.text == "" and _hidden(form.result_tools)
+    result = form.set_values({"text": "ab"}).run()
+    assert form.copy_result.text == "ab" and not _hidden(form.result_tools)
+    assert json.loads(form.copy_request.text) == form.tool_use
+    assert json.loads(form.copy_response.text)["toolUseId"] == result.tool_use_id
+    assert form.copy_code.text == form.code.value and "%tool_call echo" in form.copy_code.text
+    form.code.value = "edited"
+    assert form.copy_code.text == "edited"
+    form.set_values({"text": "boom"}).run()
+    assert form.copy_result.text.startswith("ValueError: boom") and "Traceback" in form.copy_result.text
+    form.fields["text"].clear()
+    form.run()  # rejected: nothing to copy from the earlier call
+    assert form.copy_result.text == form.copy_request.text == form.copy_response.text == ""
+
+
+def test_json_mode_round_trip(wb):
+    import json
+
+    form = _form(wb, echo)
+    form.set_values({"text": "json", "times": 2}).show_json()
+    assert form.json_mode.active and _hidden(form.fields_box)
+    assert json.loads(form.json_mode.editor.value) == {"text": "json", "times": 2}
+    assert "valid input" in form.json_mode.verdict.value
+
+    editor = form.json_mode.editor
+    editor.value = '{"text": '
+    assert "not valid JSON" in form.json_mode.verdict.value
+    editor.value = '[1]'
+    assert "must be a JSON object" in form.json_mode.verdict.value
+    editor.value = '{"text": "x", "colour": 1}'
+    assert "no parameter" in form.json_mode.verdict.value and "colour" in form.json_mode.verdict.value
+    editor.value = '{"times": "x"}'
+    verdict = form.json_mode.verdict.value
+    assert "text" in verdict and "times" in verdict and "times: times" not in verdict
+
+    editor.value = '{"text": '
+    assert form.show_form() is False and form.json_mode.active  # invalid JSON: stays, nothing lost
+    assert editor.value == '{"text": ' and "fix the JSON" in form.json_mode.verdict.value
+    before = len(wb.log)
+    result = form.run()  # a run from invalid JSON is rejected; nothing sent
+    assert result.status == "error" and "not valid JSON" in result.error and len(wb.log) == before
+
+    editor.value = '{"text": "trip"}'
+    assert form.run().text == "trip"  # Run in JSON mode sends the editor's input
+    assert form.values == {"text": "trip"}  # times left out: not set
+    editor.value = '{"text": "back", "times": 3}'
+    assert form.show_form() is True and not form.json_mode.active and not _hidden(form.fields_box)
+    assert form.values == {"text": "back", "times": 3}
+    assert form.json_mode.toggle.value == "Form"
+    form.json_mode.toggle.value = "JSON"  # the toggle is the same switch as show_json()
+    assert json.loads(editor.value) == {"text": "back", "times": 3}

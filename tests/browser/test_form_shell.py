@@ -14,6 +14,7 @@ import re
 
 import nbformat
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import ARTIFACTS
 
@@ -129,17 +130,18 @@ def test_a_new_attempt_and_reset_clear_the_old_outcome(lab_page):
     _type(_row_input(form, "times"), "abc")  # not a number: the next attempt is rejected
     form.locator(".workbench-run").click()
     form.get_by_text("nothing was run").first.wait_for(timeout=30_000)
-    assert "hello" not in _result(form).inner_text() and "success" not in _result(form).inner_text()
-    assert not re.search(r"\d\s?m?s\b", form.inner_text().split("Request (ToolUse)")[0])  # no timing left
-    assert form.locator(".workbench-elapsed").inner_text().strip() == ""
+    expect(_result(form)).not_to_contain_text("hello", timeout=30_000)
+    expect(_result(form)).not_to_contain_text("success")
+    expect(form.locator(".workbench-elapsed")).to_have_text("")  # no timing left
+    assert not re.search(r"\d\s?m?s\b", form.inner_text().split("Request (ToolUse)")[0])
     assert not _visible(form.locator(".workbench-progress"))
 
     _type(_row_input(form, "times"), "2")
     form.locator(".workbench-run").click()
     _wait_result(form, "hellohello")
     form.get_by_role("button", name="Reset").click()
-    lab_page.wait_for_function("(el) => !/hello/.test(el.innerText)", arg=_result(form).element_handle(), timeout=30_000)
-    assert form.locator(".workbench-elapsed").inner_text().strip() == ""
+    expect(_result(form)).not_to_contain_text("hello", timeout=30_000)
+    expect(form.locator(".workbench-elapsed")).to_have_text("")
 
     waiter = _form(lab_page, "waiter")
     waiter.locator(".workbench-run").click()
@@ -215,6 +217,7 @@ def test_idle_forms_have_no_progress_bar_no_emoji_clock_and_one_timing(lab_page)
     _type(_row_input(form, "text"), "tick")
     form.locator(".workbench-run").click()
     _wait_result(form, "tick")
+    expect(form.locator(".workbench-elapsed")).to_contain_text("took", timeout=30_000)
     text = form.inner_text()
     assert "⏱" not in lab_page.locator(".jp-NotebookPanel").first.inner_text()
     timings = re.findall(r"\d+(?:\.\d+)?\s?(?:ms|s)\b", text.split("Request (ToolUse)")[0])
@@ -325,3 +328,142 @@ def test_the_saved_notebook_has_a_static_html_form_and_lab_shows_the_widget(lab_
     html = "".join(data["text/html"]) if isinstance(data["text/html"], list) else data["text/html"]
     assert "Tool form" in html and "<code>echo</code>" in html
     assert "<code>text</code>" in html and "<code>times</code>" in html and "integer" in html
+
+
+# -- features: keyboard, clipboard, JSON mode ----------------------------------------------------------------
+def _prompt(page, tool_name: str) -> str:
+    """The execution count of the cell whose output holds the form of ``tool_name``."""
+    cell = page.locator(".jp-CodeCell").filter(has=page.locator(f".workbench-form-{tool_name}")).first
+    return cell.locator(".jp-InputPrompt").first.inner_text()
+
+
+def test_ctrl_enter_runs_the_form_from_any_field_and_esc_cancels(lab_page):
+    """Keyboard: Ctrl+Enter in a number box (synced on change only) and in a text area runs the form,
+    not the notebook cell; Esc in a field cancels the running call."""
+    page = lab_page
+    form = _form(page, "echo")
+    prompt = _prompt(page, "echo")
+    text, times = _row_input(form, "text"), _row_input(form, "times")
+    text.fill("key")
+    times.fill("3")
+    times.press("Control+Enter")  # focus never left the box: its value is synced by the shortcut
+    _wait_result(form, "keykeykey")
+    assert times.evaluate("(el) => el === document.activeElement")
+    text.fill("again")
+    text.press("Control+Enter")
+    _wait_result(form, "againagainagain")
+    assert text.input_value() == "again"  # no newline typed into the text area
+    assert _prompt(page, "echo") == prompt  # JupyterLab did not run the cell again
+
+    waiter = _form(page, "waiter")
+    seconds = _row_input(waiter, "seconds")
+    seconds.fill("120")
+    seconds.press("Control+Enter")
+    _wait_result(waiter, "running")
+    seconds.press("Escape")
+    _wait_result(waiter, "was cancelled")
+    assert _status_word(waiter).inner_text().strip() == "cancelled"
+
+
+def _clipboard(page) -> str:
+    return page.evaluate("() => navigator.clipboard.readText()")
+
+
+def _copy(page, scope, label: str) -> str:
+    """Click the Copy button ``label`` in ``scope`` and return what the clipboard holds then."""
+    page.evaluate("() => navigator.clipboard.writeText('-')")
+    button = scope.locator(".workbench-copy-button", has_text=label).first
+    button.click()
+    page.wait_for_function("() => navigator.clipboard.readText().then(t => t !== '-')", timeout=30_000)
+    return _clipboard(page)
+
+
+def _panel(form, title: str):
+    """The accordion section ``title`` of the form, opened."""
+    section = form.locator(".jupyter-widget-Collapse").filter(
+        has=form.page.locator(".jupyter-widget-Collapse-header", has_text=title)).first
+    if not section.locator(".jupyter-widget-Collapse-contents").first.is_visible():
+        section.locator(".jupyter-widget-Collapse-header").first.click()
+    section.locator(".workbench-copy-button").first.wait_for(state="visible", timeout=30_000)
+    return section
+
+
+def test_copy_buttons_copy_the_result_the_json_and_the_code(lab_page, lab_server):
+    page = lab_page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab_server["base"])
+    form = _form(page, "echo")
+    _type(_row_input(form, "text"), "copied")
+    _type(_row_input(form, "times"), "2")
+    form.locator(".workbench-run").click()
+    _wait_result(form, "copiedcopied")
+    assert _copy(page, form, "Copy result") == "copiedcopied"
+
+    request = json.loads(_copy(page, _panel(form, "Request (ToolUse)"), "Copy JSON"))
+    assert request["name"] == "echo" and request["input"] == {"text": "copied", "times": 2}
+    response = json.loads(_copy(page, _panel(form, "Response (ToolResult)"), "Copy JSON"))
+    assert response["status"] == "success" and response["toolUseId"] == request["toolUseId"]
+    code = _copy(page, _panel(form, "Copy as code"), "Copy code")
+    assert code.startswith('%tool_call echo {"text": "copied", "times": 2}') and "get_workbench().call('echo'" in code
+    assert form.locator(".workbench-copy-button[data-copied='yes']").count() >= 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    form.screenshot(path=str(ARTIFACTS / "form-shell-copy.png"))
+
+
+def _editor(form):
+    return form.locator(".workbench-json-editor textarea").first
+
+
+def _verdict(form, pattern: str) -> str:
+    verdict = form.locator(".workbench-json-verdict")
+    verdict.get_by_text(re.compile(pattern)).first.wait_for(timeout=30_000)
+    return verdict.inner_text()
+
+
+def test_json_mode_round_trip_with_validation_as_you_type(lab_page):
+    """Form → JSON shows the fields' values; JSON edits are checked as typed; JSON → form fills the
+    fields (keys left out are not set); Run from JSON mode sends the JSON."""
+    page = lab_page
+    form = _form(page, "echo")
+    _type(_row_input(form, "text"), "json")
+    _type(_row_input(form, "times"), "2")
+    form.locator(".workbench-mode-toggle button", has_text="JSON").click()
+    editor = _editor(form)
+    editor.wait_for(state="visible", timeout=30_000)
+    page.wait_for_function("(el) => el.value.includes('json')", arg=editor.element_handle(), timeout=30_000)
+    assert json.loads(editor.input_value()) == {"text": "json", "times": 2}
+    assert not _row_input(form, "text").is_visible()  # the fields are replaced by the editor
+    _verdict(form, "valid input")
+
+    editor.fill('{"text": "round", ')
+    assert "not valid JSON" in _verdict(form, "not valid JSON")
+    editor.fill('{"text": "round", "times": "x"}')
+    assert "times" in _verdict(form, "times")
+    ARTIFACTS.mkdir(exist_ok=True)
+    form.screenshot(path=str(ARTIFACTS / "form-shell-json-mode.png"))
+    editor.fill('{"text": "round", "colour": 1}')
+    _verdict(form, "no parameter")
+    editor.fill('{"text": "round", "times": 3}')
+    _verdict(form, "valid input")
+
+    form.locator(".workbench-mode-toggle button", has_text="Form").click()
+    text = _row_input(form, "text")
+    text.wait_for(state="visible", timeout=30_000)
+    assert text.input_value() == "round" and _row_input(form, "times").input_value() == "3"
+
+    form.locator(".workbench-mode-toggle button", has_text="JSON").click()
+    page.wait_for_function("(el) => el.value.includes('round')", arg=editor.element_handle(), timeout=30_000)
+    editor.fill('{"text": "trip"}')
+    _verdict(form, "valid input")
+    form.locator(".workbench-run").click()
+    result = _wait_result(form, "trip")
+    assert "triptrip" not in result  # times left out: not set, the default 1 applies
+    editor.fill('{"text": ')
+    _verdict(form, "not valid JSON")
+    form.locator(".workbench-mode-toggle button", has_text="Form").click()
+    _verdict(form, "fix the JSON")  # invalid JSON keeps JSON mode; nothing lost
+    assert editor.is_visible() and editor.input_value() == '{"text": '
+    editor.fill('{"text": "trip"}')
+    form.locator(".workbench-mode-toggle button", has_text="Form").click()
+    times = _row_input(form, "times")
+    times.wait_for(state="visible", timeout=30_000)
+    assert times.input_value() == "" and "not set" in (times.get_attribute("placeholder") or "")

@@ -1,9 +1,11 @@
 """``ToolForm``: a tool's JSON Schema as a form that validates, runs and shows the result.
 
-Layout, top to bottom: header (name, description, flags) · fields · error summary · Run / Cancel /
-Reset + elapsed time · progress bar · approval prompt (``ASK_USER`` tools) · returns-mismatch
-warning · result · an accordion with the *Request* (ToolUse JSON), the *Response* (ToolResult JSON)
-and *Copy as code*.
+Layout, top to bottom: header (name, flags, the description as markdown) · Form ⇄ JSON toggle ·
+fields (or the JSON editor) · error summary · Run / Cancel / Reset + the call's time · progress bar
+(only once a call runs) · approval prompt (``ASK_USER`` tools) · returns-mismatch warning · result
+(with a Copy button) · an accordion with the *Request* (ToolUse JSON), the *Response* (ToolResult
+JSON) and *Copy as code*, each with a Copy button. Ctrl/Cmd+Enter in any field runs the form, Esc
+cancels a running call.
 
 Running never blocks the kernel: the Run button schedules ``executor.execute`` on the running
 event loop (the kernel's) or, without one, on a background thread. ``form.run()`` is the
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import re
 import sys
 import threading
@@ -30,8 +33,11 @@ from workbench._html import display_status
 from workbench._html import escape as _e
 from workbench._styles import BADGE_STYLE, BANNER_STYLE, BORDER, MUTED, TEXT, WARNING_STYLE, WRAP
 from workbench.jupyter._approval import ApprovalPrompt
+from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._field_table import build_field
 from workbench.jupyter._fields import MISSING, Field, FieldContext, FieldValueError
+from workbench.jupyter._json_mode import JsonMode
+from workbench.jupyter._keys import FormKeys
 from workbench.jupyter._render import (
     copy_as_code, description_html, error_summary_html, form_summary_html, json_html, mismatch_html,
     result_area_html, tool_use_html,
@@ -45,6 +51,8 @@ __all__ = ["ToolForm", "PendingRun", "PROGRESS_INTERVAL", "NO_DESCRIPTION_WARNIN
 PROGRESS_INTERVAL = 0.05
 #: seconds between two elapsed-time label updates while a call runs
 TICK_INTERVAL = 0.1
+#: seconds a keyboard Run waits, so the typed value's own sync message (sent just before) lands first
+KEY_RUN_DELAY = 0.05
 
 #: shown in the form of a tool without a description (``spec.validate()`` rejects such a spec)
 NO_DESCRIPTION_WARNING = "no description: a model will not know when to call this tool"
@@ -127,9 +135,20 @@ class ToolForm(W.VBox):
         self.request_html = W.HTML(_NOTHING_SENT)
         self.response_html = W.HTML(_NOTHING_RECEIVED)
         self.code = W.Textarea(value=copy_as_code(self.spec.name, {}), rows=5, layout=W.Layout(width="95%"))
-        self.details = W.Accordion(children=[self.request_html, self.response_html, self.code],
+        self.copy_result = CopyButton("Copy result", "Copy the result (text or JSON) to the clipboard")
+        self.copy_request = CopyButton("Copy JSON", "Copy the ToolUse JSON to the clipboard")
+        self.copy_response = CopyButton("Copy JSON", "Copy the ToolResult JSON to the clipboard")
+        self.copy_code = CopyButton("Copy code", "Copy the code to the clipboard", text=self.code.value)
+        self.code.observe(lambda change: setattr(self.copy_code, "text", change["new"]), names="value")
+        self.result_tools = W.HBox([self.copy_result], layout=W.Layout(display="none"))
+        self.details = W.Accordion(children=[W.VBox([self.copy_request, self.request_html]),
+                                             W.VBox([self.copy_response, self.response_html]),
+                                             W.VBox([self.copy_code, self.code])],
                                    titles=("Request (ToolUse)", "Response (ToolResult)", "Copy as code"))
         self.details.selected_index = None
+        self.json_mode = JsonMode(self.spec, read=lambda: self.values, write=self._load_input,
+                                  on_mode=self._on_json_mode)
+        self.shortcuts = FormKeys(on_run=self._key_run, on_cancel=self.cancel, layout=W.Layout(display="none"))
 
         self.run_button.on_click(lambda _b: self._click_run())
         self.cancel_button.on_click(lambda _b: self.cancel())
@@ -140,16 +159,20 @@ class ToolForm(W.VBox):
         self._build_fields()
         super().__init__([
             self.header,
+            self.json_mode.toggle,
             self.description_warning,
             self.disconnected_banner,
             self.fields_box,
+            self.json_mode.box,
             self.summary,
             W.HBox([self.run_button, self.cancel_button, self.reset_button, self.elapsed]),
             self.progress_box,
             self.approval.widget,
             self.warning,
             self.result_html,
+            self.result_tools,
             self.details,
+            self.shortcuts,
         ], layout=W.Layout(border=f"1px solid {BORDER}", padding="6px", margin="4px 0"))
         # stable hooks for CSS and the browser test
         self.add_class("workbench-form")
@@ -291,6 +314,29 @@ class ToolForm(W.VBox):
                 field.set(value)
         return self
 
+    def _load_input(self, values: dict[str, Any]) -> None:
+        """Make the fields hold exactly ``values``: the others go back to *not set* (JSON mode → form)."""
+        unknown = [k for k in values if k not in self.fields]
+        if unknown:
+            raise KeyError(f"{self.spec.name} has no parameter(s) {', '.join(map(repr, unknown))}")
+        for field in self.fields.values():
+            field.clear()
+        self.set_values(values)
+
+    # -- JSON mode -----------------------------------------------------------------------------------
+    def _on_json_mode(self, active: bool) -> None:
+        self.fields_box.layout.display = "none" if active else None
+
+    def show_json(self) -> "ToolForm":
+        """Switch to the raw-JSON editor, filled with what the fields hold."""
+        if not self.json_mode.active:
+            self.json_mode.start()
+        return self
+
+    def show_form(self) -> bool:
+        """Back to the fields, filled from the JSON editor; False (still JSON) if the JSON is not valid."""
+        return self.json_mode.stop() if self.json_mode.active else True
+
     def reset(self) -> None:
         """Rebuild every field at its default (untouched) and clear errors and the result.
 
@@ -305,6 +351,8 @@ class ToolForm(W.VBox):
         """Forget the previous call's outcome on screen: result, warning, progress, timing, request/response."""
         self.result = None
         self.result_html.value = ""
+        self.result_tools.layout.display = "none"
+        self.copy_result.text = self.copy_request.text = self.copy_response.text = ""
         self.warning.layout.display = "none"
         self.progress_box.layout.display = "none"
         self.progress.value = 0.0
@@ -370,6 +418,12 @@ class ToolForm(W.VBox):
             raise RuntimeError(f"The form of '{self.spec.name}' is already running a call (cancel it first)")
         tool_use_id = new_tool_use_id()
         self._clear_outcome()  # a new attempt: the previous outcome must not stay under its errors
+        if self.json_mode.active:  # the editor is what the user sees: the fields follow it first
+            _value, problem = self.json_mode.apply()
+            if problem is not None:
+                self._show_errors({"$": problem})
+                self.request_html.value = "<i>nothing sent: the input has errors</i>"
+                return self._invalid_result(tool_use_id)
         values = self.validate()
         if values is None:
             self.request_html.value = "<i>nothing sent: the input has errors</i>"
@@ -392,10 +446,12 @@ class ToolForm(W.VBox):
         self.warning.layout.display = "none"
         self.result_html.value = f"<div class='workbench-running' style='color:{MUTED}'><i>running…</i></div>"
         self.request_html.value = tool_use_html(tool_use)
+        self.copy_request.text = _pretty(tool_use)
         self.response_html.value = "<i>waiting for the result…</i>"
         self.code.value = copy_as_code(self.spec.name, tool_use["input"])
         self.run_button.disabled = True
         self.cancel_button.disabled = False
+        self.shortcuts.busy = True
         self.workbench._approval_handlers[tool_use["toolUseId"]] = self.approval.ask
         self._unsubscribe = self.workbench.executor.on_event(self._on_event)
         self._t0 = time.perf_counter()
@@ -441,6 +497,9 @@ class ToolForm(W.VBox):
         ok = status == "success"
         self.result_html.value = result_area_html(result, self.spec.returns)
         self.response_html.value = json_html(result.to_dict())
+        self.copy_response.text = _pretty(result.to_dict())
+        self.copy_result.text = _result_text(result)
+        self.result_tools.layout.display = None if self.copy_result.text else "none"
         mismatch = result.metadata.get("returns_mismatch")
         if mismatch:
             self.warning.value = mismatch_html(str(mismatch))
@@ -460,6 +519,7 @@ class ToolForm(W.VBox):
                 self.elapsed.value = ""
             self.run_button.disabled = self.disconnected
             self.cancel_button.disabled = True
+            self.shortcuts.busy = False
             self.running = False
             done = self._done
             if done is not None and not done.done():
@@ -577,6 +637,16 @@ class ToolForm(W.VBox):
                 "so it could never finish: use `await form.run_async()` (or `await` the PendingRun), or read "
                 "`form.result` once the form shows the result")
 
+    def _key_run(self) -> None:
+        """Ctrl/Cmd+Enter: run unless a call runs or the tool is disconnected."""
+        if self.running or self.disconnected:
+            return
+        loop = _running_loop()
+        if loop is not None:
+            loop.call_later(KEY_RUN_DELAY, self._click_run)
+        else:
+            self._click_run()
+
     def _click_run(self) -> None:
         try:
             self.submit()
@@ -660,6 +730,22 @@ class PendingRun:
             return {"text/plain": self._text()}
         bundle = self.form.approval.widget._repr_mimebundle_() or {}  # the same prompt, shown in the cell
         return {**bundle, "text/plain": self._text()}
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+
+
+def _result_text(result: ToolResult) -> str:
+    """What "Copy result" copies: the error (and traceback), the JSON, or the text of the result."""
+    if result.status == "error":
+        text = str(result.metadata.get("error") or result.text)
+        tb = result.metadata.get("traceback")
+        return f"{text}\n\n{tb}" if tb else text
+    value = result.json
+    if value is not None:
+        return _pretty(value)
+    return result.text
 
 
 def _lacks_description(spec: Any) -> bool:

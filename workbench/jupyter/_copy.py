@@ -1,0 +1,98 @@
+"""``CopyButton``: a small button that puts a text on the clipboard (``navigator.clipboard``).
+
+An anywidget: the text lives in the ``text`` trait (the form updates it), the click is handled in the
+browser, so copying needs no round trip to the kernel. Where the Clipboard API is missing or refused
+(an insecure origin), it falls back to a hidden textarea and ``document.execCommand("copy")``. The
+button says "Copied" (or "Copy failed") for a moment, with the outcome also in ``data-copied``.
+Colours come from JupyterLab's theme variables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anywidget
+import traitlets
+
+__all__ = ["CopyButton"]
+
+_ESM = r"""
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch (error) {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    let ok = false;
+    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    area.remove();
+    return ok;
+  }
+}
+
+function render({ model, el }) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "workbench-copy-button";
+  const label = () => model.get("label");
+  const show = () => {
+    button.textContent = label();
+    button.title = model.get("hint");
+    button.setAttribute("aria-label", model.get("hint"));
+    button.disabled = !model.get("text");
+  };
+  let timer = 0;
+  button.addEventListener("click", async (event) => {
+    event.preventDefault();
+    event.stopPropagation();
+    const ok = await copyText(model.get("text"));
+    button.textContent = ok ? "Copied" : "Copy failed";
+    button.dataset.copied = ok ? "yes" : "no";
+    clearTimeout(timer);
+    timer = setTimeout(show, 1500);
+  });
+  model.on("change:text", show);
+  model.on("change:label", show);
+  model.on("change:hint", show);
+  show();
+  el.appendChild(button);
+  return () => clearTimeout(timer);
+}
+export default { render };
+"""
+
+_CSS = """
+.workbench-copy-button {
+  font-size: var(--jp-ui-font-size0, 11px);
+  color: var(--jp-ui-font-color1, inherit);
+  background: var(--jp-layout-color2, transparent);
+  border: 1px solid var(--jp-border-color1, gray);
+  border-radius: 4px;
+  padding: 1px 8px;
+  margin: 2px 4px 2px 0;
+  cursor: pointer;
+}
+.workbench-copy-button:hover:not(:disabled) { background: var(--jp-layout-color3, transparent); }
+.workbench-copy-button:disabled { cursor: default; opacity: 0.6; }
+"""
+
+
+class CopyButton(anywidget.AnyWidget):
+    """A "Copy" button for ``text`` (empty text: the button is disabled)."""
+
+    _esm = _ESM
+    _css = _CSS
+    text = traitlets.Unicode("").tag(sync=True)
+    label = traitlets.Unicode("Copy").tag(sync=True)
+    #: the button's title and accessible name (not ``tooltip``: DOMWidget's own trait, read by every view)
+    hint = traitlets.Unicode("Copy to the clipboard").tag(sync=True)
+
+    def __init__(self, label: str = "Copy", hint: str = "Copy to the clipboard", text: str = "",
+                 **kwargs: Any) -> None:
+        super().__init__(label=label, hint=hint, text=text, **kwargs)
