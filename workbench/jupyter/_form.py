@@ -35,7 +35,8 @@ from workbench._styles import BADGE_STYLE, BANNER_STYLE, BORDER, MUTED, TEXT, WA
 from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._field_table import build_field
-from workbench.jupyter._fields import MISSING, Field, FieldContext, FieldValueError
+from workbench.jupyter._field_layout import arrange_fields, resolve_layout
+from workbench.jupyter._fields import MISSING, Field, FieldValueError
 from workbench.jupyter._json_mode import JsonMode
 from workbench.jupyter._keys import FormKeys
 from workbench.jupyter._render import (
@@ -78,6 +79,8 @@ class ToolForm(W.VBox):
         tool: a ``BaseTool`` (or the name of a tool in the workbench's registry).
         workbench: the ``Workbench`` whose executor, registry and log the form uses
             (default: the kernel's ``get_workbench()``).
+        layout: how the fields are laid out — ``"auto"`` (default), ``"full"`` or ``"compact"``
+            (see ``workbench.jupyter._field_layout``).
 
     Programmatic API: ``values``, ``set_values(dict)``, ``run()``, ``await run_async()``,
     ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``; widgets: ``fields``,
@@ -85,7 +88,9 @@ class ToolForm(W.VBox):
     ``warning``, ``description_warning``, ``request_html``, ``response_html``, ``code``, ``summary``.
     """
 
-    def __init__(self, tool: Any, workbench: Any = None) -> None:
+    def __init__(self, tool: Any, workbench: Any = None, layout: str = "auto") -> None:
+        resolve_layout(layout, 0)  # an unknown layout fails here, naming the choices
+        self.layout_name = layout
         if workbench is None:
             from workbench.jupyter._workbench import get_workbench
 
@@ -237,14 +242,9 @@ class ToolForm(W.VBox):
         self.add_class("workbench-form-disconnected")
 
     def _build_fields(self) -> None:
-        params = self.spec.parameters if isinstance(self.spec.parameters, dict) else {}
-        ctx = FieldContext(params, build_field)
-        required = set(params.get("required") or [])
-        self.fields = {
-            name: build_field(sub, ctx, name, required=name in required)
-            for name, sub in (params.get("properties") or {}).items()
-        }
-        children = [f.widget for f in self.fields.values()] or [W.HTML("<i>This tool takes no parameters.</i>")]
+        self.arrangement = arrange_fields(self.spec.parameters, build_field, self.layout_name)
+        self.fields = self.arrangement.fields
+        children = self.arrangement.children or [W.HTML("<i>This tool takes no parameters.</i>")]
         self.fields_box.children = children
 
     @property
