@@ -225,6 +225,19 @@ def test_load_into_form_shows_that_tools_form_with_the_row_input(wb):
     table.close()
 
 
+def test_load_into_form_leaves_out_what_the_form_cannot_take_and_says_so(wb):
+    _register(wb, add)
+    wb.call("add", {"a": "oops", "b": 2})  # rejected input
+    wb.log.append(_result(9), {"name": "add", "input": {"a": 1, "gone": True}})  # a parameter the tool lost
+    table = LogTable(wb.log, workbench=wb)
+    table.select(1)
+    form = table.load_into_form()
+    assert form.values == {"b": 2} and "left out a:" in table.message.value
+    form = table.load_into_form(2)
+    assert form.values == {"a": 1} and "left out gone:" in table.message.value and "no parameter" in table.message.value
+    table.close()
+
+
 def test_rerun_sends_the_same_input_through_the_executor_and_a_new_row_appears(wb):
     _register(wb, add)
     wb.call("add", {"a": 2, "b": 3})
@@ -276,6 +289,10 @@ def test_clear_needs_a_second_click(wb):
     table = LogTable(wb.log, workbench=wb)
     table.clear_button.click()
     assert len(wb.log) == 1 and "Confirm clear" == table.clear_button.description
+    table.status_filter.value = "error"  # another action cancels the pending confirmation
+    assert table.clear_button.description == "Clear"
+    table.clear_button.click()
+    assert len(wb.log) == 1
     table.clear_button.click()
     assert len(wb.log) == 0 and "no calls yet" in table.table.value and table.tool_filter.options == ("(all tools)",)
 

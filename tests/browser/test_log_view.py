@@ -14,6 +14,7 @@ import re
 
 import nbformat
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import ARTIFACTS
 
@@ -203,6 +204,14 @@ def test_clicking_a_row_opens_the_full_request_and_result(lab_page):
     copied = json.loads(lab_page.evaluate("() => navigator.clipboard.readText()"))
     assert copied["input"] == {"a": 3, "b": 30} and copied["tool_name"] == "add" and copied["status"] == "success"
 
+    # keyboard: rows are focusable, Enter opens one
+    log.locator(".workbench-log-details").get_by_role("button").last.click()  # close (×)
+    details.wait_for(state="hidden", timeout=30_000)
+    other = _rows(log).filter(has_text='"a": 1,').first
+    other.focus()
+    other.press("Enter")
+    details.get_by_text(re.compile(r'"b": 10')).first.wait_for(timeout=30_000)
+
 
 def test_load_into_form_puts_the_row_input_into_the_form(lab_page):
     log = _log(lab_page)
@@ -211,7 +220,8 @@ def test_load_into_form_puts_the_row_input_into_the_form(lab_page):
     form = log.locator(".workbench-form-add")
     form.wait_for(state="visible", timeout=30_000)
     inputs = form.locator("input:not([type='checkbox'])")
-    assert [inputs.nth(i).input_value() for i in range(2)] == ["4", "40"]
+    expect(inputs.nth(0)).to_have_value("4", timeout=30_000)
+    expect(inputs.nth(1)).to_have_value("40", timeout=30_000)
     cell_form = _cell(lab_page, ADD_CELL).locator(".workbench-form-add")
     assert cell_form.locator("input:not([type='checkbox'])").first.input_value() != "4"  # the cell's form is another widget
     form.locator(".workbench-run").click()

@@ -51,7 +51,7 @@ class Dashboard(W.VBox):
         self.count_label = W.HTML("")
         self.form_area = W.VBox([], layout=W.Layout(flex="1 1 auto", min_width="0"))
         self.log_table = LogTable(workbench.log, workbench=workbench)
-        self.log_table.load_handler = self.load
+        self.log_table.load_handler = self.select
         sidebar = W.VBox([self.search, self.count_label, self.tool_list],
                          layout=W.Layout(width="300px", min_width="220px", margin="0 12px 0 0"))
         self.search.observe(lambda _c: self._draw_list(), names="value")
@@ -157,12 +157,14 @@ class Dashboard(W.VBox):
         return self.forms.get(self.selected) if self.selected else None
 
     def load(self, name: str, values: dict) -> Any:
-        """Select tool ``name`` and fill its form with ``values`` (the log's **Load into form**)."""
+        """Select tool ``name`` and fill its form with ``values`` (what the log's **Load into form** does);
+        values the form cannot take are left out (``fill_form``). Returns the form."""
+        from workbench.jupyter._log_table import fill_form
+
         form = self.select(name)
         if form is None:
             raise ValueError(f"the form of {name} could not be built")
-        form.reset()
-        form.set_values(values)
+        fill_form(form, values)
         return form
 
     # -- lifecycle and display -----------------------------------------------------------------------

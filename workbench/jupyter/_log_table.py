@@ -25,7 +25,7 @@ from workbench.jupyter._clickable import ClickableHTML
 from workbench.jupyter._log_html import details_html, outcome, plain_text, row_json, table_html
 from workbench.jupyter._throttle import Throttle
 
-__all__ = ["LogTable"]
+__all__ = ["LogTable", "fill_form"]
 
 _ALL = "(all tools)"
 _STATUSES = ("any status", "success", "error", "cancelled")
@@ -34,8 +34,26 @@ _DESCENDING_FIRST = {"id", "completed_at", "latency_ms"}
 #: seconds between two refreshes caused by typing in the search box
 _SEARCH_INTERVAL = 0.2
 
-#: ``load_handler(tool_name, input)``: where **Load into form** sends a row (the dashboard sets one)
-LoadHandler = Callable[[str, dict], Any]
+#: ``load_handler(tool_name) -> ToolForm``: shows the form **Load into form** fills (the dashboard sets one)
+LoadHandler = Callable[[str], Any]
+
+
+def fill_form(form: Any, values: dict) -> dict[str, str]:
+    """Reset ``form`` and set ``values`` as a user would; returns ``{name: why}`` for the values it
+    could not take (unknown parameter, a value its widget cannot show), which are left out."""
+    form.reset()
+    try:
+        form.set_values(dict(values))
+        return {}
+    except (KeyError, TypeError, ValueError):
+        form.reset()
+    problems: dict[str, str] = {}
+    for key, value in values.items():
+        try:
+            form.set_values({key: value})
+        except (KeyError, TypeError, ValueError) as exc:
+            problems[key] = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    return problems
 
 
 class LogTable(W.VBox):
@@ -176,8 +194,13 @@ class LogTable(W.VBox):
 
     def _filters_changed(self) -> None:
         self.page_index = 0
-        self._confirm_clear = False
+        self._cancel_clear()
         self.refresh()
+
+    def _cancel_clear(self) -> None:
+        if self._confirm_clear:
+            self._confirm_clear = False
+            self.clear_button.description, self.clear_button.button_style = "Clear", ""
 
     def refresh(self) -> None:
         """Re-read the current page from the log and redraw the table."""
@@ -321,16 +344,19 @@ class LogTable(W.VBox):
     def load_into_form(self, row_id: Optional[int] = None) -> Any:
         """Show the tool's form with the call's input (the selected call, or ``row_id``); returns the form.
 
-        With a ``load_handler`` (the dashboard's) the handler shows it; otherwise the form appears under
-        the details, one ``ToolForm`` per tool (its own instance, not the one under the ``%%tool`` cell).
+        With a ``load_handler`` (the dashboard's) the handler shows the tool's form; otherwise it appears
+        under the details, one ``ToolForm`` per tool (its own instance, not the one under the ``%%tool``
+        cell). Values the form cannot take (an input that was rejected, a parameter the tool no longer
+        has) are left out and named in the message line.
         """
         row = self._row(row_id)
         name = row.get("tool_name")
         if not name:
             raise ValueError(f"call #{row['id']} does not record which tool it called")
-        values = dict(row.get("input") or {})
         if self.load_handler is not None:
-            form = self.load_handler(name, values)
+            form = self.load_handler(name)
+            if form is None:
+                raise ValueError(f"the form of {name} could not be built")
         else:
             from workbench.jupyter._form import ToolForm
 
@@ -338,10 +364,14 @@ class LogTable(W.VBox):
             form = self.forms.get(name)
             if form is None or form.tool is not tool:
                 form = self.forms[name] = ToolForm(tool, self._workbench())
-            form.reset()
-            form.set_values(values)
-            self.form_area.children = [form]
-        self._say(f"loaded call #{row['id']} into the form of {name}")
+        problems = fill_form(form, row.get("input") or {})
+        if self.load_handler is None:
+            self.form_area.children = [form]  # shown once filled
+        if problems:
+            left_out = "; ".join(f"{key}: {message}" for key, message in problems.items())
+            self._say(f"loaded call #{row['id']} into the form of {name} — left out {left_out}", error=True)
+        else:
+            self._say(f"loaded call #{row['id']} into the form of {name}")
         return form
 
     def rerun(self, row_id: Optional[int] = None) -> "concurrent.futures.Future":
@@ -384,8 +414,7 @@ class LogTable(W.VBox):
             self.clear_button.description, self.clear_button.button_style = "Confirm clear", "danger"
             self._say(f"click “Confirm clear” to delete all {self.total:,} logged calls", error=True)
             return
-        self._confirm_clear = False
-        self.clear_button.description, self.clear_button.button_style = "Clear", ""
+        self._cancel_clear()
         self._guard(self.clear_log)
         self._say("the log was cleared")
 
