@@ -755,6 +755,18 @@ class ExecutionLog:
         tool_use = make_tool_use(row["tool_name"], {} if tool_input is None else tool_input)
         return executor.run([tool_use], registry, log=self)[0]
 
+    def to_cases(self, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None, *,
+                 ids: Optional[Iterable[int]] = None, expect: Optional[str] = None) -> list[Any]:
+        """The logged calls as ``workbench.testing.ToolCase``s (save them with ``save_case``).
+
+        Rows are those of ``ids`` (row ids, in that order) or those the filters select, as for
+        :meth:`rows`. ``expect`` defaults per row: ``error`` for a failed call (with its error
+        type), ``schema`` for a synthetic result, else ``exact`` (the logged result value).
+        """
+        from workbench.testing._cases import cases_from_log
+
+        return cases_from_log(self, tool=tool, status=status, last=last, ids=ids, expect=expect)
+
     # -- lifecycle ---------------------------------------------------------------------------------
     def clear(self) -> None:
         """Delete every row (listeners are kept; row ids start again from 1)."""
