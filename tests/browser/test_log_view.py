@@ -199,8 +199,9 @@ def test_clicking_a_row_opens_the_full_request_and_result(lab_page):
     details.scroll_into_view_if_needed()
     lab_page.screenshot(path=str(ARTIFACTS / "log-view-details.png"), full_page=False)
     assert re.search(r'"a": 3,\s*"b": 30', body) and "33" in body and "request (input)" in body.lower()
-    details.get_by_role("button", name="Copy as JSON").click()
-    log.get_by_text(re.compile(r"copied call #\d+ as JSON")).wait_for(timeout=30_000)
+    copy = details.get_by_role("button", name="Copy the call as JSON")
+    copy.click()
+    details.locator("button[data-copied='yes']").wait_for(timeout=30_000)
     copied = json.loads(lab_page.evaluate("() => navigator.clipboard.readText()"))
     assert copied["input"] == {"a": 3, "b": 30} and copied["tool_name"] == "add" and copied["status"] == "success"
 

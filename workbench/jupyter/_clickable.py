@@ -5,12 +5,10 @@ whole table in the browser (a DataFrame, serialised on every update), while the 
 and can hold 100,000 rows — here Python queries one page at a time and sends ~50 escaped rows. Row
 actions (load into form, re-run) need kernel callbacks, which itables' static mode lacks, and the
 same HTML doubles as the static ``text/html`` fallback saved in the notebook. The front end is
-~100 lines (``_static/clickable.js``): it only shows the HTML and turns clicks into model changes.
+~70 lines (``_static/clickable.js``): it only shows the HTML and turns clicks into model changes.
 
 Hooks (data attributes in the HTML): ``data-key`` items set :attr:`ClickableHTML.selected`;
-``data-sort`` headers, ``data-action`` buttons and ``data-copy`` buttons send events that
-:meth:`ClickableHTML.on_event` callbacks receive (``{"event": "sort", "column": ...}``,
-``{"event": "action", "action": ..., "key": ...}``, ``{"event": "copy", "ok": bool}``).
+``data-sort`` headers send ``{"event": "sort", "column": ...}`` to :meth:`ClickableHTML.on_event` callbacks.
 """
 
 from __future__ import annotations
@@ -47,7 +45,7 @@ class ClickableHTML(anywidget.AnyWidget):
         self.on_msg(self._on_msg)
 
     def on_event(self, callback: Callable[[dict], Any]) -> None:
-        """Call ``callback(event_dict)`` for each sort / action / copy event from the browser."""
+        """Call ``callback(event_dict)`` for each event (a header click) from the browser."""
         self._event_callbacks.append(callback)
 
     def emit(self, event: dict) -> None:

@@ -22,6 +22,7 @@ import ipywidgets as W
 from workbench._html import escape as _e
 from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._clickable import ClickableHTML
+from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._log_html import details_html, outcome, plain_text, row_json, table_html
 from workbench.jupyter._throttle import Throttle
 
@@ -116,12 +117,13 @@ class LogTable(W.VBox):
         self.details_html = W.HTML("")
         self.load_button = W.Button(description="Load into form", icon="edit", tooltip="Show the tool's form with this input")
         self.rerun_button = W.Button(description="Re-run", icon="repeat", tooltip="Call the tool again with this input")
-        self.copy_button = ClickableHTML()
+        self.copy_button = CopyButton(label="Copy as JSON", hint="Copy the call as JSON")  # the forms' copy button
         self.close_button = W.Button(icon="times", tooltip="Close the details", layout=W.Layout(width="40px"))
         self.approval = ApprovalPrompt()
         self.form_area = W.VBox([])
         self.details = W.VBox(
-            [self.details_html, W.HBox([self.load_button, self.rerun_button, self.copy_button, self.close_button]),
+            [self.details_html, W.HBox([self.load_button, self.rerun_button, self.copy_button, self.close_button],
+                                       layout=W.Layout(align_items="center")),
              self.approval.widget, self.form_area],
             layout=W.Layout(display="none"))
         self.details.add_class("workbench-log-details")
@@ -138,7 +140,6 @@ class LogTable(W.VBox):
         self.next_button.on_click(lambda _b: self.next_page())
         self.table.observe(self._on_selected, names="selected")
         self.table.on_event(self._on_table_event)
-        self.copy_button.on_event(self._on_copy_event)
         self.load_button.on_click(lambda _b: self._guard(self.load_into_form))
         self.rerun_button.on_click(lambda _b: self._guard(self.rerun))
         self.close_button.on_click(lambda _b: self.close_details())
@@ -309,8 +310,7 @@ class LogTable(W.VBox):
             return
         self.selected_row = row
         self.details_html.value = details_html(row)
-        self.copy_button.value = (f"<button class='workbench-copy' data-copy=\"{_e(row_json(row))}\" "
-                                  f"title='Copy the call as JSON'>Copy as JSON</button>")
+        self.copy_button.text = row_json(row)
         self.form_area.children = []
         self.details.layout.display = None
         self._say("")
@@ -325,13 +325,6 @@ class LogTable(W.VBox):
     def copy_text(self, row_id: Optional[int] = None) -> str:
         """What **Copy as JSON** copies: the call (selected, or ``row_id``) as indented JSON."""
         return row_json(self._row(row_id))
-
-    def _on_copy_event(self, event: dict) -> None:
-        if event.get("event") == "copy" and self.selected_row is not None:
-            if event.get("ok"):
-                self._say(f"copied call #{self.selected_row['id']} as JSON")
-            else:
-                self._say("the browser did not allow copying: select the JSON in the details and copy it", error=True)
 
     # -- actions -------------------------------------------------------------------------------------
     def _workbench(self) -> Any:

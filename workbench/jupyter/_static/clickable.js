@@ -2,39 +2,7 @@
 // keys into model changes and messages. Hooks, by data attribute:
 //   data-key="…"     an item (log row, tool): click / Enter / Space sets the model's `selected`
 //   data-sort="col"  a sortable column header: sends {event: "sort", column}
-//   data-action="…"  a button: sends {event: "action", action, key}
-//   data-copy="…"    a button: copies the attribute's text to the clipboard, sends {event: "copy", ok}
 // Arrow keys move the focus between items.
-
-function fallbackCopy(text) {
-  const area = document.createElement("textarea");
-  area.value = text;
-  area.setAttribute("readonly", "");
-  area.style.position = "fixed";
-  area.style.opacity = "0";
-  document.body.appendChild(area);
-  area.select();
-  let ok = false;
-  try {
-    ok = document.execCommand("copy");
-  } catch (err) {
-    ok = false;
-  }
-  area.remove();
-  return ok;
-}
-
-async function copyText(text) {
-  if (navigator.clipboard && window.isSecureContext) {
-    try {
-      await navigator.clipboard.writeText(text);
-      return true;
-    } catch (err) {
-      // denied (no focus, no permission): try the old way
-    }
-  }
-  return fallbackCopy(text);
-}
 
 function render({ model, el }) {
   el.classList.add("workbench-clickable");
@@ -53,29 +21,9 @@ function render({ model, el }) {
   };
 
   const act = (target) => {
-    const copy = target.closest("[data-copy]");
-    if (copy && el.contains(copy)) {
-      copyText(copy.dataset.copy).then((ok) => {
-        const label = copy.textContent;
-        copy.textContent = ok ? "Copied ✓" : "Copy failed";
-        copy.classList.add("workbench-copied");
-        setTimeout(() => {
-          copy.textContent = label;
-          copy.classList.remove("workbench-copied");
-        }, 1200);
-        model.send({ event: "copy", ok });
-      });
-      return true;
-    }
     const sort = target.closest("[data-sort]");
     if (sort && el.contains(sort)) {
       model.send({ event: "sort", column: sort.dataset.sort });
-      return true;
-    }
-    const action = target.closest("[data-action]");
-    if (action && el.contains(action)) {
-      const owner = action.closest("[data-key]");
-      model.send({ event: "action", action: action.dataset.action, key: owner ? owner.dataset.key : "" });
       return true;
     }
     const item = target.closest("[data-key]");
