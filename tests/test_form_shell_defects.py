@@ -407,3 +407,38 @@ def test_json_mode_round_trip(wb):
     assert form.json_mode.toggle.value == "Form"
     form.json_mode.toggle.value = "JSON"  # the toggle is the same switch as show_json()
     assert json.loads(editor.value) == {"text": "back", "times": 3}
+
+
+# -- docstring markdown stays safe for any text -------------------------------------------------------------
+_OWN_TAGS = {"div", "p", "br", "code", "b", "i", "a", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li",
+             "blockquote", "pre", "hr", "details", "summary"}
+
+
+@pytest.mark.parametrize("seed_text", ["<script>alert(1)</script>", "```\n<img src=x onerror=alert(1)>", "[x](javascript:alert(1))",
+                                       "**<b>** `` <i> `` _<a href=x>_", "# <h1>\n> <q>\n- <li>"])
+def test_description_html_escapes_what_the_text_says(seed_text):
+    from workbench.jupyter._render import description_html
+
+    html = description_html(seed_text * 3 + "\n\n" + "line\n" * 10)
+    assert {m.lower() for m in re.findall(r"</?([a-zA-Z][a-zA-Z0-9]*)", html)} <= _OWN_TAGS
+    assert "href=\"javascript" not in html and not re.search(r"<[a-z]+[^>]*\son\w+=", html)
+
+
+def test_description_html_only_emits_its_own_tags_for_any_text():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from workbench.jupyter._render import description_html
+
+    alphabet = st.sampled_from(list("<>&\"'`*_#-+>[]()!/= \nabc:1.") + ["```", "script", "img", "onerror", "javascript:"])
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(alphabet, max_size=80).map("".join))
+    def check(text):
+        html = description_html(text)
+        assert {m.lower() for m in re.findall(r"</?([a-zA-Z][a-zA-Z0-9]*)", html)} <= _OWN_TAGS, html
+        for href in re.findall(r"href=\"([^\"]*)\"", html):
+            assert href.startswith(("http://", "https://", "mailto:")), html
+        assert not re.search(r"<[a-z]+[^>]*\son\w+=", html), html  # no event-handler attributes
+
+    check()
