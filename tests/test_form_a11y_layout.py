@@ -27,7 +27,7 @@ from workbench import ToolSpec, tool
 from workbench._errors import ToolInputError
 from workbench.jupyter import ToolForm
 from workbench.jupyter._field_label import FieldLabel
-from workbench.jupyter._field_layout import COLLAPSE_OVER, OptionalSection, arrange_fields, resolve_layout
+from workbench.jupyter._field_layout import COLLAPSE_OVER, SPAN_BOTH, OptionalSection, arrange_fields, resolve_layout
 from workbench.jupyter._field_table import build_field
 from workbench.jupyter._fields import WIDTHS
 from workbench.tools import SpecOnlyTool
@@ -311,7 +311,7 @@ def test_compact_puts_scalars_in_two_columns_and_wide_fields_across(wb):
     assert list(head.children) == [arranged.fields["price"].widget, arranged.fields["code"].widget]
     body = section.children[0]
     assert isinstance(body, W.GridBox)
-    wide = {name for name, f in arranged.fields.items() if f.widget.layout.grid_column == "1 / -1"}
+    wide = {name for name, f in arranged.fields.items() if f.widget.layout.grid_area == SPAN_BOTH}
     assert wide == {"shape", "address", "tags", "pair", "counts", "body", "extra"}
     assert section.titles == ("Optional (14)",)
     compact_label = WIDTHS[True]["label"]["width"]

@@ -27,10 +27,12 @@ import ipywidgets as W
 
 from workbench.jupyter._fields import LAYOUTS, Field, FieldContext
 
-__all__ = ["COLLAPSE_OVER", "FieldArrangement", "OptionalSection", "arrange_fields", "resolve_layout"]
+__all__ = ["COLLAPSE_OVER", "SPAN_BOTH", "FieldArrangement", "OptionalSection", "arrange_fields", "resolve_layout"]
 
 #: in the ``auto`` layout, a tool with more parameters than this collapses its optional ones
 COLLAPSE_OVER = 12
+#: the grid area of a field that spans both columns
+SPAN_BOTH = "auto / 1 / auto / -1"
 
 
 def resolve_layout(layout: str, count: int) -> tuple[bool, bool]:
@@ -46,7 +48,9 @@ def _grid(fields: list[Field]) -> W.GridBox:
     """Two columns; a wide field (group, text area, JSON) spans both."""
     for item in fields:
         if item.wide:
-            item.widget.layout.grid_column = "1 / -1"
+            # grid_area, not grid_column: ipywidgets applies the layout's traits in order and removing the
+            # unset grid-area shorthand afterwards would wipe a grid-column
+            item.widget.layout.grid_area = SPAN_BOTH
     box = W.GridBox([f.widget for f in fields],
                     layout=W.Layout(grid_template_columns="repeat(2, minmax(0, 1fr))", grid_gap="0 18px",
                                     width="100%", align_items="flex-start"))

@@ -751,7 +751,8 @@ class BoolField(Field):
     """``Checkbox``."""
 
     def build(self) -> None:
-        self.input = W.Checkbox(value=False, indent=False)
+        # width auto: the default 300px pushed the state note and the clear button far from the box
+        self.input = W.Checkbox(value=False, indent=False, layout=W.Layout(width="auto"))
         self.observe_value(self.input)
 
     def current(self) -> Any:

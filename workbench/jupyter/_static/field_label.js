@@ -27,20 +27,16 @@ function ensureId(node, prefix) {
 }
 
 function render({ model, el }) {
-  el.classList.add("jupyter-widgets", "workbench-label-view");
-  el.style.overflow = "hidden";
+  // el is the label cell (".widget-label": height, ellipsis); the <label> holds the name only, and the
+  // required mark sits beside it, hidden from screen readers (the control says aria-required instead)
+  el.classList.add("jupyter-widgets", "widget-label", "workbench-label-view");
   const label = document.createElement("label");
-  label.className = "widget-label workbench-label";
+  label.className = "workbench-label";
   label.id = uid("workbench-label");
-  label.style.display = "block";
-  label.style.width = "100%";
-  label.style.cursor = "default";
-  const text = document.createElement("span");
   const mark = document.createElement("span");
   mark.className = "workbench-required-mark";
-  mark.setAttribute("aria-hidden", "true"); // the control says aria-required; the name stays the field's name
-  label.append(text, mark);
-  el.appendChild(label);
+  mark.setAttribute("aria-hidden", "true");
+  el.append(label, mark);
 
   let bound = null; // {target, control}
   let timer = null;
@@ -50,9 +46,9 @@ function render({ model, el }) {
   function draw() {
     const name = model.get("value");
     const description = model.get("description");
-    text.textContent = name;
+    label.textContent = name;
     mark.textContent = model.get("required") ? " *" : "";
-    label.title = description ? `${name}: ${description}` : name;
+    el.title = description ? `${name}: ${description}` : name;
   }
 
   function inField(cls, all) {
