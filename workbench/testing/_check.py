@@ -287,6 +287,7 @@ def property_test(tool: Any, *, max_examples: int = 100, timeout: Optional[float
     label = getattr(tool, "tool_name", None) or getattr(tool, "name", None) or getattr(tool, "__name__", "tool")
 
     def test() -> None:
+        __tracebackhide__ = True  # pytest shows the reports, not this wrapper
         reports = [check_tool(tool, max_examples=max_examples, timeout=timeout, expected_errors=expected_errors,
                               registry=registry, seed=seed)]
         if fuzz:

@@ -143,8 +143,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if settings is None:
         return
     path, sources, update = settings
-    items.append(SpecSnapshotItem.from_parent(session, name=f"tool-specs[{path.name}]", snapshot=path,
-                                              sources=sources, update=update))
+    try:
+        where = path.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        where = str(path)
+    items.append(SpecSnapshotItem.from_parent(session, name="tool-specs", nodeid=f"{where}::tool-specs", path=path,
+                                              snapshot=path, sources=sources, update=update))
 
 
 class SpecChanged(Exception):

@@ -59,7 +59,7 @@ class SpecChange:
         return "breaking" if self.breaking else "compatible"
 
     def line(self) -> str:
-        return f"{'BREAKING  ' if self.breaking else 'compatible'} {self.tool}{self.pointer}: {self.message}"
+        return f"{'BREAKING' if self.breaking else 'compatible':<10} {self.tool}{self.pointer}: {self.message}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"tool": self.tool, "pointer": self.pointer, "kind": self.kind, "severity": self.severity,
