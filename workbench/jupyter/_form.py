@@ -153,6 +153,11 @@ class ToolForm(W.VBox):
         self.details.selected_index = None
         self.json_mode = JsonMode(self.spec, read=lambda: self.values, write=self._load_input,
                                   on_mode=self._on_json_mode)
+        # the Form ⇄ JSON switch sits at the right of the header; the header takes the rest (and wraps)
+        self.header.layout = W.Layout(flex="1 1 auto", min_width="0")
+        self.json_mode.toggle.layout = W.Layout(flex="0 0 auto")
+        self.header_row = W.HBox([self.header, self.json_mode.toggle],
+                                 layout=W.Layout(align_items="flex-start", width="100%"))
         self.shortcuts = FormKeys(on_run=self._key_run, on_cancel=self.cancel, layout=W.Layout(display="none"))
 
         self.run_button.on_click(lambda _b: self._click_run())
@@ -163,8 +168,7 @@ class ToolForm(W.VBox):
         self.fields: dict[str, Field] = {}
         self._build_fields()
         super().__init__([
-            self.header,
-            self.json_mode.toggle,
+            self.header_row,
             self.description_warning,
             self.disconnected_banner,
             self.fields_box,
