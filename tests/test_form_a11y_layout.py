@@ -29,6 +29,7 @@ from workbench.jupyter import ToolForm
 from workbench.jupyter._field_label import FieldLabel
 from workbench.jupyter._field_layout import COLLAPSE_OVER, SPAN_BOTH, OptionalSection, arrange_fields, resolve_layout
 from workbench.jupyter._field_table import build_field
+from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._fields import WIDTHS
 from workbench.tools import SpecOnlyTool
 
@@ -296,9 +297,12 @@ def test_auto_collapses_the_optional_fields_of_a_long_form(wb):
     assert list(arranged.fields) == [f"r{i}" for i in range(3)] + [f"o{i}" for i in range(COLLAPSE_OVER)]
     *head, section = arranged.children
     assert head == [arranged.fields[f"r{i}"].widget for i in range(3)]
-    assert isinstance(section, W.Accordion) and section is arranged.optional.widget
-    assert section.titles == (f"Optional ({COLLAPSE_OVER})",) and section.selected_index is None
-    assert [w for w in _walk(section) if "workbench-field" in getattr(w, "_dom_classes", ())]
+    assert isinstance(section, Disclosure) and section is arranged.optional.widget
+    assert section.header.title == f"Optional ({COLLAPSE_OVER})"
+    assert not section.header.expanded and section.body.layout.display == "none"  # collapsed
+    assert [w for w in _walk(section.body) if "workbench-field" in getattr(w, "_dom_classes", ())]
+    section.header.expanded = True  # what a click (or Enter / Space) on the header button sends
+    assert section.body.layout.display is None and arranged.optional.is_open
     # "full" never collapses
     full = arrange_fields(big.spec.parameters, build_field, "full")
     assert full.optional is None and len(full.children) == 3 + COLLAPSE_OVER
@@ -309,11 +313,11 @@ def test_compact_puts_scalars_in_two_columns_and_wide_fields_across(wb):
     head, section = arranged.children
     assert isinstance(head, W.GridBox) and head.layout.grid_template_columns == "repeat(2, minmax(0, 1fr))"
     assert list(head.children) == [arranged.fields["price"].widget, arranged.fields["code"].widget]
-    body = section.children[0]
+    (body,) = section.body.children
     assert isinstance(body, W.GridBox)
     wide = {name for name, f in arranged.fields.items() if f.widget.layout.grid_area == SPAN_BOTH}
     assert wide == {"shape", "address", "tags", "pair", "counts", "body", "extra"}
-    assert section.titles == ("Optional (14)",)
+    assert section.title == "Optional (14)"
     compact_label = WIDTHS[True]["label"]["width"]
     labels = [f.label.layout for f in arranged.fields.values() if f.label]
     assert labels and all(compact_label in (layout.width, layout.min_width) for layout in labels)
@@ -328,9 +332,9 @@ def test_the_disclosure_counts_set_fields_and_opens_on_an_error(wb):
     section: OptionalSection = arranged.optional
     arranged.fields["note"].set("hello")
     arranged.fields["express"].input.value = True
-    assert section.widget.titles == ("Optional (14) · 2 set",) and not section.is_open
+    assert section.widget.title == "Optional (14) · 2 set" and not section.is_open
     arranged.fields["express"].clear()
-    assert section.widget.titles == ("Optional (14) · 1 set",)
+    assert section.widget.title == "Optional (14) · 1 set"
     tags = arranged.fields["tags"]
     tags.add_button.click()
     tags.rows[0].field.input.value = "x"  # a nested error inside the collapsed section

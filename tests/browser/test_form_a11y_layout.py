@@ -206,15 +206,25 @@ def test_compact_layout_two_columns_and_collapsed_optional_fields_in_light_and_d
     assert abs(boxes[2]["y"] - boxes[3]["y"]) < 4 and boxes[2]["y"] > boxes[0]["y"]  # next row
     assert email.get_attribute("title") == "Where the answer goes"
 
-    title = form.get_by_text("Optional (12)", exact=True)
-    title.wait_for(state="visible", timeout=30_000)
+    disclosure = form.get_by_role("button", name=re.compile(r"^Optional \(12\)"))
+    disclosure.wait_for(state="visible", timeout=30_000)
+    assert disclosure.get_attribute("aria-expanded") == "false"
     city = form.get_by_label("city", exact=True).first  # (address.city comes later)
     assert not city.is_visible()  # collapsed
+    section = page.locator("#" + disclosure.get_attribute("aria-controls"))
+    assert "workbench-disclosure-body" in section.get_attribute("class")
     ARTIFACTS.mkdir(exist_ok=True)
     form.screenshot(path=str(ARTIFACTS / "form-compact-collapsed-light.png"))
 
-    title.click()
+    # keyboard: Tab reaches the header (a real button), Enter opens it, Tab then enters the fields
+    form.get_by_label("country", exact=True).focus()
+    page.keyboard.press("Tab")
+    _focused(page, disclosure)
+    page.keyboard.press("Enter")
     city.wait_for(state="visible", timeout=30_000)
+    assert disclosure.get_attribute("aria-expanded") == "true"
+    page.keyboard.press("Tab")
+    _focused(page, city)
     zip_code = form.get_by_label("zip_code", exact=True)
     city_box, zip_box = city.bounding_box(), zip_code.bounding_box()
     assert abs(city_box["y"] - zip_box["y"]) < 4 and zip_box["x"] > city_box["x"] + city_box["width"]
@@ -225,14 +235,15 @@ def test_compact_layout_two_columns_and_collapsed_optional_fields_in_light_and_d
 
     city.fill("Lyon")  # a set field is counted in the title
     city.press("Tab")
-    form.get_by_text("Optional (12) · 1 set", exact=True).wait_for(timeout=30_000)
+    form.get_by_role("button", name="Optional (12) · 1 set", exact=True).wait_for(timeout=30_000)
 
     label = _label(form, "country")
-    light = {"label": label.evaluate(_COLOURS), "title": form.get_by_text("Optional (12) · 1 set").evaluate(_COLOURS)}
+    title = form.get_by_text("Optional (12) · 1 set", exact=True)
+    light = {"label": label.evaluate(_COLOURS), "title": title.evaluate(_COLOURS)}
     form.screenshot(path=str(ARTIFACTS / "form-compact-light.png"))
     _theme(page, "JupyterLab Dark")
     try:
-        dark = {"label": label.evaluate(_COLOURS), "title": form.get_by_text("Optional (12) · 1 set").evaluate(_COLOURS)}
+        dark = {"label": label.evaluate(_COLOURS), "title": title.evaluate(_COLOURS)}
         form.screenshot(path=str(ARTIFACTS / "form-compact-dark.png"))
     finally:
         _theme(page, "JupyterLab Light")

@@ -12,7 +12,9 @@ layout     what the user sees
            *Optional (N)* disclosure
 =========  ===========================================================================================
 
-The disclosure never hides a problem: its title counts the optional fields that are set (*Optional (14)
+The disclosure's header is a real button (Tab reaches it, Enter or Space toggles it, screen readers hear
+"expanded" / "collapsed"), not ipywidgets' Accordion header, which a keyboard cannot reach. It never
+hides a problem: its title counts the optional fields that are set (*Optional (14)
 · 2 set*) and it opens by itself when a field inside it shows an error (a Run that failed, a value typed
 or loaded into it). Values are unaffected by the layout: ``form.values`` / ``set_values`` / ``errors``
 read and write the same fields.
@@ -25,6 +27,7 @@ from typing import Any, Callable, Optional
 
 import ipywidgets as W
 
+from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._fields import LAYOUTS, Field, FieldContext
 
 __all__ = ["COLLAPSE_OVER", "SPAN_BOTH", "FieldArrangement", "OptionalSection", "arrange_fields", "resolve_layout"]
@@ -59,13 +62,15 @@ def _grid(fields: list[Field]) -> W.GridBox:
 
 
 class OptionalSection:
-    """The *Optional (N)* disclosure: an ``Accordion`` with one section, collapsed at first."""
+    """The *Optional (N)* disclosure (a ``Disclosure``: its header is a real button), collapsed at first."""
 
     def __init__(self, fields: list[Field], *, compact: bool) -> None:
         self.fields = fields
-        body: W.Widget = _grid(fields) if compact else W.VBox([f.widget for f in fields])
-        self.widget = W.Accordion(children=[body], titles=(self.title,))
-        self.widget.selected_index = None
+        inner: W.Widget = _grid(fields) if compact else W.VBox([f.widget for f in fields])
+        # margins of 2px: flush under the header button
+        body = W.VBox([inner], layout=W.Layout(padding="6px 8px", border="1px solid var(--jp-border-color1)",
+                                               border_top="0", margin="0 2px 4px 2px"))
+        self.widget = Disclosure(body, self.title, layout=W.Layout(margin="4px 0"))
         self.widget.add_class("workbench-optional")
         for item in fields:
             item.watch(self._changed)
@@ -78,16 +83,16 @@ class OptionalSection:
 
     @property
     def is_open(self) -> bool:
-        return self.widget.selected_index == 0
+        return self.widget.is_open
 
     def expand(self) -> None:
-        self.widget.selected_index = 0
+        self.widget.expand()
 
     def collapse(self) -> None:
-        self.widget.selected_index = None
+        self.widget.collapse()
 
     def _changed(self, _field: Field, event: str) -> None:
-        self.widget.set_title(0, self.title)
+        self.widget.title = self.title
         if event == "error":
             self.expand()  # an error is never hidden in a collapsed section
 
