@@ -372,3 +372,15 @@ def test_reset_keeps_the_layout(wb):
     form = ToolForm(shapes_of_fields, wb, layout="compact")
     form.reset()
     assert isinstance(form.fields_box.children[0], W.GridBox) and form.arrangement.optional is not None
+
+
+def test_label_module_is_kept_small_in_saved_widget_state(tmp_path):
+    """Each label carries its ES module in the widget state a saved notebook keeps: comments are dropped."""
+    from workbench.jupyter._field_label import STATIC, module_text
+
+    source = tmp_path / "m.js"
+    source.write_text("// a comment\nfunction f() {\n    return 1; // why\n}\n\nexport default { f };\n")
+    assert module_text(source) == "function f() {\nreturn 1; // why\n}\nexport default { f };"
+    shipped = (STATIC / "field_label.js").read_text()
+    assert len(FieldLabel().get_state()["_esm"]) < len(shipped) * 0.75
+    assert "export default { render };" in FieldLabel._esm

@@ -9,23 +9,22 @@ shows or hides when ``expanded`` changes.
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 from typing import Any
 
 import anywidget
 import ipywidgets as W
 import traitlets
 
-__all__ = ["Disclosure", "DisclosureHeader"]
+from workbench.jupyter._field_label import STATIC, module_text
 
-STATIC = Path(__file__).with_name("_static")
+__all__ = ["Disclosure", "DisclosureHeader"]
 
 
 class DisclosureHeader(anywidget.AnyWidget):
     """The button: ``title``, ``expanded`` (toggled by a click, Enter or Space), ``controls`` (the class of the
     section). Not ``open``: that is ``Widget.open()``."""
 
-    _esm = STATIC / "disclosure.js"
+    _esm = module_text(STATIC / "disclosure.js")
 
     title = traitlets.Unicode("").tag(sync=True)
     expanded = traitlets.Bool(False).tag(sync=True)

@@ -17,9 +17,20 @@ from typing import Any
 import anywidget
 import traitlets
 
-__all__ = ["FieldLabel", "field_marks"]
+__all__ = ["FieldLabel", "field_marks", "module_text"]
 
 STATIC = Path(__file__).with_name("_static")
+
+
+def module_text(path: Path) -> str:
+    """An ES module's text without comment lines and indentation.
+
+    Every instance of an anywidget carries its module in its state, and a form has one label per field:
+    a notebook saved with its widget state keeps one copy per label, so the copy is kept small. (Only
+    whole-line ``//`` comments are dropped: the modules have no multi-line strings.)
+    """
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
 
 
 class FieldLabel(anywidget.AnyWidget):
@@ -35,7 +46,7 @@ class FieldLabel(anywidget.AnyWidget):
         invalid: an error is shown (``aria-invalid``).
     """
 
-    _esm = STATIC / "field_label.js"
+    _esm = module_text(STATIC / "field_label.js")
 
     value = traitlets.Unicode("").tag(sync=True)
     required = traitlets.Bool(False).tag(sync=True)
