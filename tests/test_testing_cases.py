@@ -290,6 +290,14 @@ def test_load_cases_accepts_every_source(tmp_path):
         list(load_cases(tmp_path / "nowhere"))
 
 
+def test_unsaved_cases_are_named_by_position(registry):
+    frame = run_cases([ToolCase(tool="add", input={"a": 1, "b": 1}, value=2),
+                       ToolCase(tool="add", input={"a": 1, "b": 2}, value=3, id="mine"),
+                       ToolCase(tool="add", input={"a": 2, "b": 2}, value=4)], registry=registry)
+    assert list(frame["case"]) == ["add::case-1", "add::mine", "add::case-3"]
+    assert list(run_cases(ToolCase(tool="add", input={"a": 1, "b": 1}, value=2), registry=registry)["case"]) == ["add::case-1"]
+
+
 def test_run_case_outcome_keeps_the_result(registry):
     outcome = run_case(ToolCase(tool="add", input={"a": 2, "b": 2}, value=5), registry)
     assert outcome.status == "fail" and outcome.actual == 4 and outcome.result.ok

@@ -285,6 +285,27 @@ def test_spec_only_async_and_context_tools_check_clean():
         assert report.examples == 25
 
 
+def test_check_tool_inside_a_running_event_loop_runs_off_the_loop():
+    import asyncio
+    import threading
+
+    threads = set()
+
+    @tool
+    async def async_add(a: int, b: int) -> int:
+        """Async add."""
+        threads.add(threading.current_thread().name)
+        return a + b
+
+    async def in_a_kernel():
+        return check_tool(async_add, max_examples=20)
+
+    report = asyncio.run(in_a_kernel())
+    assert report.ok and report.examples == 20
+    # one worker thread for the whole run, not a helper thread per call
+    assert len(threads) == 1 and threads.pop().startswith("workbench-check")
+
+
 def test_a_denied_tool_cannot_be_checked():
     @tool(permission="deny")
     def never(x: int) -> int:

@@ -302,7 +302,7 @@ def load_cases(source: Any) -> Iterator[tuple[Optional[CaseFile], ToolCase]]:
     """(case file or None, case) pairs from a path (file or folder), a ``CaseFile``, a ``ToolCase``
     or a list of those."""
     if isinstance(source, ToolCase):
-        yield None, source
+        yield None, source if source.id is not None else source.with_id("case-1")
     elif isinstance(source, CaseFile):
         for case in source.cases:
             yield source, case
@@ -312,8 +312,11 @@ def load_cases(source: Any) -> Iterator[tuple[Optional[CaseFile], ToolCase]]:
             for case in case_file.cases:
                 yield case_file, case
     elif isinstance(source, (list, tuple)):
-        for item in source:
-            yield from load_cases(item)
+        for index, item in enumerate(source):
+            if isinstance(item, ToolCase) and item.id is None:  # unsaved cases: named by their position
+                yield None, item.with_id(f"case-{index + 1}")
+            else:
+                yield from load_cases(item)
     else:
         raise TypeError(f"Expected a case file path, a folder, a CaseFile, a ToolCase or a list of them, "
                         f"got {type(source).__name__}")

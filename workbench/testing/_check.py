@@ -185,7 +185,7 @@ def _run(tool: Any, strategy: Any, judge: Callable[[Any, Any, int], Optional[Che
     if seed is not None:
         test = seed_test(seed)(test)
     try:
-        test()
+        _off_the_loop(test)
     except _Found as exc:
         report.failures.append(exc.failure)
     except (Unsatisfiable, FailedHealthCheck) as exc:
@@ -201,6 +201,23 @@ def _run(tool: Any, strategy: Any, judge: Callable[[Any, Any, int], Optional[Che
         executor.close()
     report.failures.sort(key=lambda f: (f.kind, f.error_type or ""))
     return report
+
+
+def _off_the_loop(function: Callable[[], None]) -> None:
+    """Run ``function`` here, or on a worker thread when this thread runs an event loop (a Jupyter
+    kernel): the executor would otherwise start a helper thread for every call that needs a loop, and
+    hypothesis sets up each new thread it sees during a test (a full garbage collection)."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        function()
+        return
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="workbench-check") as pool:
+        pool.submit(function).result()
 
 
 def check_tool(tool: Any, *, max_examples: int = 200, timeout: Optional[float] = None,
