@@ -184,3 +184,15 @@ def test_property_test_is_one_line_per_tool(project):
     result.stdout.fnmatch_lines(["*AssertionError: divide: * examples of valid inputs, 1 failure(s)",
                                  "*[[]raised] ZeroDivisionError: division by zero",
                                  '*input: {"a": 0, "b": 0}'])
+
+
+def test_the_plugin_imports_nothing_heavy():
+    """pytest loads the plugin in every run of this environment: it must stay as light as `import workbench`."""
+    import subprocess
+    import sys
+
+    code = ("import sys, json, workbench.testing._pytest_plugin, workbench.testing\n"
+            "print(json.dumps([m for m in ('hypothesis', 'hypothesis_jsonschema', 'jsonschema', 'pandas', 'ipywidgets', "
+            "'IPython') if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []

@@ -141,7 +141,7 @@ class ToolCase:
             expect = "error" if status == "error" else "schema" if metadata.get("synthetic") else "exact"
         if expect not in EXPECTATIONS:
             raise CaseFileError(f"expect must be one of {', '.join(EXPECTATIONS)}, got {expect!r}")
-        if status == "error" and expect in ("exact", "subset"):
+        if status == "error" and expect in ("exact", "subset", "schema"):
             raise CaseFileError(f"The call of {name!r} failed ({metadata.get('error_type')}: {metadata.get('error')}): "
                                 f"save it with expect='error', not {expect!r}")
         if status != "error" and expect == "error":

@@ -54,8 +54,9 @@ class CheckFailure:
 
 @dataclass
 class CheckReport:
-    """What a property run found: ``examples`` run, ``failures`` (shrunk), and ``error`` when no
-    inputs could be generated (``ok`` is then False too)."""
+    """What a property run found: ``examples`` (calls made, shrinking included), ``failures`` (one
+    per kind and error type, each with its shrunk input), and ``error`` when no inputs could be
+    generated (``ok`` is then False too)."""
 
     tool: str
     mode: str

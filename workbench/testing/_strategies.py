@@ -158,7 +158,6 @@ class _Oracle:
         self.schema = schema
         self.prepared = prepare(schema)
         self.validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-        self.json_string_params = frozenset(getattr(spec.__pydantic_private__.get("_input_validator"), "_json_params", ()) or ())
 
     def refuses(self, value: Any) -> bool:
         try:
@@ -238,7 +237,7 @@ def _admitted(schema: Any) -> Optional[set[str]]:
     return found
 
 
-def _sites(value: Any, schema: Any, path: tuple, top: bool = False) -> list[tuple]:
+def _sites(value: Any, schema: Any, path: tuple) -> list[tuple]:
     """The places of ``value`` one thing can be broken at: (kind, path, detail)."""
     found: list[tuple] = []
     if not isinstance(schema, dict):
@@ -351,7 +350,7 @@ def invalid_inputs(tool: Any, *, registry: Any = None) -> st.SearchStrategy[tupl
     @st.composite
     def broken(draw: Any) -> tuple[str, dict[str, Any]]:
         value = draw(valid)
-        sites = _sites(value, judge.prepared, (), top=True)
+        sites = _sites(value, judge.prepared, ())
         assume(sites)
         site = draw(st.sampled_from(sites))
         what, out = _apply(value, site, draw)
