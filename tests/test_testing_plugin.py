@@ -174,9 +174,9 @@ def test_property_test_is_one_line_per_tool(project):
             """Divide."""
             return a / b
 
-        test_add = property_test(add, max_examples=30)
-        test_divide = property_test(divide, max_examples=30, seed=0)
-        test_divide_expected = property_test(divide, max_examples=30, expected_errors=[ZeroDivisionError])
+        test_add = property_test(add, max_examples=15)
+        test_divide = property_test(divide, max_examples=15, seed=0)
+        test_divide_expected = property_test(divide, max_examples=15, expected_errors=[ZeroDivisionError])
     '''))
     result = project.runpytest()
     result.assert_outcomes(passed=2, failed=1)
