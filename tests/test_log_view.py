@@ -123,7 +123,13 @@ def test_log_cells_are_styled_by_classes_whose_colours_are_jupyterlab_variables(
     assert re.search(r"padding:\s*4px 10px", rule)
     assert not re.search(r"#[0-9a-fA-F]{3,8}\b|rgba?\(|hsla?\(|(?<![\w-])(?:white|black|gr[ae]y|red|green|blue|orange)(?![\w-])", css)  # no literal colours
     colours = re.findall(r"(?:^|[;{\s])(?:color|background):\s*([^;]+);", css)
-    assert len(colours) > 10 and all(value.startswith("var(--jp-") or value in ("transparent", "inherit") for value in colours), colours
+    def themed(value: str) -> bool:  # a theme variable, or a color-mix of theme variables only
+        if value.startswith("color-mix("):
+            return bool(re.findall(r"var\(([^),]+)", value)) and all(
+                name.startswith("--jp-") for name in re.findall(r"var\(([^),]+)", value))
+        return value.startswith("var(--jp-") or value in ("transparent", "inherit")
+
+    assert len(colours) > 10 and all(themed(value) for value in colours), colours
     assert {"--jp-success-color1", "--jp-error-color1", "--jp-warn-color1"} <= set(re.findall(r"--jp-[\w-]+", css))
     table.close()
 

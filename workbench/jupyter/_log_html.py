@@ -13,9 +13,10 @@ from typing import Any, Optional
 
 from workbench._content import json_text
 from workbench._html import escape as _e
+from workbench._styles import status_colour
 from workbench.log import _output_summary
 
-__all__ = ["COLUMNS", "outcome", "table_html", "details_html", "row_json", "plain_text", "STATUS_VARS"]
+__all__ = ["COLUMNS", "outcome", "table_html", "details_html", "row_json", "plain_text"]
 
 #: (header, sort column in ``ExecutionLog.page`` or None, numeric?) — the table's columns in order
 COLUMNS: tuple[tuple[str, Optional[str], bool], ...] = (
@@ -28,12 +29,6 @@ COLUMNS: tuple[tuple[str, Optional[str], bool], ...] = (
     ("ms", "latency_ms", True),
 )
 
-#: each outcome's JupyterLab colour variable (with a light-theme fallback for pages without JupyterLab)
-STATUS_VARS = {
-    "success": "var(--jp-success-color1, #1a7f37)",
-    "error": "var(--jp-error-color1, #cf222e)",
-    "cancelled": "var(--jp-warn-color1, #9a6700)",
-}
 _CELL_STATIC = "padding:4px 10px;text-align:left;vertical-align:top;border-bottom:1px solid var(--jp-border-color2, #d0d7de)"
 
 
@@ -46,7 +41,7 @@ def outcome(row: dict) -> str:
 
 
 def status_html(row_outcome: str, *, static: bool = False) -> str:
-    style = f" style='color:{STATUS_VARS.get(row_outcome, 'inherit')};font-weight:bold'" if static else ""
+    style = f" style='color:{status_colour(row_outcome)};font-weight:bold'" if static else ""
     return f"<span class='workbench-status workbench-status-{_e(row_outcome)}'{style}>{_e(row_outcome)}</span>"
 
 
@@ -107,7 +102,7 @@ def table_html(rows: list[dict], *, total: int, matching: Optional[int] = None, 
             result = _cell(_output_summary(row.get("output")), truncate, style=cell_style)
         else:
             result = _cell(str(row.get("error") or ""), truncate, "workbench-log-error",
-                           f" style='{_CELL_STATIC};color:{STATUS_VARS.get(row_outcome)}'" if static else "")
+                           f" style='{_CELL_STATIC};color:{status_colour(row_outcome)}'" if static else "")
         row_id = row.get("id")
         chosen = " workbench-selected" if selected is not None and row_id == selected else ""
         completed = row.get("completed_at")
