@@ -1,11 +1,14 @@
 """``ToolForm``: a tool's JSON Schema as a form that validates, runs and shows the result.
 
 Layout, top to bottom: header (name, flags, the description as markdown) · Form ⇄ JSON toggle ·
-fields (or the JSON editor) · error summary · Run / Cancel / Reset + the call's time · progress bar
+fields (or the JSON editor) · error summary · Run / Cancel / Reset / Save as test + the call's time ·
+the Save-as-test message · progress bar
 (only once a call runs) · approval prompt (``ASK_USER`` tools) · returns-mismatch warning · result
 (with a Copy button) · an accordion with the *Request* (ToolUse JSON), the *Response* (ToolResult
 JSON) and *Copy as code*, each with a Copy button. Ctrl/Cmd+Enter in any field runs the form, Esc
-cancels a running call.
+cancels a running call. **Save as test** (enabled once a call finished) writes that call as a
+``workbench.testing.ToolCase`` to ``<case folder>/<tool>.cases.json`` (``set_case_folder`` picks the
+folder once per kernel; default ``tool_cases/``) and shows the path written, or why it could not.
 
 Running never blocks the kernel: the Run button schedules ``executor.execute`` on the running
 event loop (the kernel's) or, without one, on a background thread. ``form.run()`` is the
@@ -23,7 +26,9 @@ import re
 import sys
 import threading
 import time
+import warnings
 import weakref
+from pathlib import Path
 from typing import Any, Optional
 
 import ipywidgets as W
@@ -31,7 +36,9 @@ import ipywidgets as W
 from workbench._errors import ToolInputError
 from workbench._html import display_status
 from workbench._html import escape as _e
-from workbench._styles import BADGE_STYLE, BANNER_STYLE, BORDER, MUTED, TEXT, WARNING_STYLE, WRAP
+from workbench._styles import (
+    BADGE_STYLE, BANNER_STYLE, BORDER, ERROR_BOX_STYLE, MUTED, TEXT, WARNING_STYLE, WRAP, status_colour,
+)
 from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._field_table import build_field
@@ -62,6 +69,8 @@ NO_DESCRIPTION_WARNING = "no description: a model will not know when to call thi
 _BAR_STYLES = {"success": "success", "cancelled": "warning"}
 _NOTHING_SENT = "<i>nothing sent yet</i>"
 _NOTHING_RECEIVED = "<i>nothing received yet</i>"
+_SAVE_TOOLTIP_IDLE = "Run a call first: Save as test writes the last finished call as a test case"
+_SAVE_TOOLTIP_READY = "Save the last call as a test case in the kernel's case folder (set_case_folder)"
 
 _PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
 
@@ -83,8 +92,8 @@ class ToolForm(W.VBox):
             (see ``workbench.jupyter._field_layout``).
 
     Programmatic API: ``values``, ``set_values(dict)``, ``run()``, ``await run_async()``,
-    ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``; widgets: ``fields``,
-    ``run_button``, ``cancel_button``, ``progress``, ``elapsed``, ``approval``, ``result_html``,
+    ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``, ``save_as_test()``;
+    widgets: ``fields``, ``run_button``, ``cancel_button``, ``save_button``, ``save_message``, ``progress``, ``elapsed``, ``approval``, ``result_html``,
     ``warning``, ``description_warning``, ``request_html``, ``response_html``, ``code``, ``summary``.
     """
 
@@ -127,6 +136,11 @@ class ToolForm(W.VBox):
         self.run_button = W.Button(description="Run", button_style="primary", icon="play")
         self.cancel_button = W.Button(description="Cancel", icon="stop", disabled=True)
         self.reset_button = W.Button(description="Reset", icon="undo", tooltip="Back to the defaults")
+        self.save_button = W.Button(description="Save as test", icon="save", disabled=True,
+                                    tooltip=_SAVE_TOOLTIP_IDLE)
+        self.save_message = W.HTML(layout=W.Layout(display="none"))
+        self.save_message.add_class("workbench-save-message")
+        self.saved_path: Optional[Path] = None
         self.elapsed = W.Label("")  # "elapsed 1.2 s" while a call runs, "took 35.1 ms" after: the only timing shown
         self.elapsed.add_class("workbench-elapsed")
         self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, layout=W.Layout(width="300px"))
@@ -163,6 +177,7 @@ class ToolForm(W.VBox):
         self.run_button.on_click(lambda _b: self._click_run())
         self.cancel_button.on_click(lambda _b: self.cancel())
         self.reset_button.on_click(lambda _b: self.reset())
+        self.save_button.on_click(lambda _b: self._click_save())
         self._progress_throttle = Throttle(self._show_progress, PROGRESS_INTERVAL)
 
         self.fields: dict[str, Field] = {}
@@ -174,7 +189,8 @@ class ToolForm(W.VBox):
             self.fields_box,
             self.json_mode.box,
             self.summary,
-            W.HBox([self.run_button, self.cancel_button, self.reset_button, self.elapsed]),
+            W.HBox([self.run_button, self.cancel_button, self.reset_button, self.save_button, self.elapsed]),
+            self.save_message,
             self.progress_box,
             self.approval.widget,
             self.warning,
@@ -188,6 +204,7 @@ class ToolForm(W.VBox):
         self.add_class(f"workbench-form-{self.spec.name}")
         self.run_button.add_class("workbench-run")
         self.cancel_button.add_class("workbench-cancel")
+        self.save_button.add_class("workbench-save-test")
         self.result_html.add_class("workbench-result-area")
         self._watch_connection()
 
@@ -364,6 +381,7 @@ class ToolForm(W.VBox):
         self.elapsed.value = ""
         self.request_html.value = _NOTHING_SENT
         self.response_html.value = _NOTHING_RECEIVED
+        self._enable_save(False)
 
     # -- validation ----------------------------------------------------------------------------------
     def _show_errors(self, errors: dict[str, str]) -> None:
@@ -455,6 +473,7 @@ class ToolForm(W.VBox):
         self.code.value = copy_as_code(self.spec.name, tool_use["input"])
         self.run_button.disabled = True
         self.cancel_button.disabled = False
+        self._enable_save(False)
         self.shortcuts.busy = True
         self.workbench._approval_handlers[tool_use["toolUseId"]] = self.approval.ask
         self._unsubscribe = self.workbench.executor.on_event(self._on_event)
@@ -523,6 +542,7 @@ class ToolForm(W.VBox):
                 self.elapsed.value = ""
             self.run_button.disabled = self.disconnected
             self.cancel_button.disabled = True
+            self._enable_save(self.tool_use is not None and self.tool_use.get("toolUseId") == result.tool_use_id)
             self.shortcuts.busy = False
             self.running = False
             done = self._done
@@ -680,6 +700,53 @@ class ToolForm(W.VBox):
 
         threading.Thread(target=retry, daemon=True).start()
         return True
+
+    # -- Save as test ----------------------------------------------------------------------------------
+    def _enable_save(self, enabled: bool) -> None:
+        self.save_button.disabled = not enabled
+        self.save_button.tooltip = _SAVE_TOOLTIP_READY if enabled else _SAVE_TOOLTIP_IDLE
+        self.save_message.layout.display = "none"
+        self.save_message.value = ""
+
+    def save_as_test(self, expect: Optional[str] = None) -> Path:
+        """Write the last finished call as a test case to ``<case folder>/<tool>.cases.json`` and
+        return the file's path (what the **Save as test** button does).
+
+        ``expect`` (``exact``/``subset``/``schema``/``error``) defaults as in
+        ``ToolCase.from_result``: ``error`` for a failed call, ``schema`` for a synthetic result,
+        else ``exact``. ``RuntimeError`` if no call finished yet; ``workbench.testing.CaseFileError``
+        if the call cannot be saved with that expectation.
+        """
+        from workbench.testing import ToolCase, save_case
+
+        result, tool_use = self.result, self.tool_use
+        if self.running or result is None or tool_use is None or tool_use.get("toolUseId") != result.tool_use_id:
+            raise RuntimeError(f"Nothing to save for '{self.spec.name}': run a call first (Save as test writes "
+                               "the last finished call)")
+        case = ToolCase.from_result(tool_use, result, expect=expect)
+        path = save_case(case, registry=self.workbench.registry)
+        self.saved_path = path
+        return path
+
+    def _click_save(self) -> None:
+        """The button: save, then show the path written (and any warning) or the error — never raise."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                path = self.save_as_test()
+            except Exception as exc:  # noqa: BLE001 - a button must not raise into the kernel
+                self._show_save_message(
+                    f"<div style='{ERROR_BOX_STYLE}'><b>Not saved</b>: {_e(f'{type(exc).__name__}: {exc}')}</div>")
+                return
+        notes = "".join(f"<div style='{WARNING_STYLE};margin-top:2px'>{_e(w.message)}</div>" for w in caught
+                        if issubclass(w.category, UserWarning))
+        self._show_save_message(
+            f"<div style='color:{status_colour('success')};{WRAP}'>Saved as test to "
+            f"<code class='workbench-saved-path'>{_e(path)}</code></div>{notes}")
+
+    def _show_save_message(self, html: str) -> None:
+        self.save_message.value = html
+        self.save_message.layout.display = None
 
     def __repr__(self) -> str:
         return f"<ToolForm {self.spec.name!r} fields={list(self.fields)}>"

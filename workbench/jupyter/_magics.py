@@ -1,4 +1,4 @@
-"""The workbench magics: ``%%tool``, ``%tools``, ``%tool_log``, ``%tool_call`` and ``%tool_spec``.
+"""The workbench magics: ``%%tool``, ``%tools``, ``%tool_log``, ``%tool_call``, ``%tool_spec`` and ``%tool_case``.
 
 Usage errors (bad options, a cell without a function, a syntax error, arguments that do not parse)
 raise IPython's ``UsageError``, which the notebook shows as one line — no traceback wall. An exception
@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import json
 import shlex
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Optional
 
 from IPython.core.error import UsageError
@@ -19,12 +21,15 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from workbench._errors import ToolSpecError
+from workbench._html import escape as _e
+from workbench._styles import MUTED, WRAP, status_colour
 from workbench.jupyter._form import NO_DESCRIPTION_WARNING
 from workbench.types import Permission, ToolResult
 
-__all__ = ["WorkbenchMagics", "parse_call_arguments", "defined_functions", "MAGIC_NAMES", "CallResult"]
+__all__ = ["WorkbenchMagics", "parse_call_arguments", "defined_functions", "MAGIC_NAMES", "CallResult",
+           "SavedCase", "CaseRunView", "case_run_html"]
 
-MAGIC_NAMES = {"cell": ("tool",), "line": ("tools", "tool_log", "tool_call", "tool_spec")}
+MAGIC_NAMES = {"cell": ("tool",), "line": ("tools", "tool_log", "tool_call", "tool_spec", "tool_case")}
 
 
 def _one_line(text: Any) -> str:
@@ -114,6 +119,114 @@ class CallResult(ToolResult):
         if self.status == "success" and _is_frame(self.value):
             return result_area_html(self)
         return super()._repr_html_()
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` relative to the working directory when it is inside it, else relative to the case
+    folder (outputs stay the same wherever the folder is, e.g. a temporary one)."""
+    from workbench.testing import case_folder
+
+    target = Path(path).resolve()
+    for base in (Path.cwd().resolve(), Path(case_folder()).resolve()):
+        if target.is_relative_to(base):
+            return target.relative_to(base).as_posix()
+    return str(path)
+
+
+@dataclass
+class SavedCase:
+    """What ``%tool_case save`` returns: the case and the file it was written to (``path``)."""
+
+    case: Any
+    path: Path
+
+    def __repr__(self) -> str:
+        return f"saved {self.case.name} (expect {self.case.expect}) to {_shown_path(self.path)}"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
+#: status → (display status for the colour, highlighted row?)
+_RUN_STATUS = {"pass": ("success", False), "fail": ("error", True), "error": ("error", True),
+               "updated": ("cancelled", False)}
+_FAIL_ROW = ("background:color-mix(in srgb, var(--jp-error-color1, firebrick) 12%, transparent);"
+             "border-left:3px solid var(--jp-error-color1, firebrick)")
+_CELL = "padding:2px 8px;text-align:left;vertical-align:top;border-bottom:1px solid var(--jp-border-color2, silver)"
+
+
+def _ms(value: Any) -> str:
+    try:
+        return f"{float(value):.1f} ms"
+    except (TypeError, ValueError):
+        return ""
+
+
+def case_run_html(frame: Any) -> str:
+    """``run_cases``' DataFrame as an HTML table: failing rows (``fail``/``error``) highlighted, each
+    diff in a collapsed ``<details>``; every value escaped, colours from the theme (``--jp-*``)."""
+    counts = frame["status"].value_counts().to_dict() if len(frame) else {}
+    summary = ", ".join(f"{counts[s]} {s}" for s in _RUN_STATUS if counts.get(s)) or "no cases"
+    rows = []
+    for record in frame.to_dict("records"):
+        status = str(record.get("status", ""))
+        display, failing = _RUN_STATUS.get(status, ("error", True))
+        diff = str(record.get("diff") or "")
+        message = _e(record.get("message") or "")
+        if diff:
+            message += (f"<details class='workbench-case-diff'><summary>diff</summary>"
+                        f"<pre style='margin:2px 0;white-space:pre-wrap;{WRAP}'>{_e(diff)}</pre></details>")
+        style = f" style='{_FAIL_ROW}'" if failing else ""
+        rows.append(
+            f"<tr class='workbench-case-row workbench-case-{_e(status)}'{style}>"
+            f"<td style='{_CELL}'><code>{_e(record.get('case'))}</code></td>"
+            f"<td style='{_CELL};color:{status_colour(display)}'><b>{_e(status)}</b></td>"
+            f"<td style='{_CELL}'>{_e(record.get('expect'))}</td>"
+            f"<td style='{_CELL};color:{MUTED};white-space:nowrap'>{_ms(record.get('duration_ms'))}</td>"
+            f"<td style='{_CELL};{WRAP}'>{message}</td></tr>")
+    head = "".join(f"<th style='{_CELL}'>{name}</th>" for name in ("case", "status", "expect", "duration", "message"))
+    body = "".join(rows) or f"<tr><td colspan=5 style='{_CELL}'><i>no cases</i></td></tr>"
+    return (f"<table class='workbench-case-run' style='border-collapse:collapse'>"
+            f"<caption style='text-align:left'>{_e(summary)}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def _case_run_text(frame: Any) -> str:
+    lines = []
+    for record in frame.to_dict("records"):
+        line = f"{record['status']:<7} {record['case']} ({record['expect']}, {_ms(record['duration_ms'])})"
+        if record.get("message"):
+            line += f": {record['message']}"
+        lines.append(line)
+        if record.get("diff"):
+            lines += ["    " + part for part in str(record["diff"]).splitlines()]
+    return "\n".join(lines) or "no cases"
+
+
+class CaseRunView:
+    """What ``%tool_case run`` returns: ``run_cases``' DataFrame (``frame``; ``outcomes`` are its
+    ``CaseOutcome`` objects) shown as a table with failing rows highlighted and each diff expandable."""
+
+    def __init__(self, frame: Any) -> None:
+        self.frame = frame
+
+    @property
+    def outcomes(self) -> list:
+        return list(self.frame.attrs.get("outcomes", []))
+
+    @property
+    def ok(self) -> bool:
+        """True when every case passed (or was updated)."""
+        return bool(self.frame["status"].isin(["pass", "updated"]).all())
+
+    def _repr_html_(self) -> str:
+        return case_run_html(self.frame)
+
+    def __repr__(self) -> str:
+        return _case_run_text(self.frame)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
 
 
 @magics_class
@@ -285,6 +398,59 @@ class WorkbenchMagics(Magics):
             return _json_view(to_provider_format(item.spec, args.format))
         except (ValueError, KeyError) as exc:
             raise UsageError(f"%tool_spec: {_one_line(exc)}") from None
+
+    # -- %tool_case ------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("action", choices=("save", "run"), help="save: the last call as a test case; run: replay saved cases")
+    @argument("path", nargs="?", default=None, help="run: a case file or folder (default: the case folder)")
+    @argument("--expect", default=None, choices=("exact", "subset", "schema", "error"),
+              help="save: what the replayed result must satisfy (default: error for a failed call, "
+                   "schema for a synthetic one, else exact)")
+    @argument("--update", action="store_true", help="run: rewrite failing exact/subset expectations from the results")
+    @line_magic
+    def tool_case(self, line: str = "") -> Any:
+        """``%tool_case save [--expect exact|subset|schema|error]``: save the log's last call as a test case
+        in ``<case folder>/<tool>.cases.json`` (``workbench.testing.set_case_folder``; default ``tool_cases/``).
+        ``%tool_case run [PATH] [--update]``: replay the cases of PATH (default: the case folder) and show
+        the outcome table — failing rows highlighted, each diff expandable."""
+        args = _parse(self.tool_case, line, "%tool_case")
+        if args.action == "save":
+            if args.path is not None or args.update:
+                raise UsageError("%tool_case save takes only --expect (it saves the last call of the log)")
+            return self._save_case(args.expect)
+        if args.expect is not None:
+            raise UsageError("%tool_case run: --expect is for save (the saved cases carry their expectations)")
+        return self._run_cases(args.path, args.update)
+
+    def _save_case(self, expect: Optional[str]) -> SavedCase:
+        from workbench.testing import CaseFileError, save_case
+
+        workbench = self.workbench
+        try:
+            cases = workbench.log.to_cases(last=1, expect=expect)
+        except (CaseFileError, ValueError) as exc:
+            raise UsageError(f"%tool_case save: {_one_line(exc)}") from None
+        if not cases:
+            raise UsageError("%tool_case save: the execution log is empty — call a tool first "
+                             "(a form, %tool_call or get_workbench().call)")
+        try:
+            path = save_case(cases[0], registry=workbench.registry)
+        except (CaseFileError, OSError) as exc:
+            raise UsageError(f"%tool_case save: {_one_line(exc)}") from None
+        from workbench.testing import CaseFile
+
+        stored = [c for c in CaseFile.load(path).cases if c.same_call(cases[0])]  # with the id the file gave it
+        return SavedCase(stored[-1] if stored else cases[0], path)
+
+    def _run_cases(self, path: Optional[str], update: bool) -> CaseRunView:
+        from workbench.testing import CaseFileError, case_folder, run_cases
+
+        source = path if path is not None else case_folder()
+        try:
+            frame = run_cases(source, registry=self.workbench.registry, update=update)
+        except (CaseFileError, OSError) as exc:
+            raise UsageError(f"%tool_case run: {_one_line(exc)}") from None
+        return CaseRunView(frame)
 
 
 def load(ipython: Any) -> None:
