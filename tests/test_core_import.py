@@ -11,7 +11,7 @@ def test_import_workbench_does_not_import_notebook_stack():
         "from workbench import tool, ToolRegistry, SequentialExecutor\n"
         "@tool\ndef add(a: int, b: int) -> int:\n    'Add.'\n    return a + b\n"
         "SequentialExecutor().call(ToolRegistry([add]), 'add', {'a': 1, 'b': 2})\n"
-        "print(json.dumps([m for m in ('ipywidgets', 'IPython', 'pandas', 'hypothesis', 'jsonschema') if m in sys.modules]))"
+        "print(json.dumps([m for m in ('ipywidgets', 'IPython', 'pandas', 'hypothesis', 'jsonschema', 'dask', 'distributed', 'tqdm', 'matplotlib') if m in sys.modules]))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []

@@ -53,6 +53,7 @@ _LAZY = {
     "format_tool_results": ("workbench.providers", "format_tool_results"),
     "get_workbench": ("workbench.jupyter", "get_workbench"),
     "ui": ("workbench.jupyter", "ui"),
+    "summarize": ("workbench.summary", "summarize"), "DaskExecutor": ("workbench.dask", "DaskExecutor"),
 }
 
 

@@ -351,6 +351,24 @@ class ToolExecutor:
         """Run one call synchronously: ``executor.call(registry, "add", {"a": 1, "b": 2})``."""
         return self.run([{"toolUseId": new_tool_use_id(), "name": name, "input": {} if input is None else input}], registry, **kwargs)[0]
 
+    def map(self, tool: Any, inputs: Any, *, registry: Any = None, log: Any = None, resume: bool = False,
+            progress: Any = None) -> Any:
+        """Run ``tool`` over many inputs; a pandas DataFrame with one row per input, in input order.
+
+        ``tool`` is a tool object or a registered name (looked up in ``registry``, the default
+        registry if none). ``inputs`` is an iterable of argument dicts, a list of ToolUses, or a
+        DataFrame: its columns that are parameters form each input (a missing/NaN cell is "not
+        set"), the others are carried through. Columns: the carried ones, then ``status``, ``value``
+        (the JSON value), ``error_type``, ``error``, ``duration_ms``, ``tool_use_id``. Every call is
+        logged as an ordinary call. ``resume=True`` (with a file log) skips inputs that already have
+        a success row for this tool and the same input, taking their row from the log. ``progress``:
+        ``None`` shows a notebook widget or a tqdm bar on stderr, ``False`` none. Cancelling (the
+        widget's button, or interrupting the kernel) stops the pending calls and returns the finished rows.
+        """
+        from workbench._batch import map_batch
+
+        return map_batch(self, tool, inputs, registry=registry, log=log, resume=resume, progress=progress)
+
     def close(self) -> None:
         """Shut down the executor's own thread pool (not a user-supplied one)."""
         if self._own_pool is not None:

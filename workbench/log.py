@@ -525,6 +525,15 @@ class ExecutionLog:
         with _gc_paused(len(raw)):
             return [_row_dict(row) for row in raw]
 
+    def success_rows(self, tool: str) -> list[tuple[Any, Optional[str], Any, Optional[float]]]:
+        """``(input, tool_use_id, content, latency_ms)`` of every success row of ``tool``, oldest first
+        (what a resumed batch run skips)."""
+        with self._lock:
+            raw = self._conn.execute(
+                "SELECT input_json, tool_use_id, output_json, latency_ms FROM calls WHERE tool_name = ? AND status = 'success' ORDER BY id",
+                (tool,)).fetchall()
+        return [(_loads(inp), use_id, _loads(out), latency) for inp, use_id, out, latency in raw]
+
     def page(
         self,
         *,
