@@ -199,3 +199,16 @@ def test_run_table_highlights_errors_and_counts_statuses():
     assert "border-left:3px solid var(--jp-error-color1" in error_row
     assert "#" not in html.replace("&#x27;", "")  # no fixed hex colours: theme variables only
     assert case_run_html(_frame([])).count("no cases") == 2
+
+
+def test_tool_case_save_of_a_notebook_tool_prints_the_tools_note_without_the_folder(ip, wb, folder, capsys):
+    ip.run_cell('%%tool --no-form\ndef triple(x: int) -> int:\n    "Triple x."\n    return 3 * x\n',
+                store_history=False)
+    wb.call("triple", {"x": 2})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # shown as a note, not raised or warned with the temp path
+        saved = ip.run_line_magic("tool_case", "save")
+    out = capsys.readouterr().out
+    assert out.startswith("note: save_case: tool 'triple' has no importable module")
+    assert "triple.cases.json is written with" in out and str(folder) not in out
+    assert json.loads(saved.path.read_text())["tools"] == []

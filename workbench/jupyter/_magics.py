@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import shlex
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -433,10 +434,14 @@ class WorkbenchMagics(Magics):
         if not cases:
             raise UsageError("%tool_case save: the execution log is empty — call a tool first "
                              "(a form, %tool_call or get_workbench().call)")
-        try:
-            path = save_case(cases[0], registry=workbench.registry)
-        except (CaseFileError, OSError) as exc:
-            raise UsageError(f"%tool_case save: {_one_line(exc)}") from None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                path = save_case(cases[0], registry=workbench.registry)
+            except (CaseFileError, OSError) as exc:
+                raise UsageError(f"%tool_case save: {_one_line(exc)}") from None
+        for warning in caught:  # e.g. "tools": [] for a notebook tool: one line, with the path as shown below
+            print("note:", str(warning.message).replace(str(path), _shown_path(path)))
         from workbench.testing import CaseFile
 
         stored = [c for c in CaseFile.load(path).cases if c.same_call(cases[0])]  # with the id the file gave it
