@@ -184,6 +184,8 @@ def _run_chunks(executor: Any, uses: list, todo: list, rows: list, registry: Any
     or the kernel is interrupted (KeyboardInterrupt) — finished rows are kept."""
     size = max(1, getattr(executor, "max_concurrency", 1))
     floor = size
+    target = getattr(executor, "_map_chunk_seconds", _CHUNK_SECONDS)
+    ceiling = getattr(executor, "_map_max_chunk", _MAX_CHUNK)
     position = 0
     run = executor.run
     try:
@@ -202,7 +204,7 @@ def _run_chunks(executor: Any, uses: list, todo: list, rows: list, registry: Any
             if bar is not None:
                 bar.advance(len(chunk), failures)
             per_call = elapsed / len(chunk)
-            size = max(floor, min(_MAX_CHUNK, int(_CHUNK_SECONDS / per_call) if per_call > 0 else _MAX_CHUNK))
+            size = max(floor, min(ceiling, int(target / per_call) if per_call > 0 else ceiling))
     except KeyboardInterrupt:
         pass  # an interrupted batch returns what finished
 
