@@ -55,6 +55,13 @@ def _load(payload: tuple) -> Any:
             import cloudpickle
 
             tool = cloudpickle.loads(data)
+            if kind == "func":  # a function tool pickled by value: rebuilt around its function
+                from workbench.spec import ToolSpec
+                from workbench.tools import DecoratedFunctionTool
+
+                func, spec, context_param, positional_only, is_async = tool
+                tool = DecoratedFunctionTool(func, ToolSpec.coerce(spec), context_param=context_param,
+                                             positional_only=positional_only, is_async=is_async)
         _loaded[payload] = tool
     return tool
 
@@ -127,7 +134,8 @@ def _run_batch(payload: tuple, calls: list, invocation_state: Any, timeout: Opti
 # -- client side -------------------------------------------------------------------------------------
 def _payload(tool: Any, ref: Optional[str]) -> tuple:
     """How ``tool`` travels: ``("ref", "pkg.mod:name")`` when it can be imported by that name on the
-    workers, else ``("pickle", cloudpickle bytes)``."""
+    workers, else by value with cloudpickle (``"func"``: a function tool's function, rebuilt on the
+    worker; ``"pickle"``: any other tool object)."""
     if ref:
         return ("ref", ref)
     func = getattr(tool, "_func", None)
@@ -141,7 +149,12 @@ def _payload(tool: Any, ref: Optional[str]) -> tuple:
             return ("ref", f"{module_name}:{qualname}")
     import cloudpickle
 
+    from workbench.tools import DecoratedFunctionTool
+
     try:
+        if isinstance(tool, DecoratedFunctionTool):  # it pickles by reference: send its function by value
+            return ("func", cloudpickle.dumps((func, tool.spec.to_json(), tool.__dict__.get("_wb_ctx"),
+                                               tool._positional_only, tool._is_async)))
         return ("pickle", cloudpickle.dumps(tool))
     except Exception as exc:  # noqa: BLE001
         raise TypeError(f"Tool '{tool.spec.name}' cannot be sent to the Dask workers: it has no importable "
@@ -199,7 +212,7 @@ class DaskExecutor(ToolExecutor):
             self.client = address
             self._own_client = False
         elif address is None:
-            kwargs = {"processes": True, "dashboard_address": None, "threads_per_worker": threads_per_worker,
+            kwargs = {"processes": True, "dashboard_address": ":0", "threads_per_worker": threads_per_worker,
                       **(cluster_options or {})}
             if n_workers is not None:
                 kwargs["n_workers"] = n_workers
