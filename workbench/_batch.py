@@ -98,6 +98,8 @@ def _frame_inputs(df: Any, spec: Any) -> "tuple[list[dict], list[str]]":
 
 
 def _tool_uses(inputs: list, name: str) -> list[dict]:
+    # ids of the usual shape (tooluse_ + 32 hex digits): a random prefix per batch and the row number
+    prefix = new_tool_use_id()[:-8]
     uses = []
     for i, item in enumerate(inputs):
         if isinstance(item, dict) and "toolUseId" in item and "input" in item:
@@ -106,7 +108,7 @@ def _tool_uses(inputs: list, name: str) -> list[dict]:
                 raise ValueError(f"map: input {i} is a ToolUse of tool {other!r}, but the batch runs {name!r}")
             uses.append({"toolUseId": item["toolUseId"], "name": name, "input": item["input"]})
         elif isinstance(item, dict):
-            uses.append({"toolUseId": new_tool_use_id(), "name": name, "input": item})
+            uses.append({"toolUseId": f"{prefix}{i & 0xFFFFFFFF:08x}", "name": name, "input": item})
         else:
             raise TypeError(f"map: input {i} for tool {name!r} must be a dict of arguments or a ToolUse, got "
                             f"{type(item).__name__}")
@@ -182,7 +184,7 @@ def map_batch(executor: Any, tool: Any, inputs: Any, *, registry: Any = None, lo
 def _run_chunks(executor: Any, uses: list, todo: list, rows: list, registry: Any, log: Any, bar: Any) -> None:
     """Run the pending calls chunk by chunk, filling ``rows``; stops early when the bar is cancelled
     or the kernel is interrupted (KeyboardInterrupt) — finished rows are kept."""
-    size = max(1, getattr(executor, "max_concurrency", 1))
+    size = max(1, getattr(executor, "_map_min_chunk", None) or getattr(executor, "max_concurrency", 1))
     floor = size
     target = getattr(executor, "_map_chunk_seconds", _CHUNK_SECONDS)
     ceiling = getattr(executor, "_map_max_chunk", _MAX_CHUNK)

@@ -125,10 +125,17 @@ def _run_one(tool: Any, arguments: dict, tool_use: Optional[dict], invocation_st
     return ("ok", value, None, None, (time.perf_counter() - t0) * 1000.0)
 
 
-def _run_batch(payload: tuple, calls: list, invocation_state: Any, timeout: Optional[float]) -> list:
-    """Run one batch on a worker: ``[(arguments, tool_use or None), ...]`` -> outcomes in order."""
+def _run_batch(payload: tuple, calls: bytes, invocation_state: Any, timeout: Optional[float]) -> bytes:
+    """Run one batch on a worker: pickled ``[(arguments, tool_use or None), ...]`` -> pickled outcomes in
+    order (one opaque blob each way: Dask does not walk thousands of small arguments)."""
     tool = _load(payload)
-    return [_run_one(tool, arguments, tool_use, invocation_state, timeout) for arguments, tool_use in calls]
+    outcomes = [_run_one(tool, arguments, tool_use, invocation_state, timeout) for arguments, tool_use in pickle.loads(calls)]
+    try:
+        return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - a value only cloudpickle can carry
+        import cloudpickle
+
+        return cloudpickle.dumps(outcomes)
 
 
 # -- client side -------------------------------------------------------------------------------------
@@ -230,6 +237,10 @@ class DaskExecutor(ToolExecutor):
             return max(1, sum(self.client.nthreads().values()))
         except Exception:  # noqa: BLE001 - a closed client
             return 1
+
+    @property
+    def _map_min_chunk(self) -> int:
+        return 8 * self.max_concurrency
 
     def _batch_size(self, count: int) -> int:
         if self.batch_size is not None:
@@ -364,14 +375,15 @@ class DaskExecutor(ToolExecutor):
 
     def _submit(self, batch: _Batch, number: int, run: Any, loop: Any, queue: asyncio.Queue) -> None:
         batch.attempts += 1
-        work = [(call.arguments, call.tool_use if call.context is not None else None) for call in batch.calls]
+        work = pickle.dumps([(call.arguments, call.tool_use if call.context is not None else None) for call in batch.calls],
+                            protocol=pickle.HIGHEST_PROTOCOL)
         future = batch.future = self.client.submit(
             _run_batch, batch.payload, work, run.invocation_state, batch.timeout, pure=False,
             key=f"workbench-batch-{uuid.uuid4().hex}")
 
         def done(fut: Any) -> None:  # runs in a Dask client thread
             try:
-                item = (number, fut.result(), None)
+                item = (number, pickle.loads(fut.result()), None)
             except BaseException as exc:  # noqa: BLE001 - a dead worker, a cancelled task…
                 item = (number, None, exc)
             try:
