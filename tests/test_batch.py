@@ -207,3 +207,49 @@ def test_summarize_counts_and_percentiles_and_chart():
     assert "<img" in summary._repr_html_()
     with pytest.raises(ValueError, match="missing status"):
         workbench.summarize(pd.DataFrame({"duration_ms": [1.0], "error_type": [None]}))
+
+
+_KERNEL_BATCH = '''
+import time
+from workbench import SequentialExecutor, ExecutionLog, tool
+
+@tool
+def slow_echo(x: int) -> int:
+    """Echo slowly."""
+    time.sleep(0.05)
+    return x
+
+log = ExecutionLog()
+print("START", flush=True)
+out = SequentialExecutor().map(slow_echo, [{"x": i} for i in range(400)], log=log)
+print("ROWS", len(out), len(log), list(out["value"]) == list(range(len(out))), flush=True)
+'''
+
+
+def test_interrupting_the_kernel_stops_a_batch_and_returns_the_finished_rows():
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3", startup_timeout=60)
+    try:
+        texts = []
+        interrupted = []
+
+        def hook(msg):
+            if msg["msg_type"] == "stream":
+                texts.append(msg["content"]["text"])
+                if "START" in "".join(texts) and not interrupted:
+                    time.sleep(0.5)  # some calls have run
+                    interrupted.append(True)
+                    km.interrupt_kernel()
+            elif msg["msg_type"] == "error":
+                texts.append("\n".join(msg["content"]["traceback"]))
+
+        reply = kc.execute_interactive(_KERNEL_BATCH, timeout=120, output_hook=hook, allow_stdin=False)
+        text = "".join(texts)
+        assert reply["content"]["status"] == "ok", text  # no KeyboardInterrupt traceback: the batch returned
+        rows, logged, ordered = text.split("ROWS", 1)[1].split()[:3]
+        assert 0 < int(rows) < 400 and ordered == "True"
+        assert int(rows) <= int(logged) < 400  # the interrupted chunk's rows are logged (resume skips them)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

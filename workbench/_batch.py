@@ -191,7 +191,10 @@ def _run_chunks(executor: Any, uses: list, todo: list, rows: list, registry: Any
     position = 0
     run = executor.run
     try:
+        poll = getattr(bar, "poll", None)
         while position < len(todo):
+            if poll is not None:
+                poll()
             if bar is not None and bar.cancelled:
                 break
             chunk = todo[position:position + size]

@@ -2,6 +2,9 @@
 
 Shows done/total, rate, ETA and failures so far, with a Cancel button: a click (or ``cancel()``,
 from any thread) stops the batch after the calls in flight; ``map`` still returns the finished rows.
+A click reaches the kernel only while it handles widget messages — during a blocking ``map`` call
+in a cell, ipykernel 7 queues it until the cell ends, so there the kernel's interrupt (■) is the way
+to stop: ``map`` catches it and returns the finished rows too.
 """
 
 from __future__ import annotations
