@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-import nbformat
 import pytest
 
+from tests.browser import lab
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_form_fields import _COLOURS
 
@@ -52,32 +52,8 @@ CELLS = [
 @pytest.fixture(scope="module")
 def lab_page(lab_server, browser):
     """One page for the module: the notebook is written, opened and run once; each test uses its own form."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, str(lab_server["root"] / NOTEBOOK))
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    try:
-        page.goto(f"{lab_server['base']}/lab/tree/{NOTEBOOK}?token={lab_server['token']}")
-        page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-        page.wait_for_function("() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-                               " return w && w.sessionContext && w.sessionContext.session"
-                               " && w.sessionContext.session.kernel; }", timeout=90_000)
-        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_function(
-            "() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
-            " const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);"
-            " return s.kernelDisplayStatus === 'idle' && prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p)); }",
-            timeout=120_000)
-        page.locator(".workbench-form-survey").first.wait_for(state="visible", timeout=60_000)
-        page.add_style_tag(content=".Toastify { display: none !important; }")  # JupyterLab's news toast, off the screenshots
+    with lab.notebook_page(lab_server, browser, NOTEBOOK, CELLS, ready=".workbench-form-survey") as page:
         yield page
-        assert dialogs == []
-    finally:
-        context.close()
 
 
 def _form(page, tool_name: str):
@@ -187,15 +163,6 @@ def test_text_fields_are_checked_as_you_type_numbers_on_blur(lab_page):
     assert form.get_by_text("nothing was run").count() == 0  # all of it before any Run
 
 
-def _theme(page, name: str) -> None:
-    """Switch the theme and wait until its stylesheet is in force (the dark one sets --jp-layout-color0: #111)."""
-    dark = "Dark" in name
-    page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{name}'}})")
-    page.wait_for_function(f"() => document.body.dataset.jpThemeName === '{name}'", timeout=30_000)
-    page.wait_for_function("(dark) => (getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim()"
-                           " === '#111') === dark", arg=dark, timeout=30_000)
-
-
 def test_compact_layout_two_columns_and_collapsed_optional_fields_in_light_and_dark(lab_page):
     page = lab_page
     form = _form(page, "survey")
@@ -241,12 +208,12 @@ def test_compact_layout_two_columns_and_collapsed_optional_fields_in_light_and_d
     title = form.get_by_text("Optional (12) · 1 set", exact=True)
     light = {"label": label.evaluate(_COLOURS), "title": title.evaluate(_COLOURS)}
     form.screenshot(path=str(ARTIFACTS / "form-compact-light.png"))
-    _theme(page, "JupyterLab Dark")
+    lab.set_theme(page, "JupyterLab Dark")
     try:
         dark = {"label": label.evaluate(_COLOURS), "title": title.evaluate(_COLOURS)}
         form.screenshot(path=str(ARTIFACTS / "form-compact-dark.png"))
     finally:
-        _theme(page, "JupyterLab Light")
+        lab.set_theme(page, "JupyterLab Light")
     for name_, colours in (("label", (light["label"], dark["label"])), ("title", (light["title"], dark["title"]))):
         assert colours[0]["color"] != colours[1]["color"], f"{name_} ignores the theme: {colours}"
         assert min(c["contrast"] for c in colours) >= 4.5, (name_, colours)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-import nbformat
 import pytest
 
+from tests.browser import lab
 from tests.browser.conftest import ARTIFACTS
 
 NOTEBOOK = "form_fields_defects.ipynb"
@@ -57,37 +57,8 @@ CELLS = [
 @pytest.fixture(scope="module")
 def lab_page(lab_server, browser):
     """One page for the module: the notebook is written, opened and run once; each test uses its own form."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, str(lab_server["root"] / NOTEBOOK))
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    try:
-        dialogs = _open_and_run(page, lab_server, NOTEBOOK)
+    with lab.notebook_page(lab_server, browser, NOTEBOOK, CELLS, ready=".workbench-form-order") as page:
         yield page
-        assert dialogs == []
-    finally:
-        context.close()
-
-
-def _open_and_run(page, lab_server, name: str) -> list[str]:
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(f"{lab_server['base']}/lab/tree/{name}?token={lab_server['token']}")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel", timeout=90_000)
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(
-        "() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
-        " const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);"
-        " return s.kernelDisplayStatus === 'idle' && prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p)); }",
-        timeout=120_000)
-    page.locator(".workbench-form-order").first.wait_for(state="visible", timeout=60_000)
-    return dialogs
 
 
 def _form(page, tool_name: str):
@@ -295,13 +266,10 @@ def test_field_colours_follow_the_jupyterlab_theme(lab_page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "form-fields-light.png"), full_page=False)
 
-    page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
-    page.wait_for_function("() => document.body.dataset.jpThemeName === 'JupyterLab Dark'", timeout=30_000)
-    page.wait_for_function("() => getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() === '#111'",
-                           timeout=30_000)  # the dark theme's stylesheet is in force
+    lab.set_theme(page, "JupyterLab Dark")
     dark = {"error": error.evaluate(_COLOURS), "help": help_line.evaluate(_COLOURS)}
     page.screenshot(path=str(ARTIFACTS / "form-fields-dark.png"), full_page=False)
-    page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
+    lab.set_theme(page, "JupyterLab Light")
 
     for name in ("error", "help"):
         assert light[name]["color"] != dark[name]["color"], f"{name} text ignores the theme: {light[name]} / {dark[name]}"

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import re
 
-import nbformat
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser import lab
 from tests.browser.conftest import ARTIFACTS
 
 NOTEBOOK = "form_shell_defects.ipynb"
@@ -56,38 +56,9 @@ CELLS = [
 @pytest.fixture(scope="module")
 def lab_page(lab_server, browser):
     """One page for the module: the notebook is written, opened and run once."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, str(lab_server["root"] / NOTEBOOK))
-    context = browser.new_context(viewport={"width": 1200, "height": 1000})
-    page = context.new_page()
-    try:
-        dialogs = _open_and_run(page, lab_server, NOTEBOOK)
+    with lab.notebook_page(lab_server, browser, NOTEBOOK, CELLS, ready=".workbench-form-documented", width=1200) as page:
         yield page
-        assert dialogs == []
         assert page.evaluate("() => window.__xss === undefined")
-    finally:
-        context.close()
-
-
-def _open_and_run(page, lab_server, name: str) -> list[str]:
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(f"{lab_server['base']}/lab/tree/{name}?token={lab_server['token']}")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel", timeout=90_000)
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(
-        "() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
-        " const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);"
-        " return s.kernelDisplayStatus === 'idle' && prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p)); }",
-        timeout=120_000)
-    page.locator(".workbench-form-documented").first.wait_for(state="visible", timeout=60_000)
-    return dialogs
 
 
 def _form(page, tool_name: str):
@@ -250,29 +221,13 @@ def test_docstrings_are_markdown_collapsed_and_long_words_wrap(lab_page):
     form.screenshot(path=str(ARTIFACTS / "form-shell-docstring.png"))
 
 
-_CONTRAST = """(el) => {
-  const parse = (c) => {  // rgb()/rgba(), or color(srgb r g b / a) with channels in 0..1 (what color-mix computes to)
-    const m = c.match(/[\\d.]+/g).map(Number), k = c.startsWith('color(') ? 255 : 1;
-    return {r: m[0] * k, g: m[1] * k, b: m[2] * k, a: m.length > 3 ? m[3] : 1}; };
-  const lum = ({r, g, b}) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
-                                return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
-  let node = el, bg = null;
-  while (node && node.nodeType === 1) { const c = parse(getComputedStyle(node).backgroundColor); if (c.a > 0.5) { bg = c; break; } node = node.parentElement; }
-  bg = bg || {r: 255, g: 255, b: 255, a: 1};
-  let fg = parse(getComputedStyle(el).color);
-  fg = {r: fg.r * fg.a + bg.r * (1 - fg.a), g: fg.g * fg.a + bg.g * (1 - fg.a), b: fg.b * fg.a + bg.b * (1 - fg.a)};
-  const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
-  return {color: getComputedStyle(el).color, background: `rgb(${bg.r}, ${bg.g}, ${bg.b})`, contrast: (hi + 0.05) / (lo + 0.05)};
-}"""
-
-
 def _contrasts(page) -> dict:
     waiter = _form(page, "waiter")
     found = {}
     for badge in ("async", "long-running"):
-        found[badge] = waiter.locator("span", has_text=re.compile(rf"^{badge}$")).first.evaluate(_CONTRAST)
-    found["description"] = _form(page, "documented").get_by_text("Search the catalogue.").first.evaluate(_CONTRAST)
-    found["status"] = _status_word(waiter).evaluate(_CONTRAST)
+        found[badge] = waiter.locator("span", has_text=re.compile(rf"^{badge}$")).first.evaluate(lab.CONTRAST)
+    found["description"] = _form(page, "documented").get_by_text("Search the catalogue.").first.evaluate(lab.CONTRAST)
+    found["status"] = _status_word(waiter).evaluate(lab.CONTRAST)
     return found
 
 
@@ -289,17 +244,13 @@ def test_badges_and_text_are_readable_in_light_and_dark_themes(lab_page):
     light = _contrasts(page)
     waiter.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "form-shell-light.png"), full_page=False)
-    page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
     try:
-        page.wait_for_function("() => document.body.dataset.jpThemeName === 'JupyterLab Dark'", timeout=30_000)
-        page.wait_for_function(
-            "() => getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() === '#111'", timeout=30_000)
+        lab.set_theme(page, "JupyterLab Dark")
         dark = _contrasts(page)
         _form(page, "waiter")
         page.screenshot(path=str(ARTIFACTS / "form-shell-dark.png"), full_page=False)
     finally:
-        page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
-        page.wait_for_function("() => document.body.dataset.jpThemeName === 'JupyterLab Light'", timeout=30_000)
+        lab.set_theme(page, "JupyterLab Light")
     for name in light:
         assert light[name]["contrast"] >= 4.5, (name, "light", light[name])
         assert dark[name]["contrast"] >= 4.5, (name, "dark", dark[name])

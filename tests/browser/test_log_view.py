@@ -16,6 +16,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser import lab
 from tests.browser.conftest import ARTIFACTS
 
 NOTEBOOK = "log_view.ipynb"
@@ -68,27 +69,18 @@ def _open(page, lab_server, name: str) -> list[str]:
 
 
 def _run_all(page) -> None:
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel", timeout=90_000)
+    page.wait_for_function(lab.KERNEL_READY, timeout=90_000)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
 
 def _all_ran(page) -> bool:
-    return page.evaluate(
-        "() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
-        " const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);"
-        " return s.kernelDisplayStatus === 'idle' && prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p)); }")
+    return page.evaluate(lab.ALL_CELLS_RAN)
 
 
 @pytest.fixture(scope="module")
 def lab_page(lab_server, browser):
     """The notebook is written, opened and run once; the tests share the page (each uses its own rows)."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, str(lab_server["root"] / NOTEBOOK))
+    lab.write_notebook(lab_server["root"], NOTEBOOK, CELLS)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab_server["base"])
     page = context.new_page()
@@ -136,14 +128,6 @@ _VAR_COLOUR = """(el, name) => {
 }"""
 
 
-def _set_theme(page, theme: str, layout0: str) -> None:
-    page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})")
-    page.wait_for_function(f"() => document.body.dataset.jpThemeName === '{theme}'", timeout=30_000)
-    page.wait_for_function(f"() => getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() === '{layout0}'",
-                           timeout=30_000)
-    page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)  # the theme-change overlay
-
-
 def _look(log) -> dict:
     """Padding, status and text colours of the first rows, and what the theme variables resolve to."""
     success = log.locator(".workbench-status-success").first
@@ -154,14 +138,14 @@ def _look(log) -> dict:
         "success": success.evaluate("(el) => getComputedStyle(el).color"),
         "error": error.evaluate("(el) => getComputedStyle(el).color"),
         "text": cell.evaluate("(el) => getComputedStyle(el).color"),
-        "jp_success": success.evaluate(_VAR_COLOUR, "--jp-success-color1"),
-        "jp_error": error.evaluate(_VAR_COLOUR, "--jp-error-color1"),
+        "success_contrast": success.evaluate(lab.CONTRAST)["contrast"],
+        "error_contrast": error.evaluate(lab.CONTRAST)["contrast"],
         "jp_text": cell.evaluate(_VAR_COLOUR, "--jp-ui-font-color1"),
     }
 
 
 def test_log_cells_are_padded_and_coloured_by_the_jupyterlab_theme(lab_page):
-    """Defect 9 (log part): padded cells; status and text colours are the theme's --jp-* colours, light and dark."""
+    """Defect 9 (log part): padded cells; text in the theme's --jp-* colour, statuses readable (contrast ≥ 4.5), light and dark."""
     page = lab_page
     cell = _cell(page, LOG_CELL).locator("table.workbench-log-table tbody tr").first.locator("td").nth(2)
     cell.scroll_into_view_if_needed()
@@ -173,17 +157,18 @@ def test_log_cells_are_padded_and_coloured_by_the_jupyterlab_theme(lab_page):
     assert re.search(r"\d{2}:\d{2}:\d{2}\s+add\s+(success|error)", text), text  # cells apart, not "23:36:36addsuccess"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "log-view-light.png"), full_page=False)
-    _set_theme(page, "JupyterLab Dark", "#111")
+    lab.set_theme(page, "JupyterLab Dark")
     try:
         dark = _look(log)
         log.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "log-view-dark.png"), full_page=False)
     finally:
-        _set_theme(page, "JupyterLab Light", "white")
+        lab.set_theme(page, "JupyterLab Light")
     for look in (light, dark):
-        assert look["success"] == look["jp_success"] and look["error"] == look["jp_error"], look
         assert look["text"] == look["jp_text"], look
-    assert light["text"] != dark["text"] and light["success"] != dark["success"]
+        for status in ("success", "error"):  # the theme's status colour, mixed towards the font colour: readable
+            assert look[f"{status}_contrast"] >= 4.5, (status, look)
+    assert light["text"] != dark["text"] and light["success"] != dark["success"] and light["error"] != dark["error"]
 
 
 def test_clicking_a_row_opens_the_full_request_and_result(lab_page):
@@ -306,7 +291,7 @@ def test_dashboard_lists_the_tools_searchably_and_has_its_own_forms(lab_page):
     box.press("Tab")
     page.wait_for_timeout(300)
     assert cell_input.input_value() == before  # editing the dashboard's form leaves the cell's form alone
-    _set_theme(page, "JupyterLab Dark", "#111")
+    lab.set_theme(page, "JupyterLab Dark")
     try:
         dash.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "dashboard-dark.png"), full_page=False)
@@ -316,7 +301,7 @@ def test_dashboard_lists_the_tools_searchably_and_has_its_own_forms(lab_page):
             " p.style.color = 'var(--jp-ui-font-color2)'; el.appendChild(p); const c = getComputedStyle(p).color; p.remove(); return c; })()]")
         assert colours[0] == colours[1]
     finally:
-        _set_theme(page, "JupyterLab Light", "white")
+        lab.set_theme(page, "JupyterLab Light")
 
 
 def test_run_all_goes_past_a_tool_call_of_an_unknown_tool(lab_page):

@@ -1,0 +1,86 @@
+"""Steps every browser test shares: write a notebook, open it in JupyterLab and run it, switch theme."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Optional
+
+import nbformat
+
+KERNEL_READY = ("() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+                " return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel; }")
+# the last cell has run once every code cell shows an execution count and the kernel is idle
+ALL_CELLS_RAN = ("() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
+                 " const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);"
+                 " return s.kernelDisplayStatus === 'idle' && prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p)); }")
+
+# {color, background, contrast}: an element's text colour against the first opaque background behind it,
+# and their WCAG contrast ratio (understands rgb()/rgba() and the color(srgb ...) that color-mix computes to)
+CONTRAST = """(el) => {
+  const parse = (c) => {  // rgb()/rgba(), or color(srgb r g b / a) with channels in 0..1 (what color-mix computes to)
+    const m = c.match(/[\\d.]+/g).map(Number), k = c.startsWith('color(') ? 255 : 1;
+    return {r: m[0] * k, g: m[1] * k, b: m[2] * k, a: m.length > 3 ? m[3] : 1}; };
+  const lum = ({r, g, b}) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+                                return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  let node = el, bg = null;
+  while (node && node.nodeType === 1) { const c = parse(getComputedStyle(node).backgroundColor); if (c.a > 0.5) { bg = c; break; } node = node.parentElement; }
+  bg = bg || {r: 255, g: 255, b: 255, a: 1};
+  let fg = parse(getComputedStyle(el).color);
+  fg = {r: fg.r * fg.a + bg.r * (1 - fg.a), g: fg.g * fg.a + bg.g * (1 - fg.a), b: fg.b * fg.a + bg.b * (1 - fg.a)};
+  const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+  return {color: getComputedStyle(el).color, background: `rgb(${bg.r}, ${bg.g}, ${bg.b})`, contrast: (hi + 0.05) / (lo + 0.05)};
+}"""
+
+
+def write_notebook(root: Path, name: str, cells: list[str]) -> Path:
+    """A notebook of code ``cells`` (python3 kernel) at ``root/name``."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = root / name
+    nbformat.write(nb, str(path))
+    return path
+
+
+def open_and_run_all(page, lab_server: dict, name: str) -> list[str]:
+    """Open ``name`` in JupyterLab, run all cells and wait until they ran; returns the (live) list of
+    dialog messages (a hostile output that ran script would open one)."""
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{lab_server['base']}/lab/tree/{name}?token={lab_server['token']}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+    page.wait_for_function(KERNEL_READY, timeout=90_000)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(ALL_CELLS_RAN, timeout=120_000)
+    return dialogs
+
+
+@contextmanager
+def notebook_page(lab_server: dict, browser, name: str, cells: list[str], *, ready: Optional[str] = None,
+                  width: int = 1400, height: int = 1000) -> Iterator:
+    """A page on a new notebook of ``cells``, run once; ``ready`` is a selector to wait for. Checks on
+    leaving that no dialog opened."""
+    write_notebook(lab_server["root"], name, cells)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        dialogs = open_and_run_all(page, lab_server, name)
+        if ready:
+            page.locator(ready).first.wait_for(state="visible", timeout=60_000)
+        page.add_style_tag(content=".Toastify { display: none !important; }")  # JupyterLab's news toast
+        yield page
+        assert dialogs == []
+    finally:
+        context.close()
+
+
+def set_theme(page, name: str) -> None:
+    """Switch JupyterLab's theme and wait until its stylesheet is in force (the dark one sets
+    ``--jp-layout-color0: #111``)."""
+    dark = "Dark" in name
+    page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{name}'}})")
+    page.wait_for_function(f"() => document.body.dataset.jpThemeName === '{name}'", timeout=30_000)
+    page.wait_for_function("(dark) => (getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim()"
+                           " === '#111') === dark", arg=dark, timeout=30_000)
+    page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)  # the theme-change overlay
