@@ -76,6 +76,13 @@ def guarded(x: int) -> int:
 
 
 @tool
+def hang() -> str:
+    """Takes a minute."""
+    time.sleep(60)
+    return "late"
+
+
+@tool
 def die_once(marker: str, x: int) -> int:
     """Kill the worker process the first time it runs (marker file absent), then answer."""
     if not os.path.exists(marker):
@@ -172,7 +179,20 @@ def test_breaking_out_of_the_stream_cancels_the_rest_and_cancel_by_id(client):
             return await task
 
         _, cancelled = asyncio.run(cancel_one())
-    assert cancelled.metadata["error_type"] == "CancelledError"
+        assert cancelled.metadata["error_type"] == "CancelledError"
+
+        async def cancel_a_long_call():
+            uses = [{"toolUseId": "long", "name": "hang", "input": {}}]
+            stream = ex.execute_streaming(uses, [hang])
+            task = asyncio.ensure_future(stream.__anext__())
+            await asyncio.sleep(0.05)
+            assert ex.cancel("long")
+            first = await task
+            rest = [item async for item in stream]  # ends: the batch was cancelled on the cluster
+            return first, rest
+
+        (_, long_result), rest = asyncio.run(asyncio.wait_for(cancel_a_long_call(), 20))
+    assert long_result.metadata["error_type"] == "CancelledError" and rest == []
 
 
 def test_idempotent_calls_run_once(client):
@@ -264,3 +284,10 @@ def test_bad_options_are_clear():
         DaskExecutor(batch_size=0)
     with pytest.raises(ValueError, match="retries must be"):
         DaskExecutor(retries=-1)
+
+
+def test_workbench_exports_dask_executor_lazily():
+    import workbench
+
+    assert workbench.DaskExecutor is DaskExecutor
+    assert callable(workbench.summarize)

@@ -316,6 +316,7 @@ class DaskExecutor(ToolExecutor):
             ready.append(call)
         batches = self._make_batches(ready, run)
         finished: set[int] = set()
+        batch_of = {call.index: number for number, batch in enumerate(batches) for call in batch.calls}
         pending_batches = set(range(len(batches)))
 
         def cancel_hook(call: _Call) -> None:
@@ -335,6 +336,10 @@ class DaskExecutor(ToolExecutor):
                     finished.add(call.index)
                     for result_index, result in self._finish(call, self._cancelled(call), run, followers):
                         yield result_index, result
+                    number = batch_of[call.index]
+                    if number in pending_batches and all(c.index in finished for c in batches[number].calls):
+                        pending_batches.discard(number)  # nothing left to wait for: stop it on the worker
+                        self.client.cancel([batches[number].future])
                     continue
                 number, outcomes, failure = item
                 if number not in pending_batches:
