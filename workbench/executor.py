@@ -363,7 +363,8 @@ class ToolExecutor:
         logged as an ordinary call. ``resume=True`` (with a file log) skips inputs that already have
         a success row for this tool and the same input, taking their row from the log. ``progress``:
         ``None`` shows a notebook widget or a tqdm bar on stderr, ``False`` none. Cancelling (the
-        widget's button, or interrupting the kernel) stops the pending calls and returns the finished rows.
+        widget's Cancel, or interrupting the kernel / Ctrl-C) stops the pending calls and returns the
+        finished rows.
         """
         from workbench._batch import map_batch
 
