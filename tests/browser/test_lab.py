@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from tests.browser import lab
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, ROOT
+
+DOCS = ROOT / "docs"
 
 NOTEBOOK = "01_getting_started.ipynb"
 
@@ -32,11 +34,21 @@ def test_tutorial_form_run_result_and_log_row(page, lab_server):
     # the new call is the newest row of the live log table (the table is newest first)
     page.locator(".workbench-log-table tbody tr", has_text="Browser").first.wait_for(timeout=30_000)
 
+    # the README's screenshots are taken here (docs/), light and dark
     ARTIFACTS.mkdir(exist_ok=True)
-    form.scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "tutorial1-form.png"), full_page=False)
-    page.locator(".workbench-log-table tbody tr", has_text="Browser").first.scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "tutorial1-log.png"), full_page=False)
+    page.add_style_tag(content=".Toastify { display: none !important; }")  # JupyterLab's news toast
+    log_table = page.locator(".workbench-log-table", has_text="Browser").first
+    for theme, suffix in (("JupyterLab Light", ""), ("JupyterLab Dark", "-dark")):
+        lab.set_theme(page, theme)
+        form.scroll_into_view_if_needed()
+        form.locator(".workbench-run").wait_for(state="visible", timeout=30_000)
+        page.screenshot(path=str(DOCS / f"form{suffix}.png"), full_page=False)
+        # JupyterLab renders cells as they scroll in: wait for the table itself before the picture
+        log_table.scroll_into_view_if_needed()
+        log_table.locator("tbody tr", has_text="Browser").first.wait_for(state="visible", timeout=30_000)
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(DOCS / f"log-table{suffix}.png"), full_page=False)
+    lab.set_theme(page, "JupyterLab Light")
     assert dialogs == []
 
 
