@@ -52,6 +52,13 @@ def test_map_dataframe_params_missing_cells_and_carried_columns(make):
     assert {r["tool_use_id"]: r["input"] for r in rows}[out.loc[11, "tool_use_id"]] == {"a": 2}
 
 
+def test_map_nullable_integer_columns_missing_is_not_set():
+    df = pd.DataFrame({"a": pd.array([1, None, 3], dtype="Int64"), "b": pd.array([5, 6, None], dtype="Int64")})
+    out = SequentialExecutor().map(add, df, progress=False)
+    assert list(out["status"]) == ["success", "error", "success"] and out["value"][2] == 3
+    assert "a" in out["error"][1]
+
+
 @pytest.mark.parametrize("make", EXECUTORS)
 def test_map_dicts_by_name_and_errors_in_input_order(make):
     registry = ToolRegistry([shout])
@@ -78,6 +85,8 @@ def test_map_rejects_bad_arguments_clearly():
         SequentialExecutor().map(add, [{"a": 1}, 5], progress=False)
     with pytest.raises(ValueError, match="ToolUse of tool 'shout'"):
         SequentialExecutor().map(add, [{"toolUseId": "x", "name": "shout", "input": {}}], progress=False)
+    with pytest.raises(ValueError, match="column\\(s\\) 'status' that are not parameters"):
+        SequentialExecutor().map(add, pd.DataFrame({"a": [1], "status": ["x"]}), progress=False)
     with pytest.raises(ValueError, match="needs a file log"):
         SequentialExecutor().map(add, [{"a": 1}], resume=True, log=ExecutionLog(), progress=False)
 

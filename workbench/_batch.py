@@ -64,10 +64,16 @@ def _resolve(tool: Any, registry: Any) -> "tuple[Any, Any, str]":
     return tool, ([tool] if registry is None else registry), spec.name
 
 
+_PRESENT = frozenset({int, str, bool, dict, list})
+
+
 def _is_missing(cell: Any) -> bool:
+    kind = type(cell)
+    if kind in _PRESENT:
+        return False
     if cell is None:
         return True
-    if type(cell) is float:
+    if kind is float:
         return math.isnan(cell)
     try:
         import pandas as pd
@@ -82,6 +88,10 @@ def _frame_inputs(df: Any, spec: Any) -> "tuple[list[dict], list[str]]":
     props = (spec.parameters or {}).get("properties") or {}
     params = [c for c in df.columns if c in props]
     carried = [c for c in df.columns if c not in props]
+    clash = [c for c in carried if c in RESULT_COLUMNS]
+    if clash:
+        raise ValueError(f"map: the DataFrame for tool {spec.name!r} has column(s) {', '.join(map(repr, clash))} that "
+                         f"are not parameters and would clash with the result columns; rename them")
     integer = {c for c in params if props[c].get("type") == "integer"}
     records = df[params].to_dict("records") if params else [{} for _ in range(len(df))]
     inputs = []
