@@ -21,6 +21,7 @@ import threading
 import weakref
 from typing import Any, Callable, Optional, Sequence
 
+import anyio
 import mcp.types as types
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -51,6 +52,58 @@ def _fraction(progress: float, total: Optional[float]) -> float:
     if total:
         return progress / total
     return progress
+
+
+class _EndWatch:
+    """A transport's read stream that calls ``on_end()`` when it ends — the server closed its side
+    (a stdio server process that exited or was killed, a dropped HTTP stream). The SDK's session
+    only fails later requests then; this lets the connection say at once that it is gone."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> Any:  # the SDK's ContextReceiveStream keeps the sender's contextvars here
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
+
+    def __aiter__(self) -> "_EndWatch":
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> "_EndWatch":
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@contextlib.asynccontextmanager
+async def _watch_end(transport: Any, on_end: Callable[[], None]) -> Any:
+    """``transport`` with its read stream wrapped in :class:`_EndWatch`."""
+    async with transport as (read_stream, write_stream):
+        yield _EndWatch(read_stream, on_end), write_stream
 
 
 class McpProxyTool(BaseTool):
@@ -228,7 +281,7 @@ class McpConnection:
         import workbench
 
         try:
-            client = Client(self._transport, read_timeout_seconds=self._read_timeout,
+            client = Client(_watch_end(self._transport, self._stream_ended), read_timeout_seconds=self._read_timeout,
                             client_info=types.Implementation(name="tool-workbench", version=workbench.__version__))
             async with client:
                 self._client = client
@@ -249,6 +302,13 @@ class McpConnection:
             if ready.done() and not ready.cancelled() and ready.exception() is None:
                 self._notify_disconnected()  # the session ended (closed or lost): proxies are no longer live
 
+    def _stream_ended(self) -> None:
+        """The server closed the connection (on the loop): end the session, which marks it disconnected."""
+        if self._stop is not None and not self._stop.is_set():
+            if not self._closed:
+                logger.warning("MCP server %s closed the connection", self.label)
+            self._stop.set()
+
     async def _list_tools(self) -> list[types.Tool]:
         client = self._require_client()
         tools: list[types.Tool] = []
@@ -267,7 +327,8 @@ class McpConnection:
 
     def _require_client(self) -> Client:
         if self._client is None or self._closed:
-            raise McpConnectionError(f"MCP connection to {self.label} is closed")
+            ended = " (the server ended it)" if self._ended and not self._closed else ""
+            raise McpConnectionError(f"MCP connection to {self.label} is closed{ended}")
         return self._client
 
     async def _close_session(self, timeout: float) -> None:
