@@ -226,10 +226,11 @@ from workbench import SequentialExecutor, ExecutionLog, tool
 def slow_echo(x: int) -> int:
     """Echo slowly."""
     time.sleep(0.05)
+    if x == 5:
+        print("RUNNING", flush=True)  # the batch is under way: time to interrupt
     return x
 
 log = ExecutionLog()
-print("START", flush=True)
 out = SequentialExecutor().map(slow_echo, [{"x": i} for i in range(400)], log=log)
 print("ROWS", len(out), len(log), list(out["value"]) == list(range(len(out))), flush=True)
 '''
@@ -246,8 +247,7 @@ def test_interrupting_the_kernel_stops_a_batch_and_returns_the_finished_rows():
         def hook(msg):
             if msg["msg_type"] == "stream":
                 texts.append(msg["content"]["text"])
-                if "START" in "".join(texts) and not interrupted:
-                    time.sleep(0.5)  # some calls have run
+                if "RUNNING" in "".join(texts) and not interrupted:
                     interrupted.append(True)
                     km.interrupt_kernel()
             elif msg["msg_type"] == "error":
