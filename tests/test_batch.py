@@ -262,3 +262,54 @@ def test_interrupting_the_kernel_stops_a_batch_and_returns_the_finished_rows():
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+_KERNEL_CANCEL = '''
+import time
+from workbench import SequentialExecutor, ExecutionLog, tool
+from workbench.jupyter._batch_progress import BatchProgress
+
+@tool
+def slow_echo(x: int) -> int:
+    """Echo slowly."""
+    time.sleep(0.05)
+    if x == 5:
+        print("RUNNING", flush=True)
+    return x
+
+log = ExecutionLog()
+bar = BatchProgress(400, 0, "slow_echo")
+print("ID", bar.cancel_button.model_id, flush=True)
+out = SequentialExecutor().map(slow_echo, [{"x": i} for i in range(400)], log=log, progress=bar)
+print("ROWS", len(out), len(log), list(out["value"]) == list(range(len(out))), bar.cancelled, flush=True)
+'''
+
+
+def test_cancel_button_in_a_real_kernel_stops_a_blocking_batch():
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3", startup_timeout=60)
+    try:
+        texts = []
+        clicked = []
+
+        def hook(msg):
+            if msg["msg_type"] == "stream":
+                texts.append(msg["content"]["text"])
+                text = "".join(texts)
+                if "RUNNING" in text and not clicked:
+                    model_id = text.split("ID", 1)[1].split()[0]
+                    clicked.append(model_id)
+                    kc.shell_channel.send(kc.session.msg(
+                        "comm_msg", {"comm_id": model_id, "data": {"method": "custom", "content": {"event": "click"}}}))
+            elif msg["msg_type"] == "error":
+                texts.append("\n".join(msg["content"]["traceback"]))
+
+        reply = kc.execute_interactive(_KERNEL_CANCEL, timeout=120, output_hook=hook, allow_stdin=False)
+        text = "".join(texts)
+        assert reply["content"]["status"] == "ok", text
+        rows, logged, ordered, cancelled = text.split("ROWS", 1)[1].split()[:4]
+        assert 0 < int(rows) < 400 and int(logged) == int(rows) and ordered == "True" and cancelled == "True"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

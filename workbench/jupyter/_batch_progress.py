@@ -2,14 +2,17 @@
 
 Shows done/total, rate, ETA and failures so far, with a Cancel button: a click (or ``cancel()``,
 from any thread) stops the batch after the calls in flight; ``map`` still returns the finished rows.
-A click reaches the kernel only while it handles widget messages — during a blocking ``map`` call
-in a cell, ipykernel 7 queues it until the cell ends, so there the kernel's interrupt (■) is the way
-to stop: ``map`` catches it and returns the finished rows too.
+While ``map`` blocks the cell the main shell cannot hear the click, so on ipykernel ≥ 7.4 the
+button's messages are routed to a kernel subshell of their own for the batch's duration; on older
+kernels the click waits for the cell, and the kernel's interrupt (■) is the way to stop — ``map``
+catches it and returns the finished rows too.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import time
+from typing import Any, Optional
 
 import ipywidgets as W
 
@@ -44,10 +47,54 @@ class BatchProgress:
         self.cancel_button.on_click(lambda _b: self.cancel())
         self.widget = W.HBox([self.bar, self.label, self.cancel_button])
         self._refresh(force=True)
+        self._subshell: Optional[tuple[Any, str]] = None
         if display:
             from IPython.display import display as show
 
             show(self.widget)
+            self._route_clicks_to_a_subshell()
+
+    def _route_clicks_to_a_subshell(self) -> None:
+        """While ``map`` blocks the cell, the main shell hears no click. ipykernel ≥ 7.4 can route a
+        comm's messages to a subshell (its own thread): the Cancel button's clicks go there, so Cancel
+        works during a blocking batch. Best effort — without it, interrupting the kernel stops the batch."""
+        try:
+            from ipykernel.kernelbase import Kernel
+
+            kernel = Kernel.instance() if Kernel.initialized() else None
+            channel = getattr(kernel, "shell_channel_thread", None)
+            comm = self.cancel_button.comm
+            if channel is None or not hasattr(comm, "_reply_subshell_for"):
+                return
+            manager = channel.manager
+            created: concurrent.futures.Future = concurrent.futures.Future()
+
+            def create() -> None:
+                try:
+                    created.set_result(manager._create_subshell())
+                except Exception as exc:  # noqa: BLE001
+                    created.set_exception(exc)
+
+            channel.io_loop.add_callback(create)
+            subshell_id = created.result(timeout=5)
+        except Exception:  # noqa: BLE001 - an older kernel: clicks wait for the cell
+            return
+        comm._reply_subshell_id = subshell_id
+        self._subshell = (channel, subshell_id)
+
+    def _drop_subshell(self) -> None:
+        if self._subshell is None:
+            return
+        channel, subshell_id = self._subshell
+        self._subshell = None
+        try:
+            del self.cancel_button.comm._reply_subshell_id
+        except Exception:  # noqa: BLE001
+            pass
+        try:
+            channel.io_loop.add_callback(channel.manager._delete_subshell, subshell_id)
+        except Exception:  # noqa: BLE001
+            pass
 
     def cancel(self) -> None:
         """Stop the batch after the calls in flight."""
@@ -81,6 +128,7 @@ class BatchProgress:
             self.bar.bar_style = "warning"
 
     def close(self) -> None:
+        self._drop_subshell()
         self._refresh(force=True)
         self.bar.bar_style = "danger" if self.cancelled else ("warning" if self.failures else "success")
         self.cancel_button.disabled = True
