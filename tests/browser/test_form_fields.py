@@ -239,20 +239,6 @@ def test_nested_and_date_messages_are_specific(lab_page):
     assert "YYYY-MM-DD" in day.first.inner_text()
 
 
-_COLOURS = """(el) => {
-  const parse = (c) => { const m = c.match(/[\\d.]+/g).map(Number); return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; };
-  const lum = ({r, g, b}) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
-                                return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
-  let node = el, bg = null;
-  while (node && node.nodeType === 1) { const c = parse(getComputedStyle(node).backgroundColor); if (c.a > 0.5) { bg = c; break; } node = node.parentElement; }
-  bg = bg || {r: 255, g: 255, b: 255, a: 1};
-  let fg = parse(getComputedStyle(el).color);
-  fg = {r: fg.r * fg.a + bg.r * (1 - fg.a), g: fg.g * fg.a + bg.g * (1 - fg.a), b: fg.b * fg.a + bg.b * (1 - fg.a)};
-  const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
-  return {color: getComputedStyle(el).color, contrast: (hi + 0.05) / (lo + 0.05)};
-}"""
-
-
 def test_field_colours_follow_the_jupyterlab_theme(lab_page):
     """Defect 10 (fields): error and help text use ``--jp-*`` colours, readable in light and dark."""
     page = lab_page
@@ -262,12 +248,12 @@ def test_field_colours_follow_the_jupyterlab_theme(lab_page):
     error.wait_for(state="visible", timeout=30_000)
     help_line = _form(page, "ages").get_by_text(re.compile("≥ 0")).first
     error.scroll_into_view_if_needed()
-    light = {"error": error.evaluate(_COLOURS), "help": help_line.evaluate(_COLOURS)}
+    light = {"error": error.evaluate(lab.CONTRAST), "help": help_line.evaluate(lab.CONTRAST)}
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "form-fields-light.png"), full_page=False)
 
     lab.set_theme(page, "JupyterLab Dark")
-    dark = {"error": error.evaluate(_COLOURS), "help": help_line.evaluate(_COLOURS)}
+    dark = {"error": error.evaluate(lab.CONTRAST), "help": help_line.evaluate(lab.CONTRAST)}
     page.screenshot(path=str(ARTIFACTS / "form-fields-dark.png"), full_page=False)
     lab.set_theme(page, "JupyterLab Light")
 
