@@ -176,7 +176,7 @@ def map_batch(executor: Any, tool: Any, inputs: Any, *, registry: Any = None, lo
                 rows[i] = earlier
     bar = _progress(progress, len(uses), len(uses) - len(todo), name)
     try:
-        _run_chunks(executor, uses, todo, rows, registry, log, bar)
+        _run_chunks(executor, tool_obj, uses, todo, rows, registry, log, bar)
     finally:
         if bar is not None:
             bar.close()
@@ -191,7 +191,8 @@ def map_batch(executor: Any, tool: Any, inputs: Any, *, registry: Any = None, lo
     return frame
 
 
-def _run_chunks(executor: Any, uses: list, todo: list, rows: list, registry: Any, log: Any, bar: Any) -> None:
+def _run_chunks(executor: Any, tool: Any, uses: list, todo: list, rows: list, registry: Any, log: Any,
+                bar: Any) -> None:
     """Run the pending calls chunk by chunk, filling ``rows``; stops early when the bar is cancelled
     or the kernel is interrupted (KeyboardInterrupt) — finished rows are kept."""
     size = max(1, getattr(executor, "_map_min_chunk", None) or getattr(executor, "max_concurrency", 1))
@@ -200,6 +201,9 @@ def _run_chunks(executor: Any, uses: list, todo: list, rows: list, registry: Any
     ceiling = getattr(executor, "_map_max_chunk", _MAX_CHUNK)
     position = 0
     run = executor.run
+    # a sequential executor's batch fast lane (same rows, no ToolResult objects) when the tool allows it
+    lane_of = getattr(executor, "_batch_lane", None)
+    lane = lane_of(tool, registry, log) if lane_of is not None else None
     try:
         poll = getattr(bar, "poll", None)
         while position < len(todo):
@@ -209,11 +213,14 @@ def _run_chunks(executor: Any, uses: list, todo: list, rows: list, registry: Any
                 break
             chunk = todo[position:position + size]
             t0 = time.perf_counter()
-            results = run([uses[i] for i in chunk], registry, log=log)
+            if lane is not None:
+                chunk_rows = lane([uses[i] for i in chunk])
+            else:
+                chunk_rows = [_row(result) for result in run([uses[i] for i in chunk], registry, log=log)]
             elapsed = time.perf_counter() - t0
             failures = 0
-            for i, result in zip(chunk, results):
-                row = rows[i] = _row(result)
+            for i, row in zip(chunk, chunk_rows):
+                rows[i] = row
                 failures += row[0] != "success"
             position += len(chunk)
             if bar is not None:

@@ -40,6 +40,7 @@ Approver = Callable[[ToolUse, BaseTool], Any]  # returns bool or an awaitable of
 _ALLOW, _DENY, _ASK = Permission.ALWAYS_ALLOW, Permission.ALWAYS_DENY, Permission.ASK_USER
 _BASE_PERMISSION = BaseTool.__dict__["permission"]
 _perf = time.perf_counter
+_BIG_INT = 10 ** 600  # past this an int may be too long for str() (sys.set_int_max_str_digits): general path
 _PLAIN_TYPES = frozenset({int, float, str, bool, type(None), dict, list, tuple, bytes})
 
 
@@ -875,11 +876,100 @@ class SequentialExecutor(ToolExecutor):
             results.append(outcome)
         return results
 
+    def _batch_lane(self, tool: Any, registry: Any, log: Any) -> Optional[Callable[[list], list]]:
+        """The batch fast lane of ``map`` for ``tool``, or ``None`` when the general path is needed.
+
+        It applies to a sync function tool that needs nothing but validate-and-call (no timeout, pool,
+        approval, idempotency, long-running, context, synthetic value) and a batch with nobody to tell
+        (no log, no listeners). It returns ``rows(uses) -> [(status, value, error_type, error,
+        duration_ms, tool_use_id), ...]`` — the rows the general path's results give — without
+        building ``ToolResult`` objects. A use that is not a well-formed ToolUse of this tool, or a
+        value that is not a plain int/str, takes the general path for that row."""
+        if log is not None or self._listeners or self.timeout is not None or self.pool is not None or self.synthetic:
+            return None
+        if not isinstance(tool, BaseTool):
+            return None
+        spec = tool.spec
+        try:
+            registry = _as_registry(registry)
+            if registry.get_tool(spec.name) is not tool:  # the general path would call what the registry holds
+                return None
+            permission = spec.permission if type(tool).permission is _BASE_PERMISSION else tool.permission
+            private = spec.__pydantic_private__ or {}
+            validator = private.get("_input_validator")
+            if (Permission.coerce(permission) is not _ALLOW or validator is None or spec.supports_async
+                    or spec.timeout is not None or spec.long_running or spec.idempotent
+                    or not tool.has_implementation or tool.context_param is not None):
+                return None
+        except Exception:  # noqa: BLE001 - anything odd: the general path reports it
+            return None
+        name = spec.name
+        checker = private.get("_return_checker") if spec.returns else None
+        if spec.returns and checker is None:
+            return None
+        invoke = tool._invoke
+        general = self._call_sync
+        perf = _perf
+
+        def rows(uses: list) -> list:
+            out = []
+            append = out.append
+            run = None
+            for use in uses:
+                if (type(use) is not dict or use.get("name") != name or type(use.get("toolUseId")) is not str
+                        or type(use.get("input")) is not dict):
+                    if run is None:
+                        run = _Run(registry, None, self.invocation_state)
+                    append(_row_of(general(0, use, run), run, self))
+                    continue
+                t0 = perf()
+                use_id = use["toolUseId"]
+                try:
+                    arguments = validator(name, use["input"])
+                except ToolInputError as exc:
+                    append(("error", None, "ToolInputError", str(exc), (perf() - t0) * 1000.0, use_id))
+                    continue
+                except Exception as exc:  # noqa: BLE001
+                    append(("error", None, type(exc).__name__, str(exc), (perf() - t0) * 1000.0, use_id))
+                    continue
+                try:
+                    value = invoke(arguments, None)
+                    kind = type(value)
+                    if kind is not str and (kind is not int or not -_BIG_INT < value < _BIG_INT):
+                        if run is None:
+                            run = _Run(registry, None, self.invocation_state)
+                        call = _Call(0, use, None, t0)
+                        call.tool, call.spec, call.arguments = tool, spec, arguments
+                        if kind not in _PLAIN_TYPES and _isawaitable(value):
+                            value = run_sync(_await(value))
+                        result = self._success(call, value)
+                        append(_row_of(result, run, self))
+                        continue
+                    if checker is not None:
+                        checker(value)
+                except Exception as exc:  # noqa: BLE001
+                    append(("error", None, type(exc).__name__, f"{type(exc).__name__}: {exc}",
+                            (perf() - t0) * 1000.0, use_id))
+                    continue
+                append(("success", value, None, None, (perf() - t0) * 1000.0, use_id))
+            return out
+
+        return rows
+
     async def _execute_rest(self, uses: list, pending: _Call, run: _Run) -> list[ToolResult]:
         results = [await self._call_async(pending.index, pending.tool_use, run, prepared=pending)]
         for i in range(pending.index + 1, len(uses)):
             results.append(await self._call_async(i, uses[i], run))
         return results
+
+
+def _row_of(result: Any, run: _Run, executor: Any) -> tuple:
+    """A ``map`` result row of a ``ToolResult`` (see ``workbench._batch``)."""
+    from workbench._batch import _row
+
+    if type(result) is _Call:  # a use that needs a loop after all
+        result = run_sync(executor._call_async(result.index, result.tool_use, run, prepared=result))
+    return _row(result)
 
 
 class ConcurrentExecutor(ToolExecutor):
