@@ -20,7 +20,7 @@ def add(a: int, b: int) -> int:
     if a == 8:
         return 2.5  # not int/str: the row is built as the general path builds it
     if a == 9:
-        return 10 ** 5000  # too long for str(): an error result on the general path
+        return 10 ** int("5000")  # too long for str(): an error result on the general path
     return a + b
 
 

@@ -40,7 +40,6 @@ Approver = Callable[[ToolUse, BaseTool], Any]  # returns bool or an awaitable of
 _ALLOW, _DENY, _ASK = Permission.ALWAYS_ALLOW, Permission.ALWAYS_DENY, Permission.ASK_USER
 _BASE_PERMISSION = BaseTool.__dict__["permission"]
 _perf = time.perf_counter
-_BIG_INT = 10 ** 600  # past this an int may be too long for str() (sys.set_int_max_str_digits): general path
 _PLAIN_TYPES = frozenset({int, float, str, bool, type(None), dict, list, tuple, bytes})
 
 
@@ -935,7 +934,9 @@ class SequentialExecutor(ToolExecutor):
                 try:
                     value = invoke(arguments, None)
                     kind = type(value)
-                    if kind is not str and (kind is not int or not -_BIG_INT < value < _BIG_INT):
+                    if kind is int:
+                        int.__repr__(value)  # as the general path renders it: raises past the int -> str limit
+                    elif kind is not str:
                         if run is None:
                             run = _Run(registry, None, self.invocation_state)
                         call = _Call(0, use, None, t0)
