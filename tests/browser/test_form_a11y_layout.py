@@ -16,7 +16,6 @@ import pytest
 
 from tests.browser import lab
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_form_fields import _COLOURS
 
 NOTEBOOK = "form_a11y_layout.ipynb"
 
@@ -206,11 +205,11 @@ def test_compact_layout_two_columns_and_collapsed_optional_fields_in_light_and_d
 
     label = _label(form, "country")
     title = form.get_by_text("Optional (12) · 1 set", exact=True)
-    light = {"label": label.evaluate(_COLOURS), "title": title.evaluate(_COLOURS)}
+    light = {"label": label.evaluate(lab.CONTRAST), "title": title.evaluate(lab.CONTRAST)}
     form.screenshot(path=str(ARTIFACTS / "form-compact-light.png"))
     lab.set_theme(page, "JupyterLab Dark")
     try:
-        dark = {"label": label.evaluate(_COLOURS), "title": title.evaluate(_COLOURS)}
+        dark = {"label": label.evaluate(lab.CONTRAST), "title": title.evaluate(lab.CONTRAST)}
         form.screenshot(path=str(ARTIFACTS / "form-compact-dark.png"))
     finally:
         lab.set_theme(page, "JupyterLab Light")
