@@ -10,13 +10,12 @@ import sys
 import textwrap
 import time
 
+import distributed  # the test extra installs it: a missing Dask is a failure here, not a skip
 import pandas as pd
 import pytest
 
 from workbench import ExecutionLog, Permission, SequentialExecutor, ToolRegistry, tool
 from workbench.dask import DaskExecutor, _payload
-
-distributed = pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")
