@@ -14,7 +14,7 @@ import distributed  # the test extra installs it: a missing Dask is a failure he
 import pandas as pd
 import pytest
 
-from workbench import ExecutionLog, Permission, SequentialExecutor, ToolRegistry, tool
+from workbench import ExecutionLog, Permission, SequentialExecutor, tool
 from workbench.dask import DaskExecutor, _payload
 
 
