@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from functools import cached_property
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from pydantic import ValidationError
 
