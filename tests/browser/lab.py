@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional
@@ -84,3 +85,17 @@ def set_theme(page, name: str) -> None:
     page.wait_for_function("(dark) => (getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim()"
                            " === '#111') === dark", arg=dark, timeout=30_000)
     page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)  # the theme-change overlay
+
+
+def form_of(page, tool_name: str):
+    """The (first) form of ``tool_name`` on the page, scrolled into view."""
+    form = page.locator(f".workbench-form-{tool_name}").first
+    form.scroll_into_view_if_needed()
+    return form
+
+
+def row_input(form, label: str):
+    """The input (or textarea) of the form row labelled ``label`` (a required row's ``*`` allowed)."""
+    exact = re.compile(rf"^\s*{re.escape(label)}\s*\*?\s*$")
+    return form.locator(".widget-hbox").filter(
+        has=form.page.locator(".widget-label", has_text=exact)).last.locator("input, textarea").first

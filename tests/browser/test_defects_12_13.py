@@ -62,16 +62,10 @@ def _cell(page, index: int):
     return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
 
 
-def _form(page, tool_name: str):
-    form = page.locator(f".workbench-form-{tool_name}").first
-    form.scroll_into_view_if_needed()
-    return form
+_form = lab.form_of
 
 
-def _row_input(form, label: str):
-    exact = re.compile(rf"^\s*{re.escape(label)}\s*\*?\s*$")
-    return form.locator(".widget-hbox").filter(
-        has=form.page.locator(".widget-label", has_text=exact)).last.locator("input, textarea").first
+_row_input = lab.row_input
 
 
 def _run_once(form, a: int, b: int) -> None:

@@ -61,10 +61,7 @@ def lab_page(lab_server, browser):
         yield page
 
 
-def _form(page, tool_name: str):
-    form = page.locator(f".workbench-form-{tool_name}").first
-    form.scroll_into_view_if_needed()
-    return form
+_form = lab.form_of
 
 
 def _row(form, label: str):
