@@ -15,8 +15,6 @@ import concurrent.futures
 import contextlib
 import logging
 import os
-import shlex
-import tempfile
 import threading
 import weakref
 from typing import Any, Callable, Optional, Sequence
@@ -24,9 +22,10 @@ from typing import Any, Callable, Optional, Sequence
 import anyio
 import mcp.types as types
 from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from workbench.context import ToolContext
+from workbench.mcp._transports import REFUSALS as _REFUSALS
+from workbench.mcp._transports import open_transport
 from workbench.mcp._convert import (
     call_tool_result_to_value,
     is_result_wrapper,
@@ -527,35 +526,12 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-@contextlib.asynccontextmanager
-async def _http_transport(url: str, headers: Optional[dict[str, str]], refused: list[int]) -> Any:
-    """The SDK's streamable-HTTP transport; 401/403 answers are noted in ``refused`` (the SDK
-    reports them only as "Server returned an error response")."""
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    async def note_refusal(response: Any) -> None:
-        if response.status_code in (401, 403):
-            refused.append(response.status_code)
-
-    async with create_mcp_http_client(headers=headers or None) as http:
-        http.event_hooks["response"].append(note_refusal)
-        async with streamable_http_client(url, http_client=http) as streams:
-            yield streams
-
-
-_REFUSALS = {
-    401: "HTTP 401: the server wants a bearer token — connect(url, token='...') (a workbench server prints a "
-         "generated one at start, or uses its --token / $WORKBENCH_MCP_TOKEN)",
-    403: "HTTP 403: the server refused the request (a wrong token, or an Origin it does not allow)",
-}
-
-
 def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str] = None, registry: Any = None,
             prefix: str = "", replace: bool = False, env: Optional[dict[str, str]] = None,
             cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
             token: Optional[str] = None, timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
-            read_timeout: Optional[float] = None) -> McpConnection:
+            read_timeout: Optional[float] = None, transport: Optional[str] = None,
+            auth: Any = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
     Args:
@@ -575,6 +551,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         timeout: a per-call timeout the executor enforces on the proxies.
         connect_timeout: seconds to wait for the handshake and the tool list.
         read_timeout: the SDK's per-request read timeout.
+        transport: for ``url=``: ``"streamable-http"`` (the default) or ``"sse"`` (older servers).
+        auth: for ``url=``: an ``httpx.Auth`` sent with every request (see ``workbench.mcp._transports``).
 
     Returns an :class:`McpConnection` (also a context manager).
     """
@@ -592,25 +570,12 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         from workbench.registry import default_registry
 
         registry = default_registry()
-    stderr_file = None
-    if command is not None:
-        argv = shlex.split(command) if isinstance(command, str) else [os.fspath(part) for part in command]
-        if not argv:
-            raise ValueError("connect(command=...) needs a program to run")
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
-        stderr_file = tempfile.NamedTemporaryFile("w+", prefix="workbench-mcp-", suffix=".stderr", delete=False,
-                                                  encoding="utf-8")
-        transport: Any = stdio_client(params, errlog=stderr_file)
-        label = shlex.join(argv)
-    else:
-        assert url is not None
-        refused: list[int] = []
-        transport = _http_transport(url, headers, refused)
-        label = url
-    connection = McpConnection(transport, label=label, registry=registry, prefix=prefix, replace=replace,
+    opened = open_transport(command=command, url=url, env=env, cwd=cwd, headers=headers, transport=transport,
+                            auth=auth)
+    label, stderr_file = opened.label, opened.stderr_file
+    connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file)
-    if url is not None:
-        connection._refused = refused
+    connection._refused = opened.refused
     return connection._start(connect_timeout)
 
 

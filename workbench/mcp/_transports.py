@@ -1,0 +1,83 @@
+"""The transports :func:`workbench.mcp.connect` opens: stdio (a server process) and HTTP.
+
+:func:`open_transport` turns ``connect()``'s arguments into the SDK transport (an async context
+manager yielding the read/write streams), a label for messages, the server's stderr file
+(stdio) and a list where HTTP 401/403 answers are noted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+__all__ = ["HTTP_TRANSPORTS", "OpenedTransport", "REFUSALS", "open_transport"]
+
+REFUSALS = {
+    401: "HTTP 401: the server wants a bearer token — connect(url, token='...') (a workbench server prints a "
+         "generated one at start, or uses its --token / $WORKBENCH_MCP_TOKEN)",
+    403: "HTTP 403: the server refused the request (a wrong token, or an Origin it does not allow)",
+}
+
+
+@dataclass
+class OpenedTransport:
+    """What :func:`open_transport` made: the SDK transport and what the connection keeps of it."""
+
+    transport: Any
+    label: str
+    stderr_file: Any = None
+    refused: list[int] = field(default_factory=list)
+
+
+@contextlib.asynccontextmanager
+async def _streamable_http(url: str, headers: Optional[dict[str, str]], auth: Any, refused: list[int]) -> Any:
+    """The SDK's streamable-HTTP transport; 401/403 answers are noted in ``refused`` (the SDK
+    reports them only as "Server returned an error response")."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async def note_refusal(response: Any) -> None:
+        if response.status_code in (401, 403):
+            refused.append(response.status_code)
+
+    async with create_mcp_http_client(headers=headers or None, auth=auth) as http:
+        http.event_hooks["response"].append(note_refusal)
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams
+
+
+# transport name -> a factory of the SDK transport for a URL (data-driven, like the provider table)
+HTTP_TRANSPORTS = {
+    "streamable-http": _streamable_http,
+}
+
+
+def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str], env: Optional[dict[str, str]],
+                   cwd: Any, headers: Optional[dict[str, str]], transport: Optional[str] = None,
+                   auth: Any = None) -> OpenedTransport:
+    """The SDK transport for ``command=`` (stdio) or ``url=`` (HTTP, ``transport`` picks the kind)."""
+    if command is not None:
+        if transport not in (None, "stdio"):
+            raise ValueError(f"connect(command=...) talks stdio; transport={transport!r} is for url= servers")
+        if auth is not None:
+            raise ValueError("connect(auth=...) is for url= servers; a command= server needs none")
+        argv = shlex.split(command) if isinstance(command, str) else [os.fspath(part) for part in command]
+        if not argv:
+            raise ValueError("connect(command=...) needs a program to run")
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
+        stderr_file = tempfile.NamedTemporaryFile("w+", prefix="workbench-mcp-", suffix=".stderr", delete=False,
+                                                  encoding="utf-8")
+        return OpenedTransport(stdio_client(params, errlog=stderr_file), shlex.join(argv), stderr_file)
+    assert url is not None
+    kind = transport or "streamable-http"
+    factory = HTTP_TRANSPORTS.get(kind)
+    if factory is None:
+        raise ValueError(f"connect(transport={kind!r}): expected one of {sorted(HTTP_TRANSPORTS)}")
+    refused: list[int] = []
+    return OpenedTransport(factory(url, headers, auth, refused), url, None, refused)
