@@ -55,9 +55,14 @@ _CoroutineType = types.CoroutineType
 def run_sync(coro: Any) -> Any:
     """Run a coroutine to completion from sync code, also when this thread already runs a loop
     (a Jupyter kernel): then it runs on a fresh loop in a helper thread."""
+    # Decide first, run after: calling asyncio.run inside ``except RuntimeError`` would chain every
+    # exception the coroutine raises to an unrelated "no running event loop" error in tracebacks.
     try:
         asyncio.get_running_loop()
+        in_running_loop = True
     except RuntimeError:
+        in_running_loop = False
+    if not in_running_loop:
         return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="workbench-run") as pool:
         return pool.submit(asyncio.run, coro).result()

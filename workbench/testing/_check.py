@@ -212,7 +212,10 @@ def _off_the_loop(function: Callable[[], None]) -> None:
 
     try:
         asyncio.get_running_loop()
+        in_running_loop = True
     except RuntimeError:
+        in_running_loop = False
+    if not in_running_loop:  # outside the except block: a failure must not chain to its RuntimeError
         function()
         return
     import concurrent.futures
