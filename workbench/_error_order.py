@@ -31,6 +31,12 @@ class SchemaOrder:
     def __init__(self, root: dict) -> None:
         self._root = root
 
+    @property
+    def defs(self) -> Optional[dict]:
+        """The root schema's ``$defs`` (what ``#/$defs/...`` references point into)."""
+        defs = self._root.get("$defs") if isinstance(self._root, dict) else None
+        return defs if isinstance(defs, dict) else None
+
     def key(self, loc: Sequence[Any], raw: Any) -> tuple:
         """A sort key for the error at ``loc`` (a path of keys and indices into ``raw``)."""
         return self._walk(loc, raw)[0]

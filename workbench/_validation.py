@@ -271,8 +271,13 @@ class FunctionInputValidator:
 
     def _expected_for(self, kind: str, loc: list, err: dict) -> str:
         """Say what was expected in JSON Schema terms, as the schema-only engine does."""
-        if kind in ("literal_error", "enum") and len(loc) == 1 and loc[0] in self._expected:
-            return self._expected[loc[0]]
+        if kind in ("literal_error", "enum"):
+            if len(loc) == 1 and loc[0] in self._expected:
+                return self._expected[loc[0]]
+            if len(loc) > 1:  # a nested Enum / Literal: its values in JSON, as at the top level
+                expected = _expected_at(self._order, loc)
+                if expected != "a value":
+                    return expected
         json_type = _JSON_TYPE_BY_ERROR.get(kind)
         if json_type is not None:
             return json_type
@@ -310,6 +315,12 @@ def _expected_from_schema(schema: dict, defs: dict | None = None) -> str:
         return f"exactly {json.dumps(schema['const'])}"
     if "enum" in schema:
         return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(branches, list) and any(_has_choices(branch, defs) for branch in branches):
+        # Optional[SomeEnum] and friends: name the allowed values, as the schema-only engine does,
+        # rather than the bare types ("null or string") the branches reduce to
+        parts = [_expected_from_schema(branch, defs) for branch in branches]
+        return " or ".join(dict.fromkeys(part for part in parts if part != "a value")) or "a value"
     types = sorted(schema_type_of(schema, defs))
     if not types:
         return "a value"
@@ -318,10 +329,19 @@ def _expected_from_schema(schema: dict, defs: dict | None = None) -> str:
     return " or ".join(types)
 
 
+def _has_choices(schema: Any, defs: dict | None) -> bool:
+    """Whether ``schema`` (through one ``$ref``) lists its allowed values (``enum`` / ``const``)."""
+    ref = schema.get("$ref") if isinstance(schema, dict) else None
+    if isinstance(ref, str) and defs is not None and ref.startswith("#/$defs/"):
+        schema = defs.get(ref[len("#/$defs/"):], {})
+    return isinstance(schema, dict) and ("enum" in schema or "const" in schema)
+
+
 def _expected_at(order: SchemaOrder, loc: list) -> str:
     """What a nested field expects (its schema found through ``$ref`` and unions), as for top-level ones."""
+    defs = order.defs
     for schema in order.schemas_at(loc):
-        expected = _expected_from_schema(schema)
+        expected = _expected_from_schema(schema, defs)
         if expected != "a value":
             return expected
     return "a value"
@@ -448,9 +468,12 @@ def _from_jsonschema(errors: list, non_finite: list[list], raw: dict, parameters
 def _most_telling(err: Any) -> Any:
     """An ``anyOf``/``oneOf`` error whose alternatives failed deeper in: the alternative's error that tells most."""
     while err.validator in ("anyOf", "oneOf") and err.context and any(e.relative_path for e in err.context):
-        from jsonschema.exceptions import best_match
+        from jsonschema.exceptions import relevance
 
-        err = best_match(err.context)
+        # the most relevant alternative among those that got inside the value (best_match would prefer
+        # the shallow "expected null" of an Optional[Model] whose model failed on one field, and would
+        # descend into that error's own alternatives, losing "… or null" there)
+        err = max((e for e in err.context if e.relative_path), key=relevance)
     return err
 
 

@@ -192,7 +192,9 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
     Text blocks → ``TextContent``; image blocks → ``ImageContent``; a JSON value becomes
     ``structuredContent`` (wrapped as ``{"result": value}`` when the output schema is the
     wrapper, or when there is no output schema and the value is not an object); an error →
-    ``isError`` with the error message (its type under ``_meta``).
+    ``isError`` with the error message (its type under ``_meta``). A success whose value broke
+    the declared ``returns`` schema is an ``isError`` result saying so (type ``ReturnsMismatch``):
+    MCP requires structured content to conform to ``outputSchema``.
     """
     if output_schema is _MISSING:
         output_schema = output_schema_of(spec)
@@ -201,6 +203,13 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
         message = metadata.get("error") or result.text or "Tool call failed"
         meta = {_META_ERROR_TYPE: str(metadata.get("error_type") or "Error")}
         return types.CallToolResult(content=[types.TextContent(text=str(message))], is_error=True, _meta=meta)
+    mismatch = result.metadata.get("returns_mismatch")
+    if output_schema and mismatch:
+        # MCP: structured content MUST conform to the tool's outputSchema, and clients drop results
+        # that do not — so a return that broke the declared type is reported as an error instead.
+        message = (f"Tool '{spec.name}' returned a value that does not match its declared output schema: {mismatch}")
+        return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True,
+                                    _meta={_META_ERROR_TYPE: "ReturnsMismatch"})
     content: list[Any] = []
     json_value: Any = _MISSING
     has_text = False

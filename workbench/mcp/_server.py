@@ -27,7 +27,7 @@ from workbench.executor import ConcurrentExecutor, ToolExecutor
 from workbench.mcp import _security
 from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, spec_to_mcp_tool
 from workbench.registry import ToolRegistry
-from workbench.types import make_tool_use
+from workbench.types import ToolResult, make_tool_use, utc_now_iso
 
 __all__ = ["build_server", "serve", "serve_async", "as_registry", "open_log", "TRANSPORTS"]
 
@@ -56,6 +56,9 @@ def open_log(log: Any) -> Any:
 
         return ExecutionLog(os.fspath(log))
     raise TypeError(f"log must be an ExecutionLog or a path, got {type(log).__name__}")
+
+
+_CANCEL_GRACE = 5.0  # seconds a cancelled call may take to wind down before it is abandoned
 
 
 class _Bridge:
@@ -117,9 +120,16 @@ class _Bridge:
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(forward)
+                running = asyncio.ensure_future(self.executor.execute([tool_use], self.registry, log=self.log,
+                                                                      invocation_state=state))
                 try:
-                    results = await self.executor.execute([tool_use], self.registry, log=self.log,
-                                                          invocation_state=state)
+                    results = await asyncio.shield(running)
+                except asyncio.CancelledError:
+                    # the client cancelled (notifications/cancelled): cancel the call through the
+                    # executor so it ends as a logged "cancelled" row, then let the cancellation go on
+                    with anyio.CancelScope(shield=True):
+                        await self._cancel(running, use_id, tool_use)
+                    raise
                 finally:
                     with self._lock:
                         self._progress.pop(use_id, None)
@@ -128,6 +138,26 @@ class _Bridge:
             with self._lock:
                 self._progress.pop(use_id, None)
         return result_to_call_tool_result(results[0], spec, output_schema_of(spec))
+
+    async def _cancel(self, running: "asyncio.Future[Any]", use_id: str, tool_use: Any) -> None:
+        """End a call whose request was cancelled; every call gets exactly one log row."""
+        for _ in range(200):  # the call may not have reached the executor's running set yet
+            if running.done() or self.executor.cancel(use_id):
+                break
+            await asyncio.sleep(0.005)
+        else:
+            running.cancel()
+        try:
+            await asyncio.wait_for(asyncio.shield(running), _CANCEL_GRACE)
+            return
+        except (asyncio.CancelledError, asyncio.TimeoutError, Exception):  # noqa: BLE001
+            running.cancel()
+        if self.log is not None:  # the executor ended without a result: log the cancellation here
+            message = f"Tool '{tool_use['name']}' was cancelled by the client"
+            self.log.append(ToolResult(tool_use_id=use_id, status="error", content=[{"text": f"Error: {message}"}],
+                                       metadata={"tool_name": tool_use["name"], "error_type": "CancelledError",
+                                                 "error": message},
+                                       completed_at=utc_now_iso()))
 
     def _on_event(self, event: ToolEvent) -> None:
         if event.kind != "progress":

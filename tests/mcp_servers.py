@@ -1,0 +1,72 @@
+"""Real MCP server processes for tests: the project's own server over HTTP, and the npm servers
+that .ci/system-deps installs into tests/node (a missing one fails the test with the fix, never skips)."""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Iterator, Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+NODE_BIN = ROOT / "tests" / "node" / "node_modules" / ".bin"
+WAIT = 30.0  # upper bound of any single wait on a server process
+
+
+def serve_command(module: str, *args: str) -> list[str]:
+    """``python -m workbench.mcp serve <module> [args]`` as an argv list."""
+    return [sys.executable, "-m", "workbench.mcp", "serve", module, *args]
+
+
+def npm_server(name: str) -> str:
+    """The path of an npm MCP server binary from tests/node (installed by ``bash .ci/system-deps``)."""
+    path = NODE_BIN / name
+    if not path.exists():
+        raise AssertionError(f"{path} is missing: run `bash .ci/system-deps` (npm ci --prefix tests/node)")
+    return str(path)
+
+
+@contextlib.contextmanager
+def http_server(argv: Sequence[str], *, marker: str = "serving") -> Iterator[str]:
+    """Start a server process that prints its ``http://…`` URL on a stderr line containing ``marker``;
+    yield the URL; stop the process at the end."""
+    proc = subprocess.Popen(list(argv), cwd=str(ROOT), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue = queue.Queue()
+
+    def pump() -> None:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            lines.put(line)
+        lines.put(None)
+
+    pumper = threading.Thread(target=pump, daemon=True)
+    pumper.start()
+    try:
+        url, seen, deadline = None, [], time.monotonic() + WAIT
+        while url is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"the HTTP server did not start within {WAIT:g} s; stderr: {''.join(seen)}")
+            try:
+                line = lines.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise AssertionError(f"the HTTP server exited ({proc.wait(5)}); stderr: {''.join(seen)}")
+            seen.append(line)
+            if marker in line and "http://" in line:
+                url = line[line.index("http://"):].split()[0].strip()
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        pumper.join(5)
+        proc.stderr.close()  # type: ignore[union-attr]
