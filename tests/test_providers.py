@@ -759,17 +759,55 @@ def test_parse_openai_sdk_object_dict_message_and_list():
     assert parse_tool_calls("openai", {"role": "assistant", "content": "no tools", "tool_calls": None}) == []
 
 
-def test_parse_openai_malformed_arguments_raise_tool_input_error():
-    bad = [{"id": "call_9", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Os'}}]
-    with pytest.raises(ToolInputError) as info:
-        parse_tool_calls("openai", bad)
-    assert isinstance(info.value, ValueError)
-    assert info.value.tool_name == "get_weather"
-    assert "call_9" in str(info.value) and "not valid JSON" in str(info.value)
-    assert info.value.errors[0]["path"] == "$"
-    not_object = [{"id": "call_8", "type": "function", "function": {"name": "ping", "arguments": "[1, 2]"}}]
-    with pytest.raises(ToolInputError, match="call_8.*JSON object"):
-        parse_tool_calls("openai", not_object)
+def test_parse_openai_malformed_arguments_keep_the_call_and_its_valid_siblings():
+    calls = [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}},
+             {"id": "call_9", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Os'}},
+             {"id": "call_8", "type": "function", "function": {"name": "get_weather", "arguments": "[1, 2]"}}]
+    uses = parse_tool_calls("openai", calls, tools=[WEATHER])
+    assert [use["toolUseId"] for use in uses] == ["call_1", "call_9", "call_8"]
+    assert uses[0]["input"] == {"city": "Oslo"}
+    assert uses[1]["input"] == '{"city": "Os' and uses[2]["input"] == "[1, 2]"  # kept as received
+
+
+@pytest.mark.parametrize("provider, response", [
+    ("openai", [{"id": "call_1", "type": "function", "function": {"name": "shout", "arguments": '{"text": "hi"}'}},
+                {"id": "call_2", "type": "function", "function": {"name": "shout", "arguments": '{"text": "h'}}]),
+    ("openai-responses", {"output": [
+        {"type": "function_call", "call_id": "call_1", "name": "shout", "arguments": '{"text": "hi"}'},
+        {"type": "function_call", "call_id": "call_2", "name": "shout", "arguments": "not json"}]}),
+])
+def test_a_malformed_call_gets_an_error_result_and_the_siblings_run(provider, response):
+    from workbench import SequentialExecutor, tool
+
+    @tool
+    def shout(text: str) -> str:
+        """Upper-case the text."""
+        return text.upper()
+
+    uses = parse_tool_calls(provider, response, tools=[shout])
+    results = SequentialExecutor().run(uses, [shout])
+    assert [r.tool_use_id for r in results] == ["call_1", "call_2"]
+    assert results[0].status == "success" and results[0].value == "HI"
+    assert results[1].status == "error" and results[1].metadata["error_type"] == "ToolInputError"
+    message = results[1].metadata["error"]
+    assert "'shout'" in message and "not valid JSON" in message
+    answers = format_tool_results(provider, results)
+    ids = [a.get("tool_call_id") or a.get("call_id") for a in answers]
+    assert ids == ["call_1", "call_2"]  # every call id gets an answer to send back
+    assert "not valid JSON" in json.dumps(answers[1])
+
+
+def test_arguments_that_are_json_but_not_an_object_say_so():
+    from workbench import SequentialExecutor, tool
+
+    @tool
+    def ping(n: int) -> int:
+        """Echo."""
+        return n
+
+    uses = parse_tool_calls("openai", [{"id": "c", "type": "function", "function": {"name": "ping", "arguments": "[1, 2]"}}])
+    [result] = SequentialExecutor().run(uses, [ping])
+    assert "the arguments are a JSON array, not an object" in result.metadata["error"]
 
 
 def test_parse_openai_responses():
@@ -905,6 +943,14 @@ def test_format_openai_responses_items():
         TypeAdapter(ResponseInputItemParam).validate_python(item)
     assert out[0] == {"type": "function_call_output", "call_id": "t1", "output": "hi"}
     assert "division by zero" in out[3]["output"]
+    # images are sent as input_image items (the output list form), not dropped to a "[image: …]" note
+    assert out[2]["output"] == [
+        {"type": "input_text", "text": "a chart"},
+        {"type": "input_image", "image_url": f"data:image/png;base64,{PNG_B64}", "detail": "auto"},
+    ]
+    from openai.types.responses import ResponseFunctionCallOutputItemList
+
+    TypeAdapter(ResponseFunctionCallOutputItemList).validate_python(out[2]["output"])
 
 
 def test_format_anthropic_single_user_message():

@@ -82,7 +82,15 @@ def _error(field_loc: tuple | list, expected: str, received: Any, *, missing: bo
 
 
 def _not_an_object(tool_name: str, raw: Any) -> ToolInputError:
-    return ToolInputError(tool_name, [_error((), "an object mapping parameter names to values", raw)])
+    error = _error((), "an object mapping parameter names to values", raw)
+    if isinstance(raw, str):  # a model's arguments string that did not parse (see parse_tool_calls)
+        try:
+            parsed = json.loads(raw)
+        except ValueError as exc:
+            error["message"] += f" — the arguments are not valid JSON ({exc})"
+        else:
+            error["message"] += f" — the arguments are a JSON {json_type_name(parsed)}, not an object"
+    return ToolInputError(tool_name, [error])
 
 
 def _too_deep(tool_name: str, key: Any) -> ToolInputError:

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
 from workbench._content import json_text
-from workbench._errors import ToolInputError, ToolSpecError
+from workbench._errors import ToolSpecError
 from workbench._validation import json_type_name
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse, new_tool_use_id
@@ -703,32 +703,24 @@ def tool_choice_to_provider(choice: Any, provider: str) -> Any:
 # =====================================================================================================
 # parse_tool_calls: provider response → ToolUse list
 # =====================================================================================================
-def _bad_arguments(name: str, call_id: str, raw: Any, problem: str) -> ToolInputError:
-    shown = raw if not isinstance(raw, str) or len(raw) <= 200 else raw[:197] + "..."
-    return ToolInputError(name or "<unnamed>", [{
-        "path": "$", "field": "$", "expected": "a JSON object of arguments", "received": repr(shown),
-        "message": f"tool call '{call_id}' to '{name}': {problem} (received {shown!r})",
-    }])
-
-
-def _arguments(raw: Any, name: str, call_id: str) -> dict[str, Any]:
+def _arguments(raw: Any) -> Any:
+    """A call's arguments as a dict — or, when they are not a JSON object, as received: executors
+    answer such a call with an error result under its id (a ``ToolInputError`` naming the tool and
+    saying the arguments are not valid JSON / not an object), so its valid siblings still run."""
     if raw is None or raw == "":
         return {}
     if isinstance(raw, str):
         try:
             value = json.loads(raw)
-        except ValueError as exc:
-            raise _bad_arguments(name, call_id, raw, f"arguments are not valid JSON ({exc})") from None
-    else:
-        value = raw
-    if not isinstance(value, dict):
-        raise _bad_arguments(name, call_id, raw, f"arguments must be a JSON object, not {type(value).__name__}")
-    return value
+        except ValueError:
+            return raw
+        return value if isinstance(value, dict) else raw
+    return raw
 
 
 def _use(call_id: Any, name: Any, raw_args: Any) -> ToolUse:
     cid = str(call_id) if call_id not in (None, "") else new_tool_use_id()
-    return {"toolUseId": cid, "name": name or "", "input": _arguments(raw_args, name or "", cid)}
+    return {"toolUseId": cid, "name": name or "", "input": _arguments(raw_args)}
 
 
 def _shape_error(provider: str, response: Any, expected: str) -> ValueError:
@@ -837,12 +829,16 @@ def parse_tool_calls(provider: str, response: Any, *, tools: Any = None, strict:
     """The tool calls in a provider response, as ``ToolUse`` dicts (in order).
 
     Accepted inputs (dicts or SDK objects): openai — a ChatCompletion, a message or its
-    ``tool_calls`` (JSON ``arguments`` are parsed; malformed ones raise ``ToolInputError`` naming
-    the tool and the call id); openai-responses — a Response or its ``output`` items
+    ``tool_calls`` (JSON ``arguments`` are parsed); openai-responses — a Response or its ``output`` items
     (``function_call``); anthropic — a Message or its content (``tool_use`` blocks); bedrock — a
     Converse response, its message or content (``toolUse``); gemini — a GenerateContentResponse,
     a Content or its parts (``functionCall``; ids generated when absent); mcp — ``tools/call``
     requests or their params.
+
+    A call whose ``arguments`` are not valid JSON, or not a JSON object, is kept with its
+    ``input`` as received (the string): an executor answers it with an error result under the
+    same id (``ToolInputError`` naming the tool and saying the arguments are not valid JSON), so
+    the model gets an answer for every call and the valid siblings still run.
 
     With ``tools`` (specs, tools or a registry), each call's input is passed through
     :func:`normalize_arguments` for its tool, undoing the rewrites of that provider's export
@@ -854,7 +850,7 @@ def parse_tool_calls(provider: str, response: Any, *, tools: Any = None, strict:
         specs = _spec_index(tools)
         for use in uses:
             spec = specs.get(use.get("name", ""))
-            if spec is not None:
+            if spec is not None and isinstance(use["input"], dict):
                 use["input"] = normalize_arguments(spec, use["input"], key, strict=strict)
     return uses
 
@@ -1022,8 +1018,29 @@ def _format_openai(results: list[ToolResult]) -> list[dict[str, Any]]:
     return [{"role": "tool", "tool_call_id": r.tool_use_id, "content": _result_text(r)} for r in results]
 
 
+def _responses_output(result: ToolResult) -> Any:
+    """``function_call_output.output``: the text, or — when the result holds images — a list of
+    ``input_text`` / ``input_image`` items (images as base64 data URLs), which the Responses API accepts."""
+    if result.status == "error" or not any("image" in block for block in result.content):
+        return _result_text(result)
+    items: list[dict[str, Any]] = []
+    texts = [b["text"] for b in result.content if "text" in b]
+    for block in result.content:
+        if "text" in block:
+            items.append({"type": "input_text", "text": str(block["text"])})
+        elif "json" in block:
+            if not _redundant_json(block["json"], texts):
+                items.append({"type": "input_text", "text": json_text(block["json"])})
+        elif "image" in block:
+            fmt, data = _image_bytes(block)
+            media = _MEDIA_TYPES.get(fmt, f"image/{fmt}")
+            items.append({"type": "input_image", "image_url": f"data:{media};base64,{data}", "detail": "auto"})
+    return items
+
+
 def _format_openai_responses(results: list[ToolResult]) -> list[dict[str, Any]]:
-    return [{"type": "function_call_output", "call_id": r.tool_use_id, "output": _result_text(r)} for r in results]
+    return [{"type": "function_call_output", "call_id": r.tool_use_id, "output": _responses_output(r)}
+            for r in results]
 
 
 def _anthropic_blocks(result: ToolResult) -> list[dict[str, Any]]:
