@@ -24,6 +24,8 @@ import mcp.types as types
 from mcp.client import Client
 
 from workbench.context import ToolContext
+from workbench.mcp._features import ClientFeatures
+from workbench.mcp._record import wire_dict
 from workbench.mcp._transports import REFUSALS as _REFUSALS
 from workbench.mcp._transports import open_transport
 from workbench.mcp._convert import (
@@ -58,9 +60,10 @@ class _EndWatch:
     (a stdio server process that exited or was killed, a dropped HTTP stream). The SDK's session
     only fails later requests then; this lets the connection say at once that it is gone."""
 
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+    def __init__(self, inner: Any, on_end: Callable[[], None], on_item: Callable[[Any], None]) -> None:
         self._inner = inner
         self._on_end = on_end
+        self._on_item = on_item
 
     @property
     def last_context(self) -> Any:  # the SDK's ContextReceiveStream keeps the sender's contextvars here
@@ -68,10 +71,12 @@ class _EndWatch:
 
     async def receive(self) -> Any:
         try:
-            return await self._inner.receive()
+            item = await self._inner.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._on_end()
             raise
+        self._on_item(item)
+        return item
 
     def __aiter__(self) -> "_EndWatch":
         return self
@@ -98,11 +103,40 @@ class _EndWatch:
         return getattr(self._inner, name)
 
 
+class _SendWatch:
+    """A transport's write stream that shows each message to ``on_item`` before sending it."""
+
+    def __init__(self, inner: Any, on_item: Callable[[Any], None]) -> None:
+        self._inner = inner
+        self._on_item = on_item
+
+    async def send(self, item: Any) -> None:
+        self._on_item(item)
+        await self._inner.send(item)
+
+    async def __aenter__(self) -> "_SendWatch":
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
 @contextlib.asynccontextmanager
-async def _watch_end(transport: Any, on_end: Callable[[], None]) -> Any:
-    """``transport`` with its read stream wrapped in :class:`_EndWatch`."""
+async def _watch(transport: Any, on_end: Callable[[], None], record: Callable[[str, Any], None]) -> Any:
+    """``transport`` with its streams wrapped: the end of the read stream is noticed at once, and
+    every message either way is recorded (the connection's raw protocol history)."""
     async with transport as (read_stream, write_stream):
-        yield _EndWatch(read_stream, on_end), write_stream
+        yield (_EndWatch(read_stream, on_end, lambda item: record("received", item)),
+               _SendWatch(write_stream, lambda item: record("sent", item)))
 
 
 class McpProxyTool(BaseTool):
@@ -116,6 +150,7 @@ class McpProxyTool(BaseTool):
     """
 
     _supports_async = True
+    removed = False  #: True once the server no longer lists this tool
 
     def __init__(self, connection: "McpConnection", mcp_tool: types.Tool, spec: ToolSpec) -> None:
         # no BaseTool.__init__: the spec is given, not declared by a subclass
@@ -182,7 +217,7 @@ class McpProxyTool(BaseTool):
         return f"<McpProxyTool {self.tool_name!r} of {self.connection.label}>"
 
 
-class McpConnection:
+class McpConnection(ClientFeatures):
     """A live connection to an MCP server whose tools are registered as :class:`McpProxyTool`.
 
     Made by :func:`connect`. ``tools`` lists the registered names; :meth:`disconnect` (or leaving
@@ -192,13 +227,18 @@ class McpConnection:
 
     def __init__(self, transport: Any, *, label: str, registry: Any, prefix: str = "", replace: bool = False,
                  timeout: Optional[float] = None, read_timeout: Optional[float] = None,
-                 stderr_file: Any = None) -> None:
+                 stderr_file: Any = None, sampling: Any = None, elicitation: Any = None,
+                 roots: Sequence[Any] = (), log: Any = None) -> None:
+        self._init_features(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
         self.label = label
         self.registry = registry
         self.prefix = prefix
         self.replace = replace
         self.timeout = timeout
         self.proxies: dict[str, McpProxyTool] = {}
+        self._tools_lock = threading.RLock()
+        self._capabilities: Optional[types.ServerCapabilities] = None
+        self._instructions: Optional[str] = None
         self.skipped: dict[str, str] = {}
         self.server_info: Optional[types.Implementation] = None
         self.protocol_version: Optional[str] = None
@@ -280,12 +320,16 @@ class McpConnection:
         import workbench
 
         try:
-            client = Client(_watch_end(self._transport, self._stream_ended), read_timeout_seconds=self._read_timeout,
-                            client_info=types.Implementation(name="tool-workbench", version=workbench.__version__))
+            client = Client(_watch(self._transport, self._stream_ended, self._record_wire),
+                            read_timeout_seconds=self._read_timeout,
+                            client_info=types.Implementation(name="tool-workbench", version=workbench.__version__),
+                            **self._client_callbacks())
             async with client:
                 self._client = client
                 self.server_info = client.server_info
                 self.protocol_version = client.protocol_version
+                self._capabilities = client.server_capabilities
+                self._instructions = client.instructions
                 ready.set_result(None)
                 assert self._stop is not None
                 await self._stop.wait()
@@ -300,6 +344,9 @@ class McpConnection:
             self._client = None
             if ready.done() and not ready.cancelled() and ready.exception() is None:
                 self._notify_disconnected()  # the session ended (closed or lost): proxies are no longer live
+
+    def _record_wire(self, direction: str, item: Any) -> None:
+        self._record_message(direction, wire_dict(item))
 
     def _stream_ended(self) -> None:
         """The server closed the connection (on the loop): end the session, which marks it disconnected."""
@@ -371,6 +418,10 @@ class McpConnection:
         try:
             for mcp_tool in mcp_tools:
                 name = local_tool_name(mcp_tool.name, self.prefix)
+                reason = _not_callable(mcp_tool)
+                if reason is not None:  # listed with the reason, never a proxy that always fails
+                    self.skipped[mcp_tool.name] = reason
+                    continue
                 try:
                     spec = mcp_tool_to_spec(mcp_tool, name, timeout=self.timeout)
                     proxy = McpProxyTool(self, mcp_tool, spec)
@@ -456,16 +507,22 @@ class McpConnection:
         return self._run_sync(self._list_tools(), timeout)
 
     def refresh(self, timeout: Optional[float] = 30.0) -> list[str]:
-        """Fetch the tool list again: register new tools, update changed ones, drop removed ones."""
-        mcp_tools = self.list_mcp_tools(timeout)
-        names = {local_tool_name(t.name, self.prefix) for t in mcp_tools}
-        for name in [n for n in self.proxies if n not in names]:
-            if self.registry.get(name) is self.proxies[name]:
-                self.registry.unregister(name)
-            del self.proxies[name]
-        self.skipped.clear()
-        self._register(mcp_tools)
+        """Fetch the tool list again: register new tools, update changed ones, drop removed ones
+        (their proxies get ``removed = True``, so forms show them as removed). The server's
+        ``notifications/tools/list_changed`` does this by itself."""
+        self._apply_tools(self.list_mcp_tools(timeout))
         return self.tools
+
+    def _apply_tools(self, mcp_tools: Sequence[types.Tool]) -> None:
+        with self._tools_lock:
+            names = {local_tool_name(t.name, self.prefix) for t in mcp_tools}
+            for name in [n for n in self.proxies if n not in names]:
+                proxy = self.proxies.pop(name)
+                proxy.removed = True
+                if self.registry.get(name) is proxy:
+                    self.registry.unregister(name)
+            self.skipped.clear()
+            self._register(mcp_tools)
 
     def call_tool(self, name: str, arguments: Optional[dict[str, Any]] = None) -> types.CallToolResult:
         """Send ``tools/call`` directly (no executor, no conversion): the raw ``CallToolResult``.
@@ -517,6 +574,15 @@ class McpConnection:
         return f"<McpConnection {self.label} ({state})>"
 
 
+def _not_callable(mcp_tool: types.Tool) -> Optional[str]:
+    """Why a listed tool cannot become a proxy (``None`` if it can)."""
+    execution = getattr(mcp_tool, "execution", None)
+    if execution is not None and getattr(execution, "task_support", None) == "required":
+        return ("requires task-augmented calls (execution.taskSupport = 'required'), which this client does not "
+                "make: call it from a client with MCP task support")
+    return None
+
+
 def _describe(exc: BaseException) -> str:
     """A readable message, looking inside exception groups."""
     group = getattr(builtins, "BaseExceptionGroup", None)  # Python 3.11+
@@ -531,7 +597,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
             token: Optional[str] = None, timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
             read_timeout: Optional[float] = None, transport: Optional[str] = None,
-            auth: Any = None) -> McpConnection:
+            auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
+            elicitation: Optional[Callable[[Any], Any]] = None, roots: Sequence[Any] = (),
+            log: Any = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
     Args:
@@ -553,6 +621,18 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         read_timeout: the SDK's per-request read timeout.
         transport: for ``url=``: ``"streamable-http"`` (the default) or ``"sse"`` (older servers).
         auth: for ``url=``: an ``httpx.Auth`` sent with every request (see ``workbench.mcp._transports``).
+        sampling: answers the server's ``sampling/createMessage`` requests:
+            ``sampling(params: mcp.types.CreateMessageRequestParams)`` returns the assistant's text
+            (or a ``CreateMessageResult``); sync (run in a worker thread) or async. Without one the
+            server gets an error saying so. Settable later as ``connection.sampling_handler``.
+        elicitation: answers ``elicitation/create`` (form and URL modes):
+            ``elicitation(params)`` returns the accepted content (a dict), ``"decline"``,
+            ``"cancel"``/``None``, or an ``ElicitResult``. ``connection.elicitation_handler``.
+        roots: the roots offered to the server (paths, ``file://`` URIs or ``{"uri", "name"}``);
+            ``connection.set_roots([...])`` changes them and notifies the server.
+        log: an ``ExecutionLog`` where each sampling and elicitation request lands as a row
+            (``mcp:sampling/createMessage`` / ``mcp:elicitation/create``: input = the request,
+            output = the answer).
 
     Returns an :class:`McpConnection` (also a context manager).
     """
@@ -574,7 +654,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
                             auth=auth)
     label, stderr_file = opened.label, opened.stderr_file
     connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
-                               timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file)
+                               timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
+                               sampling=sampling, elicitation=elicitation, roots=roots, log=log)
     connection._refused = opened.refused
     return connection._start(connect_timeout)
 

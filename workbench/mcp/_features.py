@@ -1,0 +1,376 @@
+"""Everything an MCP client does beyond tools — the MCP Inspector's client side — as methods of
+:class:`~workbench.mcp.McpConnection` (mixed in from here to keep the connection module about the
+session and the tool proxies).
+
+Server → client requests (sampling, elicitation, roots) are answered by handlers the user gives;
+server notifications (logging, list changes, resource updates) are recorded and passed to
+listeners, so notebook views can follow them live.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+
+import mcp.types as types
+
+from workbench.mcp._record import Notification, ProtocolMessage, Record, ServerLog, now
+from workbench.types import ToolResult, new_tool_use_id, utc_now_iso
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mcp.client import Client
+
+__all__ = ["ClientFeatures", "LOG_LEVELS", "SAMPLING_ROW", "ELICITATION_ROW"]
+
+logger = logging.getLogger("workbench.mcp")
+
+#: MCP log levels, least to most severe (``logging/setLevel``)
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+SAMPLING_ROW = "mcp:sampling/createMessage"  #: tool_name of the log rows of sampling requests
+ELICITATION_ROW = "mcp:elicitation/create"  #: tool_name of the log rows of elicitation requests
+_PAGE_CAP = 100
+_CHANGE_KINDS = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/resources/list_changed": "resources",
+    "notifications/prompts/list_changed": "prompts",
+}
+
+
+def _root(value: Any) -> types.Root:
+    """A ``Root`` from a Root, a ``{"uri", "name"}`` dict, a ``file://`` URI or a local path."""
+    if isinstance(value, types.Root):
+        return value
+    if isinstance(value, dict):
+        return types.Root.model_validate(value)
+    if isinstance(value, str) and "://" in value:
+        return types.Root(uri=value)
+    import os
+    from pathlib import Path
+
+    if isinstance(value, (str, os.PathLike)):
+        path = Path(value).expanduser().resolve()
+        return types.Root(uri=path.as_uri(), name=path.name or str(path))
+    raise TypeError(f"a root is a path, a file:// URI, a {{'uri', 'name'}} dict or mcp.types.Root, got {value!r}")
+
+
+def _reference(ref: str) -> types.PromptReference | types.ResourceTemplateReference:
+    kind, _, target = ref.partition(":")
+    if kind == "prompt" and target:
+        return types.PromptReference(type="ref/prompt", name=target)
+    if kind == "resource" and target:
+        return types.ResourceTemplateReference(type="ref/resource", uri=target)
+    raise ValueError(f"complete(ref={ref!r}): expected 'prompt:<prompt name>' or 'resource:<uri template>'")
+
+
+async def _answer(handler: Callable[[Any], Any], params: Any) -> Any:
+    """Call a user handler: a coroutine function is awaited; a plain one runs in a worker thread so
+    one that waits (for a click in a notebook, for a model) does not stall the connection."""
+    if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(getattr(handler, "__call__", None)):
+        return await handler(params)
+    value = await asyncio.to_thread(handler, params)
+    if inspect.isawaitable(value):
+        value = await value
+    return value
+
+
+def _sampling_result(value: Any) -> types.CreateMessageResult | types.ErrorData:
+    if isinstance(value, (types.CreateMessageResult, types.ErrorData)):
+        return value
+    if isinstance(value, str):
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=value),
+                                         model="workbench-user", stop_reason="endTurn")
+    if isinstance(value, dict):
+        return types.CreateMessageResult.model_validate(value)
+    raise TypeError(f"a sampling handler returns a str, a dict or mcp.types.CreateMessageResult, got {value!r}")
+
+
+def _elicit_result(value: Any) -> types.ElicitResult | types.ErrorData:
+    if isinstance(value, (types.ElicitResult, types.ErrorData)):
+        return value
+    if value is None:
+        return types.ElicitResult(action="cancel")
+    if isinstance(value, str) and value in ("decline", "cancel", "accept"):
+        return types.ElicitResult(action=value)  # type: ignore[arg-type]
+    if isinstance(value, dict):
+        return types.ElicitResult(action="accept", content=value)
+    raise TypeError("an elicitation handler returns a dict (the accepted content), 'accept', 'decline', 'cancel', "
+                    f"None (cancel) or mcp.types.ElicitResult, got {value!r}")
+
+
+def _dump(value: Any) -> Any:
+    return value.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(value, "model_dump") else value
+
+
+class ClientFeatures:
+    """Resources, prompts, completions, logging, notifications, roots, sampling and elicitation.
+
+    Mixed into :class:`~workbench.mcp.McpConnection`; relies on its ``_run_sync``,
+    ``_require_client``, ``label`` and ``refresh``.
+    """
+
+    # set by McpConnection.__init__ through _init_features
+    sampling_handler: Optional[Callable[[types.CreateMessageRequestParams], Any]]
+    elicitation_handler: Optional[Callable[[types.ElicitRequestParams], Any]]
+    log: Any
+
+    def _init_features(self, *, sampling: Any = None, elicitation: Any = None, roots: Sequence[Any] = (),
+                       log: Any = None) -> None:
+        self.sampling_handler = sampling
+        self.elicitation_handler = elicitation
+        self.log = log
+        self._roots: list[types.Root] = [_root(r) for r in roots]
+        self._messages: Record[ProtocolMessage] = Record(limit=5000)
+        self._notifications: Record[Notification] = Record()
+        self._server_logs: Record[ServerLog] = Record()
+        self._changes: Record[str] = Record(limit=200)
+        self._resource_listeners: dict[str, list[Callable[[str], Any]]] = {}
+
+    # -- the SDK client's callbacks (on the connection loop) ------------------------------------------
+    def _client_callbacks(self) -> dict[str, Any]:
+        return {
+            "sampling_callback": self._on_sampling,
+            "elicitation_callback": self._on_elicitation,
+            "list_roots_callback": self._on_list_roots,
+            "logging_callback": self._on_log,
+            "message_handler": self._on_message,
+        }
+
+    def _record_message(self, direction: str, message: Optional[dict]) -> None:
+        if message is not None:
+            self._messages.add(ProtocolMessage(now(), direction, message))
+
+    async def _on_sampling(self, context: Any, params: types.CreateMessageRequestParams) -> Any:
+        return await self._serve_request(SAMPLING_ROW, "sampling", self.sampling_handler, params, _sampling_result)
+
+    async def _on_elicitation(self, context: Any, params: Any) -> Any:
+        return await self._serve_request(ELICITATION_ROW, "elicitation", self.elicitation_handler, params,
+                                         _elicit_result)
+
+    async def _serve_request(self, row_name: str, what: str, handler: Any, params: Any,
+                             convert: Callable[[Any], Any]) -> Any:
+        started = utc_now_iso()
+        if handler is None:
+            answer: Any = types.ErrorData(code=types.INVALID_REQUEST,
+                                          message=f"the client has no {what} handler: connect(..., {what}=handler) "
+                                                  f"or set connection.{what}_handler")
+        else:
+            try:
+                answer = convert(await _answer(handler, params))
+            except Exception as exc:  # noqa: BLE001 - the server gets an error, the notebook a log row
+                logger.warning("MCP %s handler failed: %s", what, exc)
+                answer = types.ErrorData(code=types.INTERNAL_ERROR, message=f"{type(exc).__name__}: {exc}")
+        self._log_request(row_name, params, answer, started)
+        return answer
+
+    def _log_request(self, row_name: str, params: Any, answer: Any, started: str) -> None:
+        if self.log is None:
+            return
+        failed = isinstance(answer, types.ErrorData)
+        metadata: dict[str, Any] = {"tool_name": row_name, "server": getattr(self, "label", "")}
+        if failed:
+            metadata.update(error_type="McpError", error=answer.message)
+        content = [{"text": f"Error: {answer.message}"}] if failed else [{"json": _dump(answer)}]
+        result = ToolResult(tool_use_id=new_tool_use_id(), status="error" if failed else "success", content=content,
+                            metadata=metadata, started_at=started, completed_at=utc_now_iso(),
+                            value=None if failed else _dump(answer))
+        try:
+            self.log.append(result, {"toolUseId": result.tool_use_id, "name": row_name, "input": _dump(params)})
+        except Exception:  # noqa: BLE001 - a closed log must not fail the server's request
+            logger.warning("could not log an MCP %s request", row_name, exc_info=True)
+
+    async def _on_list_roots(self, context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=list(self._roots))
+
+    async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self._server_logs.add(ServerLog(now(), str(params.level), params.logger, params.data))
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            logger.debug("MCP transport error from %s: %s", getattr(self, "label", "?"), message)
+            return
+        inner = getattr(message, "root", message)
+        method = getattr(inner, "method", None)
+        if not isinstance(method, str):
+            return
+        params = _dump(getattr(inner, "params", None)) or {}
+        self._notifications.add(Notification(now(), method, params))
+        kind = _CHANGE_KINDS.get(method)
+        if kind == "tools":
+            asyncio.get_running_loop().create_task(self._refresh_tools_soon())
+        if kind is not None:
+            self._changes.add(kind)
+        if method == "notifications/resources/updated":
+            uri = params.get("uri", "")
+            for listener in list(self._resource_listeners.get(uri, ())):
+                try:
+                    listener(uri)
+                except Exception:  # noqa: BLE001
+                    logger.warning("a resource listener for %s failed", uri, exc_info=True)
+
+    async def _refresh_tools_soon(self) -> None:
+        """Re-list the tools after ``notifications/tools/list_changed`` (off the message loop: the
+        refresh itself is a request whose answer the message loop must deliver)."""
+        try:
+            tools = await self._list_tools()  # type: ignore[attr-defined]
+            self._apply_tools(tools)  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - e.g. the connection closed meanwhile
+            logger.debug("refreshing the tools of %s failed", getattr(self, "label", "?"), exc_info=True)
+
+    # -- server ----------------------------------------------------------------------------------
+    @property
+    def server_capabilities(self) -> Optional[types.ServerCapabilities]:
+        """What the server said it supports."""
+        return getattr(self, "_capabilities", None)
+
+    @property
+    def instructions(self) -> Optional[str]:
+        """The server's instructions for models (from the handshake)."""
+        return getattr(self, "_instructions", None)
+
+    def ping(self, timeout: Optional[float] = 30.0) -> float:
+        """Send ``ping``; the round trip in seconds."""
+        async def go() -> float:
+            import time
+
+            start = time.perf_counter()
+            await self._require_client().send_ping()  # type: ignore[attr-defined]
+            return time.perf_counter() - start
+
+        return self._run_sync(go(), timeout)  # type: ignore[attr-defined]
+
+    # -- resources ---------------------------------------------------------------------------------
+    def _paged(self, method: str, field: str, timeout: Optional[float]) -> list:
+        async def go() -> list:
+            client: "Client" = self._require_client()  # type: ignore[attr-defined]
+            items: list = []
+            cursor = None
+            for _ in range(_PAGE_CAP):
+                page = await getattr(client, method)(cursor=cursor)
+                items.extend(getattr(page, field))
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            return items
+
+        return self._run_sync(go(), timeout)  # type: ignore[attr-defined]
+
+    def list_resources(self, timeout: Optional[float] = 30.0) -> list[types.Resource]:
+        """The server's resources (every page)."""
+        return self._paged("list_resources", "resources", timeout)
+
+    def list_resource_templates(self, timeout: Optional[float] = 30.0) -> list[types.ResourceTemplate]:
+        """The server's resource templates (every page)."""
+        return self._paged("list_resource_templates", "resource_templates", timeout)
+
+    def read_resource(self, uri: str, timeout: Optional[float] = 30.0) -> types.ReadResourceResult:
+        """``resources/read``: the contents (``TextResourceContents`` / ``BlobResourceContents``)."""
+        return self._run_sync(self._require_client().read_resource(str(uri)), timeout)  # type: ignore[attr-defined]
+
+    def subscribe_resource(self, uri: str, callback: Optional[Callable[[str], Any]] = None,
+                           timeout: Optional[float] = 30.0) -> Callable[[], None]:
+        """``resources/subscribe``; ``callback(uri)`` runs on each ``notifications/resources/updated``
+        for it (all updates also land in :attr:`notifications`). Returns a function that unsubscribes."""
+        uri = str(uri)
+        listeners = self._resource_listeners.setdefault(uri, [])
+        first = not listeners
+        if callback is not None:
+            listeners.append(callback)
+        if first:
+            self._run_sync(self._require_client().subscribe_resource(uri), timeout)  # type: ignore[attr-defined]
+
+        def unsubscribe() -> None:
+            current = self._resource_listeners.get(uri, [])
+            if callback is not None and callback in current:
+                current.remove(callback)
+            if not current:
+                self._resource_listeners.pop(uri, None)
+                if getattr(self, "connected", False):
+                    self._run_sync(self._require_client().unsubscribe_resource(uri), timeout)  # type: ignore
+
+        return unsubscribe
+
+    # -- prompts and completions --------------------------------------------------------------------
+    def list_prompts(self, timeout: Optional[float] = 30.0) -> list[types.Prompt]:
+        """The server's prompts (every page)."""
+        return self._paged("list_prompts", "prompts", timeout)
+
+    def get_prompt(self, name: str, arguments: Optional[dict[str, str]] = None,
+                   timeout: Optional[float] = 30.0) -> types.GetPromptResult:
+        """``prompts/get``: the prompt's messages for ``arguments`` (string values, as MCP wants)."""
+        bad = {k: v for k, v in (arguments or {}).items() if not isinstance(v, str)}
+        if bad:
+            raise TypeError(f"get_prompt({name!r}): prompt arguments are strings, got "
+                            + ", ".join(f"{k}={v!r}" for k, v in bad.items()))
+        return self._run_sync(self._require_client().get_prompt(name, arguments or None), timeout)  # type: ignore
+
+    def complete(self, ref: str, argument: str, value: str = "", context: Optional[dict[str, str]] = None,
+                 timeout: Optional[float] = 30.0) -> list[str]:
+        """``completion/complete``: suggested values of a prompt's or resource template's argument.
+        ``ref`` is ``"prompt:<name>"`` or ``"resource:<uri template>"``."""
+        reference = _reference(ref)
+        result = self._run_sync(self._require_client().complete(  # type: ignore[attr-defined]
+            reference, {"name": argument, "value": value}, context_arguments=context), timeout)
+        return list(result.completion.values)
+
+    # -- logging and notifications --------------------------------------------------------------------
+    def set_logging_level(self, level: str, timeout: Optional[float] = 30.0) -> None:
+        """``logging/setLevel``: the least severe level the server should send."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"set_logging_level({level!r}): expected one of {', '.join(LOG_LEVELS)}")
+        import warnings
+
+        from mcp.shared.exceptions import MCPDeprecationWarning
+
+        with warnings.catch_warnings():
+            # the SDK flags logging as deprecated from protocol 2026-07-28 on; servers of the handshake
+            # era (the ones that declare the logging capability) still want logging/setLevel
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            self._run_sync(self._require_client().set_logging_level(level), timeout)  # type: ignore[attr-defined]
+
+    @property
+    def server_logs(self) -> list[ServerLog]:
+        """The server's ``notifications/message`` entries, oldest first."""
+        return self._server_logs.items()
+
+    def on_server_log(self, callback: Callable[[ServerLog], Any]) -> Callable[[], None]:
+        """Call ``callback(ServerLog)`` for each new server log entry; returns an unsubscribe."""
+        return self._server_logs.subscribe(callback)
+
+    @property
+    def notifications(self) -> list[Notification]:
+        """Every notification the server sent, oldest first."""
+        return self._notifications.items()
+
+    def on_notification(self, callback: Callable[[Notification], Any]) -> Callable[[], None]:
+        """Call ``callback(Notification)`` for each new server notification; returns an unsubscribe."""
+        return self._notifications.subscribe(callback)
+
+    def on_change(self, callback: Callable[[str], Any]) -> Callable[[], None]:
+        """Call ``callback(kind)`` when the server's ``tools``, ``resources`` or ``prompts`` list changed
+        (tools are re-listed and re-registered first). Returns an unsubscribe."""
+        return self._changes.subscribe(callback)
+
+    # -- the raw protocol ------------------------------------------------------------------------------
+    @property
+    def messages(self) -> list[ProtocolMessage]:
+        """The connection's JSON-RPC messages, newest first (as MCP Inspector's history)."""
+        return self._messages.items()[::-1]
+
+    def on_message(self, callback: Callable[[ProtocolMessage], Any]) -> Callable[[], None]:
+        """Call ``callback(ProtocolMessage)`` for each message sent or received; returns an unsubscribe."""
+        return self._messages.subscribe(callback)
+
+    # -- roots -------------------------------------------------------------------------------------------
+    @property
+    def roots(self) -> list[types.Root]:
+        """The roots this client offers the server (``roots/list``)."""
+        return list(self._roots)
+
+    def set_roots(self, roots: Sequence[Any], timeout: Optional[float] = 30.0) -> None:
+        """Replace the roots (paths, ``file://`` URIs or ``{"uri", "name"}`` dicts) and send
+        ``notifications/roots/list_changed``."""
+        self._roots = [_root(r) for r in roots]
+        if getattr(self, "connected", False):
+            self._run_sync(self._require_client().send_roots_list_changed(), timeout)  # type: ignore[attr-defined]
