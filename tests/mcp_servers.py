@@ -70,3 +70,60 @@ def http_server(argv: Sequence[str], *, marker: str = "serving") -> Iterator[str
             proc.wait(10)
         pumper.join(5)
         proc.stderr.close()  # type: ignore[union-attr]
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (for servers that take a port but cannot pick one)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+EVERYTHING = "mcp-server-everything"
+#: server-everything's HTTP transports: argument → the endpoint path
+EVERYTHING_HTTP_PATHS = {"streamableHttp": "/mcp", "sse": "/sse"}
+
+
+@contextlib.contextmanager
+def everything_http(kind: str = "streamableHttp") -> Iterator[str]:
+    """``server-everything`` over HTTP (``streamableHttp`` or ``sse``) on a free port; yields its URL."""
+    import os
+
+    port = free_port()
+    argv = [npm_server(EVERYTHING), kind]
+    env = {**os.environ, "PORT": str(port)}
+    proc = subprocess.Popen(argv, cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue = queue.Queue()
+
+    def pump() -> None:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    try:
+        seen, deadline = [], time.monotonic() + WAIT
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"server-everything {kind} did not start; stderr: {''.join(seen)}")
+            try:
+                line = lines.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise AssertionError(f"server-everything {kind} exited ({proc.wait(5)}); stderr: {''.join(seen)}")
+            seen.append(line)
+            if f"port {port}" in line:
+                break
+        yield f"http://127.0.0.1:{port}{EVERYTHING_HTTP_PATHS[kind]}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)

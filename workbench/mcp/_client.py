@@ -332,7 +332,13 @@ class McpConnection(ClientFeatures):
                 self._instructions = client.instructions
                 ready.set_result(None)
                 assert self._stop is not None
-                await self._stop.wait()
+                follower = asyncio.ensure_future(self._follow_changes(client))
+                try:
+                    await self._stop.wait()
+                finally:
+                    follower.cancel()
+                    with contextlib.suppress(BaseException):
+                        await follower
         except BaseException as exc:  # noqa: BLE001 - reported to connect() or logged
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else McpConnectionError(repr(exc)))

@@ -99,6 +99,19 @@ def _elicit_result(value: Any) -> types.ElicitResult | types.ErrorData:
                     f"None (cancel) or mcp.types.ElicitResult, got {value!r}")
 
 
+async def _legacy(call: Callable[[], Any]) -> Any:
+    """Await a handshake-era method (ping, resources/subscribe, logging/setLevel) without the SDK's
+    deprecation warning: the SDK flags them as removed from protocol 2026-07-28 on, but the servers
+    that negotiated an earlier version — every one that declares these capabilities — want them."""
+    import warnings
+
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        return await call()
+
+
 def _dump(value: Any) -> Any:
     return value.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(value, "model_dump") else value
 
@@ -209,6 +222,32 @@ class ClientFeatures:
                 except Exception:  # noqa: BLE001
                     logger.warning("a resource listener for %s failed", uri, exc_info=True)
 
+    async def _follow_changes(self, client: "Client") -> None:
+        """On the 2026-07-28 protocol, list changes come through a ``subscriptions/listen`` stream
+        rather than standing notifications: open one for what the server can announce and handle its
+        events as the notifications they replace (earlier protocols send those directly)."""
+        from mcp.shared.subscriptions import event_to_notification
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        caps = client.server_capabilities
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or caps is None:
+            return
+        wanted = {
+            "tools_list_changed": bool(caps.tools and caps.tools.list_changed),
+            "prompts_list_changed": bool(caps.prompts and caps.prompts.list_changed),
+            "resources_list_changed": bool(caps.resources and caps.resources.list_changed),
+        }
+        if not any(wanted.values()):
+            return
+        try:
+            async with client.listen(**wanted) as subscription:
+                async for event in subscription:
+                    await self._on_message(event_to_notification(event, {}))
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the session ended, or the server does not serve listen after all
+            logger.debug("the change stream of %s ended", getattr(self, "label", "?"), exc_info=True)
+
     async def _refresh_tools_soon(self) -> None:
         """Re-list the tools after ``notifications/tools/list_changed`` (off the message loop: the
         refresh itself is a request whose answer the message loop must deliver)."""
@@ -235,7 +274,8 @@ class ClientFeatures:
             import time
 
             start = time.perf_counter()
-            await self._require_client().send_ping()  # type: ignore[attr-defined]
+            client = self._require_client()  # type: ignore[attr-defined]
+            await _legacy(client.send_ping)
             return time.perf_counter() - start
 
         return self._run_sync(go(), timeout)  # type: ignore[attr-defined]
@@ -278,7 +318,8 @@ class ClientFeatures:
         if callback is not None:
             listeners.append(callback)
         if first:
-            self._run_sync(self._require_client().subscribe_resource(uri), timeout)  # type: ignore[attr-defined]
+            client = self._require_client()  # type: ignore[attr-defined]
+            self._run_sync(_legacy(lambda: client.subscribe_resource(uri)), timeout)  # type: ignore[attr-defined]
 
         def unsubscribe() -> None:
             current = self._resource_listeners.get(uri, [])
@@ -287,7 +328,8 @@ class ClientFeatures:
             if not current:
                 self._resource_listeners.pop(uri, None)
                 if getattr(self, "connected", False):
-                    self._run_sync(self._require_client().unsubscribe_resource(uri), timeout)  # type: ignore
+                    client = self._require_client()  # type: ignore[attr-defined]
+                    self._run_sync(_legacy(lambda: client.unsubscribe_resource(uri)), timeout)  # type: ignore
 
         return unsubscribe
 
@@ -319,15 +361,8 @@ class ClientFeatures:
         """``logging/setLevel``: the least severe level the server should send."""
         if level not in LOG_LEVELS:
             raise ValueError(f"set_logging_level({level!r}): expected one of {', '.join(LOG_LEVELS)}")
-        import warnings
-
-        from mcp.shared.exceptions import MCPDeprecationWarning
-
-        with warnings.catch_warnings():
-            # the SDK flags logging as deprecated from protocol 2026-07-28 on; servers of the handshake
-            # era (the ones that declare the logging capability) still want logging/setLevel
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            self._run_sync(self._require_client().set_logging_level(level), timeout)  # type: ignore[attr-defined]
+        client = self._require_client()  # type: ignore[attr-defined]
+        self._run_sync(_legacy(lambda: client.set_logging_level(level)), timeout)  # type: ignore[attr-defined]
 
     @property
     def server_logs(self) -> list[ServerLog]:
@@ -373,4 +408,5 @@ class ClientFeatures:
         ``notifications/roots/list_changed``."""
         self._roots = [_root(r) for r in roots]
         if getattr(self, "connected", False):
-            self._run_sync(self._require_client().send_roots_list_changed(), timeout)  # type: ignore[attr-defined]
+            client = self._require_client()  # type: ignore[attr-defined]
+            self._run_sync(_legacy(client.send_roots_list_changed), timeout)  # type: ignore[attr-defined]

@@ -15,11 +15,14 @@ import os
 import socket
 import sys
 import threading
+import weakref
 from typing import Any, Iterable, Optional
 
 import anyio
 import mcp.types as types
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.shared.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
 from workbench._events import ToolEvent
@@ -58,6 +61,20 @@ def open_log(log: Any) -> Any:
     raise TypeError(f"log must be an ExecutionLog or a path, got {type(log).__name__}")
 
 
+def _is_legacy(ctx: Any) -> bool:
+    """Whether the request's session speaks a protocol before 2026-07-28 (no subscriptions/listen)."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS
+
+
+async def _announce(session: Any) -> None:
+    try:
+        await session.send_tool_list_changed()
+    except Exception:  # noqa: BLE001 - a gone client
+        logger.debug("could not send notifications/tools/list_changed", exc_info=True)
+
+
 _CANCEL_GRACE = 5.0  # seconds a cancelled call may take to wind down before it is abandoned
 
 
@@ -70,10 +87,52 @@ class _Bridge:
         self.log = log
         self._progress: dict[str, tuple[asyncio.AbstractEventLoop, Any]] = {}
         self._lock = threading.Lock()
-        self.unsubscribe = executor.on_event(self._on_event)
+        self._sessions: "weakref.WeakKeyDictionary[Any, asyncio.AbstractEventLoop]" = weakref.WeakKeyDictionary()
+        self.bus = InMemorySubscriptionBus()
+        self.loop: Optional[asyncio.AbstractEventLoop] = None
+        stop_events = executor.on_event(self._on_event)
+        on_change = getattr(registry, "on_change", None)
+        stop_changes = on_change(self._tools_changed) if on_change is not None else (lambda: None)
+
+        def unsubscribe() -> None:
+            stop_events()
+            stop_changes()
+
+        self.unsubscribe = unsubscribe
+
+    # -- notifications/tools/list_changed -------------------------------------------------------------
+    def _seen(self, ctx: Any) -> None:
+        """Remember a client session (and its loop) so registry changes can be announced to it."""
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+        if not _is_legacy(ctx):
+            return  # modern sessions listen on the bus
+        session = getattr(ctx, "session", None)
+        if session is not None:
+            try:
+                self._sessions[session] = asyncio.get_running_loop()
+            except TypeError:  # a session object that cannot be weakly referenced: not announced to
+                pass
+
+    def _tools_changed(self, *_change: Any) -> None:
+        """The registry gained or lost a tool (any thread): tell every client — on the 2026-07-28
+        protocol through the ``subscriptions/listen`` streams (the bus), before it with
+        ``notifications/tools/list_changed`` to each session seen."""
+        loop = self.loop
+        if loop is not None:
+            try:
+                loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.bus.publish(ToolsListChanged())))
+            except RuntimeError:  # the server's loop has closed
+                pass
+        for session, loop in list(self._sessions.items()):
+            try:
+                loop.call_soon_threadsafe(lambda s=session: asyncio.ensure_future(_announce(s)))
+            except RuntimeError:  # that session's loop has closed
+                self._sessions.pop(session, None)
 
     # -- tools/list ---------------------------------------------------------------------------
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        self._seen(ctx)
         return types.ListToolsResult(tools=[spec_to_mcp_tool(item.spec) for item in list(self.registry)])
 
     def input_schema(self, name: str) -> Optional[dict[str, Any]]:
@@ -82,6 +141,7 @@ class _Bridge:
 
     # -- tools/call -----------------------------------------------------------------------------
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        self._seen(ctx)
         name = params.name
         item = self.registry.get(name)
         if item is None:
@@ -210,8 +270,17 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
         on_list_tools=bridge.list_tools,
         on_call_tool=bridge.call_tool,
         get_tool_input_schema=bridge.input_schema,
+        on_subscriptions_listen=ListenHandler(bridge.bus),
     )
     server.workbench = bridge  # type: ignore[attr-defined]
+    # the tool list follows the registry, and clients are told (notifications/tools/list_changed):
+    # every transport builds its initialize answer through this method
+    declare = server.create_initialization_options
+
+    def create_initialization_options(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return declare(notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
+
+    server.create_initialization_options = create_initialization_options  # type: ignore[method-assign]
     return server
 
 
