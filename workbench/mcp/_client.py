@@ -401,7 +401,9 @@ class McpConnection(ClientFeatures):
     def _start(self, connect_timeout: Optional[float]) -> "McpConnection":
         try:
             self._run_sync(self._open(), connect_timeout)
-            self._register(self._run_sync(self._list_tools(), connect_timeout))
+            tools = self._run_sync(self._list_tools(), connect_timeout)
+            with self._tools_lock:  # a list_changed refresh may already be registering them
+                self._register(tools)
         except BaseException as exc:
             detail = self.stderr.strip()
             self.disconnect()

@@ -52,9 +52,30 @@ async def _streamable_http(url: str, headers: Optional[dict[str, str]], auth: An
             yield streams
 
 
+@contextlib.asynccontextmanager
+async def _sse(url: str, headers: Optional[dict[str, str]], auth: Any, refused: list[int]) -> Any:
+    """The SDK's HTTP+SSE transport (protocol 2024-11-05 servers: a GET event stream plus POSTed
+    messages); 401/403 answers are noted as for streamable HTTP."""
+    from mcp.client.sse import sse_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async def note_refusal(response: Any) -> None:
+        if response.status_code in (401, 403):
+            refused.append(response.status_code)
+
+    def factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
+        http = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+        http.event_hooks["response"].append(note_refusal)
+        return http
+
+    async with sse_client(url, headers=headers or None, auth=auth, httpx_client_factory=factory) as streams:
+        yield streams
+
+
 # transport name -> a factory of the SDK transport for a URL (data-driven, like the provider table)
 HTTP_TRANSPORTS = {
     "streamable-http": _streamable_http,
+    "sse": _sse,
 }
 
 
