@@ -33,7 +33,9 @@ except ImportError as _exc:  # pragma: no cover - depends on the environment
         "workbench.mcp needs the official MCP SDK: pip install \"tool-workbench[mcp]\" (mcp>=2.3,<3)"
     ) from _exc
 
+from workbench.mcp._auth import OAuth, OAuthError
 from workbench.mcp._client import McpConnection, McpConnectionError, McpProxyTool, connect
+from workbench.mcp._record import Notification, ProtocolMessage, ServerLog
 from workbench.mcp._convert import (
     McpToolError,
     call_tool_result_to_value,
@@ -46,6 +48,11 @@ from workbench.mcp._security import TOKEN_ENV
 from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
 
 __all__ = [
+    "Notification",
+    "OAuth",
+    "OAuthError",
+    "ProtocolMessage",
+    "ServerLog",
     "McpConnection",
     "McpConnectionError",
     "McpProxyTool",

@@ -100,5 +100,7 @@ def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str]
     factory = HTTP_TRANSPORTS.get(kind)
     if factory is None:
         raise ValueError(f"connect(transport={kind!r}): expected one of {sorted(HTTP_TRANSPORTS)}")
+    if auth is not None and hasattr(auth, "provider"):  # workbench.mcp.OAuth: the SDK provider for this URL
+        auth = auth.provider(url)
     refused: list[int] = []
     return OpenedTransport(factory(url, headers, auth, refused), url, None, refused)
