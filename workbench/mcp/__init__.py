@@ -35,6 +35,7 @@ except ImportError as _exc:  # pragma: no cover - depends on the environment
 
 from workbench.mcp._auth import OAuth, OAuthError
 from workbench.mcp._client import McpConnection, McpConnectionError, McpProxyTool, connect
+from workbench.mcp._inspect import inspect
 from workbench.mcp._record import Notification, ProtocolMessage, ServerLog
 from workbench.mcp._convert import (
     McpToolError,
@@ -62,6 +63,7 @@ __all__ = [
     "build_server",
     "call_tool_result_to_value",
     "connect",
+    "inspect",
     "mcp_tool_dict",
     "output_schema_of",
     "result_to_call_tool_result",

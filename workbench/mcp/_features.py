@@ -210,9 +210,9 @@ class ClientFeatures:
         params = _dump(getattr(inner, "params", None)) or {}
         self._notifications.add(Notification(now(), method, params))
         kind = _CHANGE_KINDS.get(method)
-        if kind == "tools":
+        if kind == "tools":  # announced once the tools are re-registered
             asyncio.get_running_loop().create_task(self._refresh_tools_soon())
-        if kind is not None:
+        elif kind is not None:
             self._changes.add(kind)
         if method == "notifications/resources/updated":
             uri = params.get("uri", "")
@@ -256,6 +256,8 @@ class ClientFeatures:
             self._apply_tools(tools)  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - e.g. the connection closed meanwhile
             logger.debug("refreshing the tools of %s failed", getattr(self, "label", "?"), exc_info=True)
+            return
+        self._changes.add("tools")
 
     # -- server ----------------------------------------------------------------------------------
     @property
@@ -384,7 +386,9 @@ class ClientFeatures:
 
     def on_change(self, callback: Callable[[str], Any]) -> Callable[[], None]:
         """Call ``callback(kind)`` when the server's ``tools``, ``resources`` or ``prompts`` list changed
-        (tools are re-listed and re-registered first). Returns an unsubscribe."""
+        (tools are re-listed and re-registered first). The callback runs on the connection's thread:
+        calling the connection's blocking methods from it would deadlock — hand work to another
+        thread. Returns an unsubscribe."""
         return self._changes.subscribe(callback)
 
     # -- the raw protocol ------------------------------------------------------------------------------

@@ -1,0 +1,196 @@
+"""``workbench.mcp.inspect``: the notebook view of one MCP connection, driven through its widgets
+against real servers (server-everything over stdio; the project's own server)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tests.mcp_servers import EVERYTHING, ROOT, WAIT, npm_server, serve_command
+from workbench.jupyter._mcp_inspector import TABS, expand_uri_template
+from workbench.jupyter._mcp_render import contents_html, protocol_html
+
+
+def _eventually(check, timeout=WAIT, what="the condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def view():
+    from workbench.jupyter._workbench import Workbench
+    from workbench.mcp import inspect
+
+    workbench = Workbench()
+    view = inspect(command=[npm_server(EVERYTHING)], workbench=workbench, roots=[str(ROOT)], connect_timeout=WAIT)
+    yield view
+    view.connection.disconnect()
+
+
+def test_the_view_has_the_inspector_tabs_and_the_server_tab_describes_the_server(view):
+    assert view.tabs.titles == TABS
+    assert "Everything Reference Server" in view.server_html.value
+    assert "Capabilities" in view.server_html.value and "Instructions" in view.server_html.value
+    assert ROOT.as_uri() in view.roots_text.value
+
+
+def test_tools_tab_has_a_form_per_tool_and_lists_uncallable_ones(view):
+    assert "echo" in view.tool_picker.options
+    view.tool_picker.value = "echo"
+    form = view.tool_forms["echo"]
+    form.set_values({"message": "from the inspector"})
+    result = form.run()
+    assert result.status == "success" and result.text == "Echo: from the inspector"
+    assert "simulate-research-query" in view.skipped_html.value and "task" in view.skipped_html.value
+    rows = view.workbench.log.rows(tool="echo")
+    assert rows and rows[-1]["status"] == "success"
+
+
+def test_resources_tab_reads_by_mime_type_and_follows_a_subscription(view):
+    uris = [value for _label, value in view.resource_picker.options]
+    markdown = next(uri for uri in uris if uri.endswith(".md"))
+    view.resource_picker.value = markdown
+    view.read_button.click()
+    assert "text/markdown" in view.resource_html.value and "<pre" in view.resource_html.value
+    view.subscribe_button.value = True
+    assert markdown in view.updates_html.value and "0 update(s)" in view.updates_html.value
+    view.subscribe_button.value = False
+    assert view.updates_html.value == ""
+
+
+def test_a_resource_template_gets_a_form_for_its_parameters(view):
+    template = next(v for _l, v in view.template_picker.options if v.endswith("/text/{resourceId}"))
+    view.template_picker.value = template
+    assert list(view.template_form.fields) == ["resourceId"]
+    assert view.template_form.run().status == "error"  # the parameter is required
+    view.template_form.set_values({"resourceId": "7"})
+    assert view.template_form.run().status == "success"
+    assert "demo://resource/dynamic/text/7" in view.resource_html.value
+
+
+def test_prompts_tab_has_an_argument_form_and_renders_the_messages(view):
+    view.prompt_picker.value = "args-prompt"
+    form = view.prompt_form
+    assert "city" in form.fields
+    form.set_values({"city": "Bergen"})
+    assert form.run().status == "success"
+    assert "workbench-mcp-message" in view.prompt_html.value and "Bergen" in view.prompt_html.value
+
+
+def test_sampling_waits_for_the_approve_prompt_with_the_edited_answer(view):
+    registry, executor = view.workbench.registry, view.workbench.executor
+
+    def user():
+        assert view.sampling_prompt.asked.wait(WAIT)
+        assert "hello from the test" in view.sampling_prompt.request_html.value
+        view.sampling_prompt.answer.value = "an answer the user typed"
+        view.sampling_prompt.approve_button.click()
+
+    helper = threading.Thread(target=user)
+    helper.start()
+    result = executor.call(registry, "trigger-sampling-request", {"prompt": "hello from the test", "maxTokens": 5})
+    helper.join(WAIT)
+    assert "an answer the user typed" in result.text
+    assert view.workbench.log.rows(tool="mcp:sampling/createMessage")[-1]["status"] == "success"
+
+
+def test_a_rejected_sampling_request_is_an_error_for_the_server(view):
+    registry, executor = view.workbench.registry, view.workbench.executor
+    helper = threading.Thread(target=lambda: view.sampling_prompt.asked.wait(WAIT) and
+                              view.sampling_prompt.reject_button.click())
+    helper.start()
+    result = executor.call(registry, "trigger-sampling-request", {"prompt": "no", "maxTokens": 5})
+    helper.join(WAIT)
+    assert "rejected" in (result.text + str(result.metadata.get("error")))
+
+
+def test_elicitation_builds_a_form_from_the_requested_schema(view):
+    registry, executor = view.workbench.registry, view.workbench.executor
+    seen = {}
+
+    def user():
+        assert view.elicitation_prompt.asked.wait(WAIT)
+        form = view.elicitation_prompt.form
+        seen["fields"] = list(form.fields)
+        view.elicitation_prompt.accept_button.click()  # "name" is required and empty: refused, form shows why
+        seen["errors"] = dict(form.errors)
+        form.set_values({"name": "Ada"})
+        view.elicitation_prompt.accept_button.click()
+
+    helper = threading.Thread(target=user)
+    helper.start()
+    result = executor.call(registry, "trigger-elicitation-request", {})
+    helper.join(WAIT)
+    assert "name" in seen["fields"] and "email" in seen["fields"]
+    assert "name" in seen["errors"]
+    assert "Ada" in result.text
+
+
+def test_logs_tab_sets_the_level_and_shows_server_messages_live(view):
+    registry, executor = view.workbench.registry, view.workbench.executor
+    view.level_picker.value = "debug"
+    view.level_button.click()
+    assert "debug" in view.level_status.value
+    executor.call(registry, "toggle-simulated-logging", {})
+    try:
+        _eventually(lambda: "message" in view.logs_html.value and "workbench-mcp-log" in view.logs_html.value,
+                    what="a server log line in the Logs tab")
+    finally:
+        executor.call(registry, "toggle-simulated-logging", {})
+
+
+def test_protocol_tab_lists_json_rpc_messages_newest_first(view):
+    view.connection.ping()
+    _eventually(lambda: "ping" in view.protocol_html.value, what="the ping in the Protocol tab")
+    html = view.protocol_html.value
+    assert html.index("ping") < html.rindex("initialize")  # newest first
+    assert "<details" in html
+
+
+def test_server_text_is_escaped():
+    class Message:
+        def __init__(self, data):
+            self.message, self.direction, self.time = data, "received", 0.0
+            self.method, self.kind = data.get("method"), "notification"
+
+    html = protocol_html([Message({"jsonrpc": "2.0", "method": "<img src=x onerror=alert(1)>"})])
+    assert "<img" not in html and "&lt;img" in html
+
+    class Text:
+        uri, mime_type, text = "x://1", "text/html", "<script>alert(1)</script>"
+
+    class Result:
+        contents = [Text()]
+
+    assert "<script>" not in contents_html(Result())
+
+
+def test_uri_templates_expand_with_encoding():
+    assert expand_uri_template("demo://x/{id}/{name}", {"id": 3, "name": "a b/c"}) == "demo://x/3/a%20b%2Fc"
+
+
+def test_inspect_on_the_projects_own_server(tmp_path):
+    from workbench.jupyter._workbench import Workbench
+    from workbench.mcp import inspect
+
+    workbench = Workbench()
+    view = inspect(command=serve_command("tests.mcp_sample_tools"), workbench=workbench, cwd=str(ROOT),
+                   connect_timeout=WAIT)
+    try:
+        assert "add" in view.tool_picker.options
+        assert "no resources" in view.resource_html.value and "no prompts" in view.prompt_html.value
+        view.set_level("info")
+        assert "no logging capability" in view.level_status.value
+        view.tool_picker.value = "add"
+        view.tool_forms["add"].set_values({"a": 2, "b": 3})
+        assert view.tool_forms["add"].run().value == 5
+    finally:
+        view.connection.disconnect()
+    _eventually(lambda: "disconnected" in view.title.value, what="the disconnected title")

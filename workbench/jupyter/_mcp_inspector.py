@@ -1,0 +1,373 @@
+"""``McpInspector``: one MCP connection in tabs — Tools, Resources, Prompts, Logs, Protocol, Server —
+as MCP Inspector shows it, inside the notebook (made by :func:`workbench.mcp.inspect`).
+
+Tool, prompt-argument and resource-template forms are ``ToolForm``s (the same schema → widget
+table, validation, Run and log rows as any tool); server requests to the client (sampling,
+elicitation) appear above the tabs while they wait. Live parts (logs, protocol) follow the
+connection's records through throttled refreshes.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any, Optional
+from urllib.parse import quote
+
+import ipywidgets as W
+
+from workbench._html import escape
+from workbench._styles import BANNER_STYLE, MUTED
+from workbench.jupyter._mcp_render import contents_html, messages_html, protocol_html, server_html, server_logs_html
+from workbench.jupyter._mcp_requests import ElicitationPrompt, SamplingPrompt
+from workbench.jupyter._throttle import Throttle
+
+__all__ = ["McpInspector", "TABS", "expand_uri_template"]
+
+TABS = ("Tools", "Resources", "Prompts", "Logs", "Protocol", "Server")
+_REFRESH = 0.25  # seconds between live refreshes of the logs and protocol tabs
+_VARIABLE = re.compile(r"\{([^{}]+)\}")
+
+
+def expand_uri_template(template: str, values: dict[str, Any]) -> str:
+    """RFC 6570 level 1 (``{name}``, percent-encoded), what MCP resource templates use."""
+    return _VARIABLE.sub(lambda m: quote(str(values.get(m.group(1).strip(), "")), safe=""), template)
+
+
+def _template_variables(template: str) -> list[str]:
+    return list(dict.fromkeys(name.strip() for name in _VARIABLE.findall(template)))
+
+
+def _local_name(prefix: str, text: str) -> str:
+    return (prefix + re.sub(r"[^a-zA-Z0-9_-]", "_", text))[:64]
+
+
+class McpInspector(W.VBox):
+    """The tabbed view of one :class:`~workbench.mcp.McpConnection`.
+
+    Attributes worth knowing (for code and tests): ``connection``, ``tabs``, ``tool_picker``,
+    ``tool_forms``, ``resource_picker``, ``read_button``, ``subscribe_button``, ``resource_html``,
+    ``template_picker``, ``template_form``, ``prompt_picker``, ``prompt_form``, ``prompt_html``,
+    ``level_picker``, ``logs_html``, ``protocol_html``, ``server_html``, ``roots_text``,
+    ``sampling_prompt``, ``elicitation_prompt``.
+    """
+
+    def __init__(self, connection: Any, workbench: Any = None) -> None:
+        if workbench is None:
+            from workbench.jupyter._workbench import get_workbench
+
+            workbench = get_workbench()
+        self.connection = connection
+        self.workbench = workbench
+        self.sampling_prompt = SamplingPrompt()
+        self.elicitation_prompt = ElicitationPrompt(workbench)
+        self.title = W.HTML()
+        self._unsubscribe: list[Any] = []
+
+        self._build_tools()
+        self._build_resources()
+        self._build_prompts()
+        self._build_logs()
+        self._build_protocol()
+        self._build_server()
+        self.tabs = W.Tab(children=[self.tools_tab, self.resources_tab, self.prompts_tab, self.logs_tab,
+                                    self.protocol_tab, self.server_tab], titles=TABS)
+        self.tabs.add_class("workbench-mcp-tabs")
+        super().__init__([self.title, self.sampling_prompt.widget, self.elicitation_prompt.widget, self.tabs])
+        self.add_class("workbench-mcp-inspector")
+        self._show_title()
+        self._follow()
+
+    # -- tools -----------------------------------------------------------------------------------------
+    def _build_tools(self) -> None:
+        self.tool_picker = W.Dropdown(description="Tool", options=[])
+        self.tool_forms: dict[str, Any] = {}
+        self.tool_box = W.VBox()
+        self.removed_banner = W.HTML(layout=W.Layout(display="none"))
+        self.skipped_html = W.HTML()
+        self.tool_picker.observe(lambda change: self._show_tool(change["new"]), names="value")
+        self.tools_tab = W.VBox([self.tool_picker, self.removed_banner, self.tool_box, self.skipped_html])
+        self._refresh_tools()
+
+    def _refresh_tools(self) -> None:
+        names = sorted(self.connection.tools)
+        current = self.tool_picker.value
+        removed = [name for name, form in self.tool_forms.items() if getattr(form.tool, "removed", False)]
+        options = names + [name for name in removed if name not in names]
+        self.tool_picker.options = options
+        if current in options:
+            self._show_tool(current)
+        elif options:
+            self.tool_picker.value = options[0]
+        skipped = self.connection.skipped
+        self.skipped_html.value = "".join(
+            f"<div style='color:{MUTED}'>not callable: <b>{escape(name)}</b> — {escape(reason)}</div>"
+            for name, reason in skipped.items())
+
+    def _show_tool(self, name: Optional[str]) -> None:
+        if not name:
+            self.tool_box.children = ()
+            return
+        form = self.tool_forms.get(name)
+        proxy = self.connection.proxies.get(name)
+        if form is None or (proxy is not None and form.tool is not proxy):
+            if proxy is None:
+                return
+            from workbench.jupyter._form import ToolForm
+
+            form = self.tool_forms[name] = ToolForm(proxy, self.workbench)
+        removed = bool(getattr(form.tool, "removed", False))
+        form.run_button.disabled = removed or form.run_button.disabled
+        self.removed_banner.value = (f"<div style='{BANNER_STYLE}'>The server no longer lists <b>{escape(name)}</b>: "
+                                     "it was removed.</div>") if removed else ""
+        self.removed_banner.layout.display = None if removed else "none"
+        self.tool_box.children = (form,)
+
+    # -- resources --------------------------------------------------------------------------------------
+    def _build_resources(self) -> None:
+        self.resource_picker = W.Select(description="Resource", options=[], rows=8,
+                                        layout=W.Layout(width="100%"))
+        self.read_button = W.Button(description="Read", icon="eye", button_style="primary")
+        self.subscribe_button = W.ToggleButton(description="Subscribe", icon="bell",
+                                               tooltip="Follow notifications/resources/updated for this resource")
+        self.updates_html = W.HTML()
+        self.resource_html = W.HTML()
+        self.resource_html.add_class("workbench-mcp-resource")
+        self.template_picker = W.Dropdown(description="Template", options=[])
+        self.template_box = W.VBox()
+        self.template_form: Any = None
+        self._subscriptions: dict[str, Any] = {}
+        self._updates: dict[str, int] = {}
+        self.read_button.on_click(lambda _b: self.read(self.resource_picker.value))
+        self.subscribe_button.observe(lambda change: self._toggle_subscription(change["new"]), names="value")
+        self.resource_picker.observe(lambda change: self._sync_subscribe_button(), names="value")
+        self.template_picker.observe(lambda change: self._show_template(change["new"]), names="value")
+        self.resources_tab = W.VBox([
+            self.resource_picker, W.HBox([self.read_button, self.subscribe_button]), self.updates_html,
+            W.HTML("<b>Resource templates</b>"), self.template_picker, self.template_box, self.resource_html])
+        self._refresh_resources()
+
+    def _supports(self, capability: str) -> bool:
+        caps = self.connection.server_capabilities
+        return caps is not None and getattr(caps, capability, None) is not None
+
+    def _refresh_resources(self) -> None:
+        if not self._supports("resources"):
+            self.resource_html.value = f"<i style='color:{MUTED}'>This server has no resources.</i>"
+            return
+        resources = self.connection.list_resources()
+        self.resource_picker.options = [(f"{r.name} — {r.uri}", str(r.uri)) for r in resources]
+        templates = self.connection.list_resource_templates()
+        self.template_picker.options = [(f"{t.name} — {t.uri_template}", t.uri_template) for t in templates]
+
+    def read(self, uri: Optional[str]) -> Any:
+        """Read ``uri`` and show its contents (also what the Read button does)."""
+        if not uri:
+            return None
+        try:
+            result = self.connection.read_resource(uri)
+        except Exception as exc:  # noqa: BLE001 - shown, not raised into the widget callback
+            self.resource_html.value = f"<div style='{BANNER_STYLE}'>{escape(type(exc).__name__)}: {escape(exc)}</div>"
+            return None
+        self.resource_html.value = contents_html(result)
+        return result
+
+    def _sync_subscribe_button(self) -> None:
+        self.subscribe_button.value = self.resource_picker.value in self._subscriptions
+
+    def _toggle_subscription(self, on: bool) -> None:
+        uri = self.resource_picker.value
+        if not uri:
+            return
+        if on and uri not in self._subscriptions:
+            self._subscriptions[uri] = self.connection.subscribe_resource(uri, self._resource_updated)
+        elif not on and uri in self._subscriptions:
+            self._subscriptions.pop(uri)()
+        self._show_updates()
+
+    def _resource_updated(self, uri: str) -> None:
+        self._updates[uri] = self._updates.get(uri, 0) + 1
+        self._show_updates()
+        if uri == self.resource_picker.value:
+            self.read(uri)
+
+    def _show_updates(self) -> None:
+        self.updates_html.value = "".join(
+            f"<div style='color:{MUTED}'>subscribed: {escape(uri)} — {self._updates.get(uri, 0)} update(s)</div>"
+            for uri in self._subscriptions)
+
+    def _show_template(self, template: Optional[str]) -> None:
+        if not template:
+            self.template_box.children = ()
+            return
+        from workbench.jupyter._form import ToolForm
+        from workbench.tools import tool
+
+        variables = _template_variables(template)
+
+        def read_template(**values: Any) -> Any:
+            result = self.read(expand_uri_template(template, values))
+            return None if result is None else [c.model_dump(mode="json", exclude_none=True) for c in result.contents]
+
+        holder = tool(read_template, name=_local_name("resource_", template),
+                      description=f"Read the resource {template}",
+                      parameters={"type": "object", "required": variables,
+                                  "properties": {name: {"type": "string", "title": name} for name in variables}})
+        self.template_form = ToolForm(holder, self.workbench)
+        self.template_box.children = (self.template_form,)
+
+    # -- prompts ------------------------------------------------------------------------------------------
+    def _build_prompts(self) -> None:
+        self.prompt_picker = W.Dropdown(description="Prompt", options=[])
+        self.prompt_box = W.VBox()
+        self.prompt_form: Any = None
+        self.prompt_html = W.HTML()
+        self.prompt_html.add_class("workbench-mcp-prompt")
+        self._prompts: dict[str, Any] = {}
+        self.prompt_picker.observe(lambda change: self._show_prompt(change["new"]), names="value")
+        self.prompts_tab = W.VBox([self.prompt_picker, self.prompt_box, self.prompt_html])
+        self._refresh_prompts()
+
+    def _refresh_prompts(self) -> None:
+        if not self._supports("prompts"):
+            self.prompt_html.value = f"<i style='color:{MUTED}'>This server has no prompts.</i>"
+            return
+        self._prompts = {p.name: p for p in self.connection.list_prompts()}
+        current = self.prompt_picker.value
+        self.prompt_picker.options = list(self._prompts)
+        if current in self._prompts:
+            self._show_prompt(current)
+
+    def _show_prompt(self, name: Optional[str]) -> None:
+        prompt = self._prompts.get(name or "")
+        if prompt is None:
+            self.prompt_box.children = ()
+            return
+        from workbench.jupyter._form import ToolForm
+        from workbench.tools import tool
+
+        arguments = list(prompt.arguments or [])
+
+        def get_prompt(**values: Any) -> Any:
+            result = self.connection.get_prompt(prompt.name, {k: str(v) for k, v in values.items()})
+            self.prompt_html.value = messages_html(result)
+            return [m.model_dump(mode="json", exclude_none=True) for m in result.messages]
+
+        holder = tool(get_prompt, name=_local_name("prompt_", prompt.name),
+                      description=prompt.description or f"The prompt {prompt.name}",
+                      parameters={"type": "object", "required": [a.name for a in arguments if a.required],
+                                  "properties": {a.name: {"type": "string", "description": a.description or ""}
+                                                 for a in arguments}})
+        self.prompt_form = ToolForm(holder, self.workbench)
+        self.prompt_box.children = (self.prompt_form,)
+
+    # -- logs and notifications --------------------------------------------------------------------------
+    def _build_logs(self) -> None:
+        from workbench.mcp._features import LOG_LEVELS
+
+        self.level_picker = W.Dropdown(description="Level", options=LOG_LEVELS, value="info")
+        self.level_button = W.Button(description="Set level", tooltip="logging/setLevel")
+        self.level_button.on_click(lambda _b: self.set_level(self.level_picker.value))
+        self.level_status = W.HTML()
+        self.logs_html = W.HTML()
+        self.logs_html.add_class("workbench-mcp-logs")
+        self.logs_tab = W.VBox([W.HBox([self.level_picker, self.level_button, self.level_status]), self.logs_html])
+        self._logs_refresh = Throttle(self._render_logs, _REFRESH)
+        self._render_logs()
+
+    def set_level(self, level: str) -> None:
+        """``logging/setLevel`` (the Set level button)."""
+        if not self._supports("logging"):
+            self.level_status.value = f"<span style='color:{MUTED}'>the server has no logging capability</span>"
+            return
+        self.connection.set_logging_level(level)
+        self.level_status.value = f"<span style='color:{MUTED}'>level: {escape(level)}</span>"
+
+    def _render_logs(self) -> None:
+        entries = sorted([*self.connection.server_logs, *self.connection.notifications],
+                         key=lambda entry: entry.time, reverse=True)
+        self.logs_html.value = server_logs_html(entries)
+
+    # -- protocol --------------------------------------------------------------------------------------------
+    def _build_protocol(self) -> None:
+        self.protocol_html = W.HTML()
+        self.protocol_html.add_class("workbench-mcp-protocol-list")
+        self.protocol_tab = W.VBox([W.HTML(f"<span style='color:{MUTED}'>JSON-RPC messages, newest first; "
+                                           "click one to expand it.</span>"), self.protocol_html])
+        self._protocol_refresh = Throttle(self._render_protocol, _REFRESH)
+        self._render_protocol()
+
+    def _render_protocol(self) -> None:
+        self.protocol_html.value = protocol_html(self.connection.messages)
+
+    # -- server ------------------------------------------------------------------------------------------------
+    def _build_server(self) -> None:
+        self.server_html = W.HTML()
+        self.roots_text = W.Textarea(description="Roots", placeholder="one path or file:// URI per line",
+                                     layout=W.Layout(width="100%", height="5em"))
+        self.roots_button = W.Button(description="Set roots", tooltip="Send notifications/roots/list_changed")
+        self.roots_button.on_click(lambda _b: self.set_roots(self.roots_text.value))
+        self.server_tab = W.VBox([self.server_html, self.roots_text, self.roots_button])
+        self.roots_text.value = "\n".join(str(root.uri) for root in self.connection.roots)
+        self._render_server()
+
+    def set_roots(self, text: str) -> None:
+        """Offer the roots listed in ``text`` (one per line) and notify the server."""
+        self.connection.set_roots([line.strip() for line in text.splitlines() if line.strip()])
+        self.roots_text.value = "\n".join(str(root.uri) for root in self.connection.roots)
+
+    def _render_server(self) -> None:
+        self.server_html.value = server_html(self.connection)
+
+    # -- following the connection ---------------------------------------------------------------------------
+    def _show_title(self) -> None:
+        info = self.connection.server_info
+        name = getattr(info, "title", None) or getattr(info, "name", None) or self.connection.label
+        state = "" if self.connection.connected else " — <b>disconnected</b>"
+        self.title.value = f"<b>MCP server</b> {escape(name)} <span style='color:{MUTED}'>{escape(self.connection.label)}</span>{state}"
+
+    def _follow(self) -> None:
+        connection = self.connection
+        self._unsubscribe += [
+            connection.on_server_log(lambda _entry: self._logs_refresh()),
+            connection.on_notification(lambda _n: self._logs_refresh()),
+            connection.on_message(lambda _m: self._protocol_refresh()),
+            connection.on_change(self._changed),
+            connection.on_disconnect(self._disconnected),
+        ]
+
+    def _changed(self, kind: str) -> None:
+        """A list changed (called on the connection's thread, whose blocking calls would deadlock
+        there): refresh that tab from a worker thread."""
+        refresh = {"tools": self._refresh_tools, "resources": self._refresh_resources,
+                   "prompts": self._refresh_prompts}.get(kind)
+        if refresh is None:
+            return
+
+        def run() -> None:
+            try:
+                refresh()
+            except Exception:  # noqa: BLE001 - e.g. the connection closed meanwhile
+                pass
+
+        threading.Thread(target=run, name="workbench-mcp-refresh", daemon=True).start()
+
+    def _disconnected(self) -> None:
+        self._show_title()
+        self._render_server()
+
+    def refresh(self) -> None:
+        """Re-read everything from the server and redraw every tab."""
+        self._refresh_tools()
+        self._refresh_resources()
+        self._refresh_prompts()
+        self._render_logs()
+        self._render_protocol()
+        self._render_server()
+
+    def close(self) -> None:  # type: ignore[override]
+        """Stop following the connection and close the widgets (the connection stays open)."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
+        super().close()
