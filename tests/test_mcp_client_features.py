@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import base64
-import threading
 import time
 
 import mcp.types as types
 import pytest
 
-from tests.mcp_servers import EVERYTHING, ROOT, WAIT, everything_http, npm_server, serve_command
+from tests.mcp_servers import EVERYTHING, ROOT, WAIT, everything_http, npm_server
 from workbench.executor import SequentialExecutor
 from workbench.log import ExecutionLog
 from workbench.registry import ToolRegistry
@@ -280,3 +279,23 @@ registry.register_tool(keep)
 registry.register_tool(retire)
 serve(registry)
 '''
+
+
+def test_log_messages_on_a_2026_07_28_connection_arrive_after_opting_in():
+    """The modern protocol has no logging/setLevel: the level rides on each call's _meta."""
+    import sys
+
+    from workbench.mcp import connect
+
+    registry = ToolRegistry()
+    with connect(command=[sys.executable, str(ROOT / "notebooks" / "docs_server.py")], registry=registry,
+                 connect_timeout=WAIT) as conn:
+        assert conn.protocol_version == "2026-07-28"
+        assert SequentialExecutor().call(registry, "check_docs").status == "success"
+        time.sleep(0.3)
+        assert conn.server_logs == []  # nobody opted in
+        conn.set_logging_level("info")
+        assert SequentialExecutor().call(registry, "check_docs").status == "success"
+        _eventually(lambda: len(conn.server_logs) >= 2, what="the tool's log messages")
+        assert [entry.data for entry in conn.server_logs] == ["topic slugify: ok", "topic convert_temperature: ok"]
+        assert {entry.level for entry in conn.server_logs} == {"info"}

@@ -148,10 +148,16 @@ def test_logs_tab_sets_the_level_and_shows_server_messages_live(view):
 
 def test_protocol_tab_lists_json_rpc_messages_newest_first(view):
     view.connection.ping()
-    _eventually(lambda: "ping" in view.protocol_html.value, what="the ping in the Protocol tab")
-    html = view.protocol_html.value
+    _eventually(lambda: "ping" in view.protocol_text, what="the ping in the Protocol tab")
+    html = view.protocol_text
     assert html.index("ping") < html.rindex("initialize")  # newest first
     assert "<details" in html
+    shown = view.protocol_list.children
+    pings = view.protocol_text.count("<b>ping</b>")
+    view.connection.ping()
+    _eventually(lambda: view.protocol_text.count("<b>ping</b>") > pings, what="the second ping")
+    # new messages are appended: the widgets already shown stay, in place (an expanded one stays open)
+    assert view.protocol_list.children[:len(shown)] == shown
 
 
 def test_server_text_is_escaped():
@@ -186,8 +192,8 @@ def test_inspect_on_the_projects_own_server(tmp_path):
     try:
         assert "add" in view.tool_picker.options
         assert "no resources" in view.resource_html.value and "no prompts" in view.prompt_html.value
-        view.set_level("info")
-        assert "no logging capability" in view.level_status.value
+        view.set_level("info")  # protocol 2026-07-28: the level goes with each call
+        assert "sent with each tool call" in view.level_status.value and view.connection.log_level == "info"
         view.tool_picker.value = "add"
         view.tool_forms["add"].set_values({"a": 2, "b": 3})
         assert view.tool_forms["add"].run().value == 5

@@ -99,3 +99,46 @@ def row_input(form, label: str):
     exact = re.compile(rf"^\s*{re.escape(label)}\s*\*?\s*$")
     return form.locator(".widget-hbox").filter(
         has=form.page.locator(".widget-label", has_text=exact)).last.locator("input, textarea").first
+
+
+_ADD_AND_RUN_CELL = """async (source) => {
+  const app = window.jupyterapp, notebook = app.shell.currentWidget.content;
+  notebook.activeCellIndex = notebook.widgets.length - 1;
+  await app.commands.execute('notebook:insert-cell-below');
+  notebook.activeCell.model.sharedModel.setSource(source);
+  await app.commands.execute('notebook:run-cell');
+}"""
+
+
+def add_and_run_cell(page, source: str, expected_output: str) -> None:
+    """Append a code cell, run it as a user would, and wait for ``expected_output`` in its output."""
+    cells = page.locator(".jp-Notebook .jp-CodeCell")
+    count = cells.count()
+    page.evaluate(_ADD_AND_RUN_CELL, source)
+    cells.nth(count).locator(".jp-OutputArea").get_by_text(expected_output).first.wait_for(timeout=120_000)
+
+
+def _open_documents(lab_server: dict) -> list:
+    """The main-area widgets JupyterLab's saved workspaces reopen on the next page."""
+    import json
+    import urllib.request
+
+    url = f"{lab_server['base']}/lab/api/workspaces"
+    request = urllib.request.Request(url, headers={"Authorization": f"token {lab_server['token']}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        values = json.loads(response.read())["workspaces"]["values"]
+    return [widget for value in values
+            for widget in value["data"].get("layout-restorer:data", {}).get("main", {}).get("dock", {}).get("widgets", [])]
+
+
+def close_notebook(page, lab_server: dict) -> None:
+    """Save and close every document, and wait until JupyterLab's saved workspace opens none — else
+    the next page reopens it beside its own notebook (``ALL_CELLS_RAN`` looks at the current one)."""
+    page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save');"
+                  " await window.jupyterapp.commands.execute('application:close-all'); }")
+    page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel')", timeout=60_000)
+    for _ in range(600):
+        if not _open_documents(lab_server):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"JupyterLab's workspace still opens {_open_documents(lab_server)}")

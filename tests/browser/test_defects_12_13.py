@@ -10,9 +10,7 @@ form; the test runs it once by clicking, then adds and runs a cell that ends the
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 
 import pytest
 from playwright.sync_api import expect
@@ -79,48 +77,14 @@ def _run_once(form, a: int, b: int) -> None:
     expect(form.locator(".workbench-run")).to_be_enabled()
 
 
-_ADD_AND_RUN_CELL = """async (source) => {
-  const app = window.jupyterapp, notebook = app.shell.currentWidget.content;
-  notebook.activeCellIndex = notebook.widgets.length - 1;
-  await app.commands.execute('notebook:insert-cell-below');
-  notebook.activeCell.model.sharedModel.setSource(source);
-  await app.commands.execute('notebook:run-cell');
-}"""
-
-
-def _add_and_run_cell(page, source: str, expected_output: str) -> None:
-    """Append a code cell, run it as a user would, and wait for ``expected_output`` in its output."""
-    count = page.locator(".jp-Notebook .jp-CodeCell").count()
-    page.evaluate(_ADD_AND_RUN_CELL, source)
-    cell = _cell(page, count)
-    cell.locator(".jp-OutputArea").get_by_text(expected_output).first.wait_for(timeout=120_000)
+_add_and_run_cell = lab.add_and_run_cell
 
 
 def _banner(form):
     return form.get_by_text(re.compile("was disconnected")).first
 
 
-def _open_documents(lab_server: dict) -> list:
-    """The main-area widgets JupyterLab's saved workspaces reopen on the next page."""
-    url = f"{lab_server['base']}/lab/api/workspaces"
-    request = urllib.request.Request(url, headers={"Authorization": f"token {lab_server['token']}"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        values = json.loads(response.read())["workspaces"]["values"]
-    return [widget for value in values
-            for widget in value["data"].get("layout-restorer:data", {}).get("main", {}).get("dock", {}).get("widgets", [])]
-
-
-def _close_notebook(page, lab_server: dict) -> None:
-    """Save and close every document, and wait until JupyterLab's saved workspace opens none — else
-    the next page reopens it beside its own notebook (``lab.ALL_CELLS_RAN`` looks at the current one)."""
-    page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save');"
-                  " await window.jupyterapp.commands.execute('application:close-all'); }")
-    page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel')", timeout=60_000)
-    for _ in range(600):
-        if not _open_documents(lab_server):
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError(f"JupyterLab's workspace still opens {_open_documents(lab_server)}")
+_close_notebook = lab.close_notebook
 
 
 # -- defect 13 first: its page is closed before the module's MCP page opens -------------------------------

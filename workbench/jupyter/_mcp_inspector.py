@@ -18,7 +18,13 @@ import ipywidgets as W
 
 from workbench._html import escape
 from workbench._styles import BANNER_STYLE, MUTED
-from workbench.jupyter._mcp_render import contents_html, messages_html, protocol_html, server_html, server_logs_html
+from workbench.jupyter._mcp_render import (
+    contents_html,
+    messages_html,
+    protocol_entry_html,
+    server_html,
+    server_logs_html,
+)
 from workbench.jupyter._mcp_requests import ElicitationPrompt, SamplingPrompt
 from workbench.jupyter._throttle import Throttle
 
@@ -26,6 +32,8 @@ __all__ = ["McpInspector", "TABS", "expand_uri_template"]
 
 TABS = ("Tools", "Resources", "Prompts", "Logs", "Protocol", "Server")
 _REFRESH = 0.25  # seconds between live refreshes of the logs and protocol tabs
+_PROTOCOL_LIMIT = 400  # messages the Protocol tab shows at most (the connection keeps more)…
+_PROTOCOL_KEEP = 250  # …and how many it keeps when it drops the oldest
 _VARIABLE = re.compile(r"\{([^{}]+)\}")
 
 
@@ -48,7 +56,7 @@ class McpInspector(W.VBox):
     Attributes worth knowing (for code and tests): ``connection``, ``tabs``, ``tool_picker``,
     ``tool_forms``, ``resource_picker``, ``read_button``, ``subscribe_button``, ``resource_html``,
     ``template_picker``, ``template_form``, ``prompt_picker``, ``prompt_form``, ``prompt_html``,
-    ``level_picker``, ``logs_html``, ``protocol_html``, ``server_html``, ``roots_text``,
+    ``level_picker``, ``logs_html``, ``protocol_list`` (``protocol_text``), ``server_html``, ``roots_text``,
     ``sampling_prompt``, ``elicitation_prompt``.
     """
 
@@ -63,6 +71,7 @@ class McpInspector(W.VBox):
         self.elicitation_prompt = ElicitationPrompt(workbench)
         self.title = W.HTML()
         self._unsubscribe: list[Any] = []
+        self._protocol_lock = threading.Lock()
 
         self._build_tools()
         self._build_resources()
@@ -90,7 +99,8 @@ class McpInspector(W.VBox):
         self._refresh_tools()
 
     def _refresh_tools(self) -> None:
-        names = sorted(self.connection.tools)
+        proxies, skipped = self.connection.tool_listing()
+        names = sorted(proxies)
         current = self.tool_picker.value
         removed = [name for name, form in self.tool_forms.items() if getattr(form.tool, "removed", False)]
         options = names + [name for name in removed if name not in names]
@@ -99,7 +109,6 @@ class McpInspector(W.VBox):
             self._show_tool(current)
         elif options:
             self.tool_picker.value = options[0]
-        skipped = self.connection.skipped
         self.skipped_html.value = "".join(
             f"<div style='color:{MUTED}'>not callable: <b>{escape(name)}</b> — {escape(reason)}</div>"
             for name, reason in skipped.items())
@@ -276,12 +285,17 @@ class McpInspector(W.VBox):
         self._render_logs()
 
     def set_level(self, level: str) -> None:
-        """``logging/setLevel`` (the Set level button)."""
-        if not self._supports("logging"):
+        """Set the server's log level (the Set level button): ``logging/setLevel`` before protocol
+        2026-07-28, a per-call opt-in from it on."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        modern = self.connection.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if not modern and not self._supports("logging"):
             self.level_status.value = f"<span style='color:{MUTED}'>the server has no logging capability</span>"
             return
         self.connection.set_logging_level(level)
-        self.level_status.value = f"<span style='color:{MUTED}'>level: {escape(level)}</span>"
+        how = " (sent with each tool call)" if modern else ""
+        self.level_status.value = f"<span style='color:{MUTED}'>level: {escape(level)}{how}</span>"
 
     def _render_logs(self) -> None:
         entries = sorted([*self.connection.server_logs, *self.connection.notifications],
@@ -290,15 +304,34 @@ class McpInspector(W.VBox):
 
     # -- protocol --------------------------------------------------------------------------------------------
     def _build_protocol(self) -> None:
-        self.protocol_html = W.HTML()
-        self.protocol_html.add_class("workbench-mcp-protocol-list")
+        # one HTML widget per message, appended oldest → newest and shown newest first by CSS
+        # (column-reverse): the front end re-creates the views after the first changed child, so
+        # appending keeps the ones shown as they are — an expanded message stays expanded
+        self.protocol_list = W.VBox(layout=W.Layout(flex_flow="column-reverse"))
+        self.protocol_list.add_class("workbench-mcp-protocol-list")
+        self._shown: set[int] = set()
         self.protocol_tab = W.VBox([W.HTML(f"<span style='color:{MUTED}'>JSON-RPC messages, newest first; "
-                                           "click one to expand it.</span>"), self.protocol_html])
+                                           "click one to expand it.</span>"), self.protocol_list])
         self._protocol_refresh = Throttle(self._render_protocol, _REFRESH)
         self._render_protocol()
 
     def _render_protocol(self) -> None:
-        self.protocol_html.value = protocol_html(self.connection.messages)
+        with self._protocol_lock:
+            new = [message for message in reversed(self.connection.messages) if id(message) not in self._shown]
+            if not new:
+                return
+            self._shown.update(id(message) for message in new)
+            entries = list(self.protocol_list.children) + [W.HTML(protocol_entry_html(m)) for m in new]
+            if len(entries) > _PROTOCOL_LIMIT:  # drop the oldest in one go (that redraws the list)
+                for old in entries[:-_PROTOCOL_KEEP]:
+                    old.close()
+                entries = entries[-_PROTOCOL_KEEP:]
+            self.protocol_list.children = tuple(entries)
+
+    @property
+    def protocol_text(self) -> str:
+        """The Protocol tab's HTML, newest message first (for code and tests)."""
+        return "".join(child.value for child in reversed(self.protocol_list.children))
 
     # -- server ------------------------------------------------------------------------------------------------
     def _build_server(self) -> None:

@@ -14,7 +14,7 @@ from workbench._html import escape
 from workbench._styles import BORDER, MUTED, WRAP
 from workbench.jupyter._render import json_html
 
-__all__ = ["contents_html", "messages_html", "protocol_html", "server_logs_html", "server_html", "clock"]
+__all__ = ["contents_html", "messages_html", "protocol_entry_html", "protocol_html", "server_logs_html", "server_html", "clock"]
 
 _PRE = ("white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;"
         f"{WRAP}")
@@ -122,16 +122,21 @@ def _summary(message: Any) -> str:
             f"<span style='color:{MUTED}'>{escape(message.kind)}</span>")
 
 
+def protocol_entry_html(message: Any) -> str:
+    """One JSON-RPC message, expandable (``<details>``): a one-line summary, the JSON inside."""
+    body = escape(json.dumps(message.message, indent=2, ensure_ascii=False))
+    return (f"<details class='workbench-mcp-protocol'><summary>{_summary(message)}</summary>"
+            f"<pre style='{_PRE}'>{body}</pre></details>")
+
+
 def protocol_html(messages: Iterable[Any], limit: int = 200) -> str:
-    """The JSON-RPC history, newest first, each message expandable (``<details>``)."""
+    """The JSON-RPC history, newest first, each message expandable."""
     rows = []
     for index, message in enumerate(messages):
         if index >= limit:
             rows.append(f"<div style='color:{MUTED}'>… older messages not shown</div>")
             break
-        body = escape(json.dumps(message.message, indent=2, ensure_ascii=False))
-        rows.append(f"<details class='workbench-mcp-protocol'><summary>{_summary(message)}</summary>"
-                    f"<pre style='{_PRE}'>{body}</pre></details>")
+        rows.append(protocol_entry_html(message))
     return "".join(rows) or f"<i style='color:{MUTED}'>(no messages yet)</i>"
 
 

@@ -21,6 +21,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import anyio
 import mcp.types as types
+from mcp_types import LOG_LEVEL_META_KEY
 from mcp.client import Client
 
 from workbench.context import ToolContext
@@ -375,7 +376,8 @@ class McpConnection(ClientFeatures):
 
     async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Any) -> types.CallToolResult:
         client = self._require_client()
-        return await client.call_tool(name, arguments, progress_callback=progress)
+        meta = {LOG_LEVEL_META_KEY: self.log_level} if self.log_level is not None else None
+        return await client.call_tool(name, arguments, progress_callback=progress, meta=meta)
 
     def _require_client(self) -> Client:
         if self._client is None or self._closed:
@@ -457,7 +459,14 @@ class McpConnection(ClientFeatures):
     @property
     def tools(self) -> list[str]:
         """Names (in the registry) of the server's tools."""
-        return list(self.proxies)
+        with self._tools_lock:
+            return list(self.proxies)
+
+    def tool_listing(self) -> tuple[dict[str, "McpProxyTool"], dict[str, str]]:
+        """The proxies by registered name and the skipped tools with their reasons, read together
+        (a list_changed refresh may be re-registering them on the connection's thread)."""
+        with self._tools_lock:
+            return dict(self.proxies), dict(self.skipped)
 
     @property
     def closed(self) -> bool:

@@ -132,6 +132,7 @@ class ClientFeatures:
                        log: Any = None) -> None:
         self.sampling_handler = sampling
         self.elicitation_handler = elicitation
+        self.log_level: Optional[str] = None  # sent with each tool call on 2026-07-28 connections
         self.log = log
         self._roots: list[types.Root] = [_root(r) for r in roots]
         self._messages: Record[ProtocolMessage] = Record(limit=5000)
@@ -360,9 +361,17 @@ class ClientFeatures:
 
     # -- logging and notifications --------------------------------------------------------------------
     def set_logging_level(self, level: str, timeout: Optional[float] = 30.0) -> None:
-        """``logging/setLevel``: the least severe level the server should send."""
+        """The least severe level of the log messages the server should send. On protocol
+        2026-07-28 connections the level travels with each tool call (``_meta``
+        ``io.modelcontextprotocol/logLevel``, how that protocol opts in to log messages); before
+        it, ``logging/setLevel`` sets it for the session."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
         if level not in LOG_LEVELS:
             raise ValueError(f"set_logging_level({level!r}): expected one of {', '.join(LOG_LEVELS)}")
+        if getattr(self, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            self.log_level = level
+            return
         client = self._require_client()  # type: ignore[attr-defined]
         self._run_sync(_legacy(lambda: client.set_logging_level(level)), timeout)  # type: ignore[attr-defined]
 
