@@ -200,3 +200,28 @@ def test_inspect_on_the_projects_own_server(tmp_path):
     finally:
         view.connection.disconnect()
     _eventually(lambda: "disconnected" in view.title.value, what="the disconnected title")
+
+
+def test_a_removed_tool_shows_as_removed_and_new_tools_appear(tmp_path):
+    import sys
+
+    from tests.test_mcp_client_features import CHANGING_SERVER
+    from workbench.jupyter._workbench import Workbench
+    from workbench.mcp import inspect
+
+    script = tmp_path / "changing_server.py"
+    script.write_text(CHANGING_SERVER)
+    view = inspect(command=[sys.executable, str(script)], workbench=Workbench(), cwd=str(ROOT),
+                   env={"PYTHONPATH": str(ROOT)}, connect_timeout=WAIT)
+    try:
+        view.tool_picker.value = "retire"
+        form = view.tool_forms["retire"]
+        assert form.run().status == "success"  # the call removes "retire" and adds "fresh"
+        _eventually(lambda: "fresh" in view.tool_picker.options, what="the new tool in the Tools tab")
+        view.tool_picker.value = "retire"
+        assert "was removed" in view.removed_banner.value and view.removed_banner.layout.display is None
+        assert form.run_button.disabled
+        view.tool_picker.value = "fresh"
+        assert view.removed_banner.layout.display == "none"
+    finally:
+        view.connection.disconnect()
