@@ -113,6 +113,53 @@ def mcp_server() -> tuple[Optional[Any], str]:
     return server, label
 
 
+def peer_rows(n: int, rounds: int) -> list[tuple[str, float]]:
+    """The same ``add`` through the peers' own call paths, when the package is installed
+    (``pip install -e ".[bench]"``): openai-agents' ``on_invoke_tool`` (async, JSON arguments, as
+    its runner calls it) and LangChain's ``.invoke``."""
+    rows: list[tuple[str, float]] = []
+    try:
+        from agents import function_tool
+        from agents.tool_context import ToolContext as AgentsContext
+    except ImportError:
+        rows.append(("openai-agents on_invoke_tool — async def add", float("nan")))
+    else:
+        agent_tool = function_tool(async_add)
+        context = AgentsContext(context=None, tool_name="async_add", tool_call_id="call_1",
+                                tool_arguments='{"a": 1, "b": 2}')
+
+        async def agents_loop() -> float:
+            assert await agent_tool.on_invoke_tool(context, '{"a": 1, "b": 2}') in (3, "3")
+            return await bench_async(lambda: agent_tool.on_invoke_tool(context, '{"a": 1, "b": 2}'), n, rounds)
+
+        rows.append(("openai-agents on_invoke_tool — async def add", asyncio.run(agents_loop())))
+    try:
+        from langchain_core.tools import tool as langchain_tool
+    except ImportError:
+        rows.append(("LangChain tool.invoke(args)", float("nan")))
+    else:
+        chain_tool = langchain_tool(add)
+        args = {"a": 1, "b": 2}
+        rows.append(("LangChain tool.invoke(args)", bench_sync(lambda: chain_tool.invoke(args), max(200, n // 10), rounds)))
+    return rows
+
+
+def validation_rows(n: int, rounds: int, registry: ToolRegistry) -> list[tuple[str, float]]:
+    """Input validation alone: ``spec.check_inputs`` vs a pydantic ``TypeAdapter`` of the same TypedDict."""
+    from typing_extensions import TypedDict
+
+    class AddArgs(TypedDict):
+        a: int
+        b: int
+
+    adapter = pydantic.TypeAdapter(AddArgs)
+    spec = registry.get_tool("add").spec
+    args = {"a": 1, "b": 2}
+    assert spec.check_inputs(args) == adapter.validate_python(args) == args
+    return [("validation: spec.check_inputs(args)", bench_sync(lambda: spec.check_inputs(args), n, rounds)),
+            ("validation: TypeAdapter(TypedDict).validate_python", bench_sync(lambda: adapter.validate_python(args), n, rounds))]
+
+
 # -- 1. per-call overhead --------------------------------------------------------------------------
 def per_call(n: int, rounds: int) -> list[tuple[str, float]]:
     registry = ToolRegistry([tool(add), tool(async_add)])
@@ -143,6 +190,8 @@ def per_call(n: int, rounds: int) -> list[tuple[str, float]]:
         return out
 
     rows += asyncio.run(in_one_loop())
+    rows += peer_rows(n, rounds)
+    rows += validation_rows(n, rounds, registry)
     build_count = max(50, n // 100)
     rows.append(("build: tool(fn), fresh function", bench_build(tool, build_count, rounds)))
     rows.append(("build: pydantic.validate_call(fn)", bench_build(pydantic.validate_call, build_count, rounds)))
@@ -256,6 +305,14 @@ def progress(steps: int, rounds: int) -> dict[str, float]:
 
 
 # -- report ------------------------------------------------------------------------------------------
+def _target(label: str, ratio: float, limit: float, strict: bool = False) -> None:
+    if ratio != ratio:
+        print(f"   {label:48s}    n/a   (peer not installed: pip install -e \".[bench]\")")
+        return
+    met = ratio < limit if strict else ratio <= limit
+    print(f"   {label:48s} {ratio:6.2f}x  target {'<' if strict else '≤'} {limit:g}x   {'met' if met else 'MISSED'}")
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, noisier numbers)")
@@ -272,7 +329,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"1. Per-call overhead ({n:,} calls per round; builds: {max(50, n // 100)} fresh functions per round)")
     print(f"   {'':44s} {'median µs':>10s} {'× direct':>10s}")
     for name, value in rows:
-        ratio = value / direct if direct and name.startswith(("direct", "pydantic.validate_call(add)", "Seq", "await", "mcp")) else float("nan")
+        ratio = value / direct if direct and not name.startswith("build") else float("nan")
         shown = "n/a" if value != value else f"{value:.2f}"
         print(f"   {name:44s} {shown:>10s} {('' if ratio != ratio else f'{ratio:.0f}x'):>10s}")
     run_us = by_name["SequentialExecutor().run([use], registry)"]
@@ -291,6 +348,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     for name, value in mcp_rows:
         if value == value:
             print(f"   {name}: run() is {value / run_us:.1f}x faster, await execute() {value / async_us:.1f}x faster")
+    agents_us = by_name["openai-agents on_invoke_tool — async def add"]
+    check_us = by_name["validation: spec.check_inputs(args)"]
+    adapter_us = by_name["validation: TypeAdapter(TypedDict).validate_python"]
+    print()
+    print("   targets (issue #13), ratios in this run:")
+    _target("await execute() / openai-agents on_invoke_tool", async_us / agents_us, 0.8, strict=True)
+    _target("await execute() / validate_call", async_us / validate_us, 3.0)
+    _target("run() / validate_call", run_us / validate_us, 3.0)
+    _target("check_inputs / TypeAdapter(TypedDict)", check_us / adapter_us, 1.5)
+    print("   (tool build, import time and forms: benchmarks/bench_build.py, bench_form.py)")
 
     print()
     calls = 200 if options.quick else 1_000
