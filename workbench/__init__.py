@@ -7,32 +7,34 @@ ipywidgets, IPython nor pandas; the notebook layer lives in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench._errors import ToolInputError, ToolNotFoundError, ToolSpecError
-from workbench._events import ToolEvent
-from workbench.context import ToolContext
-from workbench.executor import ConcurrentExecutor, SequentialExecutor, ToolExecutor
-from workbench.registry import ToolRegistry, default_registry
-from workbench.spec import ToolParam, ToolParameter, ToolReturn, ToolSpec, update_tool_runtime_metadata
-from workbench.tools import (
-    BaseTool,
-    DecoratedFunctionTool,
-    NoImplementationError,
-    SpecOnlyTool,
-    ToolPermissionError,
-    ToolResponse,
-    tool,
-)
-from workbench.types import (
-    Permission,
-    ToolChoice,
-    ToolPermission,
-    ToolResult,
-    ToolUse,
-    make_tool_use,
-    new_tool_use_id,
-)
+if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and editors
+    from workbench._errors import ToolInputError, ToolNotFoundError, ToolSpecError
+    from workbench._events import ToolEvent
+    from workbench.context import ToolContext
+    from workbench.executor import ConcurrentExecutor, SequentialExecutor, ToolExecutor
+    from workbench.log import ExecutionLog
+    from workbench.registry import ToolRegistry, default_registry
+    from workbench.spec import ToolParam, ToolParameter, ToolReturn, ToolSpec, update_tool_runtime_metadata
+    from workbench.tools import (
+        BaseTool,
+        DecoratedFunctionTool,
+        NoImplementationError,
+        SpecOnlyTool,
+        ToolPermissionError,
+        ToolResponse,
+        tool,
+    )
+    from workbench.types import (
+        Permission,
+        ToolChoice,
+        ToolPermission,
+        ToolResult,
+        ToolUse,
+        make_tool_use,
+        new_tool_use_id,
+    )
 
 __version__ = "0.1.0"
 
@@ -45,8 +47,23 @@ __all__ = [
     "update_tool_runtime_metadata",
 ]
 
-# Lazily imported names: the log (sqlite3), the providers, and the notebook layer.
+# Every public name is imported on first use (PEP 562): ``import workbench`` costs next to nothing,
+# and a program pays for what it touches (``from workbench import tool`` loads the specs and
+# pydantic; executors load asyncio; the log sqlite3; providers, the notebook layer… when used).
 _LAZY = {
+    **{name: ("workbench._errors", name) for name in ("ToolInputError", "ToolNotFoundError", "ToolSpecError")},
+    "ToolEvent": ("workbench._events", "ToolEvent"),
+    "ToolContext": ("workbench.context", "ToolContext"),
+    **{name: ("workbench.executor", name) for name in ("ConcurrentExecutor", "SequentialExecutor", "ToolExecutor")},
+    **{name: ("workbench.registry", name) for name in ("ToolRegistry", "default_registry")},
+    **{name: ("workbench.spec", name)
+       for name in ("ToolParam", "ToolParameter", "ToolReturn", "ToolSpec", "update_tool_runtime_metadata")},
+    **{name: ("workbench.tools", name)
+       for name in ("BaseTool", "DecoratedFunctionTool", "NoImplementationError", "SpecOnlyTool", "ToolPermissionError",
+                    "ToolResponse", "tool")},
+    **{name: ("workbench.types", name)
+       for name in ("Permission", "ToolChoice", "ToolPermission", "ToolResult", "ToolUse", "make_tool_use",
+                    "new_tool_use_id")},
     "ExecutionLog": ("workbench.log", "ExecutionLog"),
     "to_provider_format": ("workbench.providers", "to_provider_format"),
     "parse_tool_calls": ("workbench.providers", "parse_tool_calls"),
@@ -66,6 +83,10 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(target[0]), target[1])
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 def load_ipython_extension(ipython: Any) -> None:
