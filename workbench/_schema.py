@@ -240,6 +240,8 @@ class FunctionInfo:
     return_adapter: TypeAdapter | None
     json_string_params: frozenset[str]  # array/object parameters that accept a JSON string
     inf_nan_schema: dict | None = None  # ``parameters`` with INF_NAN_MARK where NaN/Infinity may go, if anywhere
+    # (parameter name, annotation, default or inspect.Parameter.empty), for the validator's fast path
+    input_fields: tuple[tuple[str, Any, Any], ...] = ()
 
 
 _NO_ANNOTATION = inspect.Parameter.empty
@@ -280,6 +282,7 @@ def inspect_function(
 
     fields: dict[str, Any] = {}
     field_names: list[tuple[str, str]] = []
+    input_fields: list[tuple[str, Any, Any]] = []
     positional_only: list[str] = []
     for index, (pname, param) in enumerate(signature.parameters.items()):
         if index == 0 and pname in ("self", "cls") and "." in getattr(fn, "__qualname__", ""):
@@ -308,6 +311,7 @@ def inspect_function(
             field_kwargs["description"] = doc.params[pname]
         fields[f"p{index}"] = (annotation, Field(**field_kwargs))
         field_names.append((f"p{index}", pname))
+        input_fields.append((pname, annotation, param.default))
 
     try:
         model = create_model(
@@ -343,6 +347,7 @@ def inspect_function(
         return_adapter=return_adapter,
         json_string_params=json_string_params,
         inf_nan_schema=inf_nan_schema,
+        input_fields=tuple(input_fields),
     )
 
 

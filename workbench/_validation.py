@@ -180,7 +180,7 @@ class FunctionInputValidator:
     """
 
     __slots__ = ("_validator", "_fields", "_json_params", "_param_list", "_expected", "_order", "_parameters",
-                 "_rules", "_inf_nan_places")
+                 "_rules", "_inf_nan_places", "_names", "_count", "_defaults", "_fast", "_flat")
 
     def __init__(self, info: FunctionInfo) -> None:
         from workbench._strict_json import SchemaRules
@@ -196,8 +196,25 @@ class FunctionInputValidator:
         self._order = SchemaOrder(info.parameters)
         self._rules = SchemaRules.for_schema(info.parameters)
         self._inf_nan_places = SchemaOrder(info.inf_nan_schema) if info.inf_nan_schema is not None else None
+        self._names = [name for name, _annotation, _default in info.input_fields]
+        self._count = len(self._names)
+        self._defaults = tuple((name, default) for name, _annotation, default in info.input_fields)
+        self._fast = _typed_dict_validator(info)
+        self._flat = self._fast is not None and not self._json_params and self._rules is None and all(
+            schema_type_of(sub, defs) and schema_type_of(sub, defs) <= _SCALAR_JSON_TYPES for sub in props.values())
 
     def __call__(self, tool_name: str, raw: Any) -> dict:
+        fast = self._fast
+        if self._flat and type(raw) is dict:
+            # Scalar parameters only (numbers, strings, booleans, enums, null): nothing can nest or hide a
+            # NaN where pydantic does not look, and no argument is JSON text to parse, so valid input
+            # needs no scan first; whatever the fast check refuses takes the full path below.
+            try:
+                values = fast.validate_python(raw, strict=True)
+            except ValidationError:
+                pass
+            else:
+                return values if len(values) == self._count else self._with_defaults(values)
         if not isinstance(raw, dict):
             raise _not_an_object(tool_name, raw)
         raw = _parse_json_strings(tool_name, raw, self._json_params)
@@ -205,7 +222,19 @@ class FunctionInputValidator:
             return self._with_rules(tool_name, raw, self._refused_non_finite(raw))
         if self._rules is not None:
             return self._with_rules(tool_name, raw, [])
-        try:  # the common case, inline: most calls are valid JSON-like dicts
+        if fast is not None:
+            # The common case: valid JSON-like arguments. A TypedDict of the same annotations checks them
+            # like the input model (same per-field core schemas, strict, extra keys forbidden) without
+            # building a model instance; defaults are filled as the model fills them (unhashable ones
+            # copied). Anything it refuses goes through the model path below, which explains the errors.
+            try:
+                values = fast.validate_python(raw, strict=True)
+            except ValidationError:
+                pass
+            else:
+                # the TypedDict gives its fields in parameter order, whatever order the input had
+                return values if len(values) == self._count else self._with_defaults(values)
+        try:
             values = self._validator.validate_python(raw, strict=True).__dict__
         except ValidationError:
             values, found = self._pydantic(raw)
@@ -213,6 +242,10 @@ class FunctionInputValidator:
                 raise _sorted(tool_name, found, self._order, raw) from None
             return values
         return {name: values[internal] for internal, name in self._fields}
+
+    def _with_defaults(self, values: dict) -> dict:
+        """Every parameter, in order: the validated values and, for the ones left out, their defaults."""
+        return {name: values[name] if name in values else _default_value(default) for name, default in self._defaults}
 
     def _refused_non_finite(self, raw: dict) -> list[list]:
         """Where ``raw`` has NaN/Infinity that no ``allow_inf_nan=True`` lets in."""
@@ -301,6 +334,41 @@ _JSON_TYPE_BY_ERROR: dict[str, str] = {
     "dict_type": "object", "model_type": "object", "model_attributes_type": "object", "dataclass_type": "object",
     "finite_number": _FINITE_EXPECTED,
 }
+
+
+_SCALAR_JSON_TYPES = frozenset({"integer", "number", "string", "boolean", "null"})
+
+
+def _typed_dict_validator(info: FunctionInfo) -> Any:
+    """A core validator of a TypedDict with the function's parameters (``None`` if one cannot be
+    built — the input model then validates every call)."""
+    import inspect as _inspect
+
+    from pydantic import ConfigDict, TypeAdapter
+    from typing_extensions import NotRequired, Required, TypedDict
+
+    if not info.input_fields:
+        return None
+    try:
+        fields = {name: (Required[annotation] if default is _inspect.Parameter.empty else NotRequired[annotation])
+                  for name, annotation, default in info.input_fields}
+        arguments = TypedDict(f"{info.name}_arguments", fields)  # type: ignore[operator]
+        arguments.__pydantic_config__ = ConfigDict(extra="forbid", arbitrary_types_allowed=False,  # type: ignore[attr-defined]
+                                                   allow_inf_nan=False)
+        return TypeAdapter(arguments).validator
+    except Exception:  # noqa: BLE001 - an annotation only a model takes: the model path handles it
+        return None
+
+
+def _default_value(default: Any) -> Any:
+    """A parameter's default as the input model gives it: unhashable defaults are copied per call."""
+    try:
+        hash(default)
+    except TypeError:
+        import copy
+
+        return copy.deepcopy(default)
+    return default
 
 
 def _inside(place: tuple, places: set[tuple]) -> bool:
