@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_BIN = ROOT / "tests" / "node" / "node_modules" / ".bin"
@@ -31,10 +31,11 @@ def npm_server(name: str) -> str:
 
 
 @contextlib.contextmanager
-def http_server(argv: Sequence[str], *, marker: str = "serving") -> Iterator[str]:
-    """Start a server process that prints its ``http://…`` URL on a stderr line containing ``marker``;
-    yield the URL; stop the process at the end."""
-    proc = subprocess.Popen(list(argv), cwd=str(ROOT), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+def server_process(argv: Sequence[str], ready: Callable[[str], bool], *, env: Optional[dict] = None,
+                   what: str = "the server") -> Iterator[list[str]]:
+    """Start ``argv`` (cwd: the repository), wait until a stderr line satisfies ``ready``; yield the
+    stderr lines seen so far; stop the process at the end."""
+    proc = subprocess.Popen(list(argv), cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     lines: queue.Queue = queue.Queue()
 
@@ -46,21 +47,20 @@ def http_server(argv: Sequence[str], *, marker: str = "serving") -> Iterator[str
     pumper = threading.Thread(target=pump, daemon=True)
     pumper.start()
     try:
-        url, seen, deadline = None, [], time.monotonic() + WAIT
-        while url is None:
+        seen: list[str] = []
+        deadline = time.monotonic() + WAIT
+        while not (seen and ready(seen[-1])):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise AssertionError(f"the HTTP server did not start within {WAIT:g} s; stderr: {''.join(seen)}")
+                raise AssertionError(f"{what} did not start within {WAIT:g} s; stderr: {''.join(seen)}")
             try:
                 line = lines.get(timeout=remaining)
             except queue.Empty:
                 continue
             if line is None:
-                raise AssertionError(f"the HTTP server exited ({proc.wait(5)}); stderr: {''.join(seen)}")
+                raise AssertionError(f"{what} exited ({proc.wait(5)}); stderr: {''.join(seen)}")
             seen.append(line)
-            if marker in line and "http://" in line:
-                url = line[line.index("http://"):].split()[0].strip()
-        yield url
+        yield seen
     finally:
         proc.terminate()
         try:
@@ -70,6 +70,25 @@ def http_server(argv: Sequence[str], *, marker: str = "serving") -> Iterator[str
             proc.wait(10)
         pumper.join(5)
         proc.stderr.close()  # type: ignore[union-attr]
+
+
+@contextlib.contextmanager
+def http_server(argv: Sequence[str], *, marker: str = "serving") -> Iterator[str]:
+    """Start a server process that prints its ``http://…`` URL on a stderr line containing ``marker``;
+    yield the URL."""
+    with server_process(argv, lambda line: marker in line and "http://" in line) as seen:
+        yield seen[-1][seen[-1].index("http://"):].split()[0].strip()
+
+
+def eventually(check: Callable[[], Any], timeout: float = WAIT, what: str = "the condition") -> Any:
+    """Poll ``check()`` until it returns something true (returned) or ``timeout`` passes (AssertionError)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 def free_port() -> int:
@@ -92,38 +111,6 @@ def everything_http(kind: str = "streamableHttp") -> Iterator[str]:
     import os
 
     port = free_port()
-    argv = [npm_server(EVERYTHING), kind]
-    env = {**os.environ, "PORT": str(port)}
-    proc = subprocess.Popen(argv, cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue = queue.Queue()
-
-    def pump() -> None:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
-    try:
-        seen, deadline = [], time.monotonic() + WAIT
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"server-everything {kind} did not start; stderr: {''.join(seen)}")
-            try:
-                line = lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if line is None:
-                raise AssertionError(f"server-everything {kind} exited ({proc.wait(5)}); stderr: {''.join(seen)}")
-            seen.append(line)
-            if f"port {port}" in line:
-                break
+    with server_process([npm_server(EVERYTHING), kind], lambda line: f"port {port}" in line,
+                        env={**os.environ, "PORT": str(port)}, what=f"server-everything {kind}"):
         yield f"http://127.0.0.1:{port}{EVERYTHING_HTTP_PATHS[kind]}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)

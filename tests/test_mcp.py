@@ -13,11 +13,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -96,44 +94,11 @@ def stdio(tmp_path_factory):
 @pytest.fixture(scope="module")
 def http_url():
     """A streamable-http server subprocess on 127.0.0.1 (port 0: the OS picks a free one)."""
-    proc = subprocess.Popen([*SERVE, "--transport", "streamable-http", "--host", "127.0.0.1", "--port", "0"],
-                            cwd=str(ROOT), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue = queue.Queue()
+    from tests.mcp_servers import http_server
 
-    def pump() -> None:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            lines.put(line)
-        lines.put(None)
-
-    pumper = threading.Thread(target=pump, daemon=True)
-    pumper.start()
-    try:
-        url, seen, deadline = None, [], time.monotonic() + WAIT
-        while url is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"the HTTP server did not start within {WAIT:g} s; stderr: {''.join(seen)}")
-            try:
-                line = lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if line is None:
-                raise AssertionError(f"the HTTP server exited ({proc.wait(5)}); stderr: {''.join(seen)}")
-            seen.append(line)
-            if "serving" in line and "http://" in line:
-                url = line[line.index("http://"):].strip()
+    with http_server([*SERVE, "--transport", "streamable-http", "--host", "127.0.0.1", "--port", "0"]) as url:
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        pumper.join(5)
-        proc.stderr.close()  # type: ignore[union-attr]
 
 
 # -- packaging -------------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ import contextlib
 import os
 import queue
 import re
-import subprocess
 import sys
 import threading
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.mcp_servers import server_process
 from workbench.executor import SequentialExecutor
 from workbench.log import ExecutionLog
 from workbench.registry import ToolRegistry
@@ -56,42 +56,10 @@ def running(*args: str, env_token: str | None = None, tmp_path: Path):
     if env_token is not None:
         env[TOKEN_ENV] = env_token
     log_path = tmp_path / f"runs-{time.monotonic_ns()}.sqlite"
-    proc = subprocess.Popen([*SERVE, "--log", str(log_path), *args], cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue = queue.Queue()
-
-    def pump() -> None:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            lines.put(line)
-        lines.put(None)
-
-    pumper = threading.Thread(target=pump, daemon=True)
-    pumper.start()
-    try:
-        seen: list[str] = []
-        deadline = time.monotonic() + WAIT
-        while not (seen and "serving" in seen[-1] and "http://" in seen[-1]):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"the server did not start within {WAIT:g} s; stderr: {''.join(seen)}")
-            try:
-                line = lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if line is None:
-                raise AssertionError(f"the server exited ({proc.wait(5)}); stderr: {''.join(seen)}")
-            seen.append(line)
+    with server_process([*SERVE, "--log", str(log_path), *args], lambda line: "serving" in line and "http://" in line,
+                        env=env) as seen:
         port = int(re.search(r"http://\S+:(\d+)/mcp", seen[-1]).group(1))
         yield Server(f"http://127.0.0.1:{port}/mcp", port, "".join(seen), log_path)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        pumper.join(5)
-        proc.stderr.close()  # type: ignore[union-attr]
 
 
 def call_add(server: Server, a: int, *, token: str | None = None, authorization: str | None = None,

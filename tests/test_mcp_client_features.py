@@ -9,20 +9,10 @@ import time
 import mcp.types as types
 import pytest
 
-from tests.mcp_servers import EVERYTHING, ROOT, WAIT, everything_http, npm_server
+from tests.mcp_servers import eventually, EVERYTHING, ROOT, WAIT, everything_http, npm_server
 from workbench.executor import SequentialExecutor
 from workbench.log import ExecutionLog
 from workbench.registry import ToolRegistry
-
-
-def _eventually(check, timeout=WAIT, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(scope="module", params=["stdio", "streamable-http"])
@@ -99,7 +89,7 @@ def test_subscribe_gets_live_resource_updates(everything):
     toggle = SequentialExecutor().call(registry, "toggle-subscriber-updates")
     try:
         assert toggle.status == "success"
-        _eventually(lambda: updates, what="a notifications/resources/updated")
+        eventually(lambda: updates, what="a notifications/resources/updated")
         assert updates[0] == uri
         assert any(n.method == "notifications/resources/updated" for n in conn.notifications)
     finally:
@@ -129,7 +119,7 @@ def test_server_logging_arrives_live_and_respects_the_level(everything):
     result = SequentialExecutor().call(registry, "toggle-simulated-logging")
     try:
         assert result.status == "success"
-        _eventually(lambda: [entry for entry in seen if entry.logger != "everything-server"] or None,
+        eventually(lambda: [entry for entry in seen if entry.logger != "everything-server"] or None,
                     what="a simulated log message")
         assert all(entry.level in ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
                    for entry in conn.server_logs)
@@ -198,7 +188,7 @@ def test_roots_are_offered_and_a_change_is_notified(everything, tmp_path):
     conn.set_roots([tmp_path, {"uri": "file:///data", "name": "data"}])
     assert [r.name for r in conn.roots] == [tmp_path.name, "data"]
     assert any(m.method == "notifications/roots/list_changed" for m in conn.messages)
-    text = _eventually(lambda: (lambda t: t if "file:///data" in t else None)(
+    text = eventually(lambda: (lambda t: t if "file:///data" in t else None)(
         SequentialExecutor().call(registry, "get-roots-list").text), what="the new roots")
     assert tmp_path.as_uri() in text
     conn.set_roots([str(ROOT)])
@@ -239,7 +229,7 @@ def test_tools_list_changed_refreshes_and_marks_removed_tools(tmp_path):
         old = conn.proxies["retire"]
         assert sorted(conn.tools) == ["keep", "retire"]
         assert SequentialExecutor().call(registry, "retire").status == "success"
-        _eventually(lambda: "fresh" in registry.list_tools(), what="the new tool to be registered")
+        eventually(lambda: "fresh" in registry.list_tools(), what="the new tool to be registered")
         assert "tools" in changes
         assert any(n.method == "notifications/tools/list_changed" for n in conn.notifications)
         assert "retire" not in registry.list_tools() and old.removed
@@ -296,6 +286,6 @@ def test_log_messages_on_a_2026_07_28_connection_arrive_after_opting_in():
         assert conn.server_logs == []  # nobody opted in
         conn.set_logging_level("info")
         assert SequentialExecutor().call(registry, "check_docs").status == "success"
-        _eventually(lambda: len(conn.server_logs) >= 2, what="the tool's log messages")
+        eventually(lambda: len(conn.server_logs) >= 2, what="the tool's log messages")
         assert [entry.data for entry in conn.server_logs] == ["topic slugify: ok", "topic convert_temperature: ok"]
         assert {entry.level for entry in conn.server_logs} == {"info"}

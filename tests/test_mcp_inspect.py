@@ -4,23 +4,12 @@ against real servers (server-everything over stdio; the project's own server).""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
-from tests.mcp_servers import EVERYTHING, ROOT, WAIT, npm_server, serve_command
+from tests.mcp_servers import eventually, EVERYTHING, ROOT, WAIT, npm_server, serve_command
 from workbench.jupyter._mcp_inspector import TABS, expand_uri_template
 from workbench.jupyter._mcp_render import contents_html, protocol_html
-
-
-def _eventually(check, timeout=WAIT, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +129,7 @@ def test_logs_tab_sets_the_level_and_shows_server_messages_live(view):
     assert "debug" in view.level_status.value
     executor.call(registry, "toggle-simulated-logging", {})
     try:
-        _eventually(lambda: "message" in view.logs_html.value and "workbench-mcp-log" in view.logs_html.value,
+        eventually(lambda: "message" in view.logs_html.value and "workbench-mcp-log" in view.logs_html.value,
                     what="a server log line in the Logs tab")
     finally:
         executor.call(registry, "toggle-simulated-logging", {})
@@ -148,14 +137,14 @@ def test_logs_tab_sets_the_level_and_shows_server_messages_live(view):
 
 def test_protocol_tab_lists_json_rpc_messages_newest_first(view):
     view.connection.ping()
-    _eventually(lambda: "ping" in view.protocol_text, what="the ping in the Protocol tab")
+    eventually(lambda: "ping" in view.protocol_text, what="the ping in the Protocol tab")
     html = view.protocol_text
     assert html.index("ping") < html.rindex("initialize")  # newest first
     assert "<details" in html
     shown = view.protocol_list.children
     pings = view.protocol_text.count("<b>ping</b>")
     view.connection.ping()
-    _eventually(lambda: view.protocol_text.count("<b>ping</b>") > pings, what="the second ping")
+    eventually(lambda: view.protocol_text.count("<b>ping</b>") > pings, what="the second ping")
     # new messages are appended: the widgets already shown stay, in place (an expanded one stays open)
     assert view.protocol_list.children[:len(shown)] == shown
 
@@ -199,7 +188,7 @@ def test_inspect_on_the_projects_own_server(tmp_path):
         assert view.tool_forms["add"].run().value == 5
     finally:
         view.connection.disconnect()
-    _eventually(lambda: "disconnected" in view.title.value, what="the disconnected title")
+    eventually(lambda: "disconnected" in view.title.value, what="the disconnected title")
 
 
 def test_a_removed_tool_shows_as_removed_and_new_tools_appear(tmp_path):
@@ -217,7 +206,7 @@ def test_a_removed_tool_shows_as_removed_and_new_tools_appear(tmp_path):
         view.tool_picker.value = "retire"
         form = view.tool_forms["retire"]
         assert form.run().status == "success"  # the call removes "retire" and adds "fresh"
-        _eventually(lambda: "fresh" in view.tool_picker.options, what="the new tool in the Tools tab")
+        eventually(lambda: "fresh" in view.tool_picker.options, what="the new tool in the Tools tab")
         view.tool_picker.value = "retire"
         assert "was removed" in view.removed_banner.value and view.removed_banner.layout.display is None
         assert form.run_button.disabled

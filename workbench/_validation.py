@@ -180,7 +180,8 @@ class FunctionInputValidator:
     """
 
     __slots__ = ("_validator", "_fields", "_json_params", "_param_list", "_expected", "_order", "_parameters",
-                 "_rules", "_inf_nan_places", "_names", "_count", "_defaults", "_fast", "_flat")
+                 "_rules", "_inf_nan_places", "_names", "_count", "_defaults", "_fast", "_flat", "_pending",
+                 "_scalar_only")
 
     def __init__(self, info: FunctionInfo) -> None:
         from workbench._strict_json import SchemaRules
@@ -199,11 +200,22 @@ class FunctionInputValidator:
         self._names = [name for name, _annotation, _default in info.input_fields]
         self._count = len(self._names)
         self._defaults = tuple((name, default) for name, _annotation, default in info.input_fields)
-        self._fast = _typed_dict_validator(info)
-        self._flat = self._fast is not None and not self._json_params and self._rules is None and all(
+        # the fast path's validator is built on the first call, not at decoration: building a TypedDict's
+        # core schema costs about as much as the rest of a tool's build
+        self._fast = None
+        self._flat = False
+        self._pending: Any = info
+        self._scalar_only = not self._json_params and self._rules is None and all(
             schema_type_of(sub, defs) and schema_type_of(sub, defs) <= _SCALAR_JSON_TYPES for sub in props.values())
 
+    def _prepare(self) -> None:
+        info, self._pending = self._pending, None
+        self._fast = _typed_dict_validator(info)
+        self._flat = self._fast is not None and self._scalar_only
+
     def __call__(self, tool_name: str, raw: Any) -> dict:
+        if self._pending is not None:
+            self._prepare()
         fast = self._fast
         if self._flat and type(raw) is dict:
             # Scalar parameters only (numbers, strings, booleans, enums, null): nothing can nest or hide a
