@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from pydantic import ValidationError
 
@@ -216,17 +216,13 @@ class FunctionInputValidator:
     def __call__(self, tool_name: str, raw: Any) -> dict:
         if self._pending is not None:
             self._prepare()
-        fast = self._fast
         if self._flat and type(raw) is dict:
             # Scalar parameters only (numbers, strings, booleans, enums, null): nothing can nest or hide a
             # NaN where pydantic does not look, and no argument is JSON text to parse, so valid input
             # needs no scan first; whatever the fast check refuses takes the full path below.
-            try:
-                values = fast.validate_python(raw, strict=True)
-            except ValidationError:
-                pass
-            else:
-                return values if len(values) == self._count else self._with_defaults(values)
+            values = self._fast_values(raw)
+            if values is not None:
+                return values
         if not isinstance(raw, dict):
             raise _not_an_object(tool_name, raw)
         raw = _parse_json_strings(tool_name, raw, self._json_params)
@@ -234,18 +230,10 @@ class FunctionInputValidator:
             return self._with_rules(tool_name, raw, self._refused_non_finite(raw))
         if self._rules is not None:
             return self._with_rules(tool_name, raw, [])
-        if fast is not None:
-            # The common case: valid JSON-like arguments. A TypedDict of the same annotations checks them
-            # like the input model (same per-field core schemas, strict, extra keys forbidden) without
-            # building a model instance; defaults are filled as the model fills them (unhashable ones
-            # copied). Anything it refuses goes through the model path below, which explains the errors.
-            try:
-                values = fast.validate_python(raw, strict=True)
-            except ValidationError:
-                pass
-            else:
-                # the TypedDict gives its fields in parameter order, whatever order the input had
-                return values if len(values) == self._count else self._with_defaults(values)
+        if self._fast is not None:
+            values = self._fast_values(raw)
+            if values is not None:
+                return values
         try:
             values = self._validator.validate_python(raw, strict=True).__dict__
         except ValidationError:
@@ -254,6 +242,17 @@ class FunctionInputValidator:
                 raise _sorted(tool_name, found, self._order, raw) from None
             return values
         return {name: values[internal] for internal, name in self._fields}
+
+    def _fast_values(self, raw: dict) -> Optional[dict]:
+        """The common case, valid JSON-like arguments: a TypedDict of the same annotations checks them
+        like the input model (same per-field core schemas, strict, extra keys forbidden) without building
+        a model instance. ``None`` when it refuses them: the model path then explains the errors."""
+        try:
+            values = self._fast.validate_python(raw, strict=True)  # type: ignore[union-attr]
+        except ValidationError:
+            return None
+        # the TypedDict gives its fields in parameter order, whatever order the input had
+        return values if len(values) == self._count else self._with_defaults(values)
 
     def _with_defaults(self, values: dict) -> dict:
         """Every parameter, in order: the validated values and, for the ones left out, their defaults."""

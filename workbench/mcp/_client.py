@@ -56,13 +56,36 @@ def _fraction(progress: float, total: Optional[float]) -> float:
     return progress
 
 
-class _EndWatch:
+class _StreamWrapper:
+    """A transport stream passed through, with a hook; everything else goes to the wrapped stream."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def __aenter__(self) -> "_StreamWrapper":
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _EndWatch(_StreamWrapper):
     """A transport's read stream that calls ``on_end()`` when it ends — the server closed its side
-    (a stdio server process that exited or was killed, a dropped HTTP stream). The SDK's session
-    only fails later requests then; this lets the connection say at once that it is gone."""
+    (a stdio server process that exited or was killed, a dropped HTTP stream) — and shows each item to
+    ``on_item``. The SDK's session only fails later requests when the stream ends; this lets the
+    connection say at once that it is gone."""
 
     def __init__(self, inner: Any, on_end: Callable[[], None], on_item: Callable[[Any], None]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._on_end = on_end
         self._on_item = on_item
 
@@ -88,47 +111,17 @@ class _EndWatch:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> "_EndWatch":
-        return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
-        await self.aclose()
-
-    def close(self) -> None:
-        self._inner.close()
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class _SendWatch:
+class _SendWatch(_StreamWrapper):
     """A transport's write stream that shows each message to ``on_item`` before sending it."""
 
     def __init__(self, inner: Any, on_item: Callable[[Any], None]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._on_item = on_item
 
     async def send(self, item: Any) -> None:
         self._on_item(item)
         await self._inner.send(item)
-
-    async def __aenter__(self) -> "_SendWatch":
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> None:
-        await self.aclose()
-
-    def close(self) -> None:
-        self._inner.close()
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
 
 @contextlib.asynccontextmanager
