@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 from pydantic.json_schema import GenerateJsonSchema
 
 from workbench._docstrings import parse_docstring
@@ -247,19 +248,9 @@ class FunctionInfo:
 _NO_ANNOTATION = inspect.Parameter.empty
 
 
-def inspect_function(
-    fn: Callable[..., Any],
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    context: bool | str = False,
-    explicit_schema: bool = False,
-) -> FunctionInfo:
-    """Derive a tool's name, description, parameter/return schemas and validator from ``fn``.
-
-    ``explicit_schema=True`` (the caller supplies ``parameters``) lets ``*args``/``**kwargs`` through.
-    """
-    tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
+def read_signature(fn: Callable[..., Any], tool_name: str) -> "tuple[inspect.Signature, dict[str, Any]]":
+    """``fn``'s signature and resolved type hints, or a ``ToolSpecError`` naming the tool. Resolved where
+    the tool is declared: string annotations may name classes local to the caller's frames."""
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
@@ -271,6 +262,84 @@ def inspect_function(
             f"Tool '{tool_name}': cannot resolve the type hints of {getattr(fn, '__qualname__', fn)!r}: "
             f"{type(exc).__name__}: {exc}"
         ) from None
+    return signature, hints
+
+
+#: annotations a tool's schema is known to take as they are (anything else is checked at decoration
+#: by building the schema — the same clear error as before — see :func:`plainly_supported`)
+_PLAIN_TYPES = frozenset({int, float, str, bool, bytes, type(None), Any, list, dict, tuple, set, frozenset})
+_PLAIN_ORIGINS = frozenset({list, dict, tuple, set, frozenset, typing.Union, typing.Literal, typing.Annotated,
+                            __import__("types").UnionType})
+
+
+def _plain_annotation(annotation: Any, depth: int = 0) -> bool:
+    if depth > 6:
+        return False
+    if annotation in _PLAIN_TYPES or annotation is _NO_ANNOTATION or annotation is Ellipsis:
+        return True
+    if isinstance(annotation, type):
+        import datetime
+        import decimal
+        import enum
+        import uuid
+
+        if _is_typing_typeddict(annotation) or getattr(annotation, "__total__", None) is not None:
+            return False  # TypedDicts are rebuilt for pydantic: the full path
+        return issubclass(annotation, (enum.Enum, BaseModel, datetime.date, datetime.time, datetime.timedelta,
+                                       decimal.Decimal, uuid.UUID))
+    origin = typing.get_origin(annotation)
+    if origin not in _PLAIN_ORIGINS:
+        return False
+    args = typing.get_args(annotation)
+    if origin is typing.Literal:
+        import enum
+
+        return all(value is None or isinstance(value, (str, int, bool, enum.Enum)) for value in args)
+    if origin is typing.Annotated:  # only descriptive metadata: constraints can be misapplied (found late)
+        return _plain_annotation(args[0], depth + 1) and all(_descriptive(meta) for meta in args[1:])
+    return all(_plain_annotation(arg, depth + 1) for arg in args)
+
+
+def _descriptive(meta: Any) -> bool:
+    """Annotated metadata that only describes (a string, or a Field with a title/description/examples)."""
+    if isinstance(meta, str):
+        return True
+    if isinstance(meta, FieldInfo):
+        return not meta.metadata and meta.default is PydanticUndefined and meta.default_factory is None \
+            and meta.alias is None and meta.json_schema_extra is None
+    return False
+
+
+def plainly_supported(signature: "inspect.Signature", hints: dict[str, Any], context_param: str | None) -> bool:
+    """Whether every parameter and the return are annotations the schema is known to accept (builtins,
+    their containers and unions, Literal, Annotated, Enum, BaseModel, dates, Decimal, UUID): then the
+    schema can wait until it is read. Parameters of other kinds (``*args``, a ToolContext…) say no,
+    and the caller builds everything at once, raising what it always raised."""
+    for pname, param in signature.parameters.items():
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) or pname == context_param:
+            return False
+        annotation = hints.get(pname, Any if param.annotation is _NO_ANNOTATION else param.annotation)
+        if _is_tool_context(annotation) or not _plain_annotation(annotation):
+            return False
+    return _plain_annotation(hints.get("return", _NO_ANNOTATION))
+
+
+def inspect_function(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    context: bool | str = False,
+    explicit_schema: bool = False,
+    resolved: "tuple[inspect.Signature, dict[str, Any]] | None" = None,
+) -> FunctionInfo:
+    """Derive a tool's name, description, parameter/return schemas and validator from ``fn``.
+
+    ``explicit_schema=True`` (the caller supplies ``parameters``) lets ``*args``/``**kwargs`` through.
+    ``resolved`` is ``(signature, type hints)`` when already read (:func:`read_signature`).
+    """
+    tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
+    signature, hints = resolved if resolved is not None else read_signature(fn, tool_name)
 
     context_param = context if isinstance(context, str) else ("tool_context" if context else None)
     if context_param and context_param not in signature.parameters:

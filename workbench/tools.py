@@ -6,6 +6,7 @@ import asyncio
 import functools
 import importlib
 import inspect
+import threading
 from abc import ABC
 from typing import Any, Callable, Generic, Optional, TypeVar, overload
 
@@ -350,6 +351,13 @@ def _guard_entry_points(cls: type) -> None:
 _guard_entry_points(BaseTool)
 
 
+_BUILD_LOCK = threading.RLock()
+
+
+def _positional_only(signature: inspect.Signature) -> tuple[str, ...]:
+    return tuple(name for name, param in signature.parameters.items() if param.kind is inspect.Parameter.POSITIONAL_ONLY)
+
+
 class DecoratedFunctionTool(BaseTool, Generic[P, R]):
     """A tool made from a function by ``@tool``. Calling it calls the function unchanged."""
 
@@ -369,19 +377,34 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
                       async_execution: Optional[bool] = None, idempotent: bool = False,
                       permission: Permission | str = Permission.ALWAYS_ALLOW, timeout: Optional[float] = None,
                       when_to_use: Optional[str] = None) -> "DecoratedFunctionTool":
-        from workbench._schema import inspect_function
+        from workbench._schema import inspect_function, plainly_supported, read_signature
 
         if not callable(func):
             raise ToolSpecError(f"@tool needs a function, got {type(func).__name__}: {func!r}")
         if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0):
             raise ToolSpecError(f"Tool '{name or getattr(func, '__name__', '?')}': timeout must be a positive number of seconds, got {timeout!r}")
-        info = inspect_function(func, name=name, description=description, context=context,
-                                explicit_schema=parameters is not None)
         is_async = inspect.iscoroutinefunction(func) if async_execution is None else bool(async_execution)
         runtime = dict(
             when_to_use=when_to_use, long_running=long_running, supports_async=is_async, idempotent=idempotent,
             permission=Permission.coerce(permission), timeout=None if timeout is None else float(timeout),
         )
+        tool_name = name or getattr(func, "__name__", None) or type(func).__name__
+        resolved = read_signature(func, tool_name)
+        if parameters is None and not context and _name_ok(tool_name) and plainly_supported(*resolved, None):
+            # The lazy build: every annotation is one the schema is known to take, so nothing can fail
+            # later that would have failed here; the pydantic model, the JSON Schemas and the docstring
+            # are made when something first reads the spec (a call, an export, a form).
+            def build() -> ToolSpec:
+                info = inspect_function(func, name=name, description=description, resolved=resolved)
+                return ToolSpec._from_info(info, **runtime)
+
+            lazy = cls(func, None, positional_only=_positional_only(resolved[0]),  # type: ignore[arg-type]
+                       is_async=inspect.iscoroutinefunction(func))
+            lazy.__dict__["_wb_build"] = build
+            lazy.__dict__["_wb_name"] = tool_name
+            return lazy
+        info = inspect_function(func, name=name, description=description, context=context,
+                                explicit_schema=parameters is not None, resolved=resolved)
         if parameters is not None:
             spec = ToolSpec(name=info.name, description=info.description, parameters=parameters, returns=info.returns, **runtime)
             # parameters= is checked as a JSON Schema, but a missing description is no error here:
@@ -438,8 +461,26 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
 
     # -- attributes -------------------------------------------------------------------------------
     @property
+    def spec(self) -> ToolSpec:
+        """This tool's :class:`ToolSpec`, built on first use when ``@tool`` could defer it."""
+        spec = self.__dict__["_wb_spec"]
+        if spec is None:
+            spec = self._build_spec()
+        return spec
+
+    tool_spec = spec
+
+    def _build_spec(self) -> ToolSpec:
+        with _BUILD_LOCK:  # one build, also when threads (a concurrent executor) ask at once
+            spec = self.__dict__["_wb_spec"]
+            if spec is None:
+                spec = self.__dict__["_wb_spec"] = self.__dict__.pop("_wb_build")()
+        return spec
+
+    @property
     def tool_name(self) -> str:
-        return self.__dict__["_wb_spec"].name
+        spec = self.__dict__["_wb_spec"]
+        return spec.name if spec is not None else self.__dict__["_wb_name"]
 
     @property
     def tool_type(self) -> str:
