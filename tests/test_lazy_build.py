@@ -101,3 +101,16 @@ def test_tools_with_a_context_explicit_parameters_or_odd_names_are_built_at_once
     assert not _deferred(tool(explicit, parameters={"type": "object", "properties": {}}))
     with pytest.raises(ToolSpecError):
         tool(with_context, name="bad name!")
+
+
+def test_registering_does_not_build_the_spec_and_a_clash_is_still_refused():
+    def g(a: int) -> int:
+        """G."""
+        return a
+
+    made = tool(g)
+    registry = ToolRegistry()
+    assert registry.register_tool(made) == "g" and _deferred(made)
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register_tool(tool(g))
+    assert registry.to_provider_format("openai")[0]["function"]["name"] == "g" and not _deferred(made)

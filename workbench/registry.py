@@ -146,9 +146,7 @@ class ToolRegistry:
         Returns the registered name.
         """
         item = self._as_tool(tool_obj)
-        spec = item.spec
-        spec.validate_structure()
-        name = spec.name
+        name = item._checked_name()
         key = normalize_tool_name(name)
         with self._lock:
             existing = self._normalized.get(key)

@@ -171,6 +171,12 @@ class BaseTool(ABC):
     def tool_name(self) -> str:
         return self.spec.name
 
+    def _checked_name(self) -> str:
+        """The name to register under, once the spec's structure is checked (registries call this)."""
+        spec = self.spec
+        spec.validate_structure()
+        return spec.name
+
     @property
     def tool_type(self) -> str:
         return "class"
@@ -481,6 +487,12 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
     def tool_name(self) -> str:
         spec = self.__dict__["_wb_spec"]
         return spec.name if spec is not None else self.__dict__["_wb_name"]
+
+    def _checked_name(self) -> str:
+        if self.__dict__["_wb_spec"] is None:
+            # registering does not build a deferred spec: pydantic will generate it, sound by construction
+            return self.__dict__["_wb_name"]
+        return super()._checked_name()
 
     @property
     def tool_type(self) -> str:
