@@ -70,7 +70,7 @@ def _open(page, lab_server, name: str) -> list[str]:
 
 def _run_all(page) -> None:
     page.wait_for_function(lab.KERNEL_READY, timeout=90_000)
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    lab.run_all_cells(page)
 
 
 def _all_ran(page) -> bool:
