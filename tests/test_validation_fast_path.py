@@ -48,18 +48,17 @@ INPUTS = [
 
 
 def _answer(spec: Any, raw: dict, fast: bool) -> Any:
-    validator = spec.__pydantic_private__["_input_validator"]
-    if validator._pending is not None:
-        validator._prepare()
-    saved = validator._fast, validator._flat
+    validator = spec.__pydantic_private__["_input_validator"].__self__
+    validator._prepare()
+    saved = validator._fast, validator._flat_check
     if not fast:
-        validator._fast, validator._flat = None, False
+        validator._fast, validator._flat_check = None, None
     try:
         return ("ok", spec.check_inputs(dict(raw)))
     except Exception as exc:  # noqa: BLE001 - the comparison is the point
         return ("error", type(exc).__name__, str(exc))
     finally:
-        validator._fast, validator._flat = saved
+        validator._fast, validator._flat_check = saved
 
 
 @pytest.mark.parametrize("raw", INPUTS, ids=[str(i) for i in range(len(INPUTS))])
@@ -77,8 +76,8 @@ def test_the_fast_path_answers_exactly_as_the_model(function, raw):
 def test_the_fast_path_is_used_and_copies_mutable_defaults():
     nested.spec.check_inputs({"points": []})
     flat.spec.check_inputs({"a": 1})  # the fast path is built on the first call
-    validator = nested.spec.__pydantic_private__["_input_validator"]
-    assert validator._fast is not None and not validator._flat
-    assert flat.spec.__pydantic_private__["_input_validator"]._flat
+    validator = nested.spec.__pydantic_private__["_input_validator"].__self__
+    assert validator._fast is not None and validator._flat_check is None
+    assert flat.spec.__pydantic_private__["_input_validator"].__self__._flat_check is not None
     first, second = nested.spec.check_inputs({"points": []}), nested.spec.check_inputs({"points": []})
     assert first["tags"] == {} and first["tags"] is not second["tags"]

@@ -180,7 +180,7 @@ class FunctionInputValidator:
     """
 
     __slots__ = ("_validator", "_fields", "_json_params", "_param_list", "_expected", "_order", "_parameters",
-                 "_rules", "_inf_nan_places", "_names", "_count", "_defaults", "_fast", "_flat", "_pending",
+                 "_rules", "_inf_nan_places", "_names", "_count", "_defaults", "_fast", "_flat_check", "_pending",
                  "_scalar_only")
 
     def __init__(self, info: FunctionInfo) -> None:
@@ -203,26 +203,40 @@ class FunctionInputValidator:
         # the fast path's validator is built on the first call, not at decoration: building a TypedDict's
         # core schema costs about as much as the rest of a tool's build
         self._fast = None
-        self._flat = False
         self._pending: Any = info
         self._scalar_only = not self._json_params and self._rules is None and all(
             schema_type_of(sub, defs) and schema_type_of(sub, defs) <= _SCALAR_JSON_TYPES for sub in props.values())
+        # the flat check of a scalar-only tool (see __call__); until the first call, a stand-in that builds it
+        self._flat_check: Optional[Callable[[Any], dict]] = self._prepare_then_check
 
     def _prepare(self) -> None:
+        if self._pending is None:
+            return
         info, self._pending = self._pending, None
         self._fast = _typed_dict_validator(info)
-        self._flat = self._fast is not None and self._scalar_only
+        self._flat_check = self._fast.validate_python if self._fast is not None and self._scalar_only else None
+
+    def _prepare_then_check(self, raw: Any) -> dict:
+        self._prepare()
+        if self._flat_check is None:  # not a flat tool: __call__ goes on to the full path
+            raise ValidationError.from_exception_data("arguments", [])
+        return self._flat_check(raw)
 
     def __call__(self, tool_name: str, raw: Any) -> dict:
-        if self._pending is not None:
-            self._prepare()
-        if self._flat and type(raw) is dict:
+        flat_check = self._flat_check
+        if flat_check is not None and type(raw) is dict:
             # Scalar parameters only (numbers, strings, booleans, enums, null): nothing can nest or hide a
             # NaN where pydantic does not look, and no argument is JSON text to parse, so valid input
-            # needs no scan first; whatever the fast check refuses takes the full path below.
-            values = self._fast_values(raw)
-            if values is not None:
-                return values
+            # needs no scan first; whatever the fast check refuses takes the full path below. Inlined
+            # (not _fast_values): this is every call of the commonest tools.
+            try:
+                values = flat_check(raw)
+            except ValidationError:
+                pass
+            else:
+                return values if len(values) == self._count else self._with_defaults(values)
+        elif self._pending is not None:
+            self._prepare()
         if not isinstance(raw, dict):
             raise _not_an_object(tool_name, raw)
         raw = _parse_json_strings(tool_name, raw, self._json_params)
@@ -248,6 +262,7 @@ class FunctionInputValidator:
         like the input model (same per-field core schemas, strict, extra keys forbidden) without building
         a model instance. ``None`` when it refuses them: the model path then explains the errors."""
         try:
+            # strict=True as well as the config's: the config does not reach nested models
             values = self._fast.validate_python(raw, strict=True)  # type: ignore[union-attr]
         except ValidationError:
             return None
@@ -364,8 +379,9 @@ def _typed_dict_validator(info: FunctionInfo) -> Any:
         fields = {name: (Required[annotation] if default is _inspect.Parameter.empty else NotRequired[annotation])
                   for name, annotation, default in info.input_fields}
         arguments = TypedDict(f"{info.name}_arguments", fields)  # type: ignore[operator]
+        # strict in its config, so a call passes no keyword (pydantic-core parses keywords on every call)
         arguments.__pydantic_config__ = ConfigDict(extra="forbid", arbitrary_types_allowed=False,  # type: ignore[attr-defined]
-                                                   allow_inf_nan=False)
+                                                   allow_inf_nan=False, strict=True)
         return TypeAdapter(arguments).validator
     except Exception:  # noqa: BLE001 - an annotation only a model takes: the model path handles it
         return None

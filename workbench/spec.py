@@ -172,7 +172,8 @@ class ToolSpec(BaseModel):
             param_names=list(info.param_names),
             **{**_RUNTIME_DEFAULTS, **runtime},
         )
-        spec._input_validator = FunctionInputValidator(info)
+        # the bound method, not the object: calling an instance with a Python __call__ costs ~0.1 µs more
+        spec._input_validator = FunctionInputValidator(info).__call__
         spec._generated = True
         if info.return_adapter is not None:
             spec._return_checker = _adapter_checker(info.return_adapter)
