@@ -36,7 +36,8 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         new_tool_use_id,
     )
 
-__version__ = "0.1.0"
+from workbench import _entry_points
+from workbench._version import __version__  # noqa: F401 - the package version, re-exported
 
 __all__ = [
     "BaseTool", "ConcurrentExecutor", "DecoratedFunctionTool", "ExecutionLog", "NoImplementationError", "Permission",
@@ -87,6 +88,44 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
+
+
+# -- the entry points lower layers offer and higher layers carry out (see workbench._entry_points) --
+def _provider_format(spec: Any, provider: str, **options: Any) -> dict:
+    from workbench.providers import to_provider_format as _format
+
+    return _format(spec, provider, **options)
+
+
+def _register_class_tool(instance: Any) -> None:
+    from workbench.registry import default_registry as _default
+
+    _default().register_tool(instance, replace=True)
+
+
+def _call_one(registry: Any, tool_use: Any, **options: Any) -> Any:
+    from workbench.executor import SequentialExecutor as _Sequential
+
+    return _Sequential(**options).run([tool_use], registry)[0]
+
+
+def _cases_from_log(log: Any, **filters: Any) -> list:
+    from workbench.testing._cases import cases_from_log
+
+    return cases_from_log(log, **filters)
+
+
+def _notebook_progress(total: int, done: int, name: str) -> Any:
+    from workbench.jupyter._batch_progress import BatchProgress
+
+    return BatchProgress(total, done, name)
+
+
+_entry_points.provider_format = _provider_format
+_entry_points.register_class_tool = _register_class_tool
+_entry_points.call_one = _call_one
+_entry_points.cases_from_log = _cases_from_log
+_entry_points.notebook_progress = _notebook_progress
 
 
 def load_ipython_extension(ipython: Any) -> None:

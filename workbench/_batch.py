@@ -12,6 +12,7 @@ import math
 import time
 from typing import Any, Optional
 
+from workbench._content import canonical_json as _canonical
 from workbench.types import new_tool_use_id
 
 __all__ = ["RESULT_COLUMNS", "map_batch", "json_value"]
@@ -34,12 +35,6 @@ def json_value(content: Any) -> Any:
             if "text" in block:
                 texts.append(block["text"])
     return "".join(texts) if texts else None
-
-
-def _canonical(value: Any) -> str:
-    from workbench.executor import _canonical as canonical
-
-    return canonical(value)
 
 
 def _resolve(tool: Any, registry: Any) -> "tuple[Any, Any, str]":
@@ -240,9 +235,9 @@ def _progress(progress: Any, total: int, done: int, name: str) -> Any:
         return progress
     if _in_kernel():
         try:
-            from workbench.jupyter._batch_progress import BatchProgress
+            from workbench import _entry_points  # the notebook layer sits above the executors
 
-            return BatchProgress(total, done, name)
+            return _entry_points.notebook_progress(total, done, name)
         except ImportError:
             pass
     return TqdmProgress(total, done, name)

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from pydantic_core import to_jsonable_python
 
-__all__ = ["to_content_blocks", "to_jsonable", "json_text", "image_block", "IMAGE_MAGIC"]
+__all__ = ["to_content_blocks", "to_jsonable", "json_text", "canonical_json", "image_block", "IMAGE_MAGIC"]
 
 Block = dict[str, Any]
 
@@ -34,6 +34,12 @@ def to_jsonable(value: Any) -> Any:
 def json_text(value: Any) -> str:
     """Compact JSON text for display; values JSON cannot hold are shown by ``repr`` (never raises for them)."""
     return json.dumps(value, ensure_ascii=False, default=repr)
+
+
+def canonical_json(value: Any) -> str:
+    """One text per JSON value whatever its key order (sorted keys, no spaces): idempotency keys, schema
+    comparisons. Values JSON cannot hold are written by ``repr``."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
 
 
 def image_block(data: bytes, fmt: str) -> Block:

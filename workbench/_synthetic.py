@@ -16,6 +16,7 @@ import hashlib
 import json
 from typing import Any, Optional
 
+from workbench._content import canonical_json as _canonical
 from workbench._errors import ToolSpecError
 
 __all__ = ["synthesize", "synthetic_seed", "UnsatisfiableSchemaError"]
@@ -68,10 +69,6 @@ def synthesize(schema: Any, seed: int, *, tool: Optional[str] = None) -> Any:
 
 
 _PROBE_SEED = 0
-
-
-def _canonical(schema: Any) -> str:
-    return json.dumps(schema, sort_keys=True, separators=(",", ":"), default=str)
 
 
 @functools.lru_cache(maxsize=256)

@@ -17,7 +17,6 @@ import concurrent.futures
 import contextvars
 import functools
 import inspect
-import json
 import threading
 import time
 import traceback
@@ -26,6 +25,7 @@ import uuid
 import warnings
 from typing import Any, AsyncIterator, Callable, Optional, Sequence
 
+from workbench._content import canonical_json as _canonical
 from workbench._content import to_content_blocks
 from workbench._errors import ToolInputError
 from workbench._events import EventListener, ToolEvent
@@ -172,10 +172,6 @@ def _call_iter(tool_uses: Any) -> Any:
     except TypeError:
         raise TypeError(f"tool_uses must be a list of tool calls (ToolUse dicts {{'toolUseId', 'name', 'input'}}), "
                         f"got {_describe(tool_uses)}") from None
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
 
 
 def _as_registry(registry: Any) -> Any:

@@ -772,9 +772,9 @@ class ExecutionLog:
         :meth:`rows`. ``expect`` defaults per row: ``error`` for a failed call (with its error
         type), ``schema`` for a synthetic result, else ``exact`` (the logged result value).
         """
-        from workbench.testing._cases import cases_from_log
+        from workbench import _entry_points  # workbench.testing sits above the log
 
-        return cases_from_log(self, tool=tool, status=status, last=last, ids=ids, expect=expect)
+        return _entry_points.cases_from_log(self, tool=tool, status=status, last=last, ids=ids, expect=expect)
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def clear(self) -> None:

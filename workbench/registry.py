@@ -447,11 +447,11 @@ class ToolRegistry:
     # -- calling -----------------------------------------------------------------------------------
     def call(self, name: str, input: Optional[dict[str, Any]] = None, *, synthetic: Optional[bool] = None, **options: Any):
         """Call one tool synchronously through a ``SequentialExecutor``; returns the ``ToolResult``."""
-        from workbench.executor import SequentialExecutor
+        from workbench import _entry_points  # the executors sit a layer above the registry
         from workbench.types import make_tool_use
 
-        executor = SequentialExecutor(synthetic=self.synthetic if synthetic is None else synthetic, **options)
-        return executor.run([make_tool_use(name, input)], self)[0]
+        return _entry_points.call_one(self, make_tool_use(name, input),
+                                      synthetic=self.synthetic if synthetic is None else synthetic, **options)
 
     # -- change listeners (the notebook UI follows the registry) -----------------------------------
     def on_change(self, callback: Callable[[str, str], None]) -> Callable[[], None]:

@@ -317,9 +317,9 @@ class ToolSpec(BaseModel):
 
     def to_provider_format(self, provider: str, **options: Any) -> dict[str, Any]:
         """This spec in a provider's tool format (see ``workbench.providers``)."""
-        from workbench.providers import to_provider_format
+        from workbench import _entry_points  # the providers sit a layer above the spec
 
-        return to_provider_format(self, provider, **options)
+        return _entry_points.provider_format(self, provider, **options)
 
     # -- dunder ----------------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:

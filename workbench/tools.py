@@ -637,9 +637,9 @@ def tool(
 
     def decorate(obj: Any) -> Any:
         if isinstance(obj, type) and issubclass(obj, BaseTool):
-            from workbench.registry import default_registry
+            from workbench import _entry_points  # the registry sits a layer above the tools
 
-            default_registry().register_tool(obj(), replace=True)
+            _entry_points.register_class_tool(obj())
             return obj
         if isinstance(obj, BaseTool):
             return obj

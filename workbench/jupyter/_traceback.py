@@ -18,8 +18,6 @@ import sys
 import threading
 from typing import Iterable, Optional
 
-import workbench
-
 __all__ = ["split_traceback", "internal_paths"]
 
 _FRAME = re.compile(r'^  File "(?P<path>[^"]*)", line \d+')
@@ -27,7 +25,7 @@ _FRAME = re.compile(r'^  File "(?P<path>[^"]*)", line \d+')
 
 def internal_paths() -> tuple[str, ...]:
     """Directories and files whose frames are the workbench's machinery, not the user's code."""
-    dirs = [os.path.dirname(workbench.__file__), os.path.dirname(asyncio.__file__),
+    dirs = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(asyncio.__file__),
             os.path.dirname(concurrent.futures.__file__)]
     files = [threading.__file__, contextlib.__file__]
     for name in ("anyio", "mcp"):  # the MCP client's stack, when it is loaded

@@ -311,12 +311,12 @@ class McpConnection(ClientFeatures):
         await ready
 
     async def _session_main(self, ready: asyncio.Future) -> None:
-        import workbench
+        from workbench._version import __version__
 
         try:
             client = Client(_watch(self._transport, self._stream_ended, self._record_wire),
                             read_timeout_seconds=self._read_timeout,
-                            client_info=types.Implementation(name="tool-workbench", version=workbench.__version__),
+                            client_info=types.Implementation(name="tool-workbench", version=__version__),
                             **self._client_callbacks())
             async with client:
                 self._client = client

@@ -257,7 +257,7 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
 
     The workbench side is reachable as ``server.workbench`` (``registry``, ``executor``, ``log``).
     """
-    import workbench
+    from workbench._version import __version__
 
     tools = as_registry(registry)
     if executor is None:
@@ -265,7 +265,7 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
     bridge = _Bridge(tools, executor, open_log(log))
     server: Server = Server(
         name,
-        version=version or workbench.__version__,
+        version=version or __version__,
         instructions=instructions,
         on_list_tools=bridge.list_tools,
         on_call_tool=bridge.call_tool,

@@ -328,9 +328,7 @@ def _tool_frames(text: Optional[str]) -> Optional[str]:
         return text
     import os
 
-    import workbench
-
-    package = os.path.dirname(os.path.abspath(workbench.__file__)) + os.sep
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # workbench/
     head, blocks, tail = [], [], []
     for line in text.rstrip("\n").splitlines():
         if line.startswith("  File "):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from workbench._content import canonical_json as _canonical
 from workbench.testing._json_diff import format_pointer
 
 __all__ = ["SpecChange", "SpecDiff", "spec_diff", "specs_of"]
@@ -195,10 +196,6 @@ def spec_diff(old: Any, new: Any) -> SpecDiff:
 
 def _interface(spec: dict[str, Any]) -> Any:
     return [_strip(spec.get("parameters")), _strip(spec.get("returns"))]
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def _strip(schema: Any) -> Any:
