@@ -29,13 +29,14 @@ import ipywidgets as W
 
 from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._fields import LAYOUTS, Field, FieldContext
+from workbench.jupyter._widget_kit import LAYOUTS as KIT_LAYOUTS
 
 __all__ = ["COLLAPSE_OVER", "SPAN_BOTH", "FieldArrangement", "OptionalSection", "arrange_fields", "resolve_layout"]
 
 #: in the ``auto`` layout, a tool with more parameters than this collapses its optional ones
 COLLAPSE_OVER = 12
-#: the grid area of a field that spans both columns
-SPAN_BOTH = "auto / 1 / auto / -1"
+#: the grid area of a field that spans both columns (its shared layout is the kit's ``span-both``)
+SPAN_BOTH = KIT_LAYOUTS[True]["span-both"]["grid_area"]
 
 
 def resolve_layout(layout: str, count: int) -> tuple[bool, bool]:
@@ -53,7 +54,7 @@ def _grid(fields: list[Field]) -> W.GridBox:
         if item.wide:
             # grid_area, not grid_column: ipywidgets applies the layout's traits in order and removing the
             # unset grid-area shorthand afterwards would wipe a grid-column
-            item.widget.layout.grid_area = SPAN_BOTH
+            item.widget.layout = item.ctx.size("span-both")  # a swap: the field's own layout is shared
     box = W.GridBox([f.widget for f in fields],
                     layout=W.Layout(grid_template_columns="repeat(2, minmax(0, 1fr))", grid_gap="0 18px",
                                     width="100%", align_items="flex-start"))
