@@ -13,14 +13,10 @@ import ipywidgets as W
 from workbench.jupyter._fields import (
     _NULL_STYLE, MISSING, Field, FieldValueError, _json_text, missing_message, not_set_text,
 )
+from workbench.jupyter._widget_kit import show
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
 
 __all__ = ["ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
-
-
-def _indent() -> W.Layout:
-    """The left rule and indent of a nested group (a theme colour, so it shows in dark mode too)."""
-    return W.Layout(border_left="2px solid var(--jp-border-color2)", padding="0 0 0 8px", margin="2px 0 2px 16px")
 
 
 def _required_value(item: Field) -> Any:
@@ -47,17 +43,17 @@ class _Container(Field):
         An inner (bare) container keeps its header extras (e.g. a union's selector) on a line of their own."""
         parts: list[W.Widget] = []
         if not self.bare:
-            header_parts = [*self.label_widget(min_width=self.ctx.label_width), *self.header_extras(),
+            header_parts = [*self.label_widget("group-label"), *self.header_extras(),
                             *self.row_extras()]
             if header_parts:
-                header = W.HBox(header_parts)
+                header = self.ctx.make(W.HBox, children=header_parts)
                 header.add_class("workbench-field-row")
                 parts.append(header)
             parts += self.help_widget("16px")
         elif self.header_extras() and not getattr(self.parent, "hosts_inner_header", False):
-            parts.append(W.HBox(self.header_extras()))
+            parts.append(self.ctx.make(W.HBox, children=self.header_extras()))
         parts += [self.input, self.error_label]
-        return W.VBox(parts)
+        return self.ctx.make(W.VBox, children=parts)
 
     def header_extras(self) -> list[W.Widget]:
         return []
@@ -73,7 +69,7 @@ class ObjectField(_Container):
         self.fields: dict[str, Field] = {
             key: self.ctx.build(sub, deeper, key, required=key in required, parent=self) for key, sub in props.items()
         }
-        self.input = W.VBox([f.widget for f in self.fields.values()], layout=_indent())
+        self.input = self.ctx.make(W.VBox, "indent", children=[f.widget for f in self.fields.values()])
 
     def _reset_widget(self) -> None:
         for sub in self.fields.values():
@@ -108,14 +104,13 @@ class _Rows(_Container):
 
     def build(self) -> None:
         self.rows: list[Any] = []
-        self.rows_box = W.VBox([])
-        self.add_button = W.Button(description="add", icon="plus", layout=W.Layout(width="80px"),
-                                   tooltip="Add an item")
+        self.rows_box = self.ctx.make(W.VBox, children=[])
+        self.add_button = self.ctx.make(W.Button, "add", description="add", icon="plus", tooltip="Add an item")
         self.add_button.on_click(lambda _b: self.add_row(user=True))
-        self.input = W.VBox([self.rows_box, self.add_button], layout=_indent())
+        self.input = self.ctx.make(W.VBox, "indent", children=[self.rows_box, self.add_button])
 
     def _remove_button(self, row: Any) -> W.Button:
-        button = W.Button(icon="times", layout=W.Layout(width="36px"), tooltip="Remove this item")
+        button = self.ctx.make(W.Button, "remove", icon="times", tooltip="Remove this item")
         button.on_click(lambda _b: self.remove_row(row))
         return button
 
@@ -164,7 +159,7 @@ class ListField(_Rows):
             item.touched = True  # a row the user added is meant to be sent (an empty string row sends "")
             item.refresh_state()
         row.field = item
-        row.box = W.HBox([item.widget, self._remove_button(row)])
+        row.box = self.ctx.make(W.HBox, children=[item.widget, self._remove_button(row)])
         self.rows.append(row)
         self._redraw()
         if user and not self._quiet:
@@ -204,8 +199,8 @@ class MultiSelectField(Field):
         items = resolve(self.schema.get("items") or {}, self.ctx.root)
         self.options = list(items.get("enum") or [])
         labels = [v if isinstance(v, str) else _json_text(v) for v in self.options]
-        self.input = W.SelectMultiple(options=labels, value=(), rows=min(6, max(2, len(labels))),
-                                      layout=self.ctx.size("choice"))
+        self.input = self.ctx.make(W.SelectMultiple, "choice", options=labels, value=(),
+                                   rows=min(6, max(2, len(labels))))
         self.observe_value(self.input, "index")
 
     def current(self) -> Any:
@@ -235,7 +230,7 @@ class TupleField(_Container):
         prefix = self.schema.get("prefixItems") or []
         deeper = self.ctx.deeper()
         self.items = [self.ctx.build(sub, deeper, i, required=True, parent=self) for i, sub in enumerate(prefix)]
-        self.input = W.VBox([f.widget for f in self.items], layout=_indent())
+        self.input = self.ctx.make(W.VBox, "indent", children=[f.widget for f in self.items])
 
     def _reset_widget(self) -> None:
         for sub in self.items:
@@ -279,7 +274,7 @@ class MappingField(_Rows):
 
     def add_row(self, value: Any = MISSING, *, user: bool = False, key: str = "") -> Field:
         row = _MapRow()
-        row.key = W.Text(value=key, placeholder="key", layout=W.Layout(width="160px"))
+        row.key = self.ctx.make(W.Text, "key", value=key, placeholder="key")
         row.field = self.ctx.build(self.value_schema, self.ctx.deeper(), key, required=True, parent=self)
         row.key.observe(lambda change, r=row: self._key_changed(r), names="value")
         if value is not MISSING:
@@ -287,7 +282,7 @@ class MappingField(_Rows):
         elif user:
             row.field.touched = True
             row.field.refresh_state()
-        row.box = W.HBox([row.key, row.field.widget, self._remove_button(row)])
+        row.box = self.ctx.make(W.HBox, children=[row.key, row.field.widget, self._remove_button(row)])
         self.rows.append(row)
         self._redraw()
         if user and not self._quiet:
@@ -342,16 +337,17 @@ class VariantField(_Container):
             seen.add(label)
         self.labels = unique
         self._built: dict[int, Field] = {}
-        self.selector = W.Dropdown(options=self.labels, index=0, layout=W.Layout(width="200px"),
-                                   tooltip="Which alternative to send")
+        self.selector = self.ctx.make(W.Dropdown, "selector", options=self.labels, index=0,
+                                      tooltip="Which alternative to send")
         self.selector.add_class("workbench-variant-selector")
-        self.slot = W.VBox([self._variant(0).widget])
+        self.slot = self.ctx.make(W.VBox, children=[self._variant(0).widget])
         self.selector.observe(self._switched, names="index")
-        self.input = W.VBox([self.slot], layout=self._slot_layout())
+        self.input = self.ctx.make(W.VBox, children=[self.slot])
+        self.input.layout = self._slot_layout()
 
     def _slot_layout(self) -> W.Layout:
         """Indented under the selector, unless the alternative is a group with its own indent."""
-        return W.Layout() if self.selected.container else _indent()
+        return self.ctx.size("plain" if self.selected.container else "indent")
 
     def header_extras(self) -> list[W.Widget]:
         return [self.selector]
@@ -434,14 +430,14 @@ class NullableField(_Container):
 
     def build(self) -> None:
         self.inner = self.ctx.build(self.inner_schema, self.ctx, None, required=True, parent=self)
-        self.none_box = W.Checkbox(value=False, description="none", indent=False, layout=W.Layout(width="70px"),
-                                   tooltip="Send null")
+        self.none_box = self.ctx.make(W.Checkbox, "none-toggle", value=False, description="none", indent=False,
+                                      tooltip="Send null")
         self.none_box.add_class("workbench-none-toggle")
         self.none_box.observe(self._toggled, names="value")
-        self.null_pill = W.HTML("<span style='" + _NULL_STYLE + "'>null</span>", layout=W.Layout(display="none"),
-                                tooltip="null will be sent")
+        self.null_pill = self.ctx.make(W.HTML, hidden=True, value="<span style='" + _NULL_STYLE + "'>null</span>",
+                                       tooltip="null will be sent")
         self.null_pill.add_class("workbench-null")
-        self.input = W.VBox([self.inner.widget]) if self.inner.container else self.inner.widget
+        self.input = self.ctx.make(W.VBox, children=[self.inner.widget]) if self.inner.container else self.inner.widget
 
     def header_extras(self) -> list[W.Widget]:
         return [self.none_box, *self._inner_header(), self.null_pill]
@@ -461,14 +457,14 @@ class NullableField(_Container):
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:
             return super().layout()
-        row = W.HBox([*self.label_widget(), self.none_box, self.input,
-                      self.null_pill, *self.row_extras()])
+        row = self.ctx.make(W.HBox, children=[*self.label_widget(), self.none_box, self.input,
+                                              self.null_pill, *self.row_extras()])
         row.add_class("workbench-field-row")
-        return W.VBox([row, *self.help_widget(self.help_indent), self.error_label])
+        return self.ctx.make(W.VBox, children=[row, *self.help_widget(self.help_indent), self.error_label])
 
     def _toggled(self, change: Any) -> None:
         for widget in (self.input, *self._inner_header()):
-            widget.layout.display = "none" if self.none_box.value else None
+            show(widget, not self.none_box.value)
         if not self._quiet:
             self.clear_error()
             if not self.none_box.value:
@@ -479,7 +475,7 @@ class NullableField(_Container):
     def refresh_state(self) -> None:
         super().refresh_state()
         none = bool(self.none_box.value)
-        self.null_pill.layout.display = None if none and self.is_set else "none"
+        show(self.null_pill, none and self.is_set)
         if hasattr(self, "inner"):
             self.inner.refresh_state()  # a text box's placeholder says whether this field is set
 

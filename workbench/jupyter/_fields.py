@@ -39,6 +39,8 @@ import ipywidgets as W
 
 from workbench._html import escape as _e
 from workbench.jupyter._field_label import FieldLabel, field_marks
+from workbench.jupyter._widget_kit import LABEL_WIDTH, WidgetKit, show
+from workbench.jupyter._widget_kit import LAYOUTS as KIT_LAYOUTS
 from workbench.jupyter._schema_utils import (
     constraint_text, expected_text, json_types, number_problem, number_text, parse_number, value_checker,
 )
@@ -49,21 +51,11 @@ __all__ = [
     "JSONField", "help_html", "missing_message", "not_set_text", "default_text", "LAYOUTS", "WIDTHS",
 ]
 
-LABEL_WIDTH = "180px"
-
 #: the form layouts a ``FieldContext`` knows (see ``_field_layout.arrange``)
 LAYOUTS = ("auto", "full", "compact")
-#: widget sizes (``W.Layout`` keywords) by kind, for the default layouts and the compact one, where labels
-#: are narrower and inputs fill what their grid column leaves
-WIDTHS: dict[bool, dict[str, dict[str, str]]] = {
-    False: {"label": {"width": LABEL_WIDTH, "min_width": LABEL_WIDTH}, "text": {"width": "360px"},
-            "number": {"width": "180px"}, "choice": {"width": "240px"}, "area": {"width": "480px"}},
-    True: {"label": {"width": "120px", "min_width": "120px"},
-           "text": {"width": "auto", "flex": "1 1 0%", "min_width": "90px"},
-           "number": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "200px"},
-           "choice": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "240px"},
-           "area": {"width": "auto", "flex": "1 1 0%", "min_width": "120px"}},
-}
+#: widget sizes (``W.Layout`` keywords) by kind, for the default layouts and the compact one (the table of
+#: every shared layout kind is ``_widget_kit.LAYOUTS``)
+WIDTHS = KIT_LAYOUTS
 #: inline styles (HTML widget values take them as they are); colours are theme variables only
 _HELP_STYLE = "color:var(--jp-ui-font-color2);font-size:0.85em;overflow-wrap:anywhere"
 _ERROR_STYLE = "color:var(--jp-error-color1);font-size:0.9em;overflow-wrap:anywhere"
@@ -102,30 +94,37 @@ class FieldValueError(ValueError):
 
 
 class FieldContext:
-    """What every field of one form shares: the root schema (for ``$defs``), the builder, the depth and
-    whether the form is compact (narrow labels, inputs that fill a grid column)."""
+    """What every field of one form shares: the root schema (for ``$defs``), the builder, the depth,
+    whether the form is compact (narrow labels, inputs that fill a grid column) and the form's
+    ``WidgetKit`` (the layouts and styles its widgets share)."""
 
     def __init__(self, root: dict, build: Callable[..., "Field"], depth: int = 0, refs: tuple = (), *,
-                 compact: bool = False) -> None:
+                 compact: bool = False, kit: Optional[WidgetKit] = None) -> None:
         self.root = root
         self.build = build
         self.depth = depth
         self.refs = refs  # the $refs being expanded above this field (to stop recursive models)
         self.compact = compact
+        self.kit = kit if kit is not None else WidgetKit(compact)
 
     def deeper(self) -> "FieldContext":
-        return FieldContext(self.root, self.build, self.depth + 1, self.refs, compact=self.compact)
+        return FieldContext(self.root, self.build, self.depth + 1, self.refs, compact=self.compact, kit=self.kit)
 
     def with_ref(self, ref: str) -> "FieldContext":
-        return FieldContext(self.root, self.build, self.depth, self.refs + (ref,), compact=self.compact)
+        return FieldContext(self.root, self.build, self.depth, self.refs + (ref,), compact=self.compact, kit=self.kit)
 
     def size(self, kind: str) -> W.Layout:
-        """A fresh ``W.Layout`` for a widget of ``kind`` (``label``, ``text``, ``number``, ``choice``, ``area``)."""
-        return W.Layout(**WIDTHS[self.compact][kind])
+        """The form's shared ``W.Layout`` for a widget of ``kind`` (``label``, ``text``, ``number``, ``choice``,
+        ``area``…): never change it in place (``show()`` swaps it)."""
+        return self.kit.layout(kind)
+
+    def make(self, cls: type, kind: str = "plain", *, hidden: bool = False, **kwargs: Any) -> Any:
+        """A ``cls`` widget on the form's shared layout of ``kind`` and shared style (see ``WidgetKit``)."""
+        return self.kit.make(cls, kind, hidden=hidden, **kwargs)
 
     @property
     def label_width(self) -> str:
-        return WIDTHS[self.compact]["label"]["width"]
+        return KIT_LAYOUTS[self.compact]["label"]["width"]
 
 
 def _json_text(value: Any) -> str:
@@ -177,13 +176,14 @@ class Field:
         self._watchers: list[Callable[["Field", str], Any]] = []
         self.label: Optional[FieldLabel] = None
         self.marks = field_marks()  # classes tying the label to its control, help line and error lines
-        self.error_label = W.HTML(layout=W.Layout(display="none"))
+        make = ctx.make
+        self.error_label = make(W.HTML, hidden=True)
         self.error_label.add_class("workbench-field-error")
         self.error_label.add_class(self.owner.marks["error"])  # an inner field's errors describe its owner's control
-        self.state_label = W.HTML(layout=W.Layout(display="none"))
+        self.state_label = make(W.HTML, hidden=True)
         self.state_label.add_class("workbench-field-state")
-        self.clear_button = W.Button(icon="times", tooltip="Clear: back to not set (left out of the call)",
-                                     layout=W.Layout(width="28px", padding="0", display="none"))
+        self.clear_button = make(W.Button, "clear", hidden=True, icon="times",
+                                 tooltip="Clear: back to not set (left out of the call)")
         self.clear_button.add_class("workbench-field-clear")
         self.clear_button.on_click(lambda _b: self.clear())
         self.build()
@@ -265,7 +265,7 @@ class Field:
         None when there is nothing to focus (a constant)."""
         return self.input, False
 
-    def label_widget(self, **layout: Any) -> list[W.Widget]:
+    def label_widget(self, kind: str = "label") -> list[W.Widget]:
         """The label (``[]`` for a mapping row's value: the key box beside it is its label): a ``FieldLabel``
         tied to the control (``label_target``), the help line and the error lines by their classes."""
         if getattr(self.parent, "keyed", False):
@@ -273,7 +273,7 @@ class Field:
         label = FieldLabel(value=self.label_name, required=self.marked_required,
                            description=str(self.schema.get("description") or ""),
                            help=self.marks["help"] if self.help_text else "", error=self.marks["error"],
-                           layout=W.Layout(**layout) if layout else self.ctx.size("label"))
+                           layout=self.ctx.size(kind))
         label.add_class("workbench-field-label")
         target = self.label_target()
         if target is not None:
@@ -290,7 +290,8 @@ class Field:
     def help_widget(self, indent: Optional[str] = None) -> list[W.Widget]:
         if not self.help_text:
             return []
-        widget = W.HTML(help_html(self.help_text, self.ctx.label_width if indent is None else indent))
+        indent = self.ctx.label_width if indent is None else indent
+        widget = self.ctx.make(W.HTML, value=help_html(self.help_text, indent))
         widget.add_class("workbench-field-help")
         widget.add_class(self.marks["help"])
         return [widget]
@@ -298,10 +299,10 @@ class Field:
     def layout(self) -> W.Widget:
         """Label, input, state and clear button; help line; error line."""
         if self.bare:
-            return W.VBox([self.input, self.error_label])
-        row = W.HBox([*self.label_widget(), self.input, *self.row_extras()])
+            return self.ctx.make(W.VBox, children=[self.input, self.error_label])
+        row = self.ctx.make(W.HBox, children=[*self.label_widget(), self.input, *self.row_extras()])
         row.add_class("workbench-field-row")
-        return W.VBox([row, *self.help_widget(self.help_indent), self.error_label])
+        return self.ctx.make(W.VBox, children=[row, *self.help_widget(self.help_indent), self.error_label])
 
     @property
     def help_indent(self) -> str:
@@ -362,8 +363,8 @@ class Field:
         """Show *not set* / default / ``""`` / ``null`` as they are now (placeholder, note, clear button)."""
         note = self.state_note()
         self.state_label.value = f"<span style='{_STATE_STYLE}'>{_e(note)}</span>" if note else ""
-        self.state_label.layout.display = None if note else "none"
-        self.clear_button.layout.display = None if self.clearable and self.is_set else "none"
+        show(self.state_label, bool(note))
+        show(self.clear_button, self.clearable and self.is_set)
         if self.text_like:
             self.input.placeholder = self.placeholder()
 
@@ -481,7 +482,7 @@ class Field:
         self._errors = self._errors + [message]
         text = "<br>".join(_e(m) for m in self._errors)
         self.error_label.value = f"<div style='{_ERROR_STYLE};margin-left:{self.help_indent}'>⚠ {text}</div>"
-        self.error_label.layout.display = None
+        show(self.error_label, True)
         self._sync_invalid()
         self._notify("error")
 
@@ -489,7 +490,7 @@ class Field:
         had = bool(self._errors)
         self._errors = []
         self.error_label.value = ""
-        self.error_label.layout.display = "none"
+        show(self.error_label, False)
         if had:
             self._sync_invalid()
 
@@ -573,7 +574,7 @@ class StringField(_TextBox):
         self.observe_value(self.input)
 
     def _widget(self, **kw: Any) -> W.Widget:
-        return W.Text(continuous_update=True, layout=self.ctx.size("text"), **kw)
+        return self.ctx.make(W.Text, "text", continuous_update=True, **kw)
 
     def problems(self) -> list[str]:
         value = self.current()
@@ -613,7 +614,7 @@ class TextareaField(StringField):
     """Multi-line ``Textarea`` for long text (see ``is_long_text``)."""
 
     def _widget(self, **kw: Any) -> W.Widget:
-        return W.Textarea(rows=4, continuous_update=True, layout=self.ctx.size("area"), **kw)
+        return self.ctx.make(W.Textarea, "area", rows=4, continuous_update=True, **kw)
 
     @property
     def wide(self) -> bool:
@@ -632,7 +633,7 @@ class EnumField(Field):
         for label in labels:  # Dropdown labels must be unique
             seen[label] = seen.get(label, 0) + 1
             unique.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
-        self.input = W.Dropdown(options=unique, index=None, layout=self.ctx.size("choice"))
+        self.input = self.ctx.make(W.Dropdown, "choice", options=unique, index=None)
         self.observe_value(self.input, "index")
 
     def current(self) -> Any:
@@ -654,7 +655,7 @@ class ConstField(Field):
     """A fixed value (``const`` / a one-value ``Literal``): shown, not editable."""
 
     def build(self) -> None:
-        self.input = W.HTML(f"<code>{_e(_json_text(self.schema.get('const')))}</code>")
+        self.input = self.ctx.make(W.HTML, value=f"<code>{_e(_json_text(self.schema.get('const')))}</code>")
 
     def label_target(self) -> None:
         return None  # nothing to focus or edit
@@ -686,7 +687,7 @@ class NumberField(_TextBox):
     def build(self) -> None:
         # continuous_update=False: the value arrives (and is checked) on blur or Enter, not per keystroke
         # ("1" on the way to "150" is not an error worth flashing)
-        self.input = W.Text(continuous_update=False, layout=self.ctx.size("number"))
+        self.input = self.ctx.make(W.Text, "number", continuous_update=False)
         self.observe_value(self.input)
 
     def hint(self) -> str:
@@ -752,7 +753,7 @@ class BoolField(Field):
 
     def build(self) -> None:
         # width auto: the default 300px pushed the state note and the clear button far from the box
-        self.input = W.Checkbox(value=False, indent=False, layout=W.Layout(width="auto"))
+        self.input = self.ctx.make(W.Checkbox, "checkbox", value=False, indent=False)
         self.observe_value(self.input)
 
     def current(self) -> Any:
@@ -781,7 +782,7 @@ class DateField(Field):
     """``DatePicker``; sends ``YYYY-MM-DD``."""
 
     def build(self) -> None:
-        self.input = W.DatePicker(value=None)
+        self.input = self.ctx.make(W.DatePicker, value=None)
         self.observe_value(self.input)
 
     def current(self) -> Any:
@@ -804,7 +805,7 @@ class DateTimeField(Field):
 
     def build(self) -> None:
         self.tzinfo: Optional[_dt.tzinfo] = None
-        self.input = W.NaiveDatetimePicker(value=None)
+        self.input = self.ctx.make(W.NaiveDatetimePicker, value=None)
         self.observe_value(self.input)
 
     def current(self) -> Any:
@@ -830,7 +831,7 @@ class TimeField(Field):
     """``TimePicker``; sends ``HH:MM:SS``."""
 
     def build(self) -> None:
-        self.input = W.TimePicker(value=None, step=1)
+        self.input = self.ctx.make(W.TimePicker, value=None, step=1)
         self.observe_value(self.input)
 
     def current(self) -> Any:
@@ -856,7 +857,7 @@ class JSONField(_TextBox):
 
     def build(self) -> None:
         # checked on blur: half-typed JSON ({"a": ) is not an error worth flashing at each keystroke
-        self.input = W.Textarea(rows=3, continuous_update=False, layout=self.ctx.size("area"))
+        self.input = self.ctx.make(W.Textarea, "area", rows=3, continuous_update=False)
         self.observe_value(self.input)
 
     @property

@@ -42,7 +42,7 @@ from workbench._styles import (
 from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._field_table import build_field
-from workbench.jupyter._field_layout import arrange_fields, resolve_layout
+from workbench.jupyter._field_layout import FieldMap, arrange_fields, resolve_layout
 from workbench.jupyter._fields import MISSING, Field, FieldValueError
 from workbench.jupyter._json_mode import JsonMode
 from workbench.jupyter._keys import FormKeys
@@ -180,7 +180,7 @@ class ToolForm(W.VBox):
         self.save_button.on_click(lambda _b: self._click_save())
         self._progress_throttle = Throttle(self._show_progress, PROGRESS_INTERVAL)
 
-        self.fields: dict[str, Field] = {}
+        self.fields: FieldMap = FieldMap([])
         self._build_fields()
         super().__init__([
             self.header_row,
@@ -301,7 +301,8 @@ class ToolForm(W.VBox):
     def _collect(self) -> tuple[dict[str, Any], list[dict]]:
         values: dict[str, Any] = {}
         problems: list[dict] = []
-        for name, field in self.fields.items():
+        # only the fields built so far: an unbuilt one (a collapsed Optional section never opened) is not set
+        for name, field in self.fields.built():
             try:
                 value = field.get()
             except FieldValueError as exc:
@@ -340,7 +341,7 @@ class ToolForm(W.VBox):
         unknown = [k for k in values if k not in self.fields]
         if unknown:
             raise KeyError(f"{self.spec.name} has no parameter(s) {', '.join(map(repr, unknown))}")
-        for field in self.fields.values():
+        for _name, field in self.fields.built():  # an unbuilt field is already not set
             field.clear()
         self.set_values(values)
 
@@ -391,7 +392,7 @@ class ToolForm(W.VBox):
 
     def validate(self) -> Optional[dict[str, Any]]:
         """Check the form's values; fill ``errors`` and the inline messages. Returns the values or None."""
-        for field in self.fields.values():
+        for _name, field in self.fields.built():  # an unbuilt field shows no error
             for sub in field.walk():
                 sub.clear_error()
         values, problems = self._collect()

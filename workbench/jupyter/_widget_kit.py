@@ -1,0 +1,98 @@
+"""``WidgetKit``: the ``Layout`` and style objects that the widgets of one form share.
+
+Every ipywidget gets a ``Layout`` and (most) a style object of its own by default, and each of them is a
+widget too: a comm, a state message, a model in the page. A form's fields used about 20 widgets each, half
+of them layouts and styles that were all alike. One form's fields now share one ``Layout`` per *kind*
+(``LAYOUTS``: the label, a text box, an indented group…) and one style object per style class — which
+ipywidgets supports: a layout or style is a widget that any number of views may reference.
+
+A shared layout must never be changed in place (every widget using it would change). ``show()`` is the
+one way fields hide or show a widget: it swaps a shared layout for its hidden (or shown) twin, and only
+changes a layout of the widget's own in place. The kit is per form (``FieldContext``), so
+``Widget.close_all()`` or a closed form never leaves another form holding a closed layout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as W
+
+__all__ = ["LAYOUTS", "WidgetKit", "show"]
+
+LABEL_WIDTH = "180px"
+
+#: layout keywords by kind, for the default layouts (``False``) and the compact one (``True``), where labels
+#: are narrower and inputs fill what their grid column leaves; ``plain`` is a layout without keywords
+_COMMON: dict[str, dict[str, str]] = {
+    "plain": {},
+    "clear": {"width": "28px", "padding": "0"},
+    "checkbox": {"width": "auto"},  # the default 300px pushed the state note and clear button far away
+    "none-toggle": {"width": "70px"},
+    "add": {"width": "80px"},
+    "remove": {"width": "36px"},
+    "key": {"width": "160px"},
+    "selector": {"width": "200px"},
+    # the left rule and indent of a nested group (a theme colour, so it shows in dark mode too)
+    "indent": {"border_left": "2px solid var(--jp-border-color2)", "padding": "0 0 0 8px",
+               "margin": "2px 0 2px 16px"},
+    # the grid area of a field that spans both columns of the compact layout
+    "span-both": {"grid_area": "auto / 1 / auto / -1"},
+}
+LAYOUTS: dict[bool, dict[str, dict[str, str]]] = {
+    False: {**_COMMON, "label": {"width": LABEL_WIDTH, "min_width": LABEL_WIDTH},
+            "group-label": {"min_width": LABEL_WIDTH}, "text": {"width": "360px"},
+            "number": {"width": "180px"}, "choice": {"width": "240px"}, "area": {"width": "480px"}},
+    True: {**_COMMON, "label": {"width": "120px", "min_width": "120px"}, "group-label": {"min_width": "120px"},
+           "text": {"width": "auto", "flex": "1 1 0%", "min_width": "90px"},
+           "number": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "200px"},
+           "choice": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "240px"},
+           "area": {"width": "auto", "flex": "1 1 0%", "min_width": "120px"}},
+}
+
+
+class WidgetKit:
+    """One form's shared layouts (by kind, shown or hidden) and style objects (by style class)."""
+
+    def __init__(self, compact: bool = False) -> None:
+        self.compact = compact
+        self._layouts: dict[tuple[str, bool], W.Layout] = {}
+        self._styles: dict[type, W.Widget] = {}
+
+    def layout(self, kind: str = "plain", hidden: bool = False) -> W.Layout:
+        """The shared ``Layout`` of ``kind`` (with ``display: none`` when ``hidden``), made on first use."""
+        key = (kind, hidden)
+        made = self._layouts.get(key)
+        if made is None:
+            made = W.Layout(**LAYOUTS[self.compact][kind], **({"display": "none"} if hidden else {}))
+            made._workbench_shared = (self, kind)  # lets show() swap it for its twin instead of changing it
+            self._layouts[key] = made
+        return made
+
+    def style(self, cls: type) -> dict[str, Any]:
+        """``{"style": <the shared style object>}`` for a widget class that has a style, else ``{}``."""
+        trait = cls.class_traits().get("style")
+        klass = getattr(trait, "klass", None)
+        if not isinstance(klass, type):
+            return {}
+        if klass not in self._styles:
+            self._styles[klass] = klass()
+        return {"style": self._styles[klass]}
+
+    def make(self, cls: type, kind: str = "plain", *, hidden: bool = False, **kwargs: Any) -> W.Widget:
+        """A ``cls`` widget on the shared layout of ``kind`` and the shared style of its class."""
+        return cls(layout=self.layout(kind, hidden), **self.style(cls), **kwargs)
+
+
+def show(widget: W.Widget, shown: bool) -> None:
+    """Show or hide ``widget``: a shared layout is swapped for its twin (changing it would change every
+    widget that uses it); a layout of the widget's own is changed in place."""
+    layout = widget.layout
+    shared = getattr(layout, "_workbench_shared", None)
+    if shared is None:
+        layout.display = None if shown else "none"
+        return
+    kit, kind = shared
+    twin = kit.layout(kind, hidden=not shown)
+    if twin is not layout:
+        widget.layout = twin
