@@ -44,9 +44,9 @@ def _resolve(tool: Any, registry: Any) -> "tuple[Any, Any, str]":
             from workbench.registry import default_registry
 
             registry = default_registry()
-        from workbench.executor import _as_registry
+        from workbench.registry import as_tool_registry
 
-        registry = _as_registry(registry)
+        registry = as_tool_registry(registry)
         try:
             found = registry.get_tool(tool)
         except KeyError:

@@ -120,6 +120,18 @@ def _derived_ref(item: BaseTool) -> Optional[str]:
     return f"{module_name}:{qualname}" if obj is item else None
 
 
+def as_tool_registry(registry: Any) -> Any:
+    """A registry from a ``ToolRegistry`` (anything with ``get_tool``), or a list / dict of tools for
+    convenience: what the executors accept as their ``registry`` argument."""
+    if hasattr(registry, "get_tool"):
+        return registry
+    if isinstance(registry, dict):
+        return ToolRegistry(list(registry.values()))
+    if isinstance(registry, (list, tuple)):
+        return ToolRegistry(list(registry))
+    raise TypeError(f"Expected a ToolRegistry (or a list of tools), got {type(registry).__name__}")
+
+
 class ToolRegistry:
     """Tools by name, with refs, spec round trips, provider exports and hot reload.
 

@@ -20,13 +20,16 @@ from workbench.jupyter._field_table import WIDGET_RULES, WidgetRule, build_field
 from workbench.jupyter._fields import MISSING, Field
 from workbench.jupyter._form import PendingRun, ToolForm
 from workbench.jupyter._log_table import LogTable
-from workbench.jupyter._workbench import Workbench, get_workbench, reset_workbench
+from workbench.jupyter._workbench import VIEWS, Workbench, get_workbench, reset_workbench
 
 __all__ = [
     "ApprovalPrompt", "Dashboard", "Field", "LogTable", "MISSING", "PendingRun", "ToolForm", "WIDGET_RULES", "WidgetRule",
     "Workbench", "build_field", "get_workbench", "load_ipython_extension", "register_widget_rule",
     "reset_workbench", "ui", "unload_ipython_extension", "widget_table",
 ]
+
+
+VIEWS.update(form=ToolForm, log_table=LogTable, dashboard=Dashboard)  # the Workbench's view factories
 
 
 def ui() -> Dashboard:

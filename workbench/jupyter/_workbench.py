@@ -11,7 +11,12 @@ from workbench.executor import ConcurrentExecutor
 from workbench.registry import ToolRegistry, default_registry
 from workbench.types import ToolResult, make_tool_use
 
-__all__ = ["Workbench", "get_workbench", "reset_workbench"]
+__all__ = ["Workbench", "get_workbench", "reset_workbench", "VIEWS"]
+
+# The views (ToolForm, LogTable, Dashboard) sit above the Workbench: each finds the kernel's one with
+# get_workbench(). The Workbench's view factories below reach them through this table, which the
+# package (workbench.jupyter, imported before any of its modules) fills in — so this module imports none.
+VIEWS: dict[str, Callable[..., Any]] = {}
 
 
 class Workbench:
@@ -101,34 +106,28 @@ class Workbench:
     # -- UI ------------------------------------------------------------------------------------------
     def form(self, tool: Any) -> Any:
         """The (cached) ``ToolForm`` of a tool or tool name; rebuilt when the tool was replaced."""
-        from workbench.jupyter._form import ToolForm
-
         if isinstance(tool, str):
             tool = self.registry.get_tool(tool)
         name = tool.tool_name
         with self._lock:
             cached = self._forms.get(name)
             if cached is None or cached.tool is not tool:
-                cached = self._forms[name] = ToolForm(tool, self)
+                cached = self._forms[name] = VIEWS["form"](tool, self)
             return cached
 
     def log_table(self) -> Any:
         """The (shared) ``LogTable`` of this workbench's log; its rows load into forms and re-run here."""
-        from workbench.jupyter._log_table import LogTable
-
         with self._lock:
             if self._log_table is None:
-                self._log_table = LogTable(self.log, workbench=self)
+                self._log_table = VIEWS["log_table"](self.log, workbench=self)
             return self._log_table
 
     def ui(self) -> Any:
         """The dashboard: a searchable tool list, the selected tool's form (its own instance, not the one
         under the ``%%tool`` cell) and the log; follows the registry."""
-        from workbench.jupyter._dashboard import Dashboard
-
         with self._lock:
             if self._dashboard is None:
-                self._dashboard = Dashboard(self)
+                self._dashboard = VIEWS["dashboard"](self)
             return self._dashboard
 
     def __repr__(self) -> str:
