@@ -23,14 +23,15 @@ import traceback
 import types
 import uuid
 import warnings
-from typing import Any, AsyncIterator, Callable, Optional, Sequence
+from typing import Any, AsyncIterator, Callable, NamedTuple, Optional, Sequence
 
 from workbench._content import canonical_json as _canonical
 from workbench._content import to_content_blocks
 from workbench._errors import ToolInputError
 from workbench._events import EventListener, ToolEvent
 from workbench.context import ToolContext
-from workbench.tools import BaseTool, NoImplementationError, ToolResponse
+from workbench.registry import as_tool_registry as _as_registry
+from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, ToolResponse
 from workbench.types import Permission, ToolResult, ToolUse, new_tool_use_id, utc_now_iso
 
 __all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "run_sync"]
@@ -174,24 +175,57 @@ def _call_iter(tool_uses: Any) -> Any:
                         f"got {_describe(tool_uses)}") from None
 
 
-def _as_registry(registry: Any) -> Any:
-    """A registry from a ``ToolRegistry``, or a list / dict of tools for convenience."""
-    if hasattr(registry, "get_tool"):
-        return registry
-    from workbench.registry import ToolRegistry
+class _Plan(NamedTuple):
+    """How to run a *plain* tool: one whose permission is ``always_allow``, with no timeout, not
+    long-running, not idempotent, with an implementation, no ``ToolContext`` parameter and a
+    validator (and a returns checker, if it declares returns) — for which the pipeline's steps past
+    validation do nothing. ``func`` is the plain function when calling it with the arguments as
+    keywords is exactly what the tool's ``_invoke`` does (else ``None``: ``_invoke`` is called)."""
 
-    if isinstance(registry, dict):
-        return ToolRegistry(list(registry.values()))
-    if isinstance(registry, (list, tuple)):
-        return ToolRegistry(list(registry))
-    raise TypeError(f"Expected a ToolRegistry (or a list of tools), got {type(registry).__name__}")
+    spec: Any
+    tool: Any
+    validator: Callable[[str, Any], dict]
+    func: Optional[Callable[..., Any]]
+
+
+_NOT_PLAIN = _Plan(None, None, None, None)  # type: ignore[arg-type]  # a cached "take the full pipeline"
+
+
+def _plan_of(item: Any) -> Optional[_Plan]:
+    """``item``'s plan (``None`` if it is not plain), cached on its spec; ``ToolSpec.__setattr__``
+    drops the cache when a field changes, and a copied spec or another tool object is told apart by
+    identity."""
+    spec = item.spec
+    private = spec.__pydantic_private__
+    plan = private.get("_call_plan") if private else None
+    if plan is None or plan.spec is not spec or plan.tool is not item:
+        plan = _new_plan(item, spec)
+        if private is not None:
+            private["_call_plan"] = plan
+    return plan if plan.validator is not None else None
+
+
+def _new_plan(item: Any, spec: Any) -> _Plan:
+    try:
+        private = spec.__pydantic_private__ or {}
+        validator = private.get("_input_validator")
+        permission = spec.permission if type(item).permission is _BASE_PERMISSION else item.permission
+        if (validator is None or Permission.coerce(permission) is not _ALLOW or spec.timeout is not None
+                or spec.long_running or spec.idempotent or not item.has_implementation or item.context_param is not None
+                or (spec.returns and private.get("_return_checker") is None)):
+            return _NOT_PLAIN._replace(spec=spec, tool=item)
+    except Exception:  # noqa: BLE001 - anything odd (a malformed permission…): the full pipeline reports it
+        return _NOT_PLAIN._replace(spec=spec, tool=item)
+    direct = (type(item)._invoke is DecoratedFunctionTool._invoke and not item._positional_only
+              and item.__dict__.get("_wb_ctx") is None)
+    return _Plan(spec, item, validator, item._func if direct else None)
 
 
 class _Call:
     """State of one call between the pipeline steps."""
 
     __slots__ = ("index", "tool_use", "tool", "spec", "arguments", "context", "started_at", "t0", "cancel_event",
-                 "idem_key", "synthetic", "target", "cancelled", "approval", "deadline", "finished")
+                 "idem_key", "synthetic", "target", "cancelled", "approval", "deadline", "finished", "func")
 
     def __init__(self, index: int, tool_use: ToolUse, started_at: str, t0: float) -> None:
         self.index = index
@@ -204,12 +238,13 @@ class _Call:
         self.synthetic = False
         self.cancelled = False
         self.target: Any = None  # what cancel(id) cancels: this call's task, or the future it awaits
+        self.func: Any = None  # a plain call's function, called with the arguments as keywords (_Plan)
 
 
 class _Run:
     """State shared by the calls of one ``execute``/``run`` (the idempotency cache)."""
 
-    __slots__ = ("registry", "tools", "log", "invocation_state", "idempotent", "ctx_factory")
+    __slots__ = ("registry", "tools", "log", "invocation_state", "idempotent", "ctx_factory", "plain")
 
     def __init__(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None) -> None:
         tools = getattr(registry, "registry", None)
@@ -224,6 +259,7 @@ class _Run:
         self.invocation_state = invocation_state
         self.idempotent: dict[tuple[str, str], Any] = {}
         self.ctx_factory = ctx_factory
+        self.plain = False  # whether plain calls may skip the pipeline's steps (set by the executor)
 
 
 class ToolExecutor:
@@ -379,8 +415,35 @@ class ToolExecutor:
 
     # -- pipeline: synchronous steps ---------------------------------------------------------------
     def _new_run(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None) -> _Run:
-        return _Run(registry, self.log if log is None else log,
-                    self.invocation_state if invocation_state is None else invocation_state, ctx_factory)
+        run = _Run(registry, self.log if log is None else log,
+                   self.invocation_state if invocation_state is None else invocation_state, ctx_factory)
+        # the executor adds nothing to a plain call: no default timeout, pool or synthetic values (listeners are
+        # checked per call: one may subscribe while a run goes on)
+        run.plain = self.timeout is None and self.pool is None and not self.synthetic and ctx_factory is None
+        return run
+
+    def _begin_plain(self, index: int, raw_use: Any, run: _Run) -> "Optional[_Call]":
+        """``_begin`` for a plain call (see ``_Plan``) of a well-formed ToolUse dict when nobody listens:
+        the validated ``_Call``, or ``None`` — having done nothing — for anything else, which ``_begin``
+        then takes. What it skips is what the plan says does not apply: the permission, approval,
+        idempotency, synthetic-value and context steps, and the start event (no listener)."""
+        if type(raw_use) is not dict or self._listeners:
+            return None
+        name = raw_use.get("name")
+        item = run.tools.get(name) if type(name) is str else None
+        raw_input = raw_use.get("input")
+        if item is None or type(raw_input) is not dict or type(raw_use.get("toolUseId")) is not str:
+            return None
+        plan = _plan_of(item)
+        if plan is None:
+            return None
+        call = _Call(index, raw_use, _now_iso(), _perf())
+        try:
+            call.arguments = plan.validator(name, raw_input)
+        except Exception:  # noqa: BLE001 - _begin validates again and turns the failure into a result
+            return None
+        call.tool, call.spec, call.func, call.approval = item, plan.spec, plan.func, False
+        return call
 
     def _begin(self, index: int, raw_use: Any, run: _Run) -> "_Call | ToolResult":
         """Look up, validate and prepare a call. Returns the prepared call, or the final result
@@ -494,39 +557,7 @@ class ToolExecutor:
         return synthesize(call.spec.returns, synthetic_seed(call.spec.name, call.tool_use.get("input"), self.seed), tool=call.spec.name)
 
     def _success(self, call: _Call, value: Any) -> ToolResult:
-        spec = call.spec
-        kind = type(value)
-        if kind is int:
-            content = [{"text": int.__repr__(value)}, {"json": value}]
-            metadata: dict[str, Any] = {"tool_name": spec.name}
-        elif kind is str:
-            content = [{"text": value}]
-            metadata = {"tool_name": spec.name}
-        else:
-            metadata = {"tool_name": spec.name}
-            if isinstance(value, ToolResponse):
-                metadata["final_answer"] = value.final_answer
-                if value.extras:
-                    metadata["extras"] = value.extras
-                content = _content(value.observation)
-            elif isinstance(value, ToolResult):
-                content = value.content
-                metadata.update(value.metadata)
-                metadata["tool_name"] = spec.name
-            else:
-                content = _content(value)
-        if call.synthetic:
-            metadata["synthetic"] = True
-        if spec.returns:
-            # a ToolResponse/ToolResult wraps the real return value: check that, not the wrapper
-            checked = value.observation if isinstance(value, ToolResponse) else value.value if isinstance(value, ToolResult) else value
-            private = spec.__pydantic_private__
-            checker = private.get("_return_checker") if private else None
-            mismatch = checker(checked) if checker is not None else spec.check_returns(checked)
-            if mismatch is not None:
-                metadata["returns_mismatch"] = mismatch
-        metadata["latency_ms"] = (_perf() - call.t0) * 1000.0
-        return _result(call.tool_use["toolUseId"], "success", content, metadata, call.started_at, _now_iso(), value)
+        return _success_result(call.spec, call.tool_use["toolUseId"], value, call.t0, call.started_at, call.synthetic)
 
     def _error(self, call: _Call, message: str, error_type: str, extra: Optional[dict] = None, tb: Optional[str] = None) -> ToolResult:
         metadata: dict[str, Any] = {"tool_name": call.tool_use.get("name", ""), "error_type": error_type, "error": message}
@@ -588,12 +619,12 @@ class ToolExecutor:
                 or call.context is not None)
 
     async def _call_async(self, index: int, raw_use: Any, run: _Run, prepared: Optional[_Call] = None) -> ToolResult:
-        if prepared is None:
+        if prepared is not None:
+            call = prepared
+        elif not run.plain or (call := self._begin_plain(index, raw_use, run)) is None:  # type: ignore[assignment]
             call = self._begin(index, raw_use, run)
             if type(call) is not _Call:
                 return call  # type: ignore[return-value]
-        else:
-            call = prepared
         spec = call.spec
         if call.approval:
             denied = await self._approve(call)
@@ -604,7 +635,8 @@ class ToolExecutor:
             # the fast path of an async tool: await its coroutine in this task (no task, no loop
             # iteration); cancel(id) cancels this task and the cancellation is turned into a result
             try:
-                awaitable = call.tool._invoke(call.arguments, call.context)
+                func = call.func
+                awaitable = func(**call.arguments) if func is not None else call.tool._invoke(call.arguments, call.context)
             except Exception as exc:  # noqa: BLE001
                 return self._end(call, self._exception(call, exc), run)
             if type(awaitable) is not _CoroutineType and not _isawaitable(awaitable):
@@ -787,19 +819,36 @@ class ToolExecutor:
     def _call_sync(self, index: int, raw_use: Any, run: _Run) -> "ToolResult | _Call":
         """Run one call without a loop when nothing needs one; a returned ``_Call`` (validated, not yet
         run) must continue on the async path."""
-        call = self._begin(index, raw_use, run)
-        if type(call) is not _Call:
-            return call  # type: ignore[return-value]
-        spec = call.spec
-        if (spec.supports_async or spec.timeout is not None or self.timeout is not None or self.pool is not None
-                or spec.long_running or call.approval):
-            return call
+        call = self._begin_plain(index, raw_use, run) if run.plain else None
+        if call is not None:
+            if call.spec.supports_async:
+                return call
+            func = call.func
+            if func is not None and run.log is None:
+                # a plain call of a plain function, nobody listening and no log: call, wrap, done
+                try:
+                    value = func(**call.arguments)
+                    if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool
+                        value = run_sync(_await(value))
+                    return _success_result(call.spec, raw_use["toolUseId"], value, call.t0, call.started_at)
+                except Exception as exc:  # noqa: BLE001
+                    return self._end(call, self._exception(call, exc), run)
+        else:
+            call = self._begin(index, raw_use, run)
+            if type(call) is not _Call:
+                return call  # type: ignore[return-value]
+            spec = call.spec
+            if (spec.supports_async or spec.timeout is not None or self.timeout is not None or self.pool is not None
+                    or spec.long_running or call.approval):
+                return call
         key = call.idem_key
         if key is not None and key in run.idempotent:
             return self._end(call, self._reuse(call, run.idempotent[key]), run)
         try:
             if call.synthetic:
                 value = self._synthetic_value(call)
+            elif call.func is not None:
+                value = call.func(**call.arguments)
             else:
                 value = call.tool._invoke(call.arguments, call.context)
                 if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool: finish it on a loop
@@ -810,6 +859,43 @@ class ToolExecutor:
         if key is not None:
             run.idempotent[key] = result
         return self._end(call, result, run)
+
+
+def _success_result(spec: Any, use_id: str, value: Any, t0: float, started_at: Optional[str], synthetic: bool = False) -> ToolResult:
+    """The ``success`` result of a call that returned ``value`` (its content, metadata and returns check)."""
+    kind = type(value)
+    checked = value  # what the returns schema checks: a ToolResponse/ToolResult's wrapped value
+    if kind is int:
+        content = [{"text": int.__repr__(value)}, {"json": value}]
+        metadata: dict[str, Any] = {"tool_name": spec.name}
+    elif kind is str:
+        content = [{"text": value}]
+        metadata = {"tool_name": spec.name}
+    else:
+        metadata = {"tool_name": spec.name}
+        if isinstance(value, ToolResponse):
+            metadata["final_answer"] = value.final_answer
+            if value.extras:
+                metadata["extras"] = value.extras
+            content = _content(value.observation)
+            checked = value.observation
+        elif isinstance(value, ToolResult):
+            content = value.content
+            metadata.update(value.metadata)
+            metadata["tool_name"] = spec.name
+            checked = value.value
+        else:
+            content = _content(value)
+    if synthetic:
+        metadata["synthetic"] = True
+    if spec.returns:
+        private = spec.__pydantic_private__
+        checker = private.get("_return_checker") if private else None
+        mismatch = checker(checked) if checker is not None else spec.check_returns(checked)
+        if mismatch is not None:
+            metadata["returns_mismatch"] = mismatch
+    metadata["latency_ms"] = (_perf() - t0) * 1000.0
+    return _fast_result(use_id, "success", content, metadata, started_at, _now_iso(), None, value)
 
 
 class _Deadline(Exception):

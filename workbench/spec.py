@@ -84,6 +84,14 @@ class ToolSpec(BaseModel):
     _input_validator: Optional[Callable[[str, Any], dict]] = PrivateAttr(default=None)
     _return_checker: Optional[Callable[[Any], Optional[str]]] = PrivateAttr(default=None)
     _generated: bool = PrivateAttr(default=False)  # schemas made by pydantic need no meta-schema check
+    _call_plan: Any = PrivateAttr(default=None)  # the executors' cache for this spec (workbench.executor._plan_of)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        # what the executors derived from this spec is stale once a field (or a validator) changes
+        private = self.__pydantic_private__
+        if private is not None:
+            private["_call_plan"] = None
 
     def __init__(self, **data: Any) -> None:
         declared = [getattr(p, "name", None) if not isinstance(p, dict) else p.get("name") for p in data.get("inputs") or []]
