@@ -32,7 +32,7 @@ from workbench._events import EventListener, ToolEvent
 from workbench.context import ToolContext
 from workbench.registry import as_tool_registry as _as_registry
 from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, ToolResponse
-from workbench.types import Permission, ToolResult, ToolUse, new_tool_use_id, utc_now_iso
+from workbench.types import Permission, ToolResult, ToolUse, fast_tool_result, new_tool_use_id, utc_now_iso
 
 __all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "run_sync"]
 
@@ -72,7 +72,7 @@ def run_sync(coro: Any) -> Any:
 # -- small, hot helpers, bound once ----------------------------------------------------------------
 _now_iso = utc_now_iso
 _content = to_content_blocks
-_fast_result = ToolResult._fast
+_fast_result = fast_tool_result
 
 
 def _result(tool_use_id: str, status: str, content: list, metadata: dict, started_at: Optional[str],
@@ -186,9 +186,10 @@ class _Plan(NamedTuple):
     tool: Any
     validator: Callable[[str, Any], dict]
     func: Optional[Callable[..., Any]]
+    is_async: bool
 
 
-_NOT_PLAIN = _Plan(None, None, None, None)  # type: ignore[arg-type]  # a cached "take the full pipeline"
+_NOT_PLAIN = _Plan(None, None, None, None, False)  # type: ignore[arg-type]  # a cached "take the full pipeline"
 
 
 def _plan_of(item: Any) -> Optional[_Plan]:
@@ -218,7 +219,7 @@ def _new_plan(item: Any, spec: Any) -> _Plan:
         return _NOT_PLAIN._replace(spec=spec, tool=item)
     direct = (type(item)._invoke is DecoratedFunctionTool._invoke and not item._positional_only
               and item.__dict__.get("_wb_ctx") is None)
-    return _Plan(spec, item, validator, item._func if direct else None)
+    return _Plan(spec, item, validator, item._func if direct else None, bool(spec.supports_async))
 
 
 class _Call:
@@ -630,8 +631,9 @@ class ToolExecutor:
             denied = await self._approve(call)
             if denied is not None:
                 return self._end(call, denied, run)
-        elif (spec.supports_async and call.idem_key is None and spec.timeout is None and self.timeout is None
-              and self.pool is None and not call.synthetic):
+        elif spec.supports_async and (call.func is not None  # a plain call (_Plan): none of the below applies
+                                      or (call.idem_key is None and spec.timeout is None and self.timeout is None
+                                          and self.pool is None and not call.synthetic)):
             # the fast path of an async tool: await its coroutine in this task (no task, no loop
             # iteration); cancel(id) cancels this task and the cancellation is turned into a result
             try:
@@ -664,9 +666,11 @@ class ToolExecutor:
                 _uncancel(task)
                 return self._end(call, self._cancelled(call), run)
             try:
-                result = self._success(call, value)
+                result = _success_result(spec, use_id, value, call.t0, call.started_at, call.synthetic)
             except Exception as exc:  # noqa: BLE001
                 result = self._exception(call, exc)
+            if run.log is None and not self._listeners:
+                return result  # nothing for _end to do
             return self._end(call, result, run)
         key = call.idem_key
         if key is None:
@@ -816,23 +820,52 @@ class ToolExecutor:
         return None
 
     # -- pipeline: the sync fast path ----------------------------------------------------------------
+    def _run_plain(self, raw_use: Any, run: _Run) -> Optional[ToolResult]:
+        """A plain call (``_Plan``) of a plain sync function when nobody listens and there is no log, in
+        one step: validate, call, wrap. ``None`` — having done nothing — for anything else, which the
+        step-by-step pipeline then runs; so is input that fails validation, so that its error result
+        comes from the one place that writes them. Skipped: the ``_Call`` state, the steps the plan
+        says cannot apply, and ``_end`` (nothing to log, nobody to tell)."""
+        if type(raw_use) is not dict or self._listeners or run.log is not None:
+            return None
+        name = raw_use.get("name")
+        item = run.tools.get(name) if type(name) is str else None
+        raw_input = raw_use.get("input")
+        use_id = raw_use.get("toolUseId")
+        if item is None or type(raw_input) is not dict or type(use_id) is not str:
+            return None
+        plan = _plan_of(item)
+        if plan is None or plan.func is None or plan.is_async:
+            return None
+        t0 = _perf()
+        started_at = _now_iso()
+        try:
+            arguments = plan.validator(name, raw_input)
+        except Exception:  # noqa: BLE001 - the pipeline validates again and reports it
+            return None
+        try:
+            value = plan.func(**arguments)
+            if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool: finish it on a loop
+                value = run_sync(_await(value))
+            return _success_result(plan.spec, use_id, value, t0, started_at)
+        except Exception as exc:  # noqa: BLE001 - every tool failure becomes a result
+            call = _Call(0, raw_use, started_at, t0)
+            call.tool, call.spec = item, plan.spec
+            return self._exception(call, exc)
+
     def _call_sync(self, index: int, raw_use: Any, run: _Run) -> "ToolResult | _Call":
         """Run one call without a loop when nothing needs one; a returned ``_Call`` (validated, not yet
         run) must continue on the async path."""
-        call = self._begin_plain(index, raw_use, run) if run.plain else None
+        if run.plain:
+            result = self._run_plain(raw_use, run)
+            if result is not None:
+                return result
+            call = self._begin_plain(index, raw_use, run)
+        else:
+            call = None
         if call is not None:
             if call.spec.supports_async:
                 return call
-            func = call.func
-            if func is not None and run.log is None:
-                # a plain call of a plain function, nobody listening and no log: call, wrap, done
-                try:
-                    value = func(**call.arguments)
-                    if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool
-                        value = run_sync(_await(value))
-                    return _success_result(call.spec, raw_use["toolUseId"], value, call.t0, call.started_at)
-                except Exception as exc:  # noqa: BLE001
-                    return self._end(call, self._exception(call, exc), run)
         else:
             call = self._begin(index, raw_use, run)
             if type(call) is not _Call:

@@ -141,18 +141,8 @@ class ToolResult(BaseModel):
     @classmethod
     def _fast(cls, tool_use_id: str, status: str, content: list, metadata: dict, started_at: Optional[str],
               completed_at: Optional[str], progress: Optional[float], value: Any) -> "ToolResult":
-        """Build a result from already-valid fields without validation.
-
-        Same contract as ``model_construct`` (which costs ~5 µs) in ~0.5 µs, by setting the
-        instance slots pydantic itself sets; executors build one per call.
-        """
-        obj = _new(cls)
-        _set_dict(obj, {"tool_use_id": tool_use_id, "status": status, "content": content, "metadata": metadata,
-                        "started_at": started_at, "completed_at": completed_at, "progress": progress, "value": value})
-        _set_fields_set(obj, _RESULT_FIELDS)
-        _set_extra(obj, None)
-        _set_private(obj, None)
-        return obj
+        """Build a result from already-valid fields without validation (see ``fast_tool_result``)."""
+        return fast_tool_result(tool_use_id, status, content, metadata, started_at, completed_at, progress, value)
 
     # -- convenience -----------------------------------------------------------------
     @property
@@ -208,4 +198,24 @@ _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 if _RESULT_FIELDS != {"tool_use_id", "status", "content", "metadata", "started_at", "completed_at", "progress", "value"}:
-    raise AssertionError("ToolResult grew a field: update ToolResult._fast")  # pragma: no cover
+    raise AssertionError("ToolResult grew a field: update fast_tool_result")  # pragma: no cover
+
+
+def fast_tool_result(tool_use_id: str, status: str, content: list, metadata: dict, started_at: Optional[str],
+                     completed_at: Optional[str], progress: Optional[float], value: Any, *, _cls: type = ToolResult,
+                     _new: Any = _new, _set_dict: Any = _set_dict, _set_fields_set: Any = _set_fields_set,
+                     _set_extra: Any = _set_extra, _set_private: Any = _set_private,
+                     _fields: frozenset = _RESULT_FIELDS) -> ToolResult:
+    """A ``ToolResult`` from already-valid fields, without validation.
+
+    Same contract as ``model_construct`` (which costs ~5 µs) in ~0.4 µs, by setting the instance slots
+    pydantic itself sets; executors build one per call. (The helpers are bound as keyword defaults:
+    local lookups instead of global ones, on the path of every call.)
+    """
+    obj = _new(_cls)
+    _set_dict(obj, {"tool_use_id": tool_use_id, "status": status, "content": content, "metadata": metadata,
+                    "started_at": started_at, "completed_at": completed_at, "progress": progress, "value": value})
+    _set_fields_set(obj, _fields)
+    _set_extra(obj, None)
+    _set_private(obj, None)
+    return obj
