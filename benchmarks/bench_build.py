@@ -4,7 +4,8 @@
    installed, openai-agents' ``function_tool(fn)`` (``pip install -e ".[bench]"``).
 2. 1,000 tools: building and registering them, then exporting them all to the OpenAI format.
 3. ``import workbench`` vs ``from pydantic import BaseModel`` (and ``import pydantic``), each in fresh
-   interpreters, minus a bare interpreter start.
+   interpreters, minus a bare interpreter start; and a first use, ``from workbench import tool`` (which
+   defines the package's models) vs importing pydantic and defining one model.
 4. ``%load_ext workbench`` in a fresh IPython vs a bare IPython start.
 
 Every number is a median measured in this run; the targets are ratios or differences against
@@ -26,6 +27,8 @@ import pydantic
 from workbench import ToolRegistry, tool
 from workbench.providers import to_provider_format
 
+
+ONE_MODEL = "from pydantic import BaseModel\nclass Point(BaseModel):\n    x: int\n"
 
 def fresh_functions(count: int, offset: int = 0) -> list[Callable[..., Any]]:
     """``count`` distinct functions ``add_i(a: int, b: int) -> int`` with a docstring (no caching applies)."""
@@ -116,14 +119,23 @@ def main(argv: Optional[list[str]] = None) -> int:
     bare = start_ms(python + ["pass"], runs)
     pydantic_ms = start_ms(python + ["import pydantic"], runs) - bare
     base_model_ms = start_ms(python + ["from pydantic import BaseModel"], runs) - bare
+    one_model_ms = start_ms(python + [ONE_MODEL], runs) - bare
+    asyncio_ms = start_ms(python + ["import asyncio"], runs) - bare
     workbench_ms = start_ms(python + ["import workbench"], runs) - bare
+    tool_ms = start_ms(python + ["from workbench import tool"], runs) - bare
     first_use_ms = start_ms(python + ["from workbench import tool, SequentialExecutor"], runs) - bare
     print(f"   import pydantic                      {pydantic_ms:7.1f} ms")
     print(f"   from pydantic import BaseModel       {base_model_ms:7.1f} ms")
+    print(f"   … and define one model               {one_model_ms:7.1f} ms   (pydantic's first model loads its plugins, schema machinery)")
+    print(f"   import asyncio                       {asyncio_ms:7.1f} ms")
     print(f"   import workbench                     {workbench_ms:7.1f} ms")
-    print(f"   from workbench import tool, SequentialExecutor {first_use_ms:7.1f} ms")
+    print(f"   from workbench import tool           {tool_ms:7.1f} ms")
+    print(f"   from workbench import tool, SequentialExecutor {first_use_ms:7.1f} ms   (the executors need asyncio)")
     over = workbench_ms - base_model_ms
     print(f"   import workbench − BaseModel import  {over:+7.1f} ms   target ≤ +15 ms   {'met' if over <= 15 else 'MISSED'}")
+    over_tool = tool_ms - one_model_ms
+    print(f"   from workbench import tool − (BaseModel + one model) {over_tool:+7.1f} ms   target ≤ +15 ms   "
+          f"{'met' if over_tool <= 15 else 'MISSED'}")
 
     print(f"\n4. %load_ext workbench in a fresh IPython (median of {max(5, runs // 2)} runs)")
     ipython = [sys.executable, "-m", "IPython", "--no-banner", "--quick", "-c"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import importlib
 import inspect
@@ -199,6 +198,8 @@ class BaseTool(ABC):
         Raises :class:`ToolPermissionError` for an ``always_deny`` or ``ask_user`` tool."""
         if self._call_target_is_async():
             return await self._call_target()(*args, **kwargs)
+        import asyncio  # here, not at the top: building and calling tools needs no event loop (import time)
+
         return await asyncio.to_thread(functools.partial(self, *args, **kwargs))
 
     def _call_target(self) -> Callable[..., Any]:
@@ -433,6 +434,8 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         Raises :class:`ToolPermissionError` for an ``always_deny`` or ``ask_user`` tool."""
         if self._is_async:
             return await self._func(*args, **kwargs)
+        import asyncio  # see BaseTool.acall
+
         return await asyncio.to_thread(functools.partial(self._func, *args, **kwargs))
 
     async def execute(self, ctx: Optional[ToolContext] = None, **kwargs: Any) -> Any:  # type: ignore[override]
