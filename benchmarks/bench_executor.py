@@ -160,6 +160,31 @@ def validation_rows(n: int, rounds: int, registry: ToolRegistry) -> list[tuple[s
             ("validation: TypeAdapter(TypedDict).validate_python", bench_sync(lambda: adapter.validate_python(args), n, rounds))]
 
 
+def call_pieces(n: int, rounds: int) -> list[tuple[str, float]]:
+    """The pieces of work a plain ``run()`` call of ``add`` cannot skip, each timed alone: its input
+    validation, the call, the two ISO timestamps and two clock reads, and the success result (content
+    blocks, metadata, the returns check, the ``ToolResult``)."""
+    from workbench.executor import _returns_check, _success_result
+    from workbench.types import utc_now_iso
+
+    add_tool = tool(add)
+    spec = add_tool.spec
+    args = {"a": 1, "b": 2}
+    spec.check_inputs(args)
+    validator = spec.__pydantic_private__["_input_validator"]
+    func = add_tool._func
+    check = _returns_check(spec)
+    return [
+        ("input validation (the spec's validator)", bench_sync(lambda: validator("add", args), n, rounds)),
+        ("the call add(**arguments)", bench_sync(lambda: func(**args), n, rounds)),
+        ("two ISO timestamps + two perf_counter reads",
+         2 * bench_sync(utc_now_iso, n, rounds) + 2 * bench_sync(time.perf_counter, n, rounds)),
+        ("the success ToolResult (content, metadata, returns check)",
+         bench_sync(lambda: _success_result("add", "tooluse_bench", 3, 0.0, "2026-01-01T00:00:00.000Z", check), n, rounds)
+         - bench_sync(utc_now_iso, n, rounds) - bench_sync(time.perf_counter, n, rounds)),
+    ]
+
+
 # -- 1. per-call overhead --------------------------------------------------------------------------
 def per_call(n: int, rounds: int) -> list[tuple[str, float]]:
     registry = ToolRegistry([tool(add), tool(async_add)])
@@ -358,6 +383,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     _target("run() / validate_call", run_us / validate_us, 3.0)
     _target("check_inputs / TypeAdapter(TypedDict)", check_us / adapter_us, 1.5)
     print("   (tool build, import time and forms: benchmarks/bench_build.py, bench_form.py)")
+    print()
+    print("   where a plain run() call's time goes (each piece alone, median µs in this run):")
+    pieces = call_pieces(n, rounds)
+    for name, value in pieces:
+        print(f"     {name:52s} {value:6.2f}")
+    essential = sum(value for _, value in pieces)
+    print(f"     {'sum: the work every call does':52s} {essential:6.2f}   = {essential / validate_us:.1f}x validate_call")
+    print(f"     {'run(): the pipeline around it':52s} {run_us - essential:6.2f}")
 
     print()
     calls = 200 if options.quick else 1_000

@@ -50,15 +50,16 @@ INPUTS = [
 def _answer(spec: Any, raw: dict, fast: bool) -> Any:
     validator = spec.__pydantic_private__["_input_validator"].__self__
     validator._prepare()
-    saved = validator._fast, validator._flat_check
-    if not fast:
-        validator._fast, validator._flat_check = None, None
+    private = spec.__pydantic_private__
+    saved = validator._fast, validator._flat_check, private["_flat_check"]
+    if not fast:  # the model alone: no TypedDict check in the validator nor in check_inputs
+        validator._fast, validator._flat_check, private["_flat_check"] = None, None, None
     try:
         return ("ok", spec.check_inputs(dict(raw)))
     except Exception as exc:  # noqa: BLE001 - the comparison is the point
         return ("error", type(exc).__name__, str(exc))
     finally:
-        validator._fast, validator._flat_check = saved
+        validator._fast, validator._flat_check, private["_flat_check"] = saved
 
 
 @pytest.mark.parametrize("raw", INPUTS, ids=[str(i) for i in range(len(INPUTS))])
@@ -81,3 +82,33 @@ def test_the_fast_path_is_used_and_copies_mutable_defaults():
     assert flat.spec.__pydantic_private__["_input_validator"].__self__._flat_check is not None
     first, second = nested.spec.check_inputs({"points": []}), nested.spec.check_inputs({"points": []})
     assert first["tags"] == {} and first["tags"] is not second["tags"]
+
+
+def test_check_inputs_calls_the_flat_check_itself_and_it_fills_in_defaults():
+    @tool
+    def scalars(a: int, b: float = 1.5, tags_count: int = 0) -> int:
+        """Scalars with defaults."""
+        return a
+
+    spec = scalars.spec
+    assert spec.__pydantic_private__["_flat_check"] is None  # built on the first call, not at decoration
+    assert spec.check_inputs({"a": 1}) == {"a": 1, "b": 1.5, "tags_count": 0}
+    flat_check = spec.__pydantic_private__["_flat_check"]
+    assert flat_check is not None and flat_check({"tags_count": 2, "a": 3}) == {"a": 3, "b": 1.5, "tags_count": 2}
+    assert list(flat_check({"tags_count": 2, "a": 3})) == ["a", "b", "tags_count"]  # parameter order
+    with pytest.raises(Exception) as refused:
+        spec.check_inputs({"a": "1"})
+    assert "expected integer" in str(refused.value) and "scalars" in str(refused.value)
+
+
+def test_a_replaced_validator_is_not_bypassed_by_the_old_flat_check():
+    @tool
+    def one(a: int) -> int:
+        """One."""
+        return a
+
+    one.spec.check_inputs({"a": 1})
+    assert one.spec.__pydantic_private__["_flat_check"] is not None
+    one.spec._input_validator = lambda name, raw: {"a": -1}
+    assert one.spec.__pydantic_private__["_flat_check"] is None
+    assert one.spec.check_inputs({"a": 1}) == {"a": -1}

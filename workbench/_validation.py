@@ -22,6 +22,7 @@ from functools import cached_property
 from typing import Any, Callable, Optional
 
 from pydantic import ValidationError
+from pydantic_core import SchemaValidator
 
 from workbench._error_order import SchemaOrder, input_location
 from workbench._errors import ToolInputError, ToolSpecError
@@ -181,9 +182,11 @@ class FunctionInputValidator:
 
     __slots__ = ("_validator", "_fields", "_json_params", "_param_list", "_expected", "_order", "_parameters",
                  "_rules", "_inf_nan_places", "_names", "_count", "_defaults", "_fast", "_flat_check", "_pending",
-                 "_scalar_only")
+                 "_scalar_only", "_publish")
 
-    def __init__(self, info: FunctionInfo) -> None:
+    def __init__(self, info: FunctionInfo, publish: Optional[Callable[[Any, Callable[[Any], dict]], None]] = None) -> None:
+        """``publish(self, check)`` is told the flat check once it is built, if it gives every parameter
+        (the spec's ``check_inputs`` then calls it first: one call less on its hot path)."""
         from workbench._strict_json import SchemaRules
 
         self._validator = info.input_model.__pydantic_validator__
@@ -208,13 +211,16 @@ class FunctionInputValidator:
             schema_type_of(sub, defs) and schema_type_of(sub, defs) <= _SCALAR_JSON_TYPES for sub in props.values())
         # the flat check of a scalar-only tool (see __call__); until the first call, a stand-in that builds it
         self._flat_check: Optional[Callable[[Any], dict]] = self._prepare_then_check
+        self._publish = publish
 
     def _prepare(self) -> None:
         if self._pending is None:
             return
         info, self._pending = self._pending, None
-        self._fast = _typed_dict_validator(info)
+        self._fast, complete = _typed_dict_validator(info)
         self._flat_check = self._fast.validate_python if self._fast is not None and self._scalar_only else None
+        if self._flat_check is not None and complete and self._publish is not None:
+            self._publish(self, self._flat_check)
 
     def _prepare_then_check(self, raw: Any) -> dict:
         self._prepare()
@@ -365,16 +371,17 @@ _JSON_TYPE_BY_ERROR: dict[str, str] = {
 _SCALAR_JSON_TYPES = frozenset({"integer", "number", "string", "boolean", "null"})
 
 
-def _typed_dict_validator(info: FunctionInfo) -> Any:
+def _typed_dict_validator(info: FunctionInfo) -> "tuple[Any, bool]":
     """A core validator of a TypedDict with the function's parameters (``None`` if one cannot be
-    built — the input model then validates every call)."""
+    built — the input model then validates every call), and whether it fills in the defaults itself
+    (then its output has every parameter)."""
     import inspect as _inspect
 
     from pydantic import ConfigDict, TypeAdapter
     from typing_extensions import NotRequired, Required, TypedDict
 
     if not info.input_fields:
-        return None
+        return None, False
     try:
         fields = {name: (Required[annotation] if default is _inspect.Parameter.empty else NotRequired[annotation])
                   for name, annotation, default in info.input_fields}
@@ -382,9 +389,30 @@ def _typed_dict_validator(info: FunctionInfo) -> Any:
         # strict in its config, so a call passes no keyword (pydantic-core parses keywords on every call)
         arguments.__pydantic_config__ = ConfigDict(extra="forbid", arbitrary_types_allowed=False,  # type: ignore[attr-defined]
                                                    allow_inf_nan=False, strict=True)
-        return TypeAdapter(arguments).validator
+        adapter = TypeAdapter(arguments)
     except Exception:  # noqa: BLE001 - an annotation only a model takes: the model path handles it
-        return None
+        return None, False
+    defaults = {name: default for name, _annotation, default in info.input_fields if default is not _inspect.Parameter.empty}
+    if not defaults:
+        return adapter.validator, True
+    try:
+        return SchemaValidator(_with_defaults_schema(adapter.core_schema, defaults)), True
+    except Exception:  # noqa: BLE001 - a core schema of another shape: __call__ adds the defaults
+        return adapter.validator, False
+
+
+def _with_defaults_schema(schema: dict, defaults: dict) -> dict:
+    """A TypedDict's core schema whose optional fields fall back to their defaults, as the input model's
+    do (pydantic-core deep-copies an unhashable default per call, as ``_default_value`` does)."""
+    from pydantic_core import core_schema
+
+    if schema["type"] == "definitions":
+        return {**schema, "schema": _with_defaults_schema(schema["schema"], defaults)}
+    if schema["type"] != "typed-dict":
+        raise ValueError(f"not a typed-dict schema: {schema['type']}")
+    fields = {name: ({**field, "schema": core_schema.with_default_schema(field["schema"], default=defaults[name])}
+                     if name in defaults else field) for name, field in schema["fields"].items()}
+    return {**schema, "fields": fields}
 
 
 def _default_value(default: Any) -> Any:

@@ -187,9 +187,10 @@ class _Plan(NamedTuple):
     validator: Callable[[str, Any], dict]
     func: Optional[Callable[..., Any]]
     is_async: bool
+    check: Optional[Callable[[Any], Optional[str]]]  # the returns check (None: no returns declared)
 
 
-_NOT_PLAIN = _Plan(None, None, None, None, False)  # type: ignore[arg-type]  # a cached "take the full pipeline"
+_NOT_PLAIN = _Plan(None, None, None, None, False, None)  # type: ignore[arg-type]  # a cached "take the full pipeline"
 
 
 def _plan_of(item: Any) -> Optional[_Plan]:
@@ -219,7 +220,7 @@ def _new_plan(item: Any, spec: Any) -> _Plan:
         return _NOT_PLAIN._replace(spec=spec, tool=item)
     direct = (type(item)._invoke is DecoratedFunctionTool._invoke and not item._positional_only
               and item.__dict__.get("_wb_ctx") is None)
-    return _Plan(spec, item, validator, item._func if direct else None, bool(spec.supports_async))
+    return _Plan(spec, item, validator, item._func if direct else None, bool(spec.supports_async), _returns_check(spec))
 
 
 class _Call:
@@ -247,7 +248,8 @@ class _Run:
 
     __slots__ = ("registry", "tools", "log", "invocation_state", "idempotent", "ctx_factory", "plain")
 
-    def __init__(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None) -> None:
+    def __init__(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None,
+                 plain: bool = False) -> None:
         tools = getattr(registry, "registry", None)
         if type(tools) is not dict:
             registry = _as_registry(registry)
@@ -260,7 +262,7 @@ class _Run:
         self.invocation_state = invocation_state
         self.idempotent: dict[tuple[str, str], Any] = {}
         self.ctx_factory = ctx_factory
-        self.plain = False  # whether plain calls may skip the pipeline's steps (set by the executor)
+        self.plain = plain  # whether plain calls may skip the pipeline's steps (see ToolExecutor._new_run)
 
 
 class ToolExecutor:
@@ -416,12 +418,11 @@ class ToolExecutor:
 
     # -- pipeline: synchronous steps ---------------------------------------------------------------
     def _new_run(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None) -> _Run:
-        run = _Run(registry, self.log if log is None else log,
-                   self.invocation_state if invocation_state is None else invocation_state, ctx_factory)
-        # the executor adds nothing to a plain call: no default timeout, pool or synthetic values (listeners are
-        # checked per call: one may subscribe while a run goes on)
-        run.plain = self.timeout is None and self.pool is None and not self.synthetic and ctx_factory is None
-        return run
+        # plain: the executor adds nothing to a plain call — no default timeout, pool, synthetic values or
+        # context factory (listeners are checked per call: one may subscribe while a run goes on)
+        return _Run(registry, self.log if log is None else log,
+                    self.invocation_state if invocation_state is None else invocation_state, ctx_factory,
+                    self.timeout is None and self.pool is None and not self.synthetic and ctx_factory is None)
 
     def _begin_plain(self, index: int, raw_use: Any, run: _Run) -> "Optional[_Call]":
         """``_begin`` for a plain call (see ``_Plan``) of a well-formed ToolUse dict when nobody listens:
@@ -558,7 +559,9 @@ class ToolExecutor:
         return synthesize(call.spec.returns, synthetic_seed(call.spec.name, call.tool_use.get("input"), self.seed), tool=call.spec.name)
 
     def _success(self, call: _Call, value: Any) -> ToolResult:
-        return _success_result(call.spec, call.tool_use["toolUseId"], value, call.t0, call.started_at, call.synthetic)
+        spec = call.spec
+        return _success_result(spec.name, call.tool_use["toolUseId"], value, call.t0, call.started_at,
+                               _returns_check(spec), call.synthetic)
 
     def _error(self, call: _Call, message: str, error_type: str, extra: Optional[dict] = None, tb: Optional[str] = None) -> ToolResult:
         metadata: dict[str, Any] = {"tool_name": call.tool_use.get("name", ""), "error_type": error_type, "error": message}
@@ -666,7 +669,8 @@ class ToolExecutor:
                 _uncancel(task)
                 return self._end(call, self._cancelled(call), run)
             try:
-                result = _success_result(spec, use_id, value, call.t0, call.started_at, call.synthetic)
+                result = _success_result(spec.name, use_id, value, call.t0, call.started_at, _returns_check(spec),
+                                         call.synthetic)
             except Exception as exc:  # noqa: BLE001
                 result = self._exception(call, exc)
             if run.log is None and not self._listeners:
@@ -828,10 +832,11 @@ class ToolExecutor:
         says cannot apply, and ``_end`` (nothing to log, nobody to tell)."""
         if type(raw_use) is not dict or self._listeners or run.log is not None:
             return None
-        name = raw_use.get("name")
+        try:
+            name, raw_input, use_id = raw_use["name"], raw_use["input"], raw_use["toolUseId"]
+        except KeyError:
+            return None
         item = run.tools.get(name) if type(name) is str else None
-        raw_input = raw_use.get("input")
-        use_id = raw_use.get("toolUseId")
         if item is None or type(raw_input) is not dict or type(use_id) is not str:
             return None
         plan = _plan_of(item)
@@ -847,7 +852,7 @@ class ToolExecutor:
             value = plan.func(**arguments)
             if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool: finish it on a loop
                 value = run_sync(_await(value))
-            return _success_result(plan.spec, use_id, value, t0, started_at)
+            return _success_result(name, use_id, value, t0, started_at, plan.check)
         except Exception as exc:  # noqa: BLE001 - every tool failure becomes a result
             call = _Call(0, raw_use, started_at, t0)
             call.tool, call.spec = item, plan.spec
@@ -894,18 +899,30 @@ class ToolExecutor:
         return self._end(call, result, run)
 
 
-def _success_result(spec: Any, use_id: str, value: Any, t0: float, started_at: Optional[str], synthetic: bool = False) -> ToolResult:
-    """The ``success`` result of a call that returned ``value`` (its content, metadata and returns check)."""
+def _returns_check(spec: Any) -> Optional[Callable[[Any], Optional[str]]]:
+    """``check(value)`` → ``None`` or how ``value`` breaks the spec's returns schema; ``None`` when the
+    spec declares no returns."""
+    if not spec.returns:
+        return None
+    private = spec.__pydantic_private__
+    checker = private.get("_return_checker") if private else None
+    return checker if checker is not None else spec.check_returns
+
+
+def _success_result(name: str, use_id: str, value: Any, t0: float, started_at: Optional[str],
+                    check: Optional[Callable[[Any], Optional[str]]], synthetic: bool = False) -> ToolResult:
+    """The ``success`` result of a call of tool ``name`` that returned ``value``: its content, metadata
+    and ``check`` of the returns schema (see ``_returns_check``)."""
     kind = type(value)
     checked = value  # what the returns schema checks: a ToolResponse/ToolResult's wrapped value
     if kind is int:
         content = [{"text": int.__repr__(value)}, {"json": value}]
-        metadata: dict[str, Any] = {"tool_name": spec.name}
+        metadata: dict[str, Any] = {"tool_name": name}
     elif kind is str:
         content = [{"text": value}]
-        metadata = {"tool_name": spec.name}
+        metadata = {"tool_name": name}
     else:
-        metadata = {"tool_name": spec.name}
+        metadata = {"tool_name": name}
         if isinstance(value, ToolResponse):
             metadata["final_answer"] = value.final_answer
             if value.extras:
@@ -915,16 +932,14 @@ def _success_result(spec: Any, use_id: str, value: Any, t0: float, started_at: O
         elif isinstance(value, ToolResult):
             content = value.content
             metadata.update(value.metadata)
-            metadata["tool_name"] = spec.name
+            metadata["tool_name"] = name
             checked = value.value
         else:
             content = _content(value)
     if synthetic:
         metadata["synthetic"] = True
-    if spec.returns:
-        private = spec.__pydantic_private__
-        checker = private.get("_return_checker") if private else None
-        mismatch = checker(checked) if checker is not None else spec.check_returns(checked)
+    if check is not None:
+        mismatch = check(checked)
         if mismatch is not None:
             metadata["returns_mismatch"] = mismatch
     metadata["latency_ms"] = (_perf() - t0) * 1000.0
@@ -988,8 +1003,11 @@ class SequentialExecutor(ToolExecutor):
         run = self._new_run(registry, log, invocation_state)
         results: list[ToolResult] = []
         call_sync = self._call_sync
+        run_plain = self._run_plain if run.plain else None
         for i, use in enumerate(uses):
-            outcome = call_sync(i, use, run)
+            outcome = run_plain(use, run) if run_plain is not None else None
+            if outcome is None:
+                outcome = call_sync(i, use, run)
             if type(outcome) is _Call:  # this call needs a loop: finish it, and the rest, on the async path
                 return results + run_sync(self._execute_rest(uses, outcome, run))
             results.append(outcome)
