@@ -92,3 +92,55 @@ def test_a_form_of_a_killed_server_shows_it_as_disconnected(wb):
         conn.disconnect()
         if pid is not None:
             _kill(pid)
+
+
+def test_reconnect_after_the_server_died_brings_the_tools_back_under_their_names(wb):
+    from workbench.mcp import connect
+
+    seen: list[str] = []
+    conn = connect(command=SERVE, registry=wb.registry, cwd=str(ROOT), connect_timeout=WAIT, prefix="srv_",
+                   elicitation=lambda params: seen.append("elicited") or "decline")
+    fresh = None
+    pids: list[int] = []
+    try:
+        old_proxy = wb.registry.get_tool("srv_add")
+        old_form = wb.form("srv_add")
+        pids.append(SequentialExecutor().call(wb.registry, "srv_server_pid").value)
+        _kill(pids[0])
+        assert wait_until(lambda: not conn.connected, WAIT)
+        assert wait_until(lambda: "connection.reconnect()" in re.sub(r"<[^>]+>", "", old_form.disconnected_banner.value), WAIT)
+
+        fresh = conn.reconnect(connect_timeout=WAIT)
+        assert fresh is not conn and fresh.connected and conn.closed
+        assert sorted(fresh.tools) == sorted(name for name in wb.registry.list_tools() if name.startswith("srv_"))
+        new_proxy = wb.registry.get_tool("srv_add")
+        assert new_proxy is not old_proxy and new_proxy.connection is fresh and not old_proxy.connected
+        assert fresh.elicitation_handler is conn.elicitation_handler and fresh.prefix == "srv_"
+        pids.append(SequentialExecutor().call(wb.registry, "srv_server_pid").value)
+        assert pids[1] != pids[0]  # a new server process
+        form = wb.form("srv_add")  # rebuilt for the new proxy
+        assert form is not old_form and not form.disconnected
+        assert form.set_values({"a": 2, "b": 3}).run().value == 5
+        assert old_form.disconnected and old_form.run_button.disabled
+    finally:
+        conn.disconnect()
+        if fresh is not None:
+            fresh.disconnect()
+        for pid in pids:
+            _kill(pid)
+    assert not [name for name in wb.registry.list_tools() if name.startswith("srv_")]
+
+
+def test_reconnect_of_a_connection_closed_on_purpose_also_works():
+    from workbench.mcp import connect
+
+    registry = ToolRegistry()
+    conn = connect(command=SERVE, registry=registry, cwd=str(ROOT), connect_timeout=WAIT)
+    names = sorted(conn.tools)
+    conn.disconnect()
+    assert len(registry) == 0
+    fresh = conn.reconnect(connect_timeout=WAIT)
+    try:
+        assert sorted(fresh.tools) == names and SequentialExecutor().call(registry, "add", {"a": 1, "b": 2}).value == 3
+    finally:
+        fresh.disconnect()

@@ -255,8 +255,8 @@ class ToolForm(W.VBox):
         self.disconnected = True
         self.disconnected_banner.value = (
             f"<div style='{BANNER_STYLE}'><b>disconnected</b>: the MCP server <code>{_e(label)}</code> of this tool "
-            "was disconnected, so it cannot run. Connect again (<code>workbench.mcp.connect(…)</code>) "
-            "and show a new form.</div>")
+            "was disconnected, so it cannot run. Connect again (<code>connection.reconnect()</code> or "
+            "<code>workbench.mcp.connect(…)</code>) and show a new form.</div>")
         self.disconnected_banner.layout.display = None
         self.run_button.disabled = True
         self.run_button.tooltip = "disconnected: the tool's MCP server is gone"

@@ -241,6 +241,7 @@ class McpConnection(ClientFeatures):
         self._stderr_file = stderr_file
         self._stderr_text = ""
         self._refused: list[int] = []  # HTTP 401/403 answers seen (url= connections)
+        self._connect_arguments: Optional[dict[str, Any]] = None  # what connect() was given (for reconnect)
         self._client: Optional[Client] = None
         self._closed = False
         self._close_lock = threading.Lock()
@@ -573,6 +574,23 @@ class McpConnection(ClientFeatures):
 
     close = disconnect
 
+    def reconnect(self, connect_timeout: Optional[float] = 30.0) -> "McpConnection":
+        """Connect to the same server again — same command or URL and options, the handlers and roots
+        as they are now — and return the new connection, whose tools take this one's place in the
+        registry (same names). This connection is disconnected first if it is not already (its
+        server died, or it was closed). Forms of the old proxies stay disconnected; the workbench's
+        forms (``workbench.form(name)``, the dashboard) are rebuilt for the new tools."""
+        if self._connect_arguments is None:
+            raise McpConnectionError(f"MCP connection to {self.label} was not made by connect(): nothing to reconnect to")
+        self.disconnect()
+        arguments = {**self._connect_arguments, "sampling": self.sampling_handler, "elicitation": self.elicitation_handler,
+                     "roots": list(self._roots), "log": self.log, "connect_timeout": connect_timeout}
+        fresh = connect(**arguments)
+        if self.log_level is not None:
+            with contextlib.suppress(Exception):
+                fresh.set_logging_level(self.log_level)
+        return fresh
+
     def __enter__(self) -> "McpConnection":
         return self
 
@@ -667,6 +685,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
                                sampling=sampling, elicitation=elicitation, roots=roots, log=log)
     connection._refused = opened.refused
+    connection._connect_arguments = dict(
+        command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
+        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth)
     return connection._start(connect_timeout)
 
 
