@@ -112,7 +112,7 @@ def test_prompts_list_get_and_complete(everything):
 
 # -- logging and the protocol ---------------------------------------------------------------------------
 def test_server_logging_arrives_live_and_respects_the_level(everything):
-    conn, registry, *_ = everything
+    conn, registry, log, _answers = everything
     seen = []
     unsubscribe = conn.on_server_log(seen.append)
     conn.set_logging_level("debug")
@@ -123,6 +123,8 @@ def test_server_logging_arrives_live_and_respects_the_level(everything):
                     what="a simulated log message")
         assert all(entry.level in ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
                    for entry in conn.server_logs)
+        rows = eventually(lambda: log.rows(tool="mcp:notifications/message") or None, what="log rows of server messages")
+        assert rows[0]["status"] == "success" and rows[0]["input"]["level"] in {entry.level for entry in conn.server_logs}
     finally:
         SequentialExecutor().call(registry, "toggle-simulated-logging")
         unsubscribe()

@@ -199,6 +199,8 @@ class ClientFeatures:
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         self._server_logs.add(ServerLog(now(), str(params.level), params.logger, params.data))
+        # kept in the execution log too (with connect(log=...)), a row per message, as sampling requests are
+        self._log_request("mcp:notifications/message", params, _dump(params), utc_now_iso())
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
