@@ -85,7 +85,8 @@ def _comparable(result: Any) -> tuple:
 
 
 def _full_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("workbench.executor._plan_of", lambda item: None)
+    """Every call through every step: the executor says it adds something, so nothing is plain."""
+    monkeypatch.setattr("workbench.executor.ToolExecutor._adds_nothing", lambda self: False)
 
 
 @pytest.mark.parametrize("name,payload", CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])
@@ -99,6 +100,18 @@ def test_the_plain_path_answers_as_the_full_pipeline(name, payload, monkeypatch)
     assert _comparable(plain_run) == _comparable(full_run)
     assert _comparable(plain_execute) == _comparable(full_execute)
     assert plain_run.started_at and plain_run.completed_at and plain_run.metadata["latency_ms"] >= 0
+
+
+def test_the_comparison_above_does_take_two_paths(monkeypatch):
+    registry = ToolRegistry([add])
+    seen: list[str] = []
+    original = SequentialExecutor._call_sync
+    monkeypatch.setattr(SequentialExecutor, "_call_sync", lambda self, *a: seen.append("pipeline") or original(self, *a))
+    SequentialExecutor().run([_use("add", {"a": 1})], registry)
+    assert seen == []  # the plain path did it all
+    _full_pipeline(monkeypatch)
+    SequentialExecutor().run([_use("add", {"a": 1})], registry)
+    assert seen == ["pipeline"]
 
 
 def test_plain_tools_have_a_plan_and_the_others_do_not():

@@ -418,17 +418,21 @@ class ToolExecutor:
 
     # -- pipeline: synchronous steps ---------------------------------------------------------------
     def _new_run(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None) -> _Run:
-        # plain: the executor adds nothing to a plain call — no default timeout, pool, synthetic values or
-        # context factory (listeners are checked per call: one may subscribe while a run goes on)
         return _Run(registry, self.log if log is None else log,
                     self.invocation_state if invocation_state is None else invocation_state, ctx_factory,
-                    self.timeout is None and self.pool is None and not self.synthetic and ctx_factory is None)
+                    self._adds_nothing() and ctx_factory is None)
 
-    def _begin_plain(self, index: int, raw_use: Any, run: _Run) -> "Optional[_Call]":
+    def _adds_nothing(self) -> bool:
+        """Whether this executor adds nothing to a plain call (``_Plan``): no default timeout, pool or
+        synthetic values. (Listeners are checked per call: one may subscribe while a run goes on.)"""
+        return self.timeout is None and self.pool is None and not self.synthetic
+
+    def _begin_plain(self, index: int, raw_use: Any, run: _Run) -> "_Call | ToolResult | None":
         """``_begin`` for a plain call (see ``_Plan``) of a well-formed ToolUse dict when nobody listens:
-        the validated ``_Call``, or ``None`` — having done nothing — for anything else, which ``_begin``
-        then takes. What it skips is what the plan says does not apply: the permission, approval,
-        idempotency, synthetic-value and context steps, and the start event (no listener)."""
+        the validated ``_Call`` (or the final result of input its validator refused), or ``None`` —
+        having done nothing — for anything else, which ``_begin`` then takes. What it skips is what
+        the plan says does not apply: the permission, approval, idempotency, synthetic-value and
+        context steps, and the start event (no listener)."""
         if type(raw_use) is not dict or self._listeners:
             return None
         name = raw_use.get("name")
@@ -440,11 +444,11 @@ class ToolExecutor:
         if plan is None:
             return None
         call = _Call(index, raw_use, _now_iso(), _perf())
+        call.tool, call.spec, call.func, call.approval = item, plan.spec, plan.func, False
         try:
             call.arguments = plan.validator(name, raw_input)
-        except Exception:  # noqa: BLE001 - _begin validates again and turns the failure into a result
-            return None
-        call.tool, call.spec, call.func, call.approval = item, plan.spec, plan.func, False
+        except Exception as exc:  # noqa: BLE001 - bad input (or a broken validator): its result, as _begin gives it
+            return self._end(call, self._refused(call, exc), run)
         return call
 
     def _begin(self, index: int, raw_use: Any, run: _Run) -> "_Call | ToolResult":
@@ -494,10 +498,8 @@ class ToolExecutor:
             try:
                 # the spec's own cached validator, as spec.check_inputs would call it (one lookup less)
                 call.arguments = validator(spec.name, raw_input) if validator is not None else spec.check_inputs(raw_input)
-            except ToolInputError as exc:
-                return self._fail(call, run, str(exc), "ToolInputError", {"errors": exc.errors})
-            except Exception as exc:  # noqa: BLE001 - a malformed schema (ToolSpecError) or a broken validator
-                return self._fail(call, run, str(exc), type(exc).__name__)
+            except Exception as exc:  # noqa: BLE001 - bad input, a malformed schema (ToolSpecError), a broken validator
+                return self._end(call, self._refused(call, exc), run)
             if spec.idempotent:
                 call.idem_key = (name, _canonical(raw_input))
             if not item.has_implementation:
@@ -563,6 +565,12 @@ class ToolExecutor:
         return _success_result(spec.name, call.tool_use["toolUseId"], value, call.t0, call.started_at,
                                _returns_check(spec), call.synthetic)
 
+    def _refused(self, call: _Call, exc: Exception) -> ToolResult:
+        """The error result of input its validator refused (or a validator that broke)."""
+        if isinstance(exc, ToolInputError):
+            return self._error(call, str(exc), "ToolInputError", {"errors": exc.errors})
+        return self._error(call, str(exc), type(exc).__name__)
+
     def _error(self, call: _Call, message: str, error_type: str, extra: Optional[dict] = None, tb: Optional[str] = None) -> ToolResult:
         metadata: dict[str, Any] = {"tool_name": call.tool_use.get("name", ""), "error_type": error_type, "error": message}
         if tb is not None:
@@ -625,8 +633,10 @@ class ToolExecutor:
     async def _call_async(self, index: int, raw_use: Any, run: _Run, prepared: Optional[_Call] = None) -> ToolResult:
         if prepared is not None:
             call = prepared
-        elif not run.plain or (call := self._begin_plain(index, raw_use, run)) is None:  # type: ignore[assignment]
-            call = self._begin(index, raw_use, run)
+        else:
+            call = self._begin_plain(index, raw_use, run) if run.plain else None  # type: ignore[assignment]
+            if call is None:
+                call = self._begin(index, raw_use, run)
             if type(call) is not _Call:
                 return call  # type: ignore[return-value]
         spec = call.spec
@@ -824,30 +834,36 @@ class ToolExecutor:
         return None
 
     # -- pipeline: the sync fast path ----------------------------------------------------------------
-    def _run_plain(self, raw_use: Any, run: _Run) -> Optional[ToolResult]:
-        """A plain call (``_Plan``) of a plain sync function when nobody listens and there is no log, in
-        one step: validate, call, wrap. ``None`` — having done nothing — for anything else, which the
-        step-by-step pipeline then runs; so is input that fails validation, so that its error result
-        comes from the one place that writes them. Skipped: the ``_Call`` state, the steps the plan
-        says cannot apply, and ``_end`` (nothing to log, nobody to tell)."""
-        if type(raw_use) is not dict or self._listeners or run.log is not None:
+    def _run_plain(self, raw_use: Any, tools: dict) -> Optional[ToolResult]:
+        """A plain call (``_Plan``) of a plain sync function in ``tools`` (a registry's dict) when nobody
+        listens, in one step: validate, call, wrap — the caller makes sure there is no log. ``None`` — having done nothing — for anything else, which the
+        step-by-step pipeline then runs. Skipped: the ``_Call`` state (made only for an error result),
+        the steps the plan says cannot apply, and ``_end`` (nothing to log, nobody to tell)."""
+        if type(raw_use) is not dict or self._listeners:
             return None
         try:
             name, raw_input, use_id = raw_use["name"], raw_use["input"], raw_use["toolUseId"]
-        except KeyError:
+            item = tools.get(name)
+        except (KeyError, TypeError):  # a key missing, an unhashable name: the pipeline explains it
             return None
-        item = run.tools.get(name) if type(name) is str else None
         if item is None or type(raw_input) is not dict or type(use_id) is not str:
             return None
-        plan = _plan_of(item)
-        if plan is None or plan.func is None or plan.is_async:
+        spec = item.spec
+        plan = spec.__pydantic_private__.get("_call_plan")  # _plan_of, inlined: this is every call
+        if plan is None or plan.spec is not spec or plan.tool is not item:
+            plan = _plan_of(item)
+            if plan is None:
+                return None
+        if plan.func is None or plan.is_async:
             return None
         t0 = _perf()
         started_at = _now_iso()
         try:
             arguments = plan.validator(name, raw_input)
-        except Exception:  # noqa: BLE001 - the pipeline validates again and reports it
-            return None
+        except Exception as exc:  # noqa: BLE001 - bad input: its error result, as _begin gives it (no log, nobody to tell)
+            call = _Call(0, raw_use, started_at, t0)
+            call.tool, call.spec = item, plan.spec
+            return self._refused(call, exc)
         try:
             value = plan.func(**arguments)
             if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool: finish it on a loop
@@ -861,14 +877,10 @@ class ToolExecutor:
     def _call_sync(self, index: int, raw_use: Any, run: _Run) -> "ToolResult | _Call":
         """Run one call without a loop when nothing needs one; a returned ``_Call`` (validated, not yet
         run) must continue on the async path."""
-        if run.plain:
-            result = self._run_plain(raw_use, run)
-            if result is not None:
-                return result
-            call = self._begin_plain(index, raw_use, run)
-        else:
-            call = None
+        call = self._begin_plain(index, raw_use, run) if run.plain else None
         if call is not None:
+            if type(call) is not _Call:
+                return call
             if call.spec.supports_async:
                 return call
         else:
@@ -999,15 +1011,22 @@ class SequentialExecutor(ToolExecutor):
             yield i, await self._call_async(i, use, run)
 
     def run(self, tool_uses, registry, *, log=None, invocation_state=None):
-        uses = _call_list(tool_uses)
-        run = self._new_run(registry, log, invocation_state)
+        uses = tool_uses if type(tool_uses) is list else _call_list(tool_uses)
+        log = self.log if log is None else log
+        # plain calls with no log need no run state: it is made for the first call that does
+        tools = getattr(registry, "registry", None)
+        run_plain = self._run_plain if type(tools) is dict and log is None and self._adds_nothing() else None
+        run: Optional[_Run] = None
         results: list[ToolResult] = []
-        call_sync = self._call_sync
-        run_plain = self._run_plain if run.plain else None
         for i, use in enumerate(uses):
-            outcome = run_plain(use, run) if run_plain is not None else None
-            if outcome is None:
-                outcome = call_sync(i, use, run)
+            if run_plain is not None:
+                outcome = run_plain(use, tools)
+                if outcome is not None:
+                    results.append(outcome)
+                    continue
+            if run is None:
+                run = self._new_run(registry, log, invocation_state)
+            outcome = self._call_sync(i, use, run)
             if type(outcome) is _Call:  # this call needs a loop: finish it, and the rest, on the async path
                 return results + run_sync(self._execute_rest(uses, outcome, run))
             results.append(outcome)
