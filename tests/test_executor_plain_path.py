@@ -209,3 +209,72 @@ def test_a_plain_async_call_can_still_be_cancelled_by_id():
 
     result = asyncio.run(main())
     assert result.status == "error" and result.metadata["error_type"] == "CancelledError"
+
+
+def test_an_async_plain_tool_that_waits_several_times_and_then_fails_or_answers():
+    import contextvars
+
+    request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="none")
+
+    @tool
+    async def steps(n: int) -> str:
+        """Waits n times, then answers with the caller's context variable (or raises for n < 0)."""
+        for _ in range(abs(n)):
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.01)
+        if n < 0:
+            raise ValueError(f"negative {n}")
+        return f"{n}:{request_id.get()}"
+
+    registry = ToolRegistry([steps])
+
+    async def main() -> list:
+        request_id.set("r-42")
+        return await SequentialExecutor().execute([_use("steps", {"n": 3}, "a"),
+                                                   _use("steps", {"n": -2}, "b"), _use("steps", {"n": 0}, "c")], registry)
+
+    ok, failed, quick = asyncio.run(main())
+    assert (ok.status, ok.value) == ("success", "3:r-42") and quick.value == "0:r-42"
+    assert failed.status == "error" and failed.metadata["error_type"] == "ValueError" and "negative -2" in failed.error
+
+
+def test_a_sync_tool_returning_a_coroutine_runs_once_under_execute():
+    calls: list[int] = []
+
+    @tool
+    def counted(a: int) -> int:
+        """Returns a coroutine."""
+        calls.append(a)
+
+        async def later() -> int:
+            await asyncio.sleep(0)
+            return a + 1
+        return later()  # type: ignore[return-value]
+
+    result = asyncio.run(SequentialExecutor().execute([_use("counted", {"a": 1})], ToolRegistry([counted])))[0]
+    assert result.value == 2 and calls == [1]
+
+
+def test_a_tool_that_swallows_its_cancellation_still_ends_cancelled():
+    @tool
+    async def stubborn(seconds: float) -> str:
+        """Catches the cancellation and answers anyway."""
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            return "ignored"
+        return "slept"
+
+    executor = SequentialExecutor()
+
+    async def main() -> Any:
+        task = asyncio.ensure_future(executor.execute([_use("stubborn", {"seconds": 5}, "s1")], ToolRegistry([stubborn])))
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if executor.running() == ["s1"]:
+                break
+        assert executor.cancel("s1")
+        return (await task)[0]
+
+    result = asyncio.run(main())
+    assert result.status == "error" and result.metadata["error_type"] == "CancelledError"

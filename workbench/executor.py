@@ -227,7 +227,7 @@ class _Call:
     """State of one call between the pipeline steps."""
 
     __slots__ = ("index", "tool_use", "tool", "spec", "arguments", "context", "started_at", "t0", "cancel_event",
-                 "idem_key", "synthetic", "target", "cancelled", "approval", "deadline", "finished", "func")
+                 "idem_key", "synthetic", "target", "cancelled", "approval", "deadline", "finished", "func", "awaitable")
 
     def __init__(self, index: int, tool_use: ToolUse, started_at: str, t0: float) -> None:
         self.index = index
@@ -241,7 +241,15 @@ class _Call:
         self.cancelled = False
         self.target: Any = None  # what cancel(id) cancels: this call's task, or the future it awaits
         self.func: Any = None  # a plain call's function, called with the arguments as keywords (_Plan)
+        self.awaitable: Any = None  # a plain async call the plain path started: what is left to await
 
+
+
+def _plain_call(raw_use: Any, started_at: str, t0: float, plan: _Plan, arguments: Optional[dict]) -> _Call:
+    """The ``_Call`` of a plain call ``_run_plain`` began: for an error result, or to be awaited."""
+    call = _Call(0, raw_use, started_at, t0)
+    call.tool, call.spec, call.func, call.arguments, call.approval = plan.tool, plan.spec, plan.func, arguments, False
+    return call
 
 class _Run:
     """State shared by the calls of one ``execute``/``run`` (the idempotency cache)."""
@@ -644,14 +652,17 @@ class ToolExecutor:
             denied = await self._approve(call)
             if denied is not None:
                 return self._end(call, denied, run)
-        elif spec.supports_async and (call.func is not None  # a plain call (_Plan): none of the below applies
-                                      or (call.idem_key is None and spec.timeout is None and self.timeout is None
-                                          and self.pool is None and not call.synthetic)):
+        elif call.awaitable is not None or (  # the rest of a plain call _run_plain started
+                spec.supports_async and (call.func is not None  # a plain call (_Plan): none of the below applies
+                                         or (call.idem_key is None and spec.timeout is None and self.timeout is None
+                                             and self.pool is None and not call.synthetic))):
             # the fast path of an async tool: await its coroutine in this task (no task, no loop
             # iteration); cancel(id) cancels this task and the cancellation is turned into a result
             try:
                 func = call.func
-                awaitable = func(**call.arguments) if func is not None else call.tool._invoke(call.arguments, call.context)
+                awaitable = call.awaitable
+                if awaitable is None:
+                    awaitable = func(**call.arguments) if func is not None else call.tool._invoke(call.arguments, call.context)
             except Exception as exc:  # noqa: BLE001
                 return self._end(call, self._exception(call, exc), run)
             if type(awaitable) is not _CoroutineType and not _isawaitable(awaitable):
@@ -834,11 +845,18 @@ class ToolExecutor:
         return None
 
     # -- pipeline: the sync fast path ----------------------------------------------------------------
-    def _run_plain(self, raw_use: Any, tools: dict) -> Optional[ToolResult]:
-        """A plain call (``_Plan``) of a plain sync function in ``tools`` (a registry's dict) when nobody
-        listens, in one step: validate, call, wrap — the caller makes sure there is no log. ``None`` — having done nothing — for anything else, which the
-        step-by-step pipeline then runs. Skipped: the ``_Call`` state (made only for an error result),
-        the steps the plan says cannot apply, and ``_end`` (nothing to log, nobody to tell)."""
+    def _run_plain(self, raw_use: Any, tools: dict, in_loop: bool = False) -> "ToolResult | _Call | None":
+        """A plain call (``_Plan``) of a tool in ``tools`` (a registry's dict) when nobody listens, in one
+        step: validate, call, wrap — the caller makes sure there is no log. ``None``, having done
+        nothing, for anything else: the step-by-step pipeline runs it. Skipped: the ``_Call`` state
+        (made only when a call needs more), the steps the plan says cannot apply, and ``_end``
+        (nothing to log, nobody to tell).
+
+        An ``async def`` tool only ``in_loop`` (called from a coroutine of the running loop). Its
+        coroutine's first step runs here, as ``await`` would run it, in the same task; one that
+        finishes there (no real wait) is wrapped at once, with no task bookkeeping — nothing could
+        have cancelled it. One that waits comes back as a ``_Call`` whose ``awaitable`` is the rest,
+        for ``_call_async`` (where ``cancel(id)`` can reach it)."""
         if type(raw_use) is not dict or self._listeners:
             return None
         try:
@@ -854,25 +872,35 @@ class ToolExecutor:
             plan = _plan_of(item)
             if plan is None:
                 return None
-        if plan.func is None or plan.is_async:
+        _spec, _item, validator, func, is_async, check = plan
+        if func is None or (is_async and not in_loop):
             return None
         t0 = _perf()
         started_at = _now_iso()
         try:
-            arguments = plan.validator(name, raw_input)
-        except Exception as exc:  # noqa: BLE001 - bad input: its error result, as _begin gives it (no log, nobody to tell)
-            call = _Call(0, raw_use, started_at, t0)
-            call.tool, call.spec = item, plan.spec
-            return self._refused(call, exc)
+            arguments = validator(name, raw_input)
+        except Exception as exc:  # noqa: BLE001 - bad input: its error result, as _begin gives it
+            return self._refused(_plain_call(raw_use, started_at, t0, plan, None), exc)
         try:
-            value = plan.func(**arguments)
-            if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool: finish it on a loop
-                value = run_sync(_await(value))
-            return _success_result(name, use_id, value, t0, started_at, plan.check)
+            value = func(**arguments)
+            if is_async and type(value) is _CoroutineType:
+                try:
+                    waits_for = value.send(None)
+                except StopIteration as finished:
+                    value = finished.value
+                else:
+                    call = _plain_call(raw_use, started_at, t0, plan, arguments)
+                    call.awaitable = _resume(value, waits_for)
+                    return call
+            elif type(value) not in _PLAIN_TYPES and _isawaitable(value):
+                if in_loop:  # another kind of awaitable: the async path awaits it
+                    call = _plain_call(raw_use, started_at, t0, plan, arguments)
+                    call.awaitable = value
+                    return call
+                value = run_sync(_await(value))  # an undeclared async tool: finish it on a loop
+            return _success_result(name, use_id, value, t0, started_at, check)
         except Exception as exc:  # noqa: BLE001 - every tool failure becomes a result
-            call = _Call(0, raw_use, started_at, t0)
-            call.tool, call.spec = item, plan.spec
-            return self._exception(call, exc)
+            return self._exception(_plain_call(raw_use, started_at, t0, plan, None), exc)
 
     def _call_sync(self, index: int, raw_use: Any, run: _Run) -> "ToolResult | _Call":
         """Run one call without a loop when nothing needs one; a returned ``_Call`` (validated, not yet
@@ -977,6 +1005,32 @@ async def _await(awaitable: Any) -> Any:
     return await awaitable
 
 
+@types.coroutine
+def _resume(coro: Any, waits_for: Any) -> Any:
+    """The rest of a coroutine whose first step already ran and yielded ``waits_for``: awaiting this
+    hands ``waits_for`` to the task, then passes what the task sends or throws back in, step by step
+    — what ``await coro`` would have done from its start (``yield from`` cannot take over a started
+    coroutine's pending yield)."""
+    try:
+        while True:
+            try:
+                sent = yield waits_for
+            except GeneratorExit:
+                raise
+            except BaseException as thrown:  # e.g. the task's CancelledError: into the coroutine
+                try:
+                    waits_for = coro.throw(thrown)
+                except StopIteration as finished:
+                    return finished.value
+            else:
+                try:
+                    waits_for = coro.send(sent)
+                except StopIteration as finished:
+                    return finished.value
+    finally:
+        coro.close()  # a no-op once it finished; closes it if this is dropped half-way
+
+
 def _stamp_finish(call: _Call, _future: Any) -> None:
     call.finished = _perf()
 
@@ -997,11 +1051,25 @@ class SequentialExecutor(ToolExecutor):
     """Run calls one at a time, in order. Quick sync tools run inline, without a thread hop."""
 
     async def execute(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
-        uses = _call_iter(tool_uses)
-        run = self._new_run(registry, log, invocation_state, ctx_factory)
+        uses = tool_uses if type(tool_uses) is list else _call_iter(tool_uses)
+        log = self.log if log is None else log
+        # as in run(): plain calls with no log need no run state, made for the first call that does
+        tools = getattr(registry, "registry", None)
+        plain = type(tools) is dict and log is None and ctx_factory is None and self._adds_nothing()
+        run: Optional[_Run] = None
         results = []
         for i, use in enumerate(uses):
-            results.append(await self._call_async(i, use, run))
+            outcome = self._run_plain(use, tools, True) if plain else None  # True: in the running loop
+            if type(outcome) is ToolResult:
+                results.append(outcome)
+                continue
+            if run is None:
+                run = self._new_run(registry, log, invocation_state, ctx_factory)
+            if outcome is not None:  # a plain async call that waits: the rest of it, where cancel(id) reaches it
+                outcome.index = i
+                results.append(await self._call_async(i, use, run, prepared=outcome))
+            else:
+                results.append(await self._call_async(i, use, run))
         return results
 
     async def execute_streaming(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):

@@ -426,10 +426,19 @@ def _check_meta_schema(label: str, what: str, schema: dict) -> None:
         raise ToolSpecError(f"{label}: {what} is not a valid JSON Schema (Draft 2020-12) at {where}: {exc.message}") from None
 
 
+_PLAIN_SCALARS = {"int": int, "str": str, "float": float, "bool": bool}
+
+
 def _adapter_checker(adapter: Any) -> Callable[[Any], Optional[str]]:
     core = adapter.validator  # the pydantic-core validator, without TypeAdapter's Python wrapper
+    schema = adapter.core_schema
+    # ``-> int`` (str, float, bool) with no constraints: a value of exactly that type is what a strict
+    # check accepts, so it needs none (every executor call of such a tool asks)
+    exact = _PLAIN_SCALARS.get(schema.get("type")) if set(schema) <= {"type", "metadata"} else None
 
     def check(value: Any) -> Optional[str]:
+        if type(value) is exact:
+            return None
         try:
             core.validate_python(value, strict=True)
             return None

@@ -103,13 +103,13 @@ _MILLIS = tuple(".%03dZ" % i for i in range(1000))
 _iso_state: list = [(0, "")]
 
 
-def utc_now_iso(_wall: Any = time.time, _state: list = _iso_state, _millis: tuple = _MILLIS) -> str:
+def utc_now_iso(_wall_ns: Any = time.time_ns, _state: list = _iso_state, _millis: tuple = _MILLIS) -> str:
     """The current time as ISO 8601 UTC with a ``Z`` suffix (millisecond precision).
 
     Executors stamp every call twice, so each second is formatted once and only the
     milliseconds are appended per call.
     """
-    ms = int(_wall() * 1000.0)
+    ms = _wall_ns() // 1_000_000  # integer arithmetic: no float multiply and int() per call
     base, prefix = _state[0]
     offset = ms - base
     if 0 <= offset < 1000:
