@@ -862,12 +862,16 @@ class ToolExecutor:
         try:
             name, raw_input, use_id = raw_use["name"], raw_use["input"], raw_use["toolUseId"]
             item = tools.get(name)
-        except (KeyError, TypeError):  # a key missing, an unhashable name: the pipeline explains it
+            # _plan_of, inlined (this is every call), reading the spec a tool caches in its __dict__
+            # (not its .spec property); a tool whose .spec is another never matches and takes _plan_of
+            spec = item.__dict__.get("_wb_spec")
+            if spec is None:
+                spec = item.spec  # a deferred spec is built by .spec
+        except (KeyError, TypeError, AttributeError):  # a key missing, an unhashable name, no such tool
             return None
-        if item is None or type(raw_input) is not dict or type(use_id) is not str:
+        if type(raw_input) is not dict or type(use_id) is not str:
             return None
-        spec = item.spec
-        plan = spec.__pydantic_private__.get("_call_plan")  # _plan_of, inlined: this is every call
+        plan = spec.__pydantic_private__.get("_call_plan")
         if plan is None or plan.spec is not spec or plan.tool is not item:
             plan = _plan_of(item)
             if plan is None:
@@ -950,13 +954,14 @@ def _returns_check(spec: Any) -> Optional[Callable[[Any], Optional[str]]]:
 
 
 def _success_result(name: str, use_id: str, value: Any, t0: float, started_at: Optional[str],
-                    check: Optional[Callable[[Any], Optional[str]]], synthetic: bool = False) -> ToolResult:
+                    check: Optional[Callable[[Any], Optional[str]]], synthetic: bool = False,
+                    _int_text: Callable[[int], str] = int.__repr__) -> ToolResult:
     """The ``success`` result of a call of tool ``name`` that returned ``value``: its content, metadata
     and ``check`` of the returns schema (see ``_returns_check``)."""
     kind = type(value)
     checked = value  # what the returns schema checks: a ToolResponse/ToolResult's wrapped value
     if kind is int:
-        content = [{"text": int.__repr__(value)}, {"json": value}]
+        content = [{"text": _int_text(value)}, {"json": value}]
         metadata: dict[str, Any] = {"tool_name": name}
     elif kind is str:
         content = [{"text": value}]
