@@ -25,6 +25,8 @@ import uuid
 import warnings
 from typing import Any, AsyncIterator, Callable, NamedTuple, Optional, Sequence
 
+from pydantic import ValidationError as _ValidationError
+
 from workbench._content import canonical_json as _canonical
 from workbench._content import to_content_blocks
 from workbench._errors import ToolInputError
@@ -871,7 +873,8 @@ class ToolExecutor:
             return None
         if type(raw_input) is not dict or type(use_id) is not str:
             return None
-        plan = spec.__pydantic_private__.get("_call_plan")
+        private = spec.__pydantic_private__
+        plan = private.get("_call_plan")
         if plan is None or plan.spec is not spec or plan.tool is not item:
             plan = _plan_of(item)
             if plan is None:
@@ -882,7 +885,13 @@ class ToolExecutor:
         t0 = _perf()
         started_at = _now_iso()
         try:
-            arguments = validator(name, raw_input)
+            # a scalar-parameter tool's flat check, as ToolSpec.check_inputs calls it: the validator's own
+            # first step, one call less; what it refuses, the validator explains (raising ToolInputError)
+            flat_check = private.get("_flat_check")
+            try:
+                arguments = flat_check(raw_input) if flat_check is not None else validator(name, raw_input)
+            except _ValidationError:
+                arguments = validator(name, raw_input)
         except Exception as exc:  # noqa: BLE001 - bad input: its error result, as _begin gives it
             return self._refused(_plain_call(raw_use, started_at, t0, plan, None), exc)
         try:
@@ -1060,7 +1069,8 @@ class SequentialExecutor(ToolExecutor):
         log = self.log if log is None else log
         # as in run(): plain calls with no log need no run state, made for the first call that does
         tools = getattr(registry, "registry", None)
-        plain = type(tools) is dict and log is None and ctx_factory is None and self._adds_nothing()
+        plain = (type(tools) is dict and log is None and ctx_factory is None  # and _adds_nothing(), inlined:
+                 and self.timeout is None and self.pool is None and not self.synthetic)  # a call less per execute
         run: Optional[_Run] = None
         results = []
         for i, use in enumerate(uses):
