@@ -189,6 +189,23 @@ def test_listeners_and_the_log_still_see_plain_calls(tmp_path):
     assert sorted((row["tool_use_id"], row["status"]) for row in log.rows()) == [("s1", "success"), ("s2", "success")]
 
 
+def _cancelled_while_running(slow_tool: Any) -> Any:
+    """The result of a 5 s call of ``slow_tool`` through ``execute``, cancelled by id once it runs."""
+    executor = SequentialExecutor()
+
+    async def main() -> Any:
+        use = _use(slow_tool.tool_name, {"seconds": 5}, "c1")
+        task = asyncio.ensure_future(executor.execute([use], ToolRegistry([slow_tool])))
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if executor.running() == ["c1"]:
+                break
+        assert executor.cancel("c1")
+        return (await task)[0]
+
+    return asyncio.run(main())
+
+
 def test_a_plain_async_call_can_still_be_cancelled_by_id():
     @tool
     async def nap(seconds: float) -> str:
@@ -196,18 +213,7 @@ def test_a_plain_async_call_can_still_be_cancelled_by_id():
         await asyncio.sleep(seconds)
         return "woke"
 
-    executor = SequentialExecutor()
-
-    async def main() -> Any:
-        task = asyncio.ensure_future(executor.execute([_use("nap", {"seconds": 5}, "n1")], ToolRegistry([nap])))
-        for _ in range(100):
-            await asyncio.sleep(0.01)
-            if executor.running() == ["n1"]:
-                break
-        assert executor.cancel("n1")
-        return (await task)[0]
-
-    result = asyncio.run(main())
+    result = _cancelled_while_running(nap)
     assert result.status == "error" and result.metadata["error_type"] == "CancelledError"
 
 
@@ -265,16 +271,5 @@ def test_a_tool_that_swallows_its_cancellation_still_ends_cancelled():
             return "ignored"
         return "slept"
 
-    executor = SequentialExecutor()
-
-    async def main() -> Any:
-        task = asyncio.ensure_future(executor.execute([_use("stubborn", {"seconds": 5}, "s1")], ToolRegistry([stubborn])))
-        for _ in range(100):
-            await asyncio.sleep(0.01)
-            if executor.running() == ["s1"]:
-                break
-        assert executor.cancel("s1")
-        return (await task)[0]
-
-    result = asyncio.run(main())
+    result = _cancelled_while_running(stubborn)
     assert result.status == "error" and result.metadata["error_type"] == "CancelledError"
