@@ -246,12 +246,12 @@ class _Call:
         self.awaitable: Any = None  # a plain async call the plain path started: what is left to await
 
 
-
 def _plain_call(raw_use: Any, started_at: str, t0: float, plan: _Plan, arguments: Optional[dict]) -> _Call:
     """The ``_Call`` of a plain call ``_run_plain`` began: for an error result, or to be awaited."""
     call = _Call(0, raw_use, started_at, t0)
     call.tool, call.spec, call.func, call.arguments, call.approval = plan.tool, plan.spec, plan.func, arguments, False
     return call
+
 
 class _Run:
     """State shared by the calls of one ``execute``/``run`` (the idempotency cache)."""
