@@ -84,6 +84,7 @@ def test_a_form_of_a_killed_server_shows_it_as_disconnected(wb):
         assert wait_until(lambda: form.disconnected, WAIT), "the form still looks live after its server died"
         assert form.disconnected_banner.layout.display != "none"
         assert "disconnected" in form.disconnected_banner.value and form.run_button.disabled
+        assert form.run_button.button_style == ""  # no longer the primary (blue) button
         result = form.run()
         assert result.status == "error" and "closed" in result.error
         assert "McpConnectionError" in re.sub(r"<[^>]+>", "", form.result_html.value)

@@ -139,6 +139,8 @@ def test_a_form_of_a_disconnected_mcp_server_shows_a_banner_and_disables_run(mcp
     banner = _banner(form)
     expect(banner).to_be_visible(timeout=60_000)
     expect(form.locator(".workbench-run")).to_be_disabled()
+    # not the blue primary button any more: disabled, it looked live in the dark theme
+    expect(form.locator(".workbench-run")).not_to_have_class(re.compile(r"\bmod-primary\b"))
     assert "tests.mcp_sample_tools" in banner.inner_text()  # it names the server
     assert "5" in form.locator(".workbench-result-area").inner_text()  # the earlier result stays readable
 

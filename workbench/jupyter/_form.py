@@ -259,6 +259,7 @@ class ToolForm(W.VBox):
             "<code>workbench.mcp.connect(…)</code>) and show a new form.</div>")
         self.disconnected_banner.layout.display = None
         self.run_button.disabled = True
+        self.run_button.button_style = ""  # a disabled primary button still looks live in the dark theme
         self.run_button.tooltip = "disconnected: the tool's MCP server is gone"
         self.add_class("workbench-form-disconnected")
 
