@@ -1124,28 +1124,16 @@ class SequentialExecutor(ToolExecutor):
         duration_ms, tool_use_id), ...]`` — the rows the general path's results give — without
         building ``ToolResult`` objects. A use that is not a well-formed ToolUse of this tool, or a
         value that is not a plain int/str, takes the general path for that row."""
-        if log is not None or self._listeners or self.timeout is not None or self.pool is not None or self.synthetic:
+        if log is not None or self._listeners or not self._adds_nothing() or not isinstance(tool, BaseTool):
             return None
-        if not isinstance(tool, BaseTool):
-            return None
-        spec = tool.spec
         try:
             registry = _as_registry(registry)
-            if registry.get_tool(spec.name) is not tool:  # the general path would call what the registry holds
-                return None
-            permission = spec.permission if type(tool).permission is _BASE_PERMISSION else tool.permission
-            private = spec.__pydantic_private__ or {}
-            validator = private.get("_input_validator")
-            if (Permission.coerce(permission) is not _ALLOW or validator is None or spec.supports_async
-                    or spec.timeout is not None or spec.long_running or spec.idempotent
-                    or not tool.has_implementation or tool.context_param is not None):
-                return None
+            plan = _plan_of(tool)  # the same verdict as every plain call's: nothing but validate-and-call
+            if plan is None or plan.is_async or registry.get_tool(plan.spec.name) is not tool:
+                return None  # (the general path would call what the registry holds)
         except Exception:  # noqa: BLE001 - anything odd: the general path reports it
             return None
-        name = spec.name
-        checker = private.get("_return_checker") if spec.returns else None
-        if spec.returns and checker is None:
-            return None
+        spec, name, validator, checker = plan.spec, plan.spec.name, plan.validator, plan.check
         invoke = tool._invoke
         general = self._call_sync
         perf = _perf
