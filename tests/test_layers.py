@@ -26,7 +26,9 @@ LAYERS = [
     ("registry", r"workbench\.registry"),
     ("executor", r"workbench\.(executor|_batch|summary)"),
     ("log", r"workbench\.log"),
-    ("applications", r"workbench\.(jupyter|mcp|testing|dask)(\..+)?"),
+    ("models", r"workbench\.models(\..+)?"),
+    ("agent", r"workbench\.agent(\..+)?"),
+    ("applications", r"workbench\.(jupyter|mcp|testing|dask|evals|adapters)(\..+)?"),
     ("package", r"workbench"),
 ]
 

@@ -1,0 +1,37 @@
+"""Models in the loop: one interface for real provider SDKs and offline models.
+
+``get("openai:gpt-4.1-mini")`` names a model by ``"provider:model"``; the provider classes import
+their SDK (an optional extra) only when constructed. Offline models — :class:`ScriptedModel`,
+``SchemaModel``, ``ReplayModel`` — need no network. See :class:`Model` for the message format.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from workbench.models._base import Message, Model, as_messages, tool_specs
+from workbench.models._scripted import ScriptedModel
+from workbench.models._turn import ERROR_KINDS, ModelError, ModelTurn, Usage
+
+__all__ = ["ERROR_KINDS", "Message", "Model", "ModelError", "ModelTurn", "ScriptedModel", "Usage", "as_messages",
+           "get", "tool_specs", "MODEL_PROVIDERS"]
+
+#: provider prefix → (module, class) of the model class :func:`get` builds; imported on use
+MODEL_PROVIDERS: dict[str, tuple[str, str]] = {}
+
+
+def get(model_id: "str | Model", **options: Any) -> Model:
+    """The model named ``"provider:model"`` (``"openai:gpt-4.1-mini"``, ``"anthropic:claude-…"``),
+    built with ``options`` (``api_key=``, ``base_url=``…). A :class:`Model` is returned as it is."""
+    if isinstance(model_id, Model):
+        return model_id
+    if not isinstance(model_id, str) or ":" not in model_id:
+        raise ValueError(f"a model is named 'provider:model' (one of {', '.join(sorted(MODEL_PROVIDERS))}); "
+                         f"got {model_id!r}")
+    provider, _, name = model_id.partition(":")
+    if provider not in MODEL_PROVIDERS:
+        raise ValueError(f"unknown model provider {provider!r} in {model_id!r}; "
+                         f"known: {', '.join(sorted(MODEL_PROVIDERS))}")
+    module, cls = MODEL_PROVIDERS[provider]
+    return getattr(import_module(module), cls)(name, **options)

@@ -1,0 +1,115 @@
+"""The one interface every model has (:class:`Model`), and the provider-neutral message format.
+
+Messages are plain dicts, the same for every provider:
+
+* ``{"role": "system", "content": "..."}``
+* ``{"role": "user", "content": "..."}``
+* ``{"role": "assistant", "content": "...", "tool_calls": [ToolUse, ...]}`` (``content`` may be ``""``)
+* ``{"role": "tool", "results": [ToolResult, ...]}`` — the answers to the previous assistant
+  message's calls, matched by ``toolUseId`` (a ``ToolResult`` or its ``model_dump(by_alias=True)``)
+
+A provider adapter turns these into its wire format with the project's own exports
+(``to_provider_format``, ``format_tool_results``) and reads calls back with ``parse_tool_calls``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from typing import Any, Iterable, Optional, Sequence
+
+from workbench.models._turn import ModelTurn
+from workbench.spec import ToolSpec
+
+Message = dict[str, Any]
+
+
+def as_messages(prompt_or_messages: "str | Sequence[Message]", system: Optional[str] = None) -> list[Message]:
+    """A message list from a prompt string or messages, with ``system`` first when given."""
+    if isinstance(prompt_or_messages, str):
+        messages: list[Message] = [{"role": "user", "content": prompt_or_messages}]
+    else:
+        messages = [dict(m) for m in prompt_or_messages]
+        for index, message in enumerate(messages):
+            if not isinstance(message, dict) or message.get("role") not in ("system", "user", "assistant", "tool"):
+                raise ValueError(f"message {index} must be a dict with role system, user, assistant or tool; "
+                                 f"got {message!r:.120}")
+    if system is not None:
+        messages = [m for m in messages if m["role"] != "system"]
+        messages.insert(0, {"role": "system", "content": system})
+    return messages
+
+
+def tool_specs(tools: Any) -> list[ToolSpec]:
+    """The specs of ``tools``: a registry, a mapping of name → tool, a list of tools, specs or spec dicts."""
+    if tools is None:
+        return []
+    if hasattr(tools, "get_all_tool_specs"):
+        return list(tools.get_all_tool_specs())
+    if isinstance(tools, dict) and not {"name", "parameters"} <= set(tools):
+        tools = tools.values()
+    elif isinstance(tools, (ToolSpec, dict)) or hasattr(tools, "spec"):
+        tools = [tools]
+    specs = []
+    for item in tools:
+        if isinstance(item, ToolSpec):
+            specs.append(item)
+        elif isinstance(item, dict):
+            specs.append(ToolSpec(**item))
+        elif hasattr(item, "spec"):
+            specs.append(item.spec)
+        else:
+            raise TypeError(f"cannot offer {item!r:.80} to a model: expected a tool, a ToolSpec or a spec dict")
+    return specs
+
+
+class Model(ABC):
+    """A model that answers messages, possibly by calling tools.
+
+    Subclasses implement :meth:`acomplete` (or :meth:`complete`; each defaults to the other).
+    ``provider`` and ``name`` make the model's id, ``"provider:name"``.
+    """
+
+    provider: str = "model"
+    name: str = "model"
+
+    @property
+    def id(self) -> str:
+        """``"provider:name"``, the string :func:`workbench.models.get` takes."""
+        return f"{self.provider}:{self.name}"
+
+    def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
+                 **params: Any) -> ModelTurn:
+        """One turn: the model's answer to ``messages`` with ``tools`` offered."""
+        from workbench.executor import run_sync
+
+        return run_sync(self.acomplete(messages, tools=tools, tool_choice=tool_choice, **params))
+
+    async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
+                        **params: Any) -> ModelTurn:
+        """The async form of :meth:`complete`. By default runs :meth:`complete` in a worker thread."""
+        if type(self).complete is Model.complete:
+            raise NotImplementedError(f"{type(self).__name__} implements neither complete nor acomplete")
+        return await asyncio.to_thread(self.complete, messages, tools=tools, tool_choice=tool_choice, **params)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}>"
+
+
+def timed(turn: ModelTurn, started: float) -> ModelTurn:
+    """``turn`` with its ``latency_ms`` set from ``started`` (a ``time.perf_counter()``)."""
+    turn.latency_ms = (time.perf_counter() - started) * 1000.0
+    return turn
+
+
+def last_user_text(messages: Iterable[Message]) -> str:
+    """The text of the last user message ("" when there is none)."""
+    for message in reversed(list(messages)):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return " ".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return ""
