@@ -26,6 +26,8 @@ from pydantic_core import SchemaValidator
 
 from workbench._error_order import SchemaOrder, input_location
 from workbench._errors import ToolInputError, ToolSpecError
+from workbench._json_text import MAX_JSON_DEPTH, JSONTooDeepError
+from workbench._json_text import loads as load_json
 from workbench._schema import INF_NAN_MARK, FunctionInfo, schema_type_of
 
 __all__ = ["FunctionInputValidator", "SchemaInputValidator", "json_type_name", "describe_value", "MAX_INPUT_DEPTH"]
@@ -33,7 +35,7 @@ __all__ = ["FunctionInputValidator", "SchemaInputValidator", "json_type_name", "
 #: How deeply an input may nest objects and arrays, the arguments object being level 1. Real tool
 #: inputs stay far below; jsonschema recurses in Python (several frames per level) and pydantic
 #: stops at 255 levels, so a deeper input is refused up front rather than failing inside either.
-MAX_INPUT_DEPTH = 100
+MAX_INPUT_DEPTH = MAX_JSON_DEPTH
 
 _NESTED = (dict, list, tuple)
 _SCALARS = frozenset({str, int, bool, type(None)})
@@ -86,7 +88,9 @@ def _not_an_object(tool_name: str, raw: Any) -> ToolInputError:
     error = _error((), "an object mapping parameter names to values", raw)
     if isinstance(raw, str):  # a model's arguments string that did not parse (see parse_tool_calls)
         try:
-            parsed = json.loads(raw)
+            parsed = load_json(raw)
+        except JSONTooDeepError:
+            return _too_deep(tool_name, None)
         except ValueError as exc:
             error["message"] += f" — the arguments are not valid JSON ({exc})"
         else:
@@ -95,7 +99,8 @@ def _not_an_object(tool_name: str, raw: Any) -> ToolInputError:
 
 
 def _too_deep(tool_name: str, key: Any) -> ToolInputError:
-    path, field = _path([key])
+    """The input (``key`` None: the arguments themselves, as JSON text) nests deeper than the limit."""
+    path, field = _path([] if key is None else [key])
     expected = f"at most {MAX_INPUT_DEPTH} levels of objects and arrays"
     message = (f"{field}: input nests deeper than {MAX_INPUT_DEPTH} levels (objects and arrays inside each other, "
                f"the arguments object being level 1)")
@@ -155,11 +160,11 @@ def _parse_json_strings(tool_name: str, raw: dict, names: frozenset[str]) -> dic
         value = raw.get(key)
         if isinstance(value, str):
             try:
-                decoded = json.loads(value)
+                decoded = load_json(value)
+            except JSONTooDeepError:
+                raise _too_deep(tool_name, key) from None
             except ValueError:
                 continue
-            except RecursionError:  # the parser recurses: only text nested far past the limit gets here
-                raise _too_deep(tool_name, key) from None
             if isinstance(decoded, (list, dict)):
                 if parsed is None:
                     parsed = dict(raw)

@@ -21,6 +21,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
+from workbench._json_text import loads as load_json
 from workbench._errors import ToolSpecError
 from workbench._html import escape as _e
 from workbench._styles import MUTED, WRAP, status_colour
@@ -58,7 +59,7 @@ def parse_call_arguments(text: str) -> dict[str, Any]:
         return {}
     if text.startswith("{"):
         try:
-            value = json.loads(text)
+            value = load_json(text)
         except ValueError as exc:
             raise UsageError(f"%tool_call: the arguments are not valid JSON ({exc})") from None
         if not isinstance(value, dict):
@@ -74,7 +75,7 @@ def parse_call_arguments(text: str) -> dict[str, Any]:
         if not eq or not key:
             raise UsageError(f"%tool_call: expected key=value, got {token!r} (or pass one JSON object)")
         try:
-            out[key] = json.loads(raw)
+            out[key] = load_json(raw)
         except ValueError:
             out[key] = raw
     return out
