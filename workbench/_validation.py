@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from functools import cached_property
 from typing import Any, Callable, Optional
 
@@ -38,6 +39,9 @@ __all__ = ["FunctionInputValidator", "SchemaInputValidator", "json_type_name", "
 MAX_INPUT_DEPTH = MAX_JSON_DEPTH
 
 _NESTED = (dict, list, tuple)
+# one-time builds of fast checks (FunctionInputValidator._prepare); reentrant, as a build may, through
+# pydantic, reach code that validates; held only until a validator is built, never on the hot path
+_PREPARE_LOCK = threading.RLock()
 _SCALARS = frozenset({str, int, bool, type(None)})
 _FINITE_EXPECTED = "a finite number (JSON has no NaN or Infinity)"
 
@@ -219,19 +223,31 @@ class FunctionInputValidator:
         self._publish = publish
 
     def _prepare(self) -> None:
+        """Build the fast check, once: threads calling a fresh tool together wait for the one building it.
+
+        ``_pending`` is cleared last, after ``_fast`` and ``_flat_check`` are in place, so a thread that
+        sees it ``None`` (on the lock-free hot path or here) sees the finished set-up."""
         if self._pending is None:
             return
-        info, self._pending = self._pending, None
-        self._fast, complete = _typed_dict_validator(info)
-        self._flat_check = self._fast.validate_python if self._fast is not None and self._scalar_only else None
-        if self._flat_check is not None and complete and self._publish is not None:
-            self._publish(self, self._flat_check)
+        with _PREPARE_LOCK:
+            info = self._pending
+            if info is None:  # another thread built it while this one waited
+                return
+            fast, complete = _typed_dict_validator(info)
+            flat_check = fast.validate_python if fast is not None and self._scalar_only else None
+            self._fast = fast
+            self._flat_check = flat_check
+            self._pending = None
+        if flat_check is not None and complete and self._publish is not None:
+            self._publish(self, flat_check)
 
     def _prepare_then_check(self, raw: Any) -> dict:
         self._prepare()
-        if self._flat_check is None:  # not a flat tool: __call__ goes on to the full path
+        flat_check = self._flat_check
+        if flat_check is None or flat_check == self._prepare_then_check:
+            # not a flat tool (__call__ goes on to the full path); never this stand-in again
             raise ValidationError.from_exception_data("arguments", [])
-        return self._flat_check(raw)
+        return flat_check(raw)
 
     def __call__(self, tool_name: str, raw: Any) -> dict:
         flat_check = self._flat_check
