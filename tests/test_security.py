@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 import uuid
 import warnings
@@ -180,3 +181,123 @@ def test_csv_export_escapes_formula_cells(tmp_path):
     assert [int(r["id"]) for r in rows] == list(range(1, len(rows) + 1))
     assert rows[-1]["tool_use_id"] == "plain" and rows[-1]["error"] == "plain error"
     assert json.loads(rows[0]["input_json"]) == {"x": _FORMULAS[0]}  # JSON cells start with '{' and stay JSON
+
+
+# -- a trusted prefix yields only objects defined under it (issue 18, item 1) ------------------------------
+
+_CANARY_INIT = '''\
+import json
+import os
+import pathlib
+
+from workbench import tool
+from workbench.tools import BaseTool
+from {other}.helpers import shout  # a function re-exported from another package
+
+
+@tool
+def greet(name: str) -> str:
+    """Greet someone."""
+    return "hello " + name
+
+
+class Lookup:
+    @staticmethod
+    def find(key: str) -> str:
+        """Find a key."""
+        return "found " + key
+
+
+lookup = Lookup()
+'''
+
+_CANARY_TOOLS = '''\
+from workbench import tool
+
+
+@tool
+def f(x: int) -> int:
+    """Double x."""
+    return 2 * x
+'''
+
+_OTHER_HELPERS = '''\
+def shout(text: str) -> str:
+    """Shout."""
+    return text.upper()
+'''
+
+
+@pytest.fixture
+def canary(tmp_path, monkeypatch):
+    """A package ``<canary>`` that imports os, pathlib, json and a function of package ``<other>``."""
+    name, other = f"canary_{uuid.uuid4().hex[:10]}", f"other_{uuid.uuid4().hex[:10]}"
+    root = tmp_path / "importable"
+    (root / name).mkdir(parents=True)
+    (root / other).mkdir()
+    (root / name / "__init__.py").write_text(_CANARY_INIT.format(other=other))
+    (root / name / "tools.py").write_text(_CANARY_TOOLS)
+    (root / other / "__init__.py").write_text("")
+    (root / other / "helpers.py").write_text(_OTHER_HELPERS)
+    monkeypatch.syspath_prepend(str(root))
+    yield name, other
+    for module in [m for m in sys.modules if m.split(".")[0] in (name, other)]:
+        del sys.modules[module]
+
+
+def _load(ref: str, prefix: str):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        registry = ToolRegistry.from_spec_dict({"tools": [{"name": "t", "ref": ref}]}, trust_refs=[prefix])
+    return registry.get_tool("t"), [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("attr, defined_in", [
+    ("os.system", "posix"), ("os.remove", "posix"), ("pathlib.Path.write_text", "pathlib"),
+    ("pathlib.Path", "pathlib"), ("json.loads", "json"), ("shout", "{other}.helpers"),
+    ("tool", "workbench.tools"), ("BaseTool", "workbench.tools"), ("os", "os"),
+    ("greet.__class__", "workbench.tools"), ("Lookup.__init__", None), ("greet.tool_func.__globals__", None),
+])
+def test_trusted_prefix_refuses_objects_defined_elsewhere(canary, attr, defined_in):
+    name, other = canary
+    ref = f"{name}:{attr}"
+    item, warned = _load(ref, name)
+    assert isinstance(item, SpecOnlyTool) and not item.has_implementation, f"{ref} resolved to {item!r}"
+    reason = (f"defined in '{defined_in.format(other=other)}', not under '{name}'" if defined_in
+              else "has no defining module")
+    assert f"ref not trusted: {ref}" in item.status_text and reason in item.status_text
+    assert reason in repr(item) and reason in item.get_display_properties()["Type"]
+    assert any(ref in w and reason in w for w in warned), warned
+    with pytest.raises(NoImplementationError, match=re.escape(reason)):
+        item()
+    assert item.untrusted_ref == ref
+
+
+def test_trusted_submodule_prefix_refuses_what_its_module_imports(canary):
+    name, _ = canary
+    item, _ = _load(f"{name}.tools:tool", f"{name}.tools")
+    assert isinstance(item, SpecOnlyTool)
+    assert f"defined in 'workbench.tools', not under '{name}.tools'" in item.status_text
+
+
+@pytest.mark.parametrize("attr, call, expected", [
+    ("greet", {"name": "Ada"}, "hello Ada"),
+    ("Lookup.find", {"key": "k"}, "found k"),
+    ("lookup.find", {"key": "k"}, "found k"),
+])
+def test_trusted_prefix_still_resolves_what_is_defined_under_it(canary, attr, call, expected):
+    name, _ = canary
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        registry = ToolRegistry.from_spec_dict({"tools": [{"name": "t", "ref": f"{name}:{attr}"}]},
+                                               trust_refs=[name])
+        sub = ToolRegistry.from_spec_dict({"tools": [{"name": "f", "ref": f"{name}.tools:f"}]},
+                                          trust_refs=[f"{name}.tools"])
+    assert registry.call("t", call).value == expected
+    assert isinstance(sub.get_tool("f"), DecoratedFunctionTool) and sub.call("f", {"x": 2}).value == 4
+
+
+def test_trust_refs_true_still_trusts_everything(canary):
+    name, _ = canary
+    registry = ToolRegistry.from_spec_dict({"tools": [{"name": "t", "ref": f"{name}:shout"}]}, trust_refs=True)
+    assert registry.get_tool("t").has_implementation

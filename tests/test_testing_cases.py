@@ -246,9 +246,12 @@ def test_context_tools_get_a_fresh_context_per_case(registry):
     assert list(run_cases(cases, registry=registry)["status"]) == ["pass"] * 3
 
 
-def test_ask_user_tools_are_approved_when_replayed(registry):
-    frame = run_cases(ToolCase(tool="guarded", input={"x": 4}, value=8), registry=registry)
+def test_ask_user_tools_run_when_the_caller_approves(registry):
+    frame = run_cases(ToolCase(tool="guarded", input={"x": 4}, value=8), registry=registry,
+                      approver=lambda tool_use, item: True)
     assert list(frame["status"]) == ["pass"]
+    refused = run_cases(ToolCase(tool="guarded", input={"x": 4}, value=8), registry=registry)  # case files are data
+    assert list(refused["status"]) == ["fail"] and "needs approval" in refused["message"][0]
 
 
 def test_schema_expectation_checks_returns(registry):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from functools import cached_property
 from typing import Any, Callable, Optional
 
@@ -26,6 +27,8 @@ from pydantic_core import SchemaValidator
 
 from workbench._error_order import SchemaOrder, input_location
 from workbench._errors import ToolInputError, ToolSpecError
+from workbench._json_text import MAX_JSON_DEPTH, JSONTooDeepError
+from workbench._json_text import loads as load_json
 from workbench._schema import INF_NAN_MARK, FunctionInfo, schema_type_of
 
 __all__ = ["FunctionInputValidator", "SchemaInputValidator", "json_type_name", "describe_value", "MAX_INPUT_DEPTH"]
@@ -33,9 +36,12 @@ __all__ = ["FunctionInputValidator", "SchemaInputValidator", "json_type_name", "
 #: How deeply an input may nest objects and arrays, the arguments object being level 1. Real tool
 #: inputs stay far below; jsonschema recurses in Python (several frames per level) and pydantic
 #: stops at 255 levels, so a deeper input is refused up front rather than failing inside either.
-MAX_INPUT_DEPTH = 100
+MAX_INPUT_DEPTH = MAX_JSON_DEPTH
 
 _NESTED = (dict, list, tuple)
+# one-time builds of fast checks (FunctionInputValidator._prepare); reentrant, as a build may, through
+# pydantic, reach code that validates; held only until a validator is built, never on the hot path
+_PREPARE_LOCK = threading.RLock()
 _SCALARS = frozenset({str, int, bool, type(None)})
 _FINITE_EXPECTED = "a finite number (JSON has no NaN or Infinity)"
 
@@ -86,7 +92,9 @@ def _not_an_object(tool_name: str, raw: Any) -> ToolInputError:
     error = _error((), "an object mapping parameter names to values", raw)
     if isinstance(raw, str):  # a model's arguments string that did not parse (see parse_tool_calls)
         try:
-            parsed = json.loads(raw)
+            parsed = load_json(raw)
+        except JSONTooDeepError:
+            return _too_deep(tool_name, None)
         except ValueError as exc:
             error["message"] += f" — the arguments are not valid JSON ({exc})"
         else:
@@ -95,7 +103,8 @@ def _not_an_object(tool_name: str, raw: Any) -> ToolInputError:
 
 
 def _too_deep(tool_name: str, key: Any) -> ToolInputError:
-    path, field = _path([key])
+    """The input (``key`` None: the arguments themselves, as JSON text) nests deeper than the limit."""
+    path, field = _path([] if key is None else [key])
     expected = f"at most {MAX_INPUT_DEPTH} levels of objects and arrays"
     message = (f"{field}: input nests deeper than {MAX_INPUT_DEPTH} levels (objects and arrays inside each other, "
                f"the arguments object being level 1)")
@@ -155,11 +164,11 @@ def _parse_json_strings(tool_name: str, raw: dict, names: frozenset[str]) -> dic
         value = raw.get(key)
         if isinstance(value, str):
             try:
-                decoded = json.loads(value)
+                decoded = load_json(value)
+            except JSONTooDeepError:
+                raise _too_deep(tool_name, key) from None
             except ValueError:
                 continue
-            except RecursionError:  # the parser recurses: only text nested far past the limit gets here
-                raise _too_deep(tool_name, key) from None
             if isinstance(decoded, (list, dict)):
                 if parsed is None:
                     parsed = dict(raw)
@@ -214,19 +223,31 @@ class FunctionInputValidator:
         self._publish = publish
 
     def _prepare(self) -> None:
+        """Build the fast check, once: threads calling a fresh tool together wait for the one building it.
+
+        ``_pending`` is cleared last, after ``_fast`` and ``_flat_check`` are in place, so a thread that
+        sees it ``None`` (on the lock-free hot path or here) sees the finished set-up."""
         if self._pending is None:
             return
-        info, self._pending = self._pending, None
-        self._fast, complete = _typed_dict_validator(info)
-        self._flat_check = self._fast.validate_python if self._fast is not None and self._scalar_only else None
-        if self._flat_check is not None and complete and self._publish is not None:
-            self._publish(self, self._flat_check)
+        with _PREPARE_LOCK:
+            info = self._pending
+            if info is None:  # another thread built it while this one waited
+                return
+            fast, complete = _typed_dict_validator(info)
+            flat_check = fast.validate_python if fast is not None and self._scalar_only else None
+            self._fast = fast
+            self._flat_check = flat_check
+            self._pending = None
+        if flat_check is not None and complete and self._publish is not None:
+            self._publish(self, flat_check)
 
     def _prepare_then_check(self, raw: Any) -> dict:
         self._prepare()
-        if self._flat_check is None:  # not a flat tool: __call__ goes on to the full path
+        flat_check = self._flat_check
+        if flat_check is None or flat_check == self._prepare_then_check:
+            # not a flat tool (__call__ goes on to the full path); never this stand-in again
             raise ValidationError.from_exception_data("arguments", [])
-        return self._flat_check(raw)
+        return flat_check(raw)
 
     def __call__(self, tool_name: str, raw: Any) -> dict:
         flat_check = self._flat_check

@@ -194,6 +194,10 @@ class _Plan(NamedTuple):
 
 _NOT_PLAIN = _Plan(None, None, None, None, False, None)  # type: ignore[arg-type]  # a cached "take the full pipeline"
 
+#: the ``target`` of a sync call running inline, in its caller's thread (``_invoke_inline``): nothing
+#: to cancel on a loop; ``cancel(id)`` marks the call and its context instead
+_INLINE: Any = object()
+
 
 def _plan_of(item: Any) -> Optional[_Plan]:
     """``item``'s plan (``None`` if it is not plain), cached on its spec; ``ToolSpec.__setattr__``
@@ -338,12 +342,23 @@ class ToolExecutor:
     def cancel(self, tool_use_id: str) -> bool:
         """Cancel a running call; it ends as an error result "cancelled". Returns False if it is not running.
 
-        Safe to call from any thread. A sync tool already running in a worker thread cannot be
-        interrupted: its result is reported as cancelled at once and its ``ToolContext.cancelled``
-        becomes True so it can stop early."""
+        Safe to call from any thread. A sync tool already running cannot be interrupted: its
+        ``ToolContext.cancelled`` becomes True so it can stop early, and its result is the
+        cancelled error — at once for a tool running in a worker thread, when it returns for one
+        running inline in the caller's thread (``SequentialExecutor``). What ``running()`` lists can
+        be cancelled; a *plain* call made while no log and no listener follow the executor runs in
+        one step, unlisted (see :meth:`running`)."""
         call = self._running.get(tool_use_id)
         if call is None:
             return False
+        if call.target is _INLINE:
+            with self._lock:  # not after _invoke_inline unlisted it: then its result is decided
+                if self._running.get(tool_use_id) is not call:
+                    return False
+                call.cancelled = True
+            if call.cancel_event is not None:
+                call.cancel_event.set()
+            return True
         if call.cancel_event is not None:
             call.cancel_event.set()
         try:
@@ -359,7 +374,14 @@ class ToolExecutor:
         call.target.cancel()
 
     def running(self) -> list[str]:
-        """Ids of the calls in flight."""
+        """Ids of the calls in flight, which :meth:`cancel` can reach.
+
+        Every call is listed while its tool runs, except a *plain* one (a sync or async function
+        tool, always allowed, no ``ToolContext``, timeout or idempotency, on an executor without
+        timeout, pool or synthetic values) made while nobody follows the executor — no log and no
+        listener (:meth:`on_event`): that one runs in a single step with no run state, at full speed,
+        and could not notice a cancellation anyway. Subscribe a listener (as the notebook's forms
+        do) or pass a log to make every call cancellable."""
         return list(self._running)
 
     # -- public API --------------------------------------------------------------------------------
@@ -791,7 +813,14 @@ class ToolExecutor:
                 submitted.add_done_callback(functools.partial(_stamp_finish, call))
             inner = asyncio.wrap_future(submitted)
         else:
-            value = tool._invoke(call.arguments, call.context)
+            try:
+                value = self._invoke_inline(call)
+            except Exception:
+                if call.cancelled:
+                    raise asyncio.CancelledError() from None  # _outcome answers it as cancelled
+                raise
+            if call.cancelled:
+                raise asyncio.CancelledError()
             if _isawaitable(value):  # an undeclared async tool
                 value = await value
             return value
@@ -800,6 +829,23 @@ class ToolExecutor:
             value = await self._await_inner(
                 call, asyncio.ensure_future(value if timeout is None else _stamped(value, call)), timeout)
         return value
+
+    def _invoke_inline(self, call: _Call) -> Any:
+        """Run a sync call here, in the caller's thread, listed in ``running()`` meanwhile: ``cancel(id)``
+        cannot stop this thread, so it marks the call (and sets its context's ``cancelled``), and the
+        caller answers it as cancelled once the tool returns."""
+        use_id = call.tool_use["toolUseId"]
+        running = self._running
+        call.target = _INLINE
+        running[use_id] = call
+        try:
+            if call.func is not None:
+                return call.func(**call.arguments)
+            return call.tool._invoke(call.arguments, call.context)
+        finally:
+            with self._lock:  # against cancel(): once unlisted, the call's outcome is decided
+                if running.get(use_id) is call:
+                    del running[use_id]
 
     async def _await_inner(self, call: _Call, inner: asyncio.Future, timeout: Optional[float]) -> Any:
         """Await a started tool as a cancellable target of ``cancel(id)``, within its deadline."""
@@ -938,16 +984,14 @@ class ToolExecutor:
         try:
             if call.synthetic:
                 value = self._synthetic_value(call)
-            elif call.func is not None:
-                value = call.func(**call.arguments)
             else:
-                value = call.tool._invoke(call.arguments, call.context)
-                if type(value) not in _PLAIN_TYPES and _isawaitable(value):  # an undeclared async tool: finish it on a loop
-                    value = run_sync(_await(value))
-            result = self._success(call, value)
+                value = self._invoke_inline(call)
+                if call.func is None and type(value) not in _PLAIN_TYPES and _isawaitable(value):
+                    value = run_sync(_await(value))  # an undeclared async tool: finish it on a loop
+            result = self._cancelled(call) if call.cancelled else self._success(call, value)
         except Exception as exc:  # noqa: BLE001
-            result = self._exception(call, exc)
-        if key is not None:
+            result = self._cancelled(call) if call.cancelled else self._exception(call, exc)
+        if key is not None and not call.cancelled:  # a cancelled call answers no identical one
             run.idempotent[key] = result
         return self._end(call, result, run)
 

@@ -53,24 +53,58 @@ def _resolve_ref(ref: str, *, reload: bool = False) -> Any:
     return obj
 
 
-def _ref_trust(trust_refs: TrustRefs) -> Callable[[str], bool]:
-    """``trusted(ref)`` for a ``trust_refs`` value; prefixes match whole dotted module components."""
-    if isinstance(trust_refs, bool):
-        return lambda ref: trust_refs
-    if isinstance(trust_refs, (str, bytes)) or not isinstance(trust_refs, Iterable):
-        raise TypeError(f"trust_refs must be True, False or a list of module prefixes (e.g. ['myproj']), "
-                        f"got {trust_refs!r}")
-    prefixes = tuple(trust_refs)
-    bad = [p for p in prefixes if not isinstance(p, str)]
-    if bad:
-        raise TypeError(f"trust_refs must list module prefixes as strings, got {bad[0]!r}")
-    prefixes = tuple(p for p in prefixes if p)  # an empty prefix trusts nothing
+def _under(module: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether dotted module name ``module`` is one of ``prefixes`` or inside one (whole components)."""
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
 
-    def trusted(ref: str) -> bool:
-        module = _split_ref(ref)[0]
-        return any(module == p or module.startswith(p + ".") for p in prefixes)
 
-    return trusted
+def _defining_module(obj: Any) -> Optional[str]:
+    """The module that defines ``obj``: a module's own name, a bound method's function's module, else
+    ``__module__`` (an instance's comes from its class); None when there is none."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    if isinstance(obj, types.MethodType):
+        obj = obj.__func__
+    module = getattr(obj, "__module__", None)
+    return module if isinstance(module, str) and module else None
+
+
+class _RefTrust:
+    """What a ``trust_refs`` value allows: which refs may be imported, and which resolved objects kept.
+
+    A prefix trusts the modules under it, not everything reachable from them: ``canary:os.system``
+    imports ``canary`` but yields a function defined in ``posix``, so it is refused.
+    """
+
+    def __init__(self, trust_refs: TrustRefs) -> None:
+        if isinstance(trust_refs, bool):
+            self.all, self.prefixes = trust_refs, ()
+            return
+        if isinstance(trust_refs, (str, bytes)) or not isinstance(trust_refs, Iterable):
+            raise TypeError(f"trust_refs must be True, False or a list of module prefixes (e.g. ['myproj']), "
+                            f"got {trust_refs!r}")
+        prefixes = tuple(trust_refs)
+        bad = [p for p in prefixes if not isinstance(p, str)]
+        if bad:
+            raise TypeError(f"trust_refs must list module prefixes as strings, got {bad[0]!r}")
+        self.all, self.prefixes = False, tuple(p for p in prefixes if p)  # an empty prefix trusts nothing
+
+    def imports(self, ref: str) -> bool:
+        """Whether the module of ``ref`` may be imported."""
+        return self.all or _under(_split_ref(ref)[0], self.prefixes)
+
+    def refusal(self, ref: str, obj: Any) -> Optional[str]:
+        """Why the object ``ref`` resolved to may not be used (None: it may)."""
+        if self.all:
+            return None
+        attr = _split_ref(ref)[1]
+        module = _defining_module(obj)
+        if module is None:
+            return f"{attr} has no defining module"
+        if not _under(module, self.prefixes):
+            allowed = " or ".join(f"'{p}'" for p in self.prefixes)
+            return f"{attr} is defined in '{module}', not under {allowed}"
+        return None
 
 
 class UntrustedRefTool(SpecOnlyTool):
@@ -80,16 +114,24 @@ class UntrustedRefTool(SpecOnlyTool):
     the ref stays recorded so ``to_spec_dict`` writes the entry back unchanged.
     """
 
-    def __init__(self, spec: ToolSpec | dict[str, Any], ref: str, *, spec_given: bool = True) -> None:
+    def __init__(self, spec: ToolSpec | dict[str, Any], ref: str, *, spec_given: bool = True,
+                 reason: Optional[str] = None) -> None:
         super().__init__(spec)
         self.__dict__["untrusted_ref"] = ref
         self.__dict__["spec_given"] = spec_given  # False: a placeholder spec, not written back
+        self.__dict__["untrusted_reason"] = reason  # set when the module was trusted but the object is not
 
     @property
     def status_text(self) -> str:
-        return f"spec-only (ref not trusted: {self.untrusted_ref})"
+        why = f": {self.untrusted_reason}" if self.untrusted_reason else ""
+        return f"spec-only (ref not trusted: {self.untrusted_ref}{why})"
 
     def __call__(self, **kwargs: Any) -> Any:
+        if self.untrusted_reason:
+            raise NoImplementationError(
+                f"Tool '{self.tool_name}' has no implementation: its ref '{self.untrusted_ref}' comes from a spec "
+                f"dict and is not trusted: {self.untrusted_reason}. A trusted prefix yields only objects defined "
+                "under it; call it with synthetic=True, or pass trust_refs=True if you trust the whole file.")
         raise NoImplementationError(
             f"Tool '{self.tool_name}' has no implementation: its ref '{self.untrusted_ref}' comes from a spec "
             "dict and is not trusted, so it was not imported. Load the spec with "
@@ -384,11 +426,13 @@ class ToolRegistry:
             synthetic: the registry's ``synthetic`` option.
             trust_refs: ``True`` imports every ref (only for files you wrote); a list of module
                 prefixes imports the refs under them, matching whole dotted components
-                (``["myproj"]`` allows ``myproj.tools:f`` but not ``myproj_evil:f``).
+                (``["myproj"]`` allows ``myproj.tools:f`` but not ``myproj_evil:f``), and keeps only
+                objects defined under them (``myproj:os.system`` is refused although ``myproj``
+                imports ``os``: it is defined in ``posix``).
         """
         if not isinstance(spec, dict) or not isinstance(spec.get("tools"), list):
             raise ValueError("A spec dict must look like {'tools': [{'name': ..., 'ref': ..., 'spec': {...}}]}")
-        trusted = _ref_trust(trust_refs)
+        trust = _RefTrust(trust_refs)
         registry = cls(synthetic=synthetic)
         untrusted: list[str] = []
         for index, entry in enumerate(spec["tools"]):
@@ -398,12 +442,17 @@ class ToolRegistry:
             ref = entry.get("ref")
             if ref:
                 _split_ref(ref)  # a malformed ref is an error whether or not it is trusted
-            if ref and trusted(ref):
-                registry.register_tool_by_ref(ref, tool_name=name)
-            elif ref:
+            reason = None
+            if ref and trust.imports(ref):
+                obj = _resolve_ref(ref)
+                reason = trust.refusal(ref, obj)
+                if reason is None:
+                    registry.register_tool(registry._as_tool(obj, name=name), ref=ref)
+                    continue
+            if ref:
                 name = name or ref.rsplit(":", 1)[1].rsplit(".", 1)[-1]
-                registry.register_tool(cls._untrusted_tool(entry.get("spec"), name, ref), ref=ref)
-                untrusted.append(f"{name} ({ref})")
+                registry.register_tool(cls._untrusted_tool(entry.get("spec"), name, ref, reason), ref=ref)
+                untrusted.append(f"{name} ({ref}: {reason})" if reason else f"{name} ({ref})")
             elif entry.get("spec"):
                 registry.register_spec(cls._spec_data(entry["spec"], name))
             else:
@@ -424,12 +473,13 @@ class ToolRegistry:
         return out
 
     @classmethod
-    def _untrusted_tool(cls, data: Optional[dict[str, Any]], name: str, ref: str) -> UntrustedRefTool:
+    def _untrusted_tool(cls, data: Optional[dict[str, Any]], name: str, ref: str,
+                        reason: Optional[str] = None) -> UntrustedRefTool:
         if data:
-            return UntrustedRefTool(ToolSpec.coerce(cls._spec_data(data, name)), ref)
+            return UntrustedRefTool(ToolSpec.coerce(cls._spec_data(data, name)), ref, reason=reason)
         placeholder = ToolSpec(name=name, description=f"Not loaded: ref '{ref}' is not trusted.",
                                parameters={"type": "object", "properties": {}})
-        return UntrustedRefTool(placeholder, ref, spec_given=False)
+        return UntrustedRefTool(placeholder, ref, spec_given=False, reason=reason)
 
     def to_provider_format(self, provider: str, **options: Any) -> list[dict[str, Any]]:
         """Every tool in one provider's format."""

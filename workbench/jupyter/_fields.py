@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import ipywidgets as W
 
+from workbench._json_text import loads as load_json
 from workbench._html import escape as _e
 from workbench.jupyter._field_label import FieldLabel, field_marks
 from workbench.jupyter._widget_kit import LABEL_WIDTH, WidgetKit, show
@@ -882,7 +883,7 @@ class JSONField(_TextBox):
         if not text.strip():
             return self._shown_default()
         try:
-            return json.loads(text)
+            return load_json(text)
         except ValueError as exc:
             types = json_types(self.schema)
             if not types or "string" in types:

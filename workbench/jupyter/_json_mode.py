@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 import ipywidgets as W
 
+from workbench._json_text import loads as load_json
 from workbench._errors import ToolInputError
 from workbench._html import escape as _e
 from workbench._html import without_path
@@ -27,7 +28,7 @@ FORM, JSON = "Form", "JSON"
 def parse_input(text: str, parameters: list[str], tool_name: str) -> tuple[Optional[dict], Optional[str]]:
     """``(the input object, None)`` or ``(None, why it is not one)`` for the editor's text."""
     try:
-        value = json.loads(text) if text.strip() else {}
+        value = load_json(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
     if not isinstance(value, dict):

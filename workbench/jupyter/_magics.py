@@ -21,6 +21,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
+from workbench._json_text import loads as load_json
 from workbench._errors import ToolSpecError
 from workbench._html import escape as _e
 from workbench._styles import MUTED, WRAP, status_colour
@@ -58,7 +59,7 @@ def parse_call_arguments(text: str) -> dict[str, Any]:
         return {}
     if text.startswith("{"):
         try:
-            value = json.loads(text)
+            value = load_json(text)
         except ValueError as exc:
             raise UsageError(f"%tool_call: the arguments are not valid JSON ({exc})") from None
         if not isinstance(value, dict):
@@ -74,7 +75,7 @@ def parse_call_arguments(text: str) -> dict[str, Any]:
         if not eq or not key:
             raise UsageError(f"%tool_call: expected key=value, got {token!r} (or pass one JSON object)")
         try:
-            out[key] = json.loads(raw)
+            out[key] = load_json(raw)
         except ValueError:
             out[key] = raw
     return out
@@ -408,20 +409,23 @@ class WorkbenchMagics(Magics):
               help="save: what the replayed result must satisfy (default: error for a failed call, "
                    "schema for a synthetic one, else exact)")
     @argument("--update", action="store_true", help="run: rewrite failing exact/subset expectations from the results")
+    @argument("--approve", action="store_true",
+              help="run: approve the cases' calls of ask_user tools (by default they are refused: case files are data)")
     @line_magic
     def tool_case(self, line: str = "") -> Any:
         """``%tool_case save [--expect exact|subset|schema|error]``: save the log's last call as a test case
         in ``<case folder>/<tool>.cases.json`` (``workbench.testing.set_case_folder``; default ``tool_cases/``).
-        ``%tool_case run [PATH] [--update]``: replay the cases of PATH (default: the case folder) and show
-        the outcome table — failing rows highlighted, each diff expandable."""
+        ``%tool_case run [PATH] [--update] [--approve]``: replay the cases of PATH (default: the case folder)
+        and show the outcome table — failing rows highlighted, each diff expandable. Calls of ``ask_user``
+        tools are refused unless ``--approve`` approves them."""
         args = _parse(self.tool_case, line, "%tool_case")
         if args.action == "save":
-            if args.path is not None or args.update:
+            if args.path is not None or args.update or args.approve:
                 raise UsageError("%tool_case save takes only --expect (it saves the last call of the log)")
             return self._save_case(args.expect)
         if args.expect is not None:
             raise UsageError("%tool_case run: --expect is for save (the saved cases carry their expectations)")
-        return self._run_cases(args.path, args.update)
+        return self._run_cases(args.path, args.update, args.approve)
 
     def _save_case(self, expect: Optional[str]) -> SavedCase:
         from workbench.testing import CaseFileError, save_case
@@ -447,15 +451,20 @@ class WorkbenchMagics(Magics):
         stored = [c for c in CaseFile.load(path).cases if c.same_call(cases[0])]  # with the id the file gave it
         return SavedCase(stored[-1] if stored else cases[0], path)
 
-    def _run_cases(self, path: Optional[str], update: bool) -> CaseRunView:
+    def _run_cases(self, path: Optional[str], update: bool, approve: bool = False) -> CaseRunView:
         from workbench.testing import CaseFileError, case_folder, run_cases
 
         source = path if path is not None else case_folder()
         try:
-            frame = run_cases(source, registry=self.workbench.registry, update=update)
+            frame = run_cases(source, registry=self.workbench.registry, update=update,
+                              approver=_approve_all if approve else None)
         except (CaseFileError, OSError) as exc:
             raise UsageError(f"%tool_case run: {_one_line(exc)}") from None
         return CaseRunView(frame)
+
+
+def _approve_all(tool_use: Any, tool: Any) -> bool:
+    return True
 
 
 def load(ipython: Any) -> None:

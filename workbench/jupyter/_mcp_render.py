@@ -10,6 +10,7 @@ import datetime as _dt
 import json
 from typing import Any, Callable, Iterable, Optional
 
+from workbench._json_text import loads as load_json
 from workbench._html import escape
 from workbench._styles import BORDER, MUTED, WRAP
 from workbench.jupyter._render import json_html
@@ -30,7 +31,7 @@ def clock(timestamp: float) -> str:
 def _text_html(text: str, mime: str) -> str:
     if mime == "application/json" or mime.endswith("+json"):
         try:
-            return json_html(json.loads(text))
+            return json_html(load_json(text))
         except ValueError:
             pass
     return f"<pre style='{_PRE}'>{escape(text)}</pre>"

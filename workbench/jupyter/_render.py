@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any, Optional
 
+from workbench._json_text import loads as load_json
 from workbench._html import display_status, error_message, status_html, without_path
 from workbench._html import escape as _e
 from workbench._styles import ERROR_BOX_STYLE, MUTED, STATUS_COLOURS, WARNING_STYLE, WRAP
@@ -218,7 +219,7 @@ def _blocks_html(content: list[dict]) -> str:
 
 def _same_json(text: Any, value: Any) -> bool:
     try:
-        return json.loads(text) == value
+        return load_json(text) == value
     except (TypeError, ValueError):
         return False
 

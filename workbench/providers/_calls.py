@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping
 
+from workbench._json_text import loads
 from workbench.providers._common import _as_spec
 from workbench.spec import ToolSpec
 from workbench.types import ToolUse, new_tool_use_id
@@ -13,13 +13,14 @@ from workbench.types import ToolUse, new_tool_use_id
 def _arguments(raw: Any) -> Any:
     """A call's arguments as a dict — or, when they are not a JSON object, as received: executors
     answer such a call with an error result under its id (a ``ToolInputError`` naming the tool and
-    saying the arguments are not valid JSON / not an object), so its valid siblings still run."""
+    saying the arguments are not valid JSON / not an object / nested too deep), so its valid siblings
+    still run."""
     if raw is None or raw == "":
         return {}
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
-        except ValueError:
+            value = loads(raw)
+        except ValueError:  # malformed, or nested too deep to decode safely
             return raw
         return value if isinstance(value, dict) else raw
     return raw

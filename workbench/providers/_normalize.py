@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 from workbench._errors import ToolSpecError
+from workbench._json_text import loads
 from workbench.providers._common import PROVIDER_NAMES, Schema, _as_spec, _is_nullable, _is_object, _provider_key, _resolve_pointer
 from workbench.providers._gemini_schema import _free_array
 
@@ -47,7 +47,7 @@ def _normalize(schema: Any, value: Any, root: Schema, drop_nulls: bool, parse_js
         if not props:
             if parse_json and isinstance(value, str):
                 try:
-                    decoded = json.loads(value)
+                    decoded = loads(value)
                 except ValueError:
                     return value
                 return decoded if isinstance(decoded, dict) else value
@@ -65,7 +65,7 @@ def _normalize(schema: Any, value: Any, root: Schema, drop_nulls: bool, parse_js
         return value
     if parse_json and isinstance(value, str) and _free_array(schema):
         try:
-            decoded = json.loads(value)
+            decoded = loads(value)
         except ValueError:
             return value
         return decoded if isinstance(decoded, list) else value

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
+from workbench._json_text import loads as load_json
 from workbench._content import json_text
 from workbench.types import ToolResult
 
@@ -38,7 +38,7 @@ def _redundant_json(block_json: Any, texts: list[str]) -> bool:
     """True when a text block already is this json block's serialisation (structured results carry both)."""
     for text in texts:
         try:
-            if json.loads(text) == block_json:
+            if load_json(text) == block_json:
                 return True
         except ValueError:
             continue

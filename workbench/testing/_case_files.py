@@ -32,12 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Union
 
+from workbench._json_text import MAX_JSON_DEPTH
+from workbench._json_text import loads as load_json
 from workbench.testing._cases import CaseFileError, ToolCase
 
 __all__ = ["CaseFile", "save_case", "set_case_folder", "case_folder", "find_case_files", "load_cases",
            "CASE_SUFFIX", "DEFAULT_FOLDER"]
 
 CASE_SUFFIX = ".cases.json"
+#: a case file nests its cases a few levels around inputs and expectations of up to MAX_JSON_DEPTH levels
+_MAX_FILE_DEPTH = 2 * MAX_JSON_DEPTH
 DEFAULT_FOLDER = "tool_cases"
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -78,7 +82,7 @@ class CaseFile:
         except OSError as exc:
             raise CaseFileError(f"Cannot read case file {str(path)!r}: {exc.strerror or exc}") from None
         try:
-            data = json.loads(text)
+            data = load_json(text, max_depth=_MAX_FILE_DEPTH)
         except json.JSONDecodeError as exc:
             raise CaseFileError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
         return cls.from_data(data, path)

@@ -10,8 +10,9 @@
 
 Each distinct failure (by kind and error type) is shrunk by hypothesis to a minimal input and
 reported with the message and the tool's traceback. Calls run one at a time in a
-``SequentialExecutor`` (synthetic mode for spec-only tools, ``ask_user`` tools approved). Runs
-are reproducible: ``seed=0`` by default, no example database.
+``SequentialExecutor`` (synthetic mode for spec-only tools); an ``ask_user`` tool runs only with an
+``approver`` (as the executors take it), else the report says it could not run. Runs are
+reproducible: ``seed=0`` by default, no example database.
 """
 
 from __future__ import annotations
@@ -125,9 +126,6 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 
 # -- running ----------------------------------------------------------------------------------------
-def _approve(tool_use: Any, tool: Any) -> bool:
-    return True
-
 
 def _expected_names(expected: Iterable[Any]) -> set[str]:
     """Error type names: a name as given; a class with its subclasses (results carry only the name)."""
@@ -147,7 +145,8 @@ def _expected_names(expected: Iterable[Any]) -> set[str]:
 
 
 def _run(tool: Any, strategy: Any, judge: Callable[[Any, Any, int], Optional[CheckFailure]], mode: str, *,
-         max_examples: int, timeout: Optional[float], seed: Optional[int], spy: Any = None) -> CheckReport:
+         max_examples: int, timeout: Optional[float], seed: Optional[int], spy: Any = None,
+         approver: Any = None) -> CheckReport:
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as seed_test
     from hypothesis.errors import FailedHealthCheck, Unsatisfiable
@@ -161,7 +160,7 @@ def _run(tool: Any, strategy: Any, judge: Callable[[Any, Any, int], Optional[Che
     registered = spy if spy is not None else tool
     registry = ToolRegistry(synthetic=True)
     registry.register_tool(registered)
-    executor = SequentialExecutor(timeout=timeout, approver=_approve, synthetic=True)
+    executor = SequentialExecutor(timeout=timeout, approver=approver, synthetic=True)
     name = tool.tool_name
     report = CheckReport(tool=name, mode=mode, seed=seed)
 
@@ -225,7 +224,8 @@ def _off_the_loop(function: Callable[[], None]) -> None:
 
 
 def check_tool(tool: Any, *, max_examples: int = 200, timeout: Optional[float] = None,
-               expected_errors: Iterable[Any] = (), registry: Any = None, seed: Optional[int] = 0) -> CheckReport:
+               expected_errors: Iterable[Any] = (), registry: Any = None, seed: Optional[int] = 0,
+               approver: Any = None) -> CheckReport:
     """Run generated valid inputs through the executor and report each kind of failure, shrunk.
 
     Args:
@@ -236,10 +236,15 @@ def check_tool(tool: Any, *, max_examples: int = 200, timeout: Optional[float] =
             valid input (e.g. ``[ZeroDivisionError]``): such calls are not failures.
         registry: where to look a tool name up (default: the default registry).
         seed: hypothesis seed (``None``: a fresh random run).
+        approver: ``approver(tool_use, tool) -> bool`` (sync or async) for an ``ask_user`` tool, as
+            the executors take it; without one such a tool is not run (the report's ``error`` says so).
     """
     from workbench.testing._strategies import inputs, resolve_tool
 
     item = _runnable(resolve_tool(tool, registry))
+    refused = _needs_approver(item, approver, "check", seed)
+    if refused is not None:
+        return refused
     allowed = _expected_names(expected_errors)
 
     def judge(tool_input: Any, result: Any, calls: int) -> Optional[CheckFailure]:
@@ -265,16 +270,21 @@ def check_tool(tool: Any, *, max_examples: int = 200, timeout: Optional[float] =
         strategy = inputs(item)
     except Exception as exc:  # noqa: BLE001 - ToolSpecError: the schema cannot be generated from
         return CheckReport(tool=item.tool_name, mode="check", error=str(exc), seed=seed)
-    return _run(item, strategy, judge, "check", max_examples=max_examples, timeout=timeout, seed=seed)
+    return _run(item, strategy, judge, "check", max_examples=max_examples, timeout=timeout, seed=seed,
+                approver=approver)
 
 
-def fuzz_inputs(tool: Any, *, max_examples: int = 200, registry: Any = None, seed: Optional[int] = 0) -> CheckReport:
+def fuzz_inputs(tool: Any, *, max_examples: int = 200, registry: Any = None, seed: Optional[int] = 0,
+                approver: Any = None) -> CheckReport:
     """Run generated *invalid* inputs (wrong types, missing or undeclared keys, values past bounds,
     lengths, enums, patterns, formats) through the executor: each must come back as a
     ``ToolInputError`` result without reaching the tool's code. Arguments as :func:`check_tool`."""
     from workbench.testing._strategies import invalid_inputs, resolve_tool
 
     item = _runnable(resolve_tool(tool, registry))
+    refused = _needs_approver(item, approver, "fuzz", seed)
+    if refused is not None:
+        return refused
     spy = _Spy(item)
 
     def judge(tool_input: Any, result: Any, calls: int) -> Optional[CheckFailure]:
@@ -293,26 +303,29 @@ def fuzz_inputs(tool: Any, *, max_examples: int = 200, registry: Any = None, see
         strategy = invalid_inputs(item)
     except Exception as exc:  # noqa: BLE001
         return CheckReport(tool=item.tool_name, mode="fuzz", error=str(exc), seed=seed)
-    return _run(item, strategy, judge, "fuzz", max_examples=max_examples, timeout=None, seed=seed, spy=spy)
+    return _run(item, strategy, judge, "fuzz", max_examples=max_examples, timeout=None, seed=seed, spy=spy,
+                approver=approver)
 
 
 def property_test(tool: Any, *, max_examples: int = 100, timeout: Optional[float] = None,
                   expected_errors: Iterable[Any] = (), fuzz: bool = True, registry: Any = None,
-                  seed: Optional[int] = None) -> Callable[[], None]:
+                  seed: Optional[int] = None, approver: Any = None) -> Callable[[], None]:
     """A pytest test function: ``test_add = property_test(add)`` in a test module runs
     :func:`check_tool` (and :func:`fuzz_inputs` unless ``fuzz=False``) and fails with the reports.
 
     ``seed=None`` (the default here) explores new examples on each run, as hypothesis tests do
-    (a loaded hypothesis profile, e.g. ``derandomize=True`` on CI, applies).
+    (a loaded hypothesis profile, e.g. ``derandomize=True`` on CI, applies). ``approver`` as for
+    :func:`check_tool` (an ``ask_user`` tool needs one).
     """
     label = getattr(tool, "tool_name", None) or getattr(tool, "name", None) or getattr(tool, "__name__", "tool")
 
     def test() -> None:
         __tracebackhide__ = True  # pytest shows the reports, not this wrapper
         reports = [check_tool(tool, max_examples=max_examples, timeout=timeout, expected_errors=expected_errors,
-                              registry=registry, seed=seed)]
+                              registry=registry, seed=seed, approver=approver)]
         if fuzz:
-            reports.append(fuzz_inputs(tool, max_examples=max_examples, registry=registry, seed=seed))
+            reports.append(fuzz_inputs(tool, max_examples=max_examples, registry=registry, seed=seed,
+                                       approver=approver))
         bad = [r for r in reports if not r.ok]
         if bad:
             raise AssertionError("\n\n".join(r.text() for r in bad))
@@ -350,6 +363,17 @@ def _runnable(item: Any) -> Any:
         raise ValueError(f"Tool '{item.tool_name}' has permission always_deny: it never runs, so there is nothing "
                          "to property-test")
     return item
+
+
+def _needs_approver(item: Any, approver: Any, mode: str, seed: Optional[int]) -> Optional[CheckReport]:
+    """The report of an ``ask_user`` tool given no approver (it is not run), else None."""
+    from workbench.testing._runner import approval_needed
+    from workbench.types import Permission
+
+    if approver is not None or Permission.coerce(item.spec.permission) is not Permission.ASK_USER:
+        return None
+    how = "pass approver= to " + ("check_tool" if mode == "check" else "fuzz_inputs") + " or property_test"
+    return CheckReport(tool=item.tool_name, mode=mode, error=approval_needed(item.tool_name, how), seed=seed)
 
 
 class _Spy(BaseTool):

@@ -3,6 +3,8 @@
 * Collects every ``*.cases.json`` under the test paths: one item per case, id ``tool::case``,
   failing with a readable expected-vs-actual JSON diff. ``--update-tool-cases`` rewrites the
   ``exact``/``subset`` expectations of failing cases from the actual results instead.
+* Case files are data anyone may have written: their calls of ``ask_user`` tools are refused unless
+  ``--approve-tools`` (or the ini option ``approve_tools = true``) approves them all.
 * ``--tool-specs PATH`` (or the ini option ``tool_specs``) adds one item that compares the tools'
   current specs with the snapshot at PATH and fails on breaking changes; ``--update-tool-specs``
   (re)writes the snapshot. The tools come from ``--tool-specs-source`` / the ini option
@@ -29,6 +31,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("workbench", "Tool Workbench: saved tool cases and tool spec snapshots")
     group.addoption("--update-tool-cases", action="store_true", default=False,
                     help="rewrite the exact/subset expectations of failing *.cases.json cases from the actual results")
+    group.addoption("--approve-tools", action="store_true", default=False,
+                    help="approve the calls *.cases.json cases make of ask_user tools (by default they are refused)")
     group.addoption("--tool-specs", metavar="PATH", default=None,
                     help="fail on breaking changes of the tools' specs against the snapshot at PATH (tool_specs.json)")
     group.addoption("--update-tool-specs", action="store_true", default=False,
@@ -36,6 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tool-specs-source", action="append", metavar="MODULE", default=[],
                     help="where the tools of the spec snapshot come from: a module, module:function ref or .py path "
                          "(repeatable; default: the modules the snapshot's refs name)")
+    parser.addini("approve_tools", "approve the calls cases make of ask_user tools (as --approve-tools)",
+                  type="bool", default=False)
     parser.addini("tool_specs", "tool spec snapshot checked in every run (as --tool-specs)", default="")
     parser.addini("tool_specs_source", "modules / refs / .py paths the spec snapshot's tools come from", type="linelist",
                   default=[])
@@ -72,6 +78,10 @@ class CaseFileCollector(pytest.File):
             yield CaseItem.from_parent(self, name=f"{case.tool}::{case.id}", case=case, case_file=case_file)
 
 
+def _approve_all(tool_use: Any, tool: Any) -> bool:
+    return True
+
+
 class CaseFailed(Exception):
     def __init__(self, outcome: Any) -> None:
         super().__init__(outcome.message)
@@ -90,7 +100,9 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         from workbench.testing._runner import run_case
 
-        outcome = run_case(self.case, case_file=self.case_file, _registries=self.parent.registries)
+        approve = self.config.getoption("approve_tools") or self.config.getini("approve_tools")
+        outcome = run_case(self.case, approver=_approve_all if approve else None, case_file=self.case_file,
+                           _registries=self.parent.registries)
         if outcome.passed:
             return
         if self.config.getoption("update_tool_cases") and outcome.updated_case() is not None:

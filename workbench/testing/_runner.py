@@ -2,8 +2,12 @@
 
 Replays are deterministic: every case runs alone in a ``SequentialExecutor`` with
 ``synthetic=True`` and the case's ``seed`` (spec-only tools return the same generated value every
-time), a fresh ``invocation_state`` (tools taking a ``ToolContext`` get a fresh context), and an
-approver that allows ``ask_user`` tools (the case was saved by someone who ran it).
+time) and a fresh ``invocation_state`` (tools taking a ``ToolContext`` get a fresh context).
+
+Case files are data others can write, so replaying one approves nothing by itself: an ``ask_user``
+tool runs only through the caller's ``approver`` (``run_cases(..., approver=...)``, ``pytest
+--approve-tools``, ``%tool_case run --approve``); without one its call is refused (``PermissionDenied``)
+and the case fails saying how to approve — or passes, if it expects that error.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ from workbench.testing._json_diff import Difference, compare, project_like, rend
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["CaseOutcome", "run_case", "run_cases", "update_case_files", "RUN_COLUMNS"]
+__all__ = ["CaseOutcome", "run_case", "run_cases", "update_case_files", "RUN_COLUMNS", "approval_needed"]
+
+#: ``approver(tool_use, tool) -> bool`` (or an awaitable of one), as the executors take it
+Approver = Callable[[Any, Any], Any]
 
 #: columns of :func:`run_cases`' DataFrame
 RUN_COLUMNS = ("case", "tool", "status", "expect", "duration_ms", "message", "diff")
@@ -124,8 +131,18 @@ _JUDGES: dict[str, Callable[[ToolCase, Any, Any], tuple[str, str, list[Differenc
 
 
 # -- running ----------------------------------------------------------------------------------------
-def _approve(tool_use: Any, tool: Any) -> bool:
-    return True
+def approval_needed(name: str, how: str = "pass approver= to run_cases") -> str:
+    """What a case (or a property test) refused for want of an approver says."""
+    return (f"tool {name!r} needs approval (permission: ask_user), and replaying cases approves nothing by "
+            f"itself: {how} (e.g. approver=lambda tool_use, tool: True), --approve-tools to pytest "
+            "(or approve_tools = true in its ini file), or --approve to %tool_case run")
+
+
+def _refused_for_want_of_approver(result: Any, spec: Any) -> bool:
+    from workbench.types import Permission
+
+    return (result.status == "error" and result.metadata.get("error_type") == "PermissionDenied"
+            and Permission.coerce(spec.permission) is Permission.ASK_USER)
 
 
 class _Registries:
@@ -150,10 +167,11 @@ class _Registries:
         return default_registry()
 
 
-def run_case(case: ToolCase, registry: Any = None, *, case_file: Optional[CaseFile] = None,
-             _registries: Optional[_Registries] = None) -> CaseOutcome:
+def run_case(case: ToolCase, registry: Any = None, *, approver: Optional[Approver] = None,
+             case_file: Optional[CaseFile] = None, _registries: Optional[_Registries] = None) -> CaseOutcome:
     """Replay one case and judge it. ``registry``: where to find the tool (default: the case file's
-    ``tools``, else the default registry)."""
+    ``tools``, else the default registry). ``approver``: ``approver(tool_use, tool) -> bool`` (sync or
+    async) deciding the calls of ``ask_user`` tools; without one they are refused."""
     from workbench.executor import SequentialExecutor
     from workbench.testing._cases import CaseFileError
     from workbench.types import make_tool_use
@@ -168,7 +186,7 @@ def run_case(case: ToolCase, registry: Any = None, *, case_file: Optional[CaseFi
             case_file.path is not None else ""
         return CaseOutcome(case, "error", f"tool {case.tool!r} is not registered{where}", case_file=case_file)
     spec = target.get_tool(case.tool).spec
-    executor = SequentialExecutor(synthetic=True, seed=case.seed or 0, approver=_approve)
+    executor = SequentialExecutor(synthetic=True, seed=case.seed or 0, approver=approver)
     started = time.perf_counter()
     try:
         result = executor.run([make_tool_use(case.tool, _copy(case.input))], target, invocation_state={})[0]
@@ -176,6 +194,8 @@ def run_case(case: ToolCase, registry: Any = None, *, case_file: Optional[CaseFi
         executor.close()
     duration = (time.perf_counter() - started) * 1000.0
     message, diff, differences = _JUDGES[case.expect](case, result, spec)
+    if message and approver is None and _refused_for_want_of_approver(result, spec):
+        message = approval_needed(case.tool)
     return CaseOutcome(case, "fail" if message else "pass", message, diff, duration, result, differences, case_file)
 
 
@@ -185,7 +205,8 @@ def _copy(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def run_cases(cases_or_path: Any, registry: Any = None, *, update: bool = False) -> "pandas.DataFrame":
+def run_cases(cases_or_path: Any, registry: Any = None, *, update: bool = False,
+              approver: Optional[Approver] = None) -> "pandas.DataFrame":
     """Replay cases and return one row per case (columns :data:`RUN_COLUMNS`).
 
     Args:
@@ -195,6 +216,10 @@ def run_cases(cases_or_path: Any, registry: Any = None, *, update: bool = False)
             file is test configuration), else the default registry.
         update: rewrite the ``exact``/``subset`` expectations of failing cases from the actual
             results in their files (as ``pytest --update-tool-cases``); their rows say ``updated``.
+        approver: ``approver(tool_use, tool) -> bool`` (sync or async, as the executors') for the
+            calls of ``ask_user`` tools. Case files are data anyone may have written, so by default
+            nothing is approved: such a call is refused (``PermissionDenied``) and its case fails
+            saying so (a case expecting that error passes).
 
     ``status`` is ``pass``, ``fail`` or ``error`` (``updated`` with ``update=True``); ``diff`` the
     readable expected-vs-actual report. ``df.attrs["outcomes"]`` keeps the :class:`CaseOutcome` objects.
@@ -202,7 +227,7 @@ def run_cases(cases_or_path: Any, registry: Any = None, *, update: bool = False)
     import pandas as pd
 
     registries = _Registries(registry)
-    outcomes = [run_case(case, case_file=case_file, _registries=registries)
+    outcomes = [run_case(case, approver=approver, case_file=case_file, _registries=registries)
                 for case_file, case in load_cases(cases_or_path)]
     statuses = [o.status for o in outcomes]
     if update:
