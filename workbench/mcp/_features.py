@@ -112,6 +112,15 @@ async def _legacy(call: Callable[[], Any]) -> Any:
         return await call()
 
 
+#: list field -> the server capability that offers it (``ServerCapabilities`` attribute)
+_LIST_CAPABILITY = {"resources": "resources", "resource_templates": "resources", "prompts": "prompts"}
+
+
+def _offers(capabilities: Optional[types.ServerCapabilities], field: str) -> bool:
+    """Whether the server declared the capability behind a list (``resources``, ``prompts``…)."""
+    return capabilities is not None and getattr(capabilities, _LIST_CAPABILITY[field], None) is not None
+
+
 def _dump(value: Any) -> Any:
     return value.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(value, "model_dump") else value
 
@@ -287,6 +296,9 @@ class ClientFeatures:
 
     # -- resources ---------------------------------------------------------------------------------
     def _paged(self, method: str, field: str, timeout: Optional[float]) -> list:
+        if not _offers(self.server_capabilities, field):
+            return []  # as MCP Inspector: a server without the capability has nothing to list
+
         async def go() -> list:
             client: "Client" = self._require_client()  # type: ignore[attr-defined]
             items: list = []
@@ -302,11 +314,11 @@ class ClientFeatures:
         return self._run_sync(go(), timeout)  # type: ignore[attr-defined]
 
     def list_resources(self, timeout: Optional[float] = 30.0) -> list[types.Resource]:
-        """The server's resources (every page)."""
+        """The server's resources (every page); ``[]`` when the server has no ``resources`` capability."""
         return self._paged("list_resources", "resources", timeout)
 
     def list_resource_templates(self, timeout: Optional[float] = 30.0) -> list[types.ResourceTemplate]:
-        """The server's resource templates (every page)."""
+        """The server's resource templates (every page); ``[]`` without the ``resources`` capability."""
         return self._paged("list_resource_templates", "resource_templates", timeout)
 
     def read_resource(self, uri: str, timeout: Optional[float] = 30.0) -> types.ReadResourceResult:
@@ -340,7 +352,7 @@ class ClientFeatures:
 
     # -- prompts and completions --------------------------------------------------------------------
     def list_prompts(self, timeout: Optional[float] = 30.0) -> list[types.Prompt]:
-        """The server's prompts (every page)."""
+        """The server's prompts (every page); ``[]`` when the server has no ``prompts`` capability."""
         return self._paged("list_prompts", "prompts", timeout)
 
     def get_prompt(self, name: str, arguments: Optional[dict[str, str]] = None,

@@ -1,0 +1,80 @@
+"""Issue #18's MCP client-side defects, against real server processes: the project's own server,
+``server-everything`` (npm), ``mcp-server-time`` (PyPI) and ``tests/mcp_raw_server.py`` (a hand-written
+JSON-RPC server that can misbehave: ignore SIGTERM, spin, hang, list a malformed tool)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.mcp_servers import EVERYTHING, ROOT, WAIT, eventually, npm_server, serve_command
+from workbench.executor import SequentialExecutor
+from workbench.registry import ToolRegistry
+
+RAW = str(ROOT / "tests" / "mcp_raw_server.py")
+
+
+def raw_server(*flags: str) -> list[str]:
+    """The argv of tests/mcp_raw_server.py with ``flags``."""
+    return [sys.executable, RAW, *flags]
+
+
+def time_server() -> list[str]:
+    """The argv of PyPI's ``mcp-server-time`` (a ``test`` extra of pyproject.toml)."""
+    if importlib.util.find_spec("mcp_server_time") is None:
+        raise AssertionError("mcp-server-time is missing: pip install -e '.[test]' installs it")
+    return [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
+
+
+def own_server() -> list[str]:
+    return serve_command("tests.mcp_sample_tools")
+
+
+def _connect(command, **options):
+    from workbench.mcp import connect
+
+    options.setdefault("registry", ToolRegistry())
+    options.setdefault("connect_timeout", WAIT)
+    return connect(command=command, cwd=str(ROOT), **options)
+
+
+# -- 13. listing what the server does not offer; "received null" ---------------------------------------------
+@pytest.mark.parametrize("command", [raw_server, own_server], ids=["raw-handshake-era", "own-2026-era"])
+def test_lists_of_features_the_server_lacks_are_empty(command):
+    with _connect(command()) as conn:
+        caps = conn.server_capabilities
+        assert caps.resources is None and caps.prompts is None
+        assert conn.list_resources() == []
+        assert conn.list_resource_templates() == []
+        assert conn.list_prompts() == []
+        assert not [m for m in conn.messages if m.method in ("resources/list", "prompts/list")]
+
+
+def test_lists_of_a_server_with_the_features_still_come_from_the_server():
+    with _connect([npm_server(EVERYTHING)]) as conn:
+        assert conn.list_resources() and conn.list_prompts() and conn.list_resource_templates()
+    with _connect(time_server()) as conn:  # declares resources and prompts, and has none
+        assert conn.server_capabilities.resources is not None
+        assert conn.list_resources() == [] and conn.list_prompts() == []
+        assert [m for m in conn.messages if m.method == "resources/list"]
+
+
+def test_a_null_where_a_value_is_expected_reads_received_null():
+    from workbench import tool
+
+    @tool
+    def needs_int(a: int) -> int:
+        """Needs an int."""
+        return a
+
+    registry = ToolRegistry()
+    registry.register_tool(needs_int)
+    error = SequentialExecutor().call(registry, "needs_int", {"a": None}).metadata["error"]
+    assert "a: expected integer, received null" in error and "None" not in error
