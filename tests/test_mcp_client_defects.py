@@ -78,3 +78,50 @@ def test_a_null_where_a_value_is_expected_reads_received_null():
     registry.register_tool(needs_int)
     error = SequentialExecutor().call(registry, "needs_int", {"a": None}).metadata["error"]
     assert "a: expected integer, received null" in error and "None" not in error
+
+
+# -- 15a. the client declares only the capabilities it has handlers for --------------------------------------
+def _declared(conn) -> dict:
+    return json.loads(conn.call_tool("client_capabilities").content[0].text)
+
+
+def test_without_handlers_the_server_sees_no_sampling_elicitation_or_roots():
+    with _connect(raw_server()) as conn:
+        declared = _declared(conn)
+        assert "sampling" not in declared and "elicitation" not in declared and "roots" not in declared
+
+
+def test_each_handler_given_declares_its_capability():
+    with _connect(raw_server(), sampling=lambda params: "hi") as conn:
+        declared = _declared(conn)
+        assert "sampling" in declared and "elicitation" not in declared and "roots" not in declared
+    with _connect(raw_server(), elicitation=lambda params: "decline", roots=[str(ROOT)]) as conn:
+        declared = _declared(conn)
+        assert "sampling" not in declared and "elicitation" in declared and "roots" in declared
+
+
+def test_server_everything_offers_sampling_only_to_a_client_with_a_handler():
+    with _connect([npm_server(EVERYTHING)]) as conn:
+        assert "trigger-sampling-request" not in conn.tools and "get-roots-list" not in conn.tools
+    with _connect([npm_server(EVERYTHING)], sampling=lambda params: "a sampled answer") as conn:
+        assert "trigger-sampling-request" in conn.tools and "get-roots-list" not in conn.tools
+        result = SequentialExecutor().call(conn.registry, "trigger-sampling-request", {"prompt": "x", "maxTokens": 5})
+        assert result.status == "success" and "a sampled answer" in result.text
+
+
+def test_on_the_2026_era_the_capabilities_in_each_request_follow_the_handlers():
+    meta_key = "io.modelcontextprotocol/clientCapabilities"
+    with _connect(own_server()) as conn:
+        assert conn.protocol_version == "2026-07-28"
+        sent = [m.message["params"]["_meta"][meta_key] for m in conn.messages
+                if m.direction == "sent" and m.kind == "request" and meta_key in (m.message.get("params") or {}).get("_meta", {})]
+        assert sent and all("sampling" not in caps and "elicitation" not in caps for caps in sent)
+
+
+def test_set_roots_on_a_connection_without_roots_says_how_to_offer_them():
+    from workbench.mcp import McpConnectionError
+
+    with _connect(raw_server()) as conn:
+        with pytest.raises(McpConnectionError, match=r"roots=\["):
+            conn.set_roots([str(ROOT)])
+        assert conn.roots == []

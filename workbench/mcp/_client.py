@@ -222,7 +222,7 @@ class McpConnection(ClientFeatures):
     def __init__(self, transport: Any, *, label: str, registry: Any, prefix: str = "", replace: bool = False,
                  timeout: Optional[float] = None, read_timeout: Optional[float] = None,
                  stderr_file: Any = None, sampling: Any = None, elicitation: Any = None,
-                 roots: Sequence[Any] = (), log: Any = None) -> None:
+                 roots: Optional[Sequence[Any]] = None, log: Any = None) -> None:
         self._init_features(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
         self.label = label
         self.registry = registry
@@ -584,7 +584,8 @@ class McpConnection(ClientFeatures):
             raise McpConnectionError(f"MCP connection to {self.label} was not made by connect(): nothing to reconnect to")
         self.disconnect()
         arguments = {**self._connect_arguments, "sampling": self.sampling_handler, "elicitation": self.elicitation_handler,
-                     "roots": list(self._roots), "log": self.log, "connect_timeout": connect_timeout}
+                     "roots": list(self._roots) if self._declared["roots"] else None, "log": self.log,
+                     "connect_timeout": connect_timeout}
         fresh = connect(**arguments)
         if self.log_level is not None:
             with contextlib.suppress(Exception):
@@ -626,7 +627,7 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             token: Optional[str] = None, timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
             read_timeout: Optional[float] = None, transport: Optional[str] = None,
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
-            elicitation: Optional[Callable[[Any], Any]] = None, roots: Sequence[Any] = (),
+            elicitation: Optional[Callable[[Any], Any]] = None, roots: Optional[Sequence[Any]] = None,
             log: Any = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
@@ -651,12 +652,16 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         auth: for ``url=``: an ``httpx.Auth`` sent with every request (see ``workbench.mcp._transports``).
         sampling: answers the server's ``sampling/createMessage`` requests:
             ``sampling(params: mcp.types.CreateMessageRequestParams)`` returns the assistant's text
-            (or a ``CreateMessageResult``); sync (run in a worker thread) or async. Without one the
-            server gets an error saying so. Settable later as ``connection.sampling_handler``.
+            (or a ``CreateMessageResult``); sync (run in a worker thread) or async. The client
+            declares the ``sampling`` capability only when given one (then
+            ``connection.sampling_handler`` can be changed later; set to ``None``, the server gets an
+            error saying so).
         elicitation: answers ``elicitation/create`` (form and URL modes):
             ``elicitation(params)`` returns the accepted content (a dict), ``"decline"``,
-            ``"cancel"``/``None``, or an ``ElicitResult``. ``connection.elicitation_handler``.
+            ``"cancel"``/``None``, or an ``ElicitResult``. Declares ``elicitation`` only when given;
+            ``connection.elicitation_handler``.
         roots: the roots offered to the server (paths, ``file://`` URIs or ``{"uri", "name"}``);
+            given (even ``[]``), the client declares the ``roots`` capability and
             ``connection.set_roots([...])`` changes them and notifies the server.
         log: an ``ExecutionLog`` where each sampling and elicitation request lands as a row
             (``mcp:sampling/createMessage`` / ``mcp:elicitation/create``: input = the request,

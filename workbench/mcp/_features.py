@@ -137,13 +137,16 @@ class ClientFeatures:
     elicitation_handler: Optional[Callable[[types.ElicitRequestParams], Any]]
     log: Any
 
-    def _init_features(self, *, sampling: Any = None, elicitation: Any = None, roots: Sequence[Any] = (),
+    def _init_features(self, *, sampling: Any = None, elicitation: Any = None, roots: Optional[Sequence[Any]] = None,
                        log: Any = None) -> None:
         self.sampling_handler = sampling
         self.elicitation_handler = elicitation
+        # the client capabilities declared to the server: only what connect() was given a way to answer
+        self._declared = {"sampling": sampling is not None, "elicitation": elicitation is not None,
+                          "roots": roots is not None}
         self.log_level: Optional[str] = None  # sent with each tool call on 2026-07-28 connections
         self.log = log
-        self._roots: list[types.Root] = [_root(r) for r in roots]
+        self._roots: list[types.Root] = [_root(r) for r in roots or ()]
         self._messages: Record[ProtocolMessage] = Record(limit=5000)
         self._notifications: Record[Notification] = Record()
         self._server_logs: Record[ServerLog] = Record()
@@ -152,13 +155,16 @@ class ClientFeatures:
 
     # -- the SDK client's callbacks (on the connection loop) ------------------------------------------
     def _client_callbacks(self) -> dict[str, Any]:
-        return {
-            "sampling_callback": self._on_sampling,
-            "elicitation_callback": self._on_elicitation,
-            "list_roots_callback": self._on_list_roots,
-            "logging_callback": self._on_log,
-            "message_handler": self._on_message,
-        }
+        """The SDK client's callbacks. The SDK declares sampling, elicitation and roots for exactly the
+        callbacks it is given, so those without a handler are left out: a client must not declare
+        what it would answer with an error."""
+        callbacks = {"logging_callback": self._on_log, "message_handler": self._on_message}
+        for capability, (option, callback) in {"sampling": ("sampling_callback", self._on_sampling),
+                                               "elicitation": ("elicitation_callback", self._on_elicitation),
+                                               "roots": ("list_roots_callback", self._on_list_roots)}.items():
+            if self._declared[capability]:
+                callbacks[option] = callback
+        return callbacks
 
     def _record_message(self, direction: str, message: Optional[dict]) -> None:
         if message is not None:
@@ -432,7 +438,14 @@ class ClientFeatures:
 
     def set_roots(self, roots: Sequence[Any], timeout: Optional[float] = 30.0) -> None:
         """Replace the roots (paths, ``file://`` URIs or ``{"uri", "name"}`` dicts) and send
-        ``notifications/roots/list_changed``."""
+        ``notifications/roots/list_changed``. Only on a connection made with ``roots=`` (which
+        declared the roots capability); others raise ``McpConnectionError`` saying so."""
+        if not self._declared["roots"]:
+            from workbench.mcp._client import McpConnectionError
+
+            raise McpConnectionError(
+                f"MCP connection to {getattr(self, 'label', '?')} did not declare the roots capability, so the server "
+                "never asks for roots: connect(..., roots=[...]) offers them (roots=[] to start with none)")
         self._roots = [_root(r) for r in roots]
         if getattr(self, "connected", False):
             client = self._require_client()  # type: ignore[attr-defined]
