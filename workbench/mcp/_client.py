@@ -25,6 +25,7 @@ from mcp_types import LOG_LEVEL_META_KEY
 from mcp.client import Client
 
 from workbench.context import ToolContext
+from workbench.mcp._errors import McpConnectionError
 from workbench.mcp._features import ClientFeatures
 from workbench.mcp._record import wire_dict
 from workbench.mcp._transports import REFUSALS as _REFUSALS
@@ -44,10 +45,6 @@ logger = logging.getLogger("workbench.mcp")
 
 _LIVE: "weakref.WeakSet[McpConnection]" = weakref.WeakSet()
 _PAGE_CAP = 100
-
-
-class McpConnectionError(ConnectionError):
-    """Connecting to (or talking to) an MCP server failed."""
 
 
 def _fraction(progress: float, total: Optional[float]) -> float:

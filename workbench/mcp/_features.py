@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import mcp.types as types
 
+from workbench.mcp._errors import McpConnectionError
 from workbench.mcp._record import Notification, ProtocolMessage, Record, ServerLog, now
 from workbench.types import ToolResult, new_tool_use_id, utc_now_iso
 
@@ -441,8 +442,6 @@ class ClientFeatures:
         ``notifications/roots/list_changed``. Only on a connection made with ``roots=`` (which
         declared the roots capability); others raise ``McpConnectionError`` saying so."""
         if not self._declared["roots"]:
-            from workbench.mcp._client import McpConnectionError
-
             raise McpConnectionError(
                 f"MCP connection to {getattr(self, 'label', '?')} did not declare the roots capability, so the server "
                 "never asks for roots: connect(..., roots=[...]) offers them (roots=[] to start with none)")
