@@ -125,3 +125,16 @@ def test_set_roots_on_a_connection_without_roots_says_how_to_offer_them():
         with pytest.raises(McpConnectionError, match=r"roots=\["):
             conn.set_roots([str(ROOT)])
         assert conn.roots == []
+
+
+# -- 11. one malformed tool does not break connect() -----------------------------------------------------------
+def test_a_tool_without_input_schema_is_skipped_with_the_reason_and_the_others_work():
+    with _connect(raw_server("--bad-tool")) as conn:
+        assert sorted(conn.tools) == ["client_capabilities", "echo"]
+        assert "inputSchema" in conn.skipped["broken"] and "required" in conn.skipped["broken"]
+        assert SequentialExecutor().call(conn.registry, "echo", {"text": "still here"}).value == "still here"
+        assert [t.name for t in conn.list_mcp_tools()] == ["echo", "client_capabilities"]
+        conn.refresh()
+        assert sorted(conn.tools) == ["client_capabilities", "echo"] and "inputSchema" in conn.skipped["broken"]
+        assert any(m.direction == "received" and '"broken"' in json.dumps(m.message)
+                   for m in conn.messages)  # the raw history keeps what the server really sent

@@ -27,6 +27,7 @@ from mcp.client import Client
 from workbench.context import ToolContext
 from workbench.mcp._errors import McpConnectionError
 from workbench.mcp._features import ClientFeatures
+from workbench.mcp._lenient import ToolListRepair
 from workbench.mcp._record import wire_dict
 from workbench.mcp._transports import REFUSALS as _REFUSALS
 from workbench.mcp._transports import open_transport
@@ -81,10 +82,12 @@ class _EndWatch(_StreamWrapper):
     ``on_item``. The SDK's session only fails later requests when the stream ends; this lets the
     connection say at once that it is gone."""
 
-    def __init__(self, inner: Any, on_end: Callable[[], None], on_item: Callable[[Any], None]) -> None:
+    def __init__(self, inner: Any, on_end: Callable[[], None], on_item: Callable[[Any], None],
+                 repair: Callable[[Any], Any] = lambda item: item) -> None:
         super().__init__(inner)
         self._on_end = on_end
         self._on_item = on_item
+        self._repair = repair
 
     @property
     def last_context(self) -> Any:  # the SDK's ContextReceiveStream keeps the sender's contextvars here
@@ -97,7 +100,7 @@ class _EndWatch(_StreamWrapper):
             self._on_end()
             raise
         self._on_item(item)
-        return item
+        return self._repair(item)
 
     def __aiter__(self) -> "_EndWatch":
         return self
@@ -122,12 +125,18 @@ class _SendWatch(_StreamWrapper):
 
 
 @contextlib.asynccontextmanager
-async def _watch(transport: Any, on_end: Callable[[], None], record: Callable[[str, Any], None]) -> Any:
-    """``transport`` with its streams wrapped: the end of the read stream is noticed at once, and
-    every message either way is recorded (the connection's raw protocol history)."""
+async def _watch(transport: Any, on_end: Callable[[], None], record: Callable[[str, Any], None],
+                 tool_lists: ToolListRepair) -> Any:
+    """``transport`` with its streams wrapped: the end of the read stream is noticed at once, every
+    message either way is recorded (the connection's raw protocol history), and malformed tools are
+    taken out of ``tools/list`` results (``tool_lists``) before the SDK validates them."""
+    def sent(item: Any) -> None:
+        tool_lists.sent(item)
+        record("sent", item)
+
     async with transport as (read_stream, write_stream):
-        yield (_EndWatch(read_stream, on_end, lambda item: record("received", item)),
-               _SendWatch(write_stream, lambda item: record("sent", item)))
+        yield (_EndWatch(read_stream, on_end, lambda item: record("received", item), tool_lists.received),
+               _SendWatch(write_stream, sent))
 
 
 class McpProxyTool(BaseTool):
@@ -233,6 +242,7 @@ class McpConnection(ClientFeatures):
         self.skipped: dict[str, str] = {}
         self.server_info: Optional[types.Implementation] = None
         self.protocol_version: Optional[str] = None
+        self._tool_lists = ToolListRepair(lambda: self.protocol_version)
         self._transport = transport
         self._read_timeout = read_timeout
         self._stderr_file = stderr_file
@@ -312,7 +322,7 @@ class McpConnection(ClientFeatures):
         from workbench._version import __version__
 
         try:
-            client = Client(_watch(self._transport, self._stream_ended, self._record_wire),
+            client = Client(_watch(self._transport, self._stream_ended, self._record_wire, self._tool_lists),
                             read_timeout_seconds=self._read_timeout,
                             client_info=types.Implementation(name="tool-workbench", version=__version__),
                             **self._client_callbacks())
@@ -415,6 +425,7 @@ class McpConnection(ClientFeatures):
 
     def _register(self, mcp_tools: Sequence[types.Tool]) -> None:
         """Register a proxy per tool; on a name clash undo this batch and raise ``ValueError``."""
+        self.skipped.update(self._tool_lists.rejected)  # listed by the server, but not as a valid MCP Tool
         added: list[str] = []
         try:
             for mcp_tool in mcp_tools:
