@@ -138,3 +138,9 @@ def test_a_tool_without_input_schema_is_skipped_with_the_reason_and_the_others_w
         assert sorted(conn.tools) == ["client_capabilities", "echo"] and "inputSchema" in conn.skipped["broken"]
         assert any(m.direction == "received" and '"broken"' in json.dumps(m.message)
                    for m in conn.messages)  # the raw history keeps what the server really sent
+
+
+def test_a_valid_listing_on_the_2026_era_is_kept_whole():
+    with _connect(own_server()) as conn:
+        assert conn.protocol_version == "2026-07-28"
+        assert conn.skipped == {} and "add" in conn.tools

@@ -29,18 +29,24 @@ def _reason(error: ValidationError) -> str:
     return "; ".join(dict.fromkeys(parts))
 
 
-def _problem(tool: Any, version: str) -> Optional[str]:
-    """Why the SDK would reject ``tool`` (a raw dict from the wire) at ``version``; ``None`` if it would not."""
+def _check(result: dict[str, Any], version: str) -> None:
+    """Validate a ``tools/list`` result as the SDK does (raises ``ValidationError``)."""
     import mcp.types as types
     from mcp_types import methods
 
     try:
-        methods.validate_server_result("tools/list", version, {"tools": [tool]})
-        types.ListToolsResult.model_validate({"tools": [tool]})
+        methods.validate_server_result("tools/list", version, result)
+    except KeyError:  # a version without a tools/list row: the SDK checks only the generic type
+        pass
+    types.ListToolsResult.model_validate(result)
+
+
+def _problem(result: dict[str, Any], tool: Any, version: str) -> Optional[str]:
+    """Why the SDK would reject ``tool`` (a raw dict from the wire) in ``result``; ``None`` if it would not."""
+    try:
+        _check({**result, "tools": [tool]}, version)
     except ValidationError as exc:
         return f"the server listed it without a valid MCP Tool definition ({_reason(exc)}); skipped, as MCP Inspector does"
-    except KeyError:  # a version without a tools/list row: nothing to check against
-        return None
     return None
 
 
@@ -72,9 +78,18 @@ class ToolListRepair:
         if not isinstance(tools, list):
             return item
         version = self._version() or _FALLBACK_VERSION
+        try:
+            _check(result, version)
+            return item  # the usual case: nothing to repair
+        except ValidationError:
+            pass
+        try:
+            _check({**result, "tools": []}, version)
+        except ValidationError:
+            return item  # the result itself is broken, not a tool of it: the SDK reports that
         kept = []
         for index, tool in enumerate(tools):
-            reason = _problem(tool, version)
+            reason = _problem(result, tool, version)
             if reason is None:
                 kept.append(tool)
                 continue
