@@ -144,3 +144,72 @@ def test_a_valid_listing_on_the_2026_era_is_kept_whole():
     with _connect(own_server()) as conn:
         assert conn.protocol_version == "2026-07-28"
         assert conn.skipped == {} and "add" in conn.tools
+
+
+# -- 9. ping and resource subscriptions on both protocol eras ----------------------------------------------------
+def resource_server() -> list[str]:
+    return [sys.executable, str(ROOT / "tests" / "mcp_resource_server.py")]
+
+
+def _sent_methods(conn) -> list[str]:
+    return [m.method for m in conn.messages if m.direction == "sent" and m.kind == "request"]
+
+
+@pytest.mark.parametrize("command, era", [(own_server, "2026-07-28"), (time_server, "2026-07-28"),
+                                          (lambda: [npm_server(EVERYTHING)], "2025-11-25"),
+                                          (raw_server, "2025-11-25")],
+                         ids=["own", "mcp-server-time", "server-everything", "raw"])
+def test_ping_answers_on_both_eras(command, era):
+    with _connect(command()) as conn:
+        assert conn.protocol_version == era
+        assert conn.ping() >= 0
+        probe = "server/discover" if era == "2026-07-28" else "ping"
+        assert _sent_methods(conn)[0] == probe  # newest first; the 2026-07-28 era has no ping: server/discover replaces it
+        assert conn.connected
+
+
+def test_subscribe_on_the_2026_era_listens_for_the_resource():
+    updates: list[str] = []
+    with _connect(resource_server()) as conn:
+        assert conn.protocol_version == "2026-07-28"
+        unsubscribe = conn.subscribe_resource("memo://note", updates.append)
+        assert "subscriptions/listen" in _sent_methods(conn) and "resources/subscribe" not in _sent_methods(conn)
+        assert conn.call_tool("touch").structured_content == {"result": 1}
+        eventually(lambda: updates, what="a resource update on the listen stream")
+        assert updates[0] == "memo://note"
+        assert "note version 1" in conn.read_resource("memo://note").contents[0].text
+        unsubscribe()
+        time.sleep(0.3)
+        count = len(updates)
+        conn.call_tool("touch")
+        time.sleep(0.5)
+        assert len(updates) == count  # unsubscribed: the listener is gone
+
+
+def test_subscribe_on_the_handshake_era_still_uses_resources_subscribe():
+    updates: list[str] = []
+    with _connect([npm_server(EVERYTHING)]) as conn:
+        unsubscribe = conn.subscribe_resource("demo://resource/dynamic/text/1", updates.append)
+        assert "resources/subscribe" in _sent_methods(conn)
+        conn.call_tool("toggle-subscriber-updates")
+        try:
+            eventually(lambda: updates, what="a notifications/resources/updated")
+        finally:
+            conn.call_tool("toggle-subscriber-updates")
+            unsubscribe()
+        assert "resources/unsubscribe" in _sent_methods(conn)
+
+
+@pytest.mark.parametrize("command", [own_server, time_server, raw_server], ids=["own", "mcp-server-time", "raw"])
+def test_a_failed_subscribe_leaves_no_callback_and_fails_again_the_second_time(command):
+    from workbench.mcp import McpConnectionError
+    from mcp.shared.exceptions import MCPError
+
+    with _connect(command()) as conn:
+        for _attempt in range(2):
+            with pytest.raises((McpConnectionError, MCPError)) as caught:
+                conn.subscribe_resource("memo://nothing", lambda uri: None)
+            assert conn._resource_listeners == {}
+        if conn.server_capabilities.resources is None:
+            assert "resources" in str(caught.value) and conn.label in str(caught.value)
+        assert conn.connected and conn.ping() >= 0

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import mcp.types as types
 
+from workbench.mcp._eras import ResourceSubscriptions, probe
 from workbench.mcp._errors import McpConnectionError
 from workbench.mcp._record import Notification, ProtocolMessage, Record, ServerLog, now
 from workbench.types import ToolResult, new_tool_use_id, utc_now_iso
@@ -153,6 +154,8 @@ class ClientFeatures:
         self._server_logs: Record[ServerLog] = Record()
         self._changes: Record[str] = Record(limit=200)
         self._resource_listeners: dict[str, list[Callable[[str], Any]]] = {}
+        self._subscriptions = ResourceSubscriptions(lambda: getattr(self, "label", "?"))
+        self._subscribed: set[str] = set()  # the URIs the server was asked to report
 
     # -- the SDK client's callbacks (on the connection loop) ------------------------------------------
     def _client_callbacks(self) -> dict[str, Any]:
@@ -290,13 +293,13 @@ class ClientFeatures:
         return getattr(self, "_instructions", None)
 
     def ping(self, timeout: Optional[float] = 30.0) -> float:
-        """Send ``ping``; the round trip in seconds."""
+        """Send ``ping`` (``server/discover`` on protocol 2026-07-28, which has no ping); the round trip
+        in seconds."""
         async def go() -> float:
             import time
 
             start = time.perf_counter()
-            client = self._require_client()  # type: ignore[attr-defined]
-            await _legacy(client.send_ping)
+            await probe(self._require_client())  # type: ignore[attr-defined]
             return time.perf_counter() - start
 
         return self._run_sync(go(), timeout)  # type: ignore[attr-defined]
@@ -334,16 +337,18 @@ class ClientFeatures:
 
     def subscribe_resource(self, uri: str, callback: Optional[Callable[[str], Any]] = None,
                            timeout: Optional[float] = 30.0) -> Callable[[], None]:
-        """``resources/subscribe``; ``callback(uri)`` runs on each ``notifications/resources/updated``
-        for it (all updates also land in :attr:`notifications`). Returns a function that unsubscribes."""
+        """Ask the server to report changes of ``uri`` — ``resources/subscribe``, or a
+        ``subscriptions/listen`` stream on protocol 2026-07-28 — and run ``callback(uri)`` on each
+        ``notifications/resources/updated`` for it (all updates also land in :attr:`notifications`).
+        Returns a function that unsubscribes. A server that does not offer subscriptions raises, and
+        nothing stays registered."""
         uri = str(uri)
-        listeners = self._resource_listeners.setdefault(uri, [])
-        first = not listeners
-        if callback is not None:
-            listeners.append(callback)
-        if first:
+        if uri not in self._subscribed:
             client = self._require_client()  # type: ignore[attr-defined]
-            self._run_sync(_legacy(lambda: client.subscribe_resource(uri)), timeout)  # type: ignore[attr-defined]
+            self._run_sync(self._subscriptions.subscribe(client, uri), timeout)  # type: ignore[attr-defined]
+            self._subscribed.add(uri)
+        if callback is not None:
+            self._resource_listeners.setdefault(uri, []).append(callback)
 
         def unsubscribe() -> None:
             current = self._resource_listeners.get(uri, [])
@@ -351,9 +356,11 @@ class ClientFeatures:
                 current.remove(callback)
             if not current:
                 self._resource_listeners.pop(uri, None)
-                if getattr(self, "connected", False):
-                    client = self._require_client()  # type: ignore[attr-defined]
-                    self._run_sync(_legacy(lambda: client.unsubscribe_resource(uri)), timeout)  # type: ignore
+                if uri in self._subscribed:
+                    self._subscribed.discard(uri)
+                    if getattr(self, "connected", False):
+                        client = self._require_client()  # type: ignore[attr-defined]
+                        self._run_sync(self._subscriptions.unsubscribe(client, uri), timeout)  # type: ignore
 
         return unsubscribe
 
