@@ -213,3 +213,66 @@ def test_a_failed_subscribe_leaves_no_callback_and_fails_again_the_second_time(c
         if conn.server_capabilities.resources is None:
             assert "resources" in str(caught.value) and conn.label in str(caught.value)
         assert conn.connected and conn.ping() >= 0
+
+
+# -- 8. disconnect and interpreter exit always end the server process ------------------------------------------
+def _gone(pid: int) -> bool:
+    """The process no longer exists (a zombie not yet reaped by its parent counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+def _read_pid(path) -> int:
+    return int(eventually(lambda: path.exists() and path.read_text().strip(), what=f"the pid in {path}"))
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+@pytest.mark.parametrize("flags", [("--ignore-term",), ("--ignore-term", "--spin")], ids=["ignores-sigterm", "spins"])
+def test_disconnect_ends_a_server_that_ignores_sigterm_within_the_timeout(tmp_path, flags):
+    pid_file = tmp_path / "pid"
+    conn = _connect(raw_server("--pid-file", str(pid_file), *flags))
+    pid = _read_pid(pid_file)
+    try:
+        assert not _gone(pid)
+        started = time.monotonic()
+        conn.disconnect(timeout=3)
+        took = time.monotonic() - started
+        assert took < 6.0, f"disconnect(timeout=3) took {took:.1f} s"
+        assert _gone(pid), "the server process outlived disconnect()"
+        assert not conn._thread.is_alive()
+    finally:
+        _kill(pid)
+
+
+CHILD = """
+import sys
+sys.path.insert(0, {root!r})
+from workbench.mcp import connect
+from workbench.registry import ToolRegistry
+conn = connect(command={argv!r}, registry=ToolRegistry(), connect_timeout=60)
+print("connected", conn.call_tool("echo", {{"text": "hi"}}).content[0].text, flush=True)
+{ending}
+"""
+
+
+@pytest.mark.parametrize("ending", ["", "raise SystemExit(3)", "del conn"], ids=["falls-off-the-end", "sys-exit", "drops-it"])
+def test_an_interpreter_that_exits_without_disconnecting_leaves_no_server(tmp_path, ending):
+    pid_file = tmp_path / "pid"
+    argv = raw_server("--pid-file", str(pid_file), "--ignore-term", "--spin")
+    script = CHILD.format(root=str(ROOT), argv=argv, ending=ending)
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=str(ROOT))
+    pid = _read_pid(pid_file)
+    try:
+        assert "connected hi" in child.stdout, child.stderr
+        assert eventually(lambda: _gone(pid), timeout=10, what="the server to be gone after its client exited")
+    finally:
+        _kill(pid)

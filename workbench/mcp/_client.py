@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 import weakref
 from typing import Any, Callable, Optional, Sequence
 
@@ -247,6 +248,7 @@ class McpConnection(ClientFeatures):
         self._read_timeout = read_timeout
         self._stderr_file = stderr_file
         self._stderr_text = ""
+        self._process: Any = None  # the ServerProcess of a command= connection (set by connect())
         self._refused: list[int] = []  # HTTP 401/403 answers seen (url= connections)
         self._connect_arguments: Optional[dict[str, Any]] = None  # what connect() was given (for reconnect)
         self._client: Optional[Client] = None
@@ -387,16 +389,18 @@ class McpConnection(ClientFeatures):
         return self._client
 
     async def _close_session(self, timeout: float) -> None:
+        """End the session within ``timeout`` seconds: ask it to stop, then cancel it."""
+        deadline = time.monotonic() + timeout
         if self._stop is not None:
             self._stop.set()
         main = self._main
         if main is not None and not main.done():
             try:
-                await asyncio.wait_for(asyncio.shield(main), timeout)
+                await asyncio.wait_for(asyncio.shield(main), timeout * 0.9)
             except (asyncio.TimeoutError, asyncio.CancelledError):
                 main.cancel()
                 with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(main, 5.0)
+                    await asyncio.wait_for(main, max(0.05, deadline - time.monotonic()))
             except BaseException:  # noqa: BLE001 - teardown noise
                 pass
 
@@ -551,7 +555,11 @@ class McpConnection(ClientFeatures):
         return self._run_sync(self._call_tool(remote, dict(arguments or {}), None))
 
     def disconnect(self, timeout: float = 10.0) -> None:
-        """Unregister the proxy tools, close the session (stopping a ``command=`` server) and the thread."""
+        """Unregister the proxy tools, close the session and the thread, and end a ``command=`` server
+        process — all within ``timeout`` seconds: its stdin is closed, then it gets SIGTERM, then
+        SIGKILL (its whole process group), each after a share of the time; a server that ignores
+        SIGTERM or hangs is still gone when this returns."""
+        deadline = time.monotonic() + timeout
         with self._close_lock:
             if self._closed:
                 return
@@ -562,17 +570,24 @@ class McpConnection(ClientFeatures):
                 self.registry.unregister(name)
         self.proxies.clear()
         self._notify_disconnected()
+        process = self._process
+        if process is not None:
+            process.stop_timeout = timeout * 0.75  # the rest is for the session's own teardown
         try:
             if not self._loop.is_closed() and self._thread.is_alive() and not self._in_loop_thread():
-                future = asyncio.run_coroutine_threadsafe(self._close_session(timeout), self._loop)
+                future = asyncio.run_coroutine_threadsafe(self._close_session(timeout * 0.9), self._loop)
                 with contextlib.suppress(BaseException):
-                    future.result(timeout + 6.0)
+                    future.result(max(0.0, deadline - time.monotonic()))
         finally:
             if not self._loop.is_closed():
                 with contextlib.suppress(RuntimeError):
                     self._loop.call_soon_threadsafe(self._loop.stop)
             if not self._in_loop_thread():
-                self._thread.join(timeout)
+                self._thread.join(max(0.05, deadline - time.monotonic()))
+            if process is not None and process.running:  # the loop could not finish in time: the last resort
+                process.kill()
+                while process.running and time.monotonic() < deadline + 0.5:
+                    time.sleep(0.01)
             if self._stderr_file is not None:
                 self._stderr_text = self.stderr  # kept after the file is gone
                 handle, self._stderr_file = self._stderr_file, None
@@ -698,6 +713,7 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
                                sampling=sampling, elicitation=elicitation, roots=roots, log=log)
     connection._refused = opened.refused
+    connection._process = opened.process
     connection._connect_arguments = dict(
         command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
         headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth)
