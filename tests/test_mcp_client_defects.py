@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from tests.form_catalogue import wb  # noqa: F401 - a fixture
 from tests.mcp_servers import EVERYTHING, ROOT, WAIT, eventually, npm_server, serve_command
 from workbench.executor import SequentialExecutor
 from workbench.registry import ToolRegistry
@@ -275,4 +276,79 @@ def test_an_interpreter_that_exits_without_disconnecting_leaves_no_server(tmp_pa
         assert "connected hi" in child.stdout, child.stderr
         assert eventually(lambda: _gone(pid), timeout=10, what="the server to be gone after its client exited")
     finally:
+        _kill(pid)
+
+
+# -- 12. a hung server: a bounded handshake, check_alive() and keepalive= ----------------------------------------
+def test_connect_to_a_server_that_never_answers_fails_within_connect_timeout(tmp_path):
+    from workbench.mcp import connect
+
+    pid_file = tmp_path / "pid"
+    argv = raw_server("--pid-file", str(pid_file), "--silent")
+    started = time.monotonic()
+    with pytest.raises(ConnectionError) as caught:
+        connect(command=argv, registry=ToolRegistry(), connect_timeout=3)
+    took = time.monotonic() - started
+    pid = _read_pid(pid_file)
+    try:
+        assert took < 6.0, f"connect(connect_timeout=3) took {took:.1f} s"
+        message = str(caught.value)
+        assert "mcp_raw_server.py" in message and "connect_timeout=3" in message
+        assert isinstance(caught.value, TimeoutError)
+        assert eventually(lambda: _gone(pid), timeout=5, what="the silent server to be stopped")
+    finally:
+        _kill(pid)
+
+
+def _stopped(pid: int) -> None:
+    os.kill(pid, signal.SIGSTOP)  # the process stays, and answers nothing: a hung server
+
+
+def test_check_alive_of_a_live_server_is_true_and_changes_nothing():
+    with _connect(own_server()) as conn:
+        assert conn.check_alive(timeout=WAIT) is True
+        assert conn.connected
+
+
+@pytest.mark.parametrize("command", [raw_server, own_server], ids=["handshake-era", "2026-era"])
+def test_check_alive_marks_a_hung_server_as_disconnected(tmp_path, command):
+    conn = _connect(command())
+    pid = conn._process.pid
+    ended: list[str] = []
+    conn.on_disconnect(lambda: ended.append("ended"))
+    try:
+        _stopped(pid)
+        started = time.monotonic()
+        assert conn.check_alive(timeout=1.0) is False
+        assert time.monotonic() - started < 4.0
+        assert not conn.connected and ended == ["ended"]
+        proxy = conn.proxies.get("client_capabilities") or conn.proxies["server_pid"]  # tools without arguments
+        assert not proxy.connected
+        result = SequentialExecutor().call(conn.registry, proxy.tool_name, {})
+        assert result.status == "error" and "did not answer" in result.error
+        assert conn.check_alive(timeout=1.0) is False  # still gone; listeners ran once
+        assert ended == ["ended"]
+    finally:
+        conn.disconnect(timeout=3)
+        _kill(pid)
+    assert eventually(lambda: _gone(pid), timeout=10, what="the hung server to be stopped")
+
+
+def test_keepalive_notices_a_hung_server_and_its_form_shows_the_banner(wb):
+    from tests.form_catalogue import wait_until
+    from workbench.jupyter import ToolForm
+
+    conn = _connect(raw_server(), registry=wb.registry, keepalive=0.5)
+    pid = conn._process.pid
+    try:
+        form = ToolForm(wb.registry.get_tool("echo"), wb)
+        assert form.set_values({"text": "hi"}).run().value == "hi"
+        time.sleep(1.2)
+        assert conn.connected  # the keepalive probes of a live server pass
+        _stopped(pid)
+        assert wait_until(lambda: not conn.connected, 15.0), "keepalive did not notice the hung server"
+        assert wait_until(lambda: form.disconnected, 10.0)
+        assert "disconnected" in form.disconnected_banner.value and form.run_button.disabled
+    finally:
+        conn.disconnect(timeout=3)
         _kill(pid)

@@ -26,7 +26,8 @@ from mcp_types import LOG_LEVEL_META_KEY
 from mcp.client import Client
 
 from workbench.context import ToolContext
-from workbench.mcp._errors import McpConnectionError
+from workbench.mcp._eras import answers, keep_alive
+from workbench.mcp._errors import McpConnectionError, McpTimeoutError
 from workbench.mcp._features import ClientFeatures
 from workbench.mcp._lenient import ToolListRepair
 from workbench.mcp._record import wire_dict
@@ -41,12 +42,13 @@ from workbench.mcp._convert import (
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool
 
-__all__ = ["connect", "McpConnection", "McpProxyTool", "McpConnectionError"]
+__all__ = ["connect", "McpConnection", "McpProxyTool", "McpConnectionError", "McpTimeoutError"]
 
 logger = logging.getLogger("workbench.mcp")
 
 _LIVE: "weakref.WeakSet[McpConnection]" = weakref.WeakSet()
 _PAGE_CAP = 100
+_GIVE_UP_TIMEOUT = 1.0  # seconds to stop a server that let connect_timeout run out (it is not answering)
 
 
 def _fraction(progress: float, total: Optional[float]) -> float:
@@ -229,7 +231,7 @@ class McpConnection(ClientFeatures):
     def __init__(self, transport: Any, *, label: str, registry: Any, prefix: str = "", replace: bool = False,
                  timeout: Optional[float] = None, read_timeout: Optional[float] = None,
                  stderr_file: Any = None, sampling: Any = None, elicitation: Any = None,
-                 roots: Optional[Sequence[Any]] = None, log: Any = None) -> None:
+                 roots: Optional[Sequence[Any]] = None, log: Any = None, keepalive: Optional[float] = None) -> None:
         self._init_features(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
         self.label = label
         self.registry = registry
@@ -255,6 +257,8 @@ class McpConnection(ClientFeatures):
         self._closed = False
         self._close_lock = threading.Lock()
         self._ended = False  # disconnected, or the session ended by itself
+        self._end_reason = "the server ended it"  # said by calls after the session ended by itself
+        self.keepalive = keepalive  #: seconds between liveness probes (None: no probes)
         self._disconnect_callbacks: list[Callable[[], Any]] = []
         self._loop = asyncio.new_event_loop()
         self._stop: Optional[asyncio.Event] = None
@@ -336,13 +340,16 @@ class McpConnection(ClientFeatures):
                 self._instructions = client.instructions
                 ready.set_result(None)
                 assert self._stop is not None
-                follower = asyncio.ensure_future(self._follow_changes(client))
+                helpers = [asyncio.ensure_future(self._follow_changes(client))]
+                if self.keepalive:
+                    helpers.append(asyncio.ensure_future(keep_alive(client, self.keepalive, self._hung)))
                 try:
                     await self._stop.wait()
                 finally:
-                    follower.cancel()
-                    with contextlib.suppress(BaseException):
-                        await follower
+                    for helper in helpers:
+                        helper.cancel()
+                        with contextlib.suppress(BaseException):
+                            await helper
         except BaseException as exc:  # noqa: BLE001 - reported to connect() or logged
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else McpConnectionError(repr(exc)))
@@ -383,17 +390,52 @@ class McpConnection(ClientFeatures):
         return await client.call_tool(name, arguments, progress_callback=progress, meta=meta)
 
     def _require_client(self) -> Client:
-        if self._client is None or self._closed:
-            ended = " (the server ended it)" if self._ended and not self._closed else ""
+        if self._client is None or self._closed or self._ended:
+            ended = f" ({self._end_reason})" if self._ended and not self._closed else ""
             raise McpConnectionError(f"MCP connection to {self.label} is closed{ended}")
         return self._client
 
+    def _hung(self, waited: float) -> None:
+        """The server left a liveness probe unanswered: the same end as a server that died —
+        ``connected`` turns false, the disconnect listeners run, the session and its process end."""
+        if self._ended:
+            return
+        logger.warning("MCP server %s did not answer within %g s: treating it as disconnected", self.label, waited)
+        self._end_reason = f"the server did not answer within {waited:g} s"
+        self._notify_disconnected()
+        if self._process is not None:
+            self._process.stop_timeout = 2.0  # a hung server will not exit on its own: on to the signals
+        if self._stop is not None and not self._loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._stop.set)
+
+    def check_alive(self, timeout: float = 5.0) -> bool:
+        """Whether the server answers a liveness probe (``ping``; ``server/discover`` on protocol
+        2026-07-28) within ``timeout`` seconds. One that does not is treated as gone, as a server
+        that died: ``connected`` turns false, :meth:`on_disconnect` listeners run (forms show the
+        disconnected banner), calls fail, and its session ends (a ``command=`` process is stopped).
+        ``connect(..., keepalive=seconds)`` runs this check periodically."""
+        if not self.connected:
+            return False
+        try:
+            alive = self._run_sync(answers(self._require_client(), timeout), timeout + 1.0)
+        except McpConnectionError:
+            return False
+        except TimeoutError:
+            alive = False
+        if not alive:
+            self._hung(timeout)
+        return alive
+
     async def _close_session(self, timeout: float) -> None:
-        """End the session within ``timeout`` seconds: ask it to stop, then cancel it."""
+        """End the session within ``timeout`` seconds: ask it to stop, then cancel it (at once when
+        it is still in the handshake, which does not look at the stop)."""
         deadline = time.monotonic() + timeout
         if self._stop is not None:
             self._stop.set()
         main = self._main
+        if main is not None and not main.done() and self._client is None:
+            main.cancel()
         if main is not None and not main.done():
             try:
                 await asyncio.wait_for(asyncio.shield(main), timeout * 0.9)
@@ -406,18 +448,28 @@ class McpConnection(ClientFeatures):
 
     # -- public API ------------------------------------------------------------------------------------
     def _start(self, connect_timeout: Optional[float]) -> "McpConnection":
+        """The handshake and the tool list, together within ``connect_timeout`` seconds."""
+        deadline = None if connect_timeout is None else time.monotonic() + connect_timeout
         try:
             self._run_sync(self._open(), connect_timeout)
-            tools = self._run_sync(self._list_tools(), connect_timeout)
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            tools = self._run_sync(self._list_tools(), remaining)
             with self._tools_lock:  # a list_changed refresh may already be registering them
                 self._register(tools)
         except BaseException as exc:
             detail = self.stderr.strip()
-            self.disconnect()
+            timed_out = isinstance(exc, TimeoutError) and deadline is not None and time.monotonic() >= deadline
+            self.disconnect(timeout=_GIVE_UP_TIMEOUT if timed_out else 10.0)
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             if isinstance(exc, ValueError):  # a name clash in the registry
                 raise
+            if timed_out:
+                message = (f"Could not connect to MCP server {self.label}: no answer to the handshake and the tool list "
+                           f"within connect_timeout={connect_timeout:g} s")
+                if detail:
+                    message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
+                raise McpTimeoutError(message) from exc
             message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
             if self._refused:
                 message += f" ({_REFUSALS.get(self._refused[-1], f'HTTP {self._refused[-1]}')})"
@@ -648,7 +700,7 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             prefix: str = "", replace: bool = False, env: Optional[dict[str, str]] = None,
             cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
             token: Optional[str] = None, timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
-            read_timeout: Optional[float] = None, transport: Optional[str] = None,
+            read_timeout: Optional[float] = None, transport: Optional[str] = None, keepalive: Optional[float] = None,
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
             elicitation: Optional[Callable[[Any], Any]] = None, roots: Optional[Sequence[Any]] = None,
             log: Any = None) -> McpConnection:
@@ -669,7 +721,12 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             workbench names (other characters become ``_``).
         replace: overwrite tools of the same name already in the registry (else ``ValueError``).
         timeout: a per-call timeout the executor enforces on the proxies.
-        connect_timeout: seconds to wait for the handshake and the tool list.
+        connect_timeout: seconds for the handshake and the tool list together; a server that has
+            not answered by then is stopped and ``McpTimeoutError`` (a ``TimeoutError`` and an
+            ``McpConnectionError``) names it and the timeout.
+        keepalive: probe the server every so many seconds (``ping``; ``server/discover`` on protocol
+            2026-07-28); one that leaves a probe unanswered for that long (at least 5 s) is treated
+            as disconnected, as :meth:`McpConnection.check_alive` does.
         read_timeout: the SDK's per-request read timeout.
         transport: for ``url=``: ``"streamable-http"`` (the default) or ``"sse"`` (older servers).
         auth: for ``url=``: an ``httpx.Auth`` sent with every request (see ``workbench.mcp._transports``).
@@ -711,12 +768,13 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     label, stderr_file = opened.label, opened.stderr_file
     connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
-                               sampling=sampling, elicitation=elicitation, roots=roots, log=log)
+                               sampling=sampling, elicitation=elicitation, roots=roots, log=log, keepalive=keepalive)
     connection._refused = opened.refused
     connection._process = opened.process
     connection._connect_arguments = dict(
         command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
-        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth)
+        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth,
+        keepalive=keepalive)
     return connection._start(connect_timeout)
 
 

@@ -22,7 +22,11 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from workbench.mcp._errors import McpConnectionError
 
-__all__ = ["is_modern", "probe", "ResourceSubscriptions"]
+__all__ = ["KEEPALIVE_MIN_WAIT", "answers", "is_modern", "keep_alive", "probe", "ResourceSubscriptions"]
+
+#: a keepalive probe fails only after this long at least: a busy machine must not turn a slow answer
+#: into a killed server
+KEEPALIVE_MIN_WAIT = 5.0
 
 logger = logging.getLogger("workbench.mcp")
 
@@ -47,6 +51,39 @@ async def probe(client: Any) -> None:
         await client.session.send_discover(client.protocol_version)
     else:
         await _legacy(client.send_ping)
+
+
+async def answers(client: Any, timeout: float) -> bool:
+    """Whether the server answers a :func:`probe` within ``timeout`` seconds. An error answer counts:
+    the server is there (only the SDK's own request timeout does not)."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import REQUEST_TIMEOUT
+
+    try:
+        await asyncio.wait_for(probe(client), timeout)
+    except asyncio.TimeoutError:
+        return False
+    except MCPError as exc:
+        return exc.error.code != REQUEST_TIMEOUT
+    return True
+
+
+async def keep_alive(client: Any, every: float, on_hung: Callable[[float], None]) -> None:
+    """Probe the server every ``every`` seconds; the first probe it leaves unanswered for
+    ``max(every, KEEPALIVE_MIN_WAIT)`` seconds calls ``on_hung(that wait)`` and ends the loop."""
+    wait = max(every, KEEPALIVE_MIN_WAIT)
+    while True:
+        await asyncio.sleep(every)
+        try:
+            alive = await answers(client, wait)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the session is ending: the connection notices that itself
+            logger.debug("keepalive probe failed", exc_info=True)
+            return
+        if not alive:
+            on_hung(wait)
+            return
 
 
 class ResourceSubscriptions:

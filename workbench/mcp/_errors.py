@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["McpConnectionError"]
+__all__ = ["McpConnectionError", "McpTimeoutError"]
 
 
 class McpConnectionError(ConnectionError):
     """Connecting to (or talking to) an MCP server failed."""
+
+
+class McpTimeoutError(McpConnectionError, TimeoutError):
+    """An MCP server did not answer in time: the handshake within ``connect_timeout``, or a liveness
+    check. Both a ``ConnectionError`` and a ``TimeoutError``."""
