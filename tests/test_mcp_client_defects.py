@@ -352,3 +352,11 @@ def test_keepalive_notices_a_hung_server_and_its_form_shows_the_banner(wb):
     finally:
         conn.disconnect(timeout=3)
         _kill(pid)
+
+
+@pytest.mark.parametrize("value", [0, -1, float("nan"), "30"])
+def test_keepalive_must_be_a_positive_number_of_seconds(value):
+    from workbench.mcp import connect
+
+    with pytest.raises(ValueError, match="keepalive=.*positive number of seconds"):
+        connect(command=raw_server(), registry=ToolRegistry(), keepalive=value)

@@ -751,6 +751,10 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     """
     if url is None and isinstance(command, str) and command.startswith(("http://", "https://")):
         url, command = command, None  # connect("http://…/mcp")
+    if keepalive is not None and not (isinstance(keepalive, (int, float)) and not isinstance(keepalive, bool)
+                                      and keepalive > 0 and keepalive != float("inf")):
+        raise ValueError(f"connect(keepalive={keepalive!r}): expected a positive number of seconds between "
+                         "liveness probes (or None for none)")
     if (command is None) == (url is None):
         raise ValueError("connect() needs exactly one of command=[...] (stdio) or url='http://…' (streamable HTTP)")
     if token is not None:
