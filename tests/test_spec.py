@@ -84,7 +84,7 @@ def test_check_inputs_missing_and_non_dict():
         spec.check_inputs({})
     with pytest.raises(ToolInputError, match=r"\$: expected an object mapping parameter names to values, received \[1, 2\] \(array\)"):
         spec.check_inputs([1, 2])
-    with pytest.raises(ToolInputError, match="received None"):
+    with pytest.raises(ToolInputError, match="received null$"):
         spec.check_inputs(None)
 
 

@@ -57,6 +57,8 @@ def json_type_name(value: Any) -> str:
 
 
 def describe_value(value: Any, limit: int = 60) -> str:
+    if value is None:
+        return "null"  # the JSON name alone: "None (null)" said it twice
     text = repr(value)
     if len(text) > limit:
         text = text[: limit - 3] + "..."

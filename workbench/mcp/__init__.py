@@ -34,7 +34,7 @@ except ImportError as _exc:  # pragma: no cover - depends on the environment
     ) from _exc
 
 from workbench.mcp._auth import OAuth, OAuthError
-from workbench.mcp._client import McpConnection, McpConnectionError, McpProxyTool, connect
+from workbench.mcp._client import McpConnection, McpConnectionError, McpProxyTool, McpTimeoutError, connect
 from workbench.mcp._inspect import inspect
 from workbench.mcp._record import Notification, ProtocolMessage, ServerLog
 from workbench.mcp._convert import (
@@ -57,6 +57,7 @@ __all__ = [
     "McpConnection",
     "McpConnectionError",
     "McpProxyTool",
+    "McpTimeoutError",
     "McpToolError",
     "TOKEN_ENV",
     "TRANSPORTS",

@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 import weakref
 from typing import Any, Callable, Optional, Sequence
 
@@ -25,7 +26,10 @@ from mcp_types import LOG_LEVEL_META_KEY
 from mcp.client import Client
 
 from workbench.context import ToolContext
+from workbench.mcp._eras import answers, keep_alive
+from workbench.mcp._errors import McpConnectionError, McpTimeoutError
 from workbench.mcp._features import ClientFeatures
+from workbench.mcp._lenient import ToolListRepair
 from workbench.mcp._record import wire_dict
 from workbench.mcp._transports import REFUSALS as _REFUSALS
 from workbench.mcp._transports import open_transport
@@ -38,16 +42,13 @@ from workbench.mcp._convert import (
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool
 
-__all__ = ["connect", "McpConnection", "McpProxyTool", "McpConnectionError"]
+__all__ = ["connect", "McpConnection", "McpProxyTool", "McpConnectionError", "McpTimeoutError"]
 
 logger = logging.getLogger("workbench.mcp")
 
 _LIVE: "weakref.WeakSet[McpConnection]" = weakref.WeakSet()
 _PAGE_CAP = 100
-
-
-class McpConnectionError(ConnectionError):
-    """Connecting to (or talking to) an MCP server failed."""
+_GIVE_UP_TIMEOUT = 1.0  # seconds to stop a server that let connect_timeout run out (it is not answering)
 
 
 def _fraction(progress: float, total: Optional[float]) -> float:
@@ -84,10 +85,12 @@ class _EndWatch(_StreamWrapper):
     ``on_item``. The SDK's session only fails later requests when the stream ends; this lets the
     connection say at once that it is gone."""
 
-    def __init__(self, inner: Any, on_end: Callable[[], None], on_item: Callable[[Any], None]) -> None:
+    def __init__(self, inner: Any, on_end: Callable[[], None], on_item: Callable[[Any], None],
+                 repair: Callable[[Any], Any] = lambda item: item) -> None:
         super().__init__(inner)
         self._on_end = on_end
         self._on_item = on_item
+        self._repair = repair
 
     @property
     def last_context(self) -> Any:  # the SDK's ContextReceiveStream keeps the sender's contextvars here
@@ -100,7 +103,7 @@ class _EndWatch(_StreamWrapper):
             self._on_end()
             raise
         self._on_item(item)
-        return item
+        return self._repair(item)
 
     def __aiter__(self) -> "_EndWatch":
         return self
@@ -125,12 +128,18 @@ class _SendWatch(_StreamWrapper):
 
 
 @contextlib.asynccontextmanager
-async def _watch(transport: Any, on_end: Callable[[], None], record: Callable[[str, Any], None]) -> Any:
-    """``transport`` with its streams wrapped: the end of the read stream is noticed at once, and
-    every message either way is recorded (the connection's raw protocol history)."""
+async def _watch(transport: Any, on_end: Callable[[], None], record: Callable[[str, Any], None],
+                 tool_lists: ToolListRepair) -> Any:
+    """``transport`` with its streams wrapped: the end of the read stream is noticed at once, every
+    message either way is recorded (the connection's raw protocol history), and malformed tools are
+    taken out of ``tools/list`` results (``tool_lists``) before the SDK validates them."""
+    def sent(item: Any) -> None:
+        tool_lists.sent(item)
+        record("sent", item)
+
     async with transport as (read_stream, write_stream):
-        yield (_EndWatch(read_stream, on_end, lambda item: record("received", item)),
-               _SendWatch(write_stream, lambda item: record("sent", item)))
+        yield (_EndWatch(read_stream, on_end, lambda item: record("received", item), tool_lists.received),
+               _SendWatch(write_stream, sent))
 
 
 class McpProxyTool(BaseTool):
@@ -222,7 +231,7 @@ class McpConnection(ClientFeatures):
     def __init__(self, transport: Any, *, label: str, registry: Any, prefix: str = "", replace: bool = False,
                  timeout: Optional[float] = None, read_timeout: Optional[float] = None,
                  stderr_file: Any = None, sampling: Any = None, elicitation: Any = None,
-                 roots: Sequence[Any] = (), log: Any = None) -> None:
+                 roots: Optional[Sequence[Any]] = None, log: Any = None, keepalive: Optional[float] = None) -> None:
         self._init_features(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
         self.label = label
         self.registry = registry
@@ -236,16 +245,20 @@ class McpConnection(ClientFeatures):
         self.skipped: dict[str, str] = {}
         self.server_info: Optional[types.Implementation] = None
         self.protocol_version: Optional[str] = None
+        self._tool_lists = ToolListRepair(lambda: self.protocol_version)
         self._transport = transport
         self._read_timeout = read_timeout
         self._stderr_file = stderr_file
         self._stderr_text = ""
+        self._process: Any = None  # the ServerProcess of a command= connection (set by connect())
         self._refused: list[int] = []  # HTTP 401/403 answers seen (url= connections)
         self._connect_arguments: Optional[dict[str, Any]] = None  # what connect() was given (for reconnect)
         self._client: Optional[Client] = None
         self._closed = False
         self._close_lock = threading.Lock()
         self._ended = False  # disconnected, or the session ended by itself
+        self._end_reason = "the server ended it"  # said by calls after the session ended by itself
+        self.keepalive = keepalive  #: seconds between liveness probes (None: no probes)
         self._disconnect_callbacks: list[Callable[[], Any]] = []
         self._loop = asyncio.new_event_loop()
         self._stop: Optional[asyncio.Event] = None
@@ -315,7 +328,7 @@ class McpConnection(ClientFeatures):
         from workbench._version import __version__
 
         try:
-            client = Client(_watch(self._transport, self._stream_ended, self._record_wire),
+            client = Client(_watch(self._transport, self._stream_ended, self._record_wire, self._tool_lists),
                             read_timeout_seconds=self._read_timeout,
                             client_info=types.Implementation(name="tool-workbench", version=__version__),
                             **self._client_callbacks())
@@ -327,13 +340,16 @@ class McpConnection(ClientFeatures):
                 self._instructions = client.instructions
                 ready.set_result(None)
                 assert self._stop is not None
-                follower = asyncio.ensure_future(self._follow_changes(client))
+                helpers = [asyncio.ensure_future(self._follow_changes(client))]
+                if self.keepalive:
+                    helpers.append(asyncio.ensure_future(keep_alive(client, self.keepalive, self._hung)))
                 try:
                     await self._stop.wait()
                 finally:
-                    follower.cancel()
-                    with contextlib.suppress(BaseException):
-                        await follower
+                    for helper in helpers:
+                        helper.cancel()
+                        with contextlib.suppress(BaseException):
+                            await helper
         except BaseException as exc:  # noqa: BLE001 - reported to connect() or logged
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else McpConnectionError(repr(exc)))
@@ -374,39 +390,86 @@ class McpConnection(ClientFeatures):
         return await client.call_tool(name, arguments, progress_callback=progress, meta=meta)
 
     def _require_client(self) -> Client:
-        if self._client is None or self._closed:
-            ended = " (the server ended it)" if self._ended and not self._closed else ""
+        if self._client is None or self._closed or self._ended:
+            ended = f" ({self._end_reason})" if self._ended and not self._closed else ""
             raise McpConnectionError(f"MCP connection to {self.label} is closed{ended}")
         return self._client
 
+    def _hung(self, waited: float) -> None:
+        """The server left a liveness probe unanswered: the same end as a server that died —
+        ``connected`` turns false, the disconnect listeners run, the session and its process end."""
+        if self._ended:
+            return
+        logger.warning("MCP server %s did not answer within %g s: treating it as disconnected", self.label, waited)
+        self._end_reason = f"the server did not answer within {waited:g} s"
+        self._notify_disconnected()
+        if self._process is not None:
+            self._process.stop_timeout = 2.0  # a hung server will not exit on its own: on to the signals
+        if self._stop is not None and not self._loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._stop.set)
+
+    def check_alive(self, timeout: float = 5.0) -> bool:
+        """Whether the server answers a liveness probe (``ping``; ``server/discover`` on protocol
+        2026-07-28) within ``timeout`` seconds. One that does not is treated as gone, as a server
+        that died: ``connected`` turns false, :meth:`on_disconnect` listeners run (forms show the
+        disconnected banner), calls fail, and its session ends (a ``command=`` process is stopped).
+        ``connect(..., keepalive=seconds)`` runs this check periodically."""
+        if not self.connected:
+            return False
+        try:
+            alive = self._run_sync(answers(self._require_client(), timeout), timeout + 1.0)
+        except McpConnectionError:
+            return False
+        except TimeoutError:
+            alive = False
+        if not alive:
+            self._hung(timeout)
+        return alive
+
     async def _close_session(self, timeout: float) -> None:
+        """End the session within ``timeout`` seconds: ask it to stop, then cancel it (at once when
+        it is still in the handshake, which does not look at the stop)."""
+        deadline = time.monotonic() + timeout
         if self._stop is not None:
             self._stop.set()
         main = self._main
+        if main is not None and not main.done() and self._client is None:
+            main.cancel()
         if main is not None and not main.done():
             try:
-                await asyncio.wait_for(asyncio.shield(main), timeout)
+                await asyncio.wait_for(asyncio.shield(main), timeout * 0.9)
             except (asyncio.TimeoutError, asyncio.CancelledError):
                 main.cancel()
                 with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(main, 5.0)
+                    await asyncio.wait_for(main, max(0.05, deadline - time.monotonic()))
             except BaseException:  # noqa: BLE001 - teardown noise
                 pass
 
     # -- public API ------------------------------------------------------------------------------------
     def _start(self, connect_timeout: Optional[float]) -> "McpConnection":
+        """The handshake and the tool list, together within ``connect_timeout`` seconds."""
+        deadline = None if connect_timeout is None else time.monotonic() + connect_timeout
         try:
             self._run_sync(self._open(), connect_timeout)
-            tools = self._run_sync(self._list_tools(), connect_timeout)
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            tools = self._run_sync(self._list_tools(), remaining)
             with self._tools_lock:  # a list_changed refresh may already be registering them
                 self._register(tools)
         except BaseException as exc:
             detail = self.stderr.strip()
-            self.disconnect()
+            timed_out = isinstance(exc, TimeoutError) and deadline is not None and time.monotonic() >= deadline
+            self.disconnect(timeout=_GIVE_UP_TIMEOUT if timed_out else 10.0)
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             if isinstance(exc, ValueError):  # a name clash in the registry
                 raise
+            if timed_out:
+                message = (f"Could not connect to MCP server {self.label}: no answer to the handshake and the tool list "
+                           f"within connect_timeout={connect_timeout:g} s")
+                if detail:
+                    message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
+                raise McpTimeoutError(message) from exc
             message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
             if self._refused:
                 message += f" ({_REFUSALS.get(self._refused[-1], f'HTTP {self._refused[-1]}')})"
@@ -418,6 +481,7 @@ class McpConnection(ClientFeatures):
 
     def _register(self, mcp_tools: Sequence[types.Tool]) -> None:
         """Register a proxy per tool; on a name clash undo this batch and raise ``ValueError``."""
+        self.skipped.update(self._tool_lists.rejected)  # listed by the server, but not as a valid MCP Tool
         added: list[str] = []
         try:
             for mcp_tool in mcp_tools:
@@ -543,7 +607,11 @@ class McpConnection(ClientFeatures):
         return self._run_sync(self._call_tool(remote, dict(arguments or {}), None))
 
     def disconnect(self, timeout: float = 10.0) -> None:
-        """Unregister the proxy tools, close the session (stopping a ``command=`` server) and the thread."""
+        """Unregister the proxy tools, close the session and the thread, and end a ``command=`` server
+        process — all within ``timeout`` seconds: its stdin is closed, then it gets SIGTERM, then
+        SIGKILL (its whole process group), each after a share of the time; a server that ignores
+        SIGTERM or hangs is still gone when this returns."""
+        deadline = time.monotonic() + timeout
         with self._close_lock:
             if self._closed:
                 return
@@ -554,17 +622,24 @@ class McpConnection(ClientFeatures):
                 self.registry.unregister(name)
         self.proxies.clear()
         self._notify_disconnected()
+        process = self._process
+        if process is not None:
+            process.stop_timeout = timeout * 0.75  # the rest is for the session's own teardown
         try:
             if not self._loop.is_closed() and self._thread.is_alive() and not self._in_loop_thread():
-                future = asyncio.run_coroutine_threadsafe(self._close_session(timeout), self._loop)
+                future = asyncio.run_coroutine_threadsafe(self._close_session(timeout * 0.9), self._loop)
                 with contextlib.suppress(BaseException):
-                    future.result(timeout + 6.0)
+                    future.result(max(0.0, deadline - time.monotonic()))
         finally:
             if not self._loop.is_closed():
                 with contextlib.suppress(RuntimeError):
                     self._loop.call_soon_threadsafe(self._loop.stop)
             if not self._in_loop_thread():
-                self._thread.join(timeout)
+                self._thread.join(max(0.05, deadline - time.monotonic()))
+            if process is not None and process.running:  # the loop could not finish in time: the last resort
+                process.kill()
+                while process.running and time.monotonic() < deadline + 0.5:
+                    time.sleep(0.01)
             if self._stderr_file is not None:
                 self._stderr_text = self.stderr  # kept after the file is gone
                 handle, self._stderr_file = self._stderr_file, None
@@ -584,7 +659,8 @@ class McpConnection(ClientFeatures):
             raise McpConnectionError(f"MCP connection to {self.label} was not made by connect(): nothing to reconnect to")
         self.disconnect()
         arguments = {**self._connect_arguments, "sampling": self.sampling_handler, "elicitation": self.elicitation_handler,
-                     "roots": list(self._roots), "log": self.log, "connect_timeout": connect_timeout}
+                     "roots": list(self._roots) if self._declared["roots"] else None, "log": self.log,
+                     "connect_timeout": connect_timeout}
         fresh = connect(**arguments)
         if self.log_level is not None:
             with contextlib.suppress(Exception):
@@ -624,9 +700,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             prefix: str = "", replace: bool = False, env: Optional[dict[str, str]] = None,
             cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
             token: Optional[str] = None, timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
-            read_timeout: Optional[float] = None, transport: Optional[str] = None,
+            read_timeout: Optional[float] = None, transport: Optional[str] = None, keepalive: Optional[float] = None,
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
-            elicitation: Optional[Callable[[Any], Any]] = None, roots: Sequence[Any] = (),
+            elicitation: Optional[Callable[[Any], Any]] = None, roots: Optional[Sequence[Any]] = None,
             log: Any = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
@@ -645,18 +721,27 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             workbench names (other characters become ``_``).
         replace: overwrite tools of the same name already in the registry (else ``ValueError``).
         timeout: a per-call timeout the executor enforces on the proxies.
-        connect_timeout: seconds to wait for the handshake and the tool list.
+        connect_timeout: seconds for the handshake and the tool list together; a server that has
+            not answered by then is stopped and ``McpTimeoutError`` (a ``TimeoutError`` and an
+            ``McpConnectionError``) names it and the timeout.
+        keepalive: probe the server every so many seconds (``ping``; ``server/discover`` on protocol
+            2026-07-28); one that leaves a probe unanswered for that long (at least 5 s) is treated
+            as disconnected, as :meth:`McpConnection.check_alive` does.
         read_timeout: the SDK's per-request read timeout.
         transport: for ``url=``: ``"streamable-http"`` (the default) or ``"sse"`` (older servers).
         auth: for ``url=``: an ``httpx.Auth`` sent with every request (see ``workbench.mcp._transports``).
         sampling: answers the server's ``sampling/createMessage`` requests:
             ``sampling(params: mcp.types.CreateMessageRequestParams)`` returns the assistant's text
-            (or a ``CreateMessageResult``); sync (run in a worker thread) or async. Without one the
-            server gets an error saying so. Settable later as ``connection.sampling_handler``.
+            (or a ``CreateMessageResult``); sync (run in a worker thread) or async. The client
+            declares the ``sampling`` capability only when given one (then
+            ``connection.sampling_handler`` can be changed later; set to ``None``, the server gets an
+            error saying so).
         elicitation: answers ``elicitation/create`` (form and URL modes):
             ``elicitation(params)`` returns the accepted content (a dict), ``"decline"``,
-            ``"cancel"``/``None``, or an ``ElicitResult``. ``connection.elicitation_handler``.
+            ``"cancel"``/``None``, or an ``ElicitResult``. Declares ``elicitation`` only when given;
+            ``connection.elicitation_handler``.
         roots: the roots offered to the server (paths, ``file://`` URIs or ``{"uri", "name"}``);
+            given (even ``[]``), the client declares the ``roots`` capability and
             ``connection.set_roots([...])`` changes them and notifies the server.
         log: an ``ExecutionLog`` where each sampling and elicitation request lands as a row
             (``mcp:sampling/createMessage`` / ``mcp:elicitation/create``: input = the request,
@@ -666,6 +751,10 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     """
     if url is None and isinstance(command, str) and command.startswith(("http://", "https://")):
         url, command = command, None  # connect("http://…/mcp")
+    if keepalive is not None and not (isinstance(keepalive, (int, float)) and not isinstance(keepalive, bool)
+                                      and keepalive > 0 and keepalive != float("inf")):
+        raise ValueError(f"connect(keepalive={keepalive!r}): expected a positive number of seconds between "
+                         "liveness probes (or None for none)")
     if (command is None) == (url is None):
         raise ValueError("connect() needs exactly one of command=[...] (stdio) or url='http://…' (streamable HTTP)")
     if token is not None:
@@ -683,11 +772,13 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     label, stderr_file = opened.label, opened.stderr_file
     connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
-                               sampling=sampling, elicitation=elicitation, roots=roots, log=log)
+                               sampling=sampling, elicitation=elicitation, roots=roots, log=log, keepalive=keepalive)
     connection._refused = opened.refused
+    connection._process = opened.process
     connection._connect_arguments = dict(
         command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
-        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth)
+        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth,
+        keepalive=keepalive)
     return connection._start(connect_timeout)
 
 

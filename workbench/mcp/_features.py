@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import mcp.types as types
 
+from workbench.mcp._eras import ResourceSubscriptions, probe
+from workbench.mcp._errors import McpConnectionError
 from workbench.mcp._record import Notification, ProtocolMessage, Record, ServerLog, now
 from workbench.types import ToolResult, new_tool_use_id, utc_now_iso
 
@@ -112,6 +114,15 @@ async def _legacy(call: Callable[[], Any]) -> Any:
         return await call()
 
 
+#: list field -> the server capability that offers it (``ServerCapabilities`` attribute)
+_LIST_CAPABILITY = {"resources": "resources", "resource_templates": "resources", "prompts": "prompts"}
+
+
+def _offers(capabilities: Optional[types.ServerCapabilities], field: str) -> bool:
+    """Whether the server declared the capability behind a list (``resources``, ``prompts``…)."""
+    return capabilities is not None and getattr(capabilities, _LIST_CAPABILITY[field], None) is not None
+
+
 def _dump(value: Any) -> Any:
     return value.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(value, "model_dump") else value
 
@@ -128,28 +139,36 @@ class ClientFeatures:
     elicitation_handler: Optional[Callable[[types.ElicitRequestParams], Any]]
     log: Any
 
-    def _init_features(self, *, sampling: Any = None, elicitation: Any = None, roots: Sequence[Any] = (),
+    def _init_features(self, *, sampling: Any = None, elicitation: Any = None, roots: Optional[Sequence[Any]] = None,
                        log: Any = None) -> None:
         self.sampling_handler = sampling
         self.elicitation_handler = elicitation
+        # the client capabilities declared to the server: only what connect() was given a way to answer
+        self._declared = {"sampling": sampling is not None, "elicitation": elicitation is not None,
+                          "roots": roots is not None}
         self.log_level: Optional[str] = None  # sent with each tool call on 2026-07-28 connections
         self.log = log
-        self._roots: list[types.Root] = [_root(r) for r in roots]
+        self._roots: list[types.Root] = [_root(r) for r in roots or ()]
         self._messages: Record[ProtocolMessage] = Record(limit=5000)
         self._notifications: Record[Notification] = Record()
         self._server_logs: Record[ServerLog] = Record()
         self._changes: Record[str] = Record(limit=200)
         self._resource_listeners: dict[str, list[Callable[[str], Any]]] = {}
+        self._subscriptions = ResourceSubscriptions(lambda: getattr(self, "label", "?"))
+        self._subscribed: set[str] = set()  # the URIs the server was asked to report
 
     # -- the SDK client's callbacks (on the connection loop) ------------------------------------------
     def _client_callbacks(self) -> dict[str, Any]:
-        return {
-            "sampling_callback": self._on_sampling,
-            "elicitation_callback": self._on_elicitation,
-            "list_roots_callback": self._on_list_roots,
-            "logging_callback": self._on_log,
-            "message_handler": self._on_message,
-        }
+        """The SDK client's callbacks. The SDK declares sampling, elicitation and roots for exactly the
+        callbacks it is given, so those without a handler are left out: a client must not declare
+        what it would answer with an error."""
+        callbacks = {"logging_callback": self._on_log, "message_handler": self._on_message}
+        for capability, (option, callback) in {"sampling": ("sampling_callback", self._on_sampling),
+                                               "elicitation": ("elicitation_callback", self._on_elicitation),
+                                               "roots": ("list_roots_callback", self._on_list_roots)}.items():
+            if self._declared[capability]:
+                callbacks[option] = callback
+        return callbacks
 
     def _record_message(self, direction: str, message: Optional[dict]) -> None:
         if message is not None:
@@ -274,19 +293,22 @@ class ClientFeatures:
         return getattr(self, "_instructions", None)
 
     def ping(self, timeout: Optional[float] = 30.0) -> float:
-        """Send ``ping``; the round trip in seconds."""
+        """Send ``ping`` (``server/discover`` on protocol 2026-07-28, which has no ping); the round trip
+        in seconds."""
         async def go() -> float:
             import time
 
             start = time.perf_counter()
-            client = self._require_client()  # type: ignore[attr-defined]
-            await _legacy(client.send_ping)
+            await probe(self._require_client())  # type: ignore[attr-defined]
             return time.perf_counter() - start
 
         return self._run_sync(go(), timeout)  # type: ignore[attr-defined]
 
     # -- resources ---------------------------------------------------------------------------------
     def _paged(self, method: str, field: str, timeout: Optional[float]) -> list:
+        if not _offers(self.server_capabilities, field):
+            return []  # as MCP Inspector: a server without the capability has nothing to list
+
         async def go() -> list:
             client: "Client" = self._require_client()  # type: ignore[attr-defined]
             items: list = []
@@ -302,11 +324,11 @@ class ClientFeatures:
         return self._run_sync(go(), timeout)  # type: ignore[attr-defined]
 
     def list_resources(self, timeout: Optional[float] = 30.0) -> list[types.Resource]:
-        """The server's resources (every page)."""
+        """The server's resources (every page); ``[]`` when the server has no ``resources`` capability."""
         return self._paged("list_resources", "resources", timeout)
 
     def list_resource_templates(self, timeout: Optional[float] = 30.0) -> list[types.ResourceTemplate]:
-        """The server's resource templates (every page)."""
+        """The server's resource templates (every page); ``[]`` without the ``resources`` capability."""
         return self._paged("list_resource_templates", "resource_templates", timeout)
 
     def read_resource(self, uri: str, timeout: Optional[float] = 30.0) -> types.ReadResourceResult:
@@ -315,16 +337,18 @@ class ClientFeatures:
 
     def subscribe_resource(self, uri: str, callback: Optional[Callable[[str], Any]] = None,
                            timeout: Optional[float] = 30.0) -> Callable[[], None]:
-        """``resources/subscribe``; ``callback(uri)`` runs on each ``notifications/resources/updated``
-        for it (all updates also land in :attr:`notifications`). Returns a function that unsubscribes."""
+        """Ask the server to report changes of ``uri`` — ``resources/subscribe``, or a
+        ``subscriptions/listen`` stream on protocol 2026-07-28 — and run ``callback(uri)`` on each
+        ``notifications/resources/updated`` for it (all updates also land in :attr:`notifications`).
+        Returns a function that unsubscribes. A server that does not offer subscriptions raises, and
+        nothing stays registered."""
         uri = str(uri)
-        listeners = self._resource_listeners.setdefault(uri, [])
-        first = not listeners
-        if callback is not None:
-            listeners.append(callback)
-        if first:
+        if uri not in self._subscribed:
             client = self._require_client()  # type: ignore[attr-defined]
-            self._run_sync(_legacy(lambda: client.subscribe_resource(uri)), timeout)  # type: ignore[attr-defined]
+            self._run_sync(self._subscriptions.subscribe(client, uri), timeout)  # type: ignore[attr-defined]
+            self._subscribed.add(uri)
+        if callback is not None:
+            self._resource_listeners.setdefault(uri, []).append(callback)
 
         def unsubscribe() -> None:
             current = self._resource_listeners.get(uri, [])
@@ -332,15 +356,17 @@ class ClientFeatures:
                 current.remove(callback)
             if not current:
                 self._resource_listeners.pop(uri, None)
-                if getattr(self, "connected", False):
-                    client = self._require_client()  # type: ignore[attr-defined]
-                    self._run_sync(_legacy(lambda: client.unsubscribe_resource(uri)), timeout)  # type: ignore
+                if uri in self._subscribed:
+                    self._subscribed.discard(uri)
+                    if getattr(self, "connected", False):
+                        client = self._require_client()  # type: ignore[attr-defined]
+                        self._run_sync(self._subscriptions.unsubscribe(client, uri), timeout)  # type: ignore
 
         return unsubscribe
 
     # -- prompts and completions --------------------------------------------------------------------
     def list_prompts(self, timeout: Optional[float] = 30.0) -> list[types.Prompt]:
-        """The server's prompts (every page)."""
+        """The server's prompts (every page); ``[]`` when the server has no ``prompts`` capability."""
         return self._paged("list_prompts", "prompts", timeout)
 
     def get_prompt(self, name: str, arguments: Optional[dict[str, str]] = None,
@@ -420,7 +446,12 @@ class ClientFeatures:
 
     def set_roots(self, roots: Sequence[Any], timeout: Optional[float] = 30.0) -> None:
         """Replace the roots (paths, ``file://`` URIs or ``{"uri", "name"}`` dicts) and send
-        ``notifications/roots/list_changed``."""
+        ``notifications/roots/list_changed``. Only on a connection made with ``roots=`` (which
+        declared the roots capability); others raise ``McpConnectionError`` saying so."""
+        if not self._declared["roots"]:
+            raise McpConnectionError(
+                f"MCP connection to {getattr(self, 'label', '?')} did not declare the roots capability, so the server "
+                "never asks for roots: connect(..., roots=[...]) offers them (roots=[] to start with none)")
         self._roots = [_root(r) for r in roots]
         if getattr(self, "connected", False):
             client = self._require_client()  # type: ignore[attr-defined]

@@ -33,6 +33,7 @@ def inspect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     elicitation_prompt = ElicitationPrompt(workbench) if elicitation is None else None
     connect_options.setdefault("registry", workbench.registry)
     connect_options.setdefault("log", workbench.log)
+    connect_options.setdefault("roots", [])  # the Server tab offers roots, as MCP Inspector does
     connection = connect(command, url=url, sampling=sampling or sampling_prompt,
                          elicitation=elicitation or elicitation_prompt, **connect_options)
     try:

@@ -14,7 +14,9 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
+
+from workbench.mcp._stdio import ServerProcess, stdio_transport
 
 __all__ = ["HTTP_TRANSPORTS", "OpenedTransport", "REFUSALS", "open_transport"]
 
@@ -33,6 +35,7 @@ class OpenedTransport:
     label: str
     stderr_file: Any = None
     refused: list[int] = field(default_factory=list)
+    process: Optional[ServerProcess] = None  #: the server process of a command= connection
 
 
 @contextlib.asynccontextmanager
@@ -94,7 +97,8 @@ def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str]
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
         stderr_file = tempfile.NamedTemporaryFile("w+", prefix="workbench-mcp-", suffix=".stderr", delete=False,
                                                   encoding="utf-8")
-        return OpenedTransport(stdio_client(params, errlog=stderr_file), shlex.join(argv), stderr_file)
+        transport, process = stdio_transport(params, stderr_file)
+        return OpenedTransport(transport, shlex.join(argv), stderr_file, process=process)
     assert url is not None
     kind = transport or "streamable-http"
     factory = HTTP_TRANSPORTS.get(kind)
