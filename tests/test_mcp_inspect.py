@@ -37,7 +37,7 @@ def test_tools_tab_has_a_form_per_tool_and_lists_uncallable_ones(view):
     form.set_values({"message": "from the inspector"})
     result = form.run()
     assert result.status == "success" and result.text == "Echo: from the inspector"
-    assert "simulate-research-query" in view.skipped_html.value and "task" in view.skipped_html.value
+    assert "simulate-research-query" in view.tool_picker.options and view.skipped_html.value == ""
     rows = view.workbench.log.rows(tool="echo")
     assert rows and rows[-1]["status"] == "success"
 
@@ -214,3 +214,21 @@ def test_a_removed_tool_shows_as_removed_and_new_tools_appear(tmp_path):
         assert view.removed_banner.layout.display == "none"
     finally:
         view.connection.disconnect()
+
+
+def test_tasks_tab_lists_tasks_with_status_and_cancels_one(view):
+    registry, executor = view.workbench.registry, view.workbench.executor
+    assert "no tasks yet" in view.tasks_html.value
+    result = executor.call(registry, "simulate-research-query", {"topic": "moss"})
+    assert result.status == "success", result.error
+    html = eventually(lambda: (lambda h: h if "completed" in h else None)(view.tasks_html.value),
+                      what="the finished task in the Tasks tab")
+    assert "simulate-research-query" in html and "workbench-mcp-task" in html
+    task = view.connection.start_task("simulate-research-query", {"topic": "<b>never</b>"})
+    eventually(lambda: task.task_id in view.task_picker.options, what="the running task in the picker")
+    view.task_picker.value = task.task_id
+    view.cancel_task_button.click()
+    assert "cancelled" in view.task_status.value
+    assert task.task_id not in view.task_picker.options
+    row = next(r for r in view.tasks_html.value.split("<tr") if task.task_id in r)
+    assert "cancelled" in row

@@ -40,7 +40,7 @@ def test_tabs_resources_and_prompts(inspector):
     page = inspector
     view = page.locator(".workbench-mcp-inspector").first
     titles = [t.strip() for t in view.locator(".lm-TabBar-tab").all_inner_texts()]
-    assert titles == ["Tools", "Resources", "Prompts", "Logs", "Protocol", "Server"]
+    assert titles == ["Tools", "Resources", "Prompts", "Tasks", "Logs", "Protocol", "Server"]
 
     _tab(page, "Resources")
     picker = view.locator(".widget-select select").first

@@ -24,13 +24,14 @@ from workbench.jupyter._mcp_render import (
     protocol_entry_html,
     server_html,
     server_logs_html,
+    tasks_html,
 )
 from workbench.jupyter._mcp_requests import ElicitationPrompt, SamplingPrompt
 from workbench.jupyter._throttle import Throttle
 
 __all__ = ["McpInspector", "TABS", "expand_uri_template"]
 
-TABS = ("Tools", "Resources", "Prompts", "Logs", "Protocol", "Server")
+TABS = ("Tools", "Resources", "Prompts", "Tasks", "Logs", "Protocol", "Server")
 _REFRESH = 0.25  # seconds between live refreshes of the logs and protocol tabs
 _PROTOCOL_LIMIT = 400  # messages the Protocol tab shows at most (the connection keeps more)…
 _PROTOCOL_KEEP = 250  # …and how many it keeps when it drops the oldest
@@ -56,7 +57,7 @@ class McpInspector(W.VBox):
     Attributes worth knowing (for code and tests): ``connection``, ``tabs``, ``tool_picker``,
     ``tool_forms``, ``resource_picker``, ``read_button``, ``subscribe_button``, ``resource_html``,
     ``template_picker``, ``template_form``, ``prompt_picker``, ``prompt_form``, ``prompt_html``,
-    ``level_picker``, ``logs_html``, ``protocol_list`` (``protocol_text``), ``server_html``, ``roots_text``,
+    ``tasks_html``, ``task_picker``, ``cancel_task_button``, ``level_picker``, ``logs_html``, ``protocol_list`` (``protocol_text``), ``server_html``, ``roots_text``,
     ``sampling_prompt``, ``elicitation_prompt``.
     """
 
@@ -76,11 +77,12 @@ class McpInspector(W.VBox):
         self._build_tools()
         self._build_resources()
         self._build_prompts()
+        self._build_tasks()
         self._build_logs()
         self._build_protocol()
         self._build_server()
-        self.tabs = W.Tab(children=[self.tools_tab, self.resources_tab, self.prompts_tab, self.logs_tab,
-                                    self.protocol_tab, self.server_tab], titles=TABS)
+        self.tabs = W.Tab(children=[self.tools_tab, self.resources_tab, self.prompts_tab, self.tasks_tab,
+                                    self.logs_tab, self.protocol_tab, self.server_tab], titles=TABS)
         self.tabs.add_class("workbench-mcp-tabs")
         super().__init__([self.title, self.sampling_prompt.widget, self.elicitation_prompt.widget, self.tabs])
         self.add_class("workbench-mcp-inspector")
@@ -270,6 +272,49 @@ class McpInspector(W.VBox):
         self.prompt_form = ToolForm(holder, self.workbench)
         self.prompt_box.children = (self.prompt_form,)
 
+    # -- tasks ----------------------------------------------------------------------------------------------
+    def _build_tasks(self) -> None:
+        self.tasks_html = W.HTML()
+        self.tasks_html.add_class("workbench-mcp-tasks")
+        self.task_picker = W.Dropdown(description="Task", options=[])
+        self.cancel_task_button = W.Button(description="Cancel task", icon="stop", tooltip="tasks/cancel")
+        self.refresh_tasks_button = W.Button(description="Refresh", icon="refresh", tooltip="tasks/list")
+        self.task_status = W.HTML()
+        self.cancel_task_button.on_click(lambda _b: self.cancel_task(self.task_picker.value))
+        self.refresh_tasks_button.on_click(lambda _b: self.refresh_tasks())
+        self.tasks_tab = W.VBox([W.HBox([self.task_picker, self.cancel_task_button, self.refresh_tasks_button]),
+                                 self.task_status, self.tasks_html])
+        self._tasks_refresh = Throttle(self._render_tasks, _REFRESH)
+        self._render_tasks()
+
+    def _render_tasks(self) -> None:
+        from workbench.mcp._tasks import TERMINAL
+
+        tasks = self.connection.tasks
+        self.tasks_html.value = tasks_html(tasks, self.connection.task_tool)
+        running = [task.task_id for task in tasks if task.status not in TERMINAL]
+        self.task_picker.options = running
+        self.cancel_task_button.disabled = not running
+
+    def refresh_tasks(self) -> None:
+        """Re-list the server's tasks (``tasks/list``, or the ones this connection knows) and redraw."""
+        try:
+            self.connection.list_tasks()
+        except Exception as exc:  # noqa: BLE001 - shown, not raised into the widget callback
+            self.task_status.value = f"<div style='{BANNER_STYLE}'>{escape(type(exc).__name__)}: {escape(exc)}</div>"
+        self._render_tasks()
+
+    def cancel_task(self, task_id: Optional[str]) -> None:
+        """Send ``tasks/cancel`` for ``task_id`` (the Cancel task button) and show its new status."""
+        if not task_id:
+            return
+        try:
+            task = self.connection.cancel_task(task_id)
+            self.task_status.value = f"<span style='color:{MUTED}'>{escape(task_id)}: {escape(task.status)}</span>"
+        except Exception as exc:  # noqa: BLE001
+            self.task_status.value = f"<div style='{BANNER_STYLE}'>{escape(type(exc).__name__)}: {escape(exc)}</div>"
+        self._render_tasks()
+
     # -- logs and notifications --------------------------------------------------------------------------
     def _build_logs(self) -> None:
         from workbench.mcp._features import LOG_LEVELS
@@ -365,6 +410,7 @@ class McpInspector(W.VBox):
             connection.on_server_log(lambda _entry: self._logs_refresh()),
             connection.on_notification(lambda _n: self._logs_refresh()),
             connection.on_message(lambda _m: self._protocol_refresh()),
+            connection.on_task(lambda _t: self._tasks_refresh()),
             connection.on_change(self._changed),
             connection.on_disconnect(self._disconnected),
         ]
@@ -394,6 +440,7 @@ class McpInspector(W.VBox):
         self._refresh_tools()
         self._refresh_resources()
         self._refresh_prompts()
+        self.refresh_tasks()
         self._render_logs()
         self._render_protocol()
         self._render_server()

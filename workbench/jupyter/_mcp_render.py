@@ -14,7 +14,8 @@ from workbench._html import escape
 from workbench._styles import BORDER, MUTED, WRAP
 from workbench.jupyter._render import json_html
 
-__all__ = ["contents_html", "messages_html", "protocol_entry_html", "protocol_html", "server_logs_html", "server_html", "clock"]
+__all__ = ["contents_html", "messages_html", "protocol_entry_html", "protocol_html", "server_logs_html", "server_html",
+           "tasks_html", "clock"]
 
 _PRE = ("white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;"
         f"{WRAP}")
@@ -173,3 +174,29 @@ def server_html(connection: Any) -> str:
     if instructions:
         parts += ["<div><b>Instructions</b></div>", f"<pre style='{_PRE}'>{escape(instructions)}</pre>"]
     return "".join(parts)
+
+
+#: task status -> its colour in the Tasks tab (terminal ones muted or red)
+_TASK_STATUS_COLOURS = {"working": "var(--jp-brand-color1,#1976d2)", "input_required": "var(--jp-warn-color1,#f57c00)",
+                        "completed": "var(--jp-success-color1,#388e3c)", "failed": "var(--jp-error-color1,#d32f2f)",
+                        "cancelled": MUTED}
+
+
+def tasks_html(tasks: Iterable[Any], tool_of: Callable[[str], Optional[str]] = lambda _id: None) -> str:
+    """The connection's tasks, newest first: id, tool, status (coloured), status message, times."""
+    rows = []
+    for task in tasks:
+        colour = _TASK_STATUS_COLOURS.get(task.status, MUTED)
+        poll = f"{task.poll_interval} ms" if task.poll_interval is not None else ""
+        rows.append(
+            "<tr class='workbench-mcp-task'>"
+            f"<td><code>{escape(task.task_id)}</code></td><td>{escape(tool_of(task.task_id) or '')}</td>"
+            f"<td style='color:{colour};font-weight:bold'>{escape(task.status)}</td>"
+            f"<td>{escape(task.status_message or '')}</td>"
+            f"<td style='color:{MUTED}'>{escape(task.created_at)}</td>"
+            f"<td style='color:{MUTED}'>{escape(task.last_updated_at)}</td><td style='color:{MUTED}'>{poll}</td></tr>")
+    if not rows:
+        return f"<i style='color:{MUTED}'>(no tasks yet: calls of tools with execution.taskSupport run as tasks)</i>"
+    head = "".join(f"<th style='text-align:left'>{name}</th>"
+                   for name in ("Task", "Tool", "Status", "Message", "Created", "Updated", "Poll"))
+    return f"<table class='workbench-mcp-tasks'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -26,6 +26,7 @@ from mcp.client import Client
 
 from workbench.context import ToolContext
 from workbench.mcp._features import ClientFeatures
+from workbench.mcp._tasks import TaskFeatures, task_support
 from workbench.mcp._record import wire_dict
 from workbench.mcp._transports import REFUSALS as _REFUSALS
 from workbench.mcp._transports import open_transport
@@ -211,7 +212,7 @@ class McpProxyTool(BaseTool):
         return f"<McpProxyTool {self.tool_name!r} of {self.connection.label}>"
 
 
-class McpConnection(ClientFeatures):
+class McpConnection(ClientFeatures, TaskFeatures):
     """A live connection to an MCP server whose tools are registered as :class:`McpProxyTool`.
 
     Made by :func:`connect`. ``tools`` lists the registered names; :meth:`disconnect` (or leaving
@@ -222,8 +223,9 @@ class McpConnection(ClientFeatures):
     def __init__(self, transport: Any, *, label: str, registry: Any, prefix: str = "", replace: bool = False,
                  timeout: Optional[float] = None, read_timeout: Optional[float] = None,
                  stderr_file: Any = None, sampling: Any = None, elicitation: Any = None,
-                 roots: Sequence[Any] = (), log: Any = None) -> None:
+                 roots: Sequence[Any] = (), log: Any = None, use_tasks: bool = False) -> None:
         self._init_features(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
+        self._init_tasks(use_tasks)
         self.label = label
         self.registry = registry
         self.prefix = prefix
@@ -368,7 +370,10 @@ class McpConnection(ClientFeatures):
                 break
         return tools
 
-    async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Any) -> types.CallToolResult:
+    async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Any,
+                         as_task: Optional[bool] = None) -> types.CallToolResult:
+        if self._wants_task(name, as_task):  # execution.taskSupport (see _tasks.py)
+            return await self._call_tool_as_task(name, arguments, progress)
         client = self._require_client()
         meta = {LOG_LEVEL_META_KEY: self.log_level} if self.log_level is not None else None
         return await client.call_tool(name, arguments, progress_callback=progress, meta=meta)
@@ -422,7 +427,8 @@ class McpConnection(ClientFeatures):
         try:
             for mcp_tool in mcp_tools:
                 name = local_tool_name(mcp_tool.name, self.prefix)
-                reason = _not_callable(mcp_tool)
+                self._task_support[mcp_tool.name] = task_support(mcp_tool)
+                reason = self._task_refusal(mcp_tool)
                 if reason is not None:  # listed with the reason, never a proxy that always fails
                     self.skipped[mcp_tool.name] = reason
                     continue
@@ -535,12 +541,15 @@ class McpConnection(ClientFeatures):
             self.skipped.clear()
             self._register(mcp_tools)
 
-    def call_tool(self, name: str, arguments: Optional[dict[str, Any]] = None) -> types.CallToolResult:
+    def call_tool(self, name: str, arguments: Optional[dict[str, Any]] = None, *,
+                  as_task: Optional[bool] = None) -> types.CallToolResult:
         """Send ``tools/call`` directly (no executor, no conversion): the raw ``CallToolResult``.
-        ``name`` is the server's tool name (or the registered name of one of its proxies)."""
+        ``name`` is the server's tool name (or the registered name of one of its proxies). A tool
+        with ``execution.taskSupport: "required"`` runs as a task (created, polled, its result
+        fetched); ``as_task=True`` does that for an ``"optional"`` one too."""
         proxy = self.proxies.get(name)
         remote = proxy.remote_name if proxy is not None else name
-        return self._run_sync(self._call_tool(remote, dict(arguments or {}), None))
+        return self._run_sync(self._call_tool(remote, dict(arguments or {}), None, as_task))
 
     def disconnect(self, timeout: float = 10.0) -> None:
         """Unregister the proxy tools, close the session (stopping a ``command=`` server) and the thread."""
@@ -602,15 +611,6 @@ class McpConnection(ClientFeatures):
         return f"<McpConnection {self.label} ({state})>"
 
 
-def _not_callable(mcp_tool: types.Tool) -> Optional[str]:
-    """Why a listed tool cannot become a proxy (``None`` if it can)."""
-    execution = getattr(mcp_tool, "execution", None)
-    if execution is not None and getattr(execution, "task_support", None) == "required":
-        return ("requires task-augmented calls (execution.taskSupport = 'required'), which this client does not "
-                "make: call it from a client with MCP task support")
-    return None
-
-
 def _describe(exc: BaseException) -> str:
     """A readable message, looking inside exception groups."""
     group = getattr(builtins, "BaseExceptionGroup", None)  # Python 3.11+
@@ -627,7 +627,7 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             read_timeout: Optional[float] = None, transport: Optional[str] = None,
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
             elicitation: Optional[Callable[[Any], Any]] = None, roots: Sequence[Any] = (),
-            log: Any = None) -> McpConnection:
+            log: Any = None, use_tasks: bool = False) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
     Args:
@@ -661,6 +661,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         log: an ``ExecutionLog`` where each sampling and elicitation request lands as a row
             (``mcp:sampling/createMessage`` / ``mcp:elicitation/create``: input = the request,
             output = the answer).
+        use_tasks: also call tools whose ``execution.taskSupport`` is ``"optional"`` as tasks
+            (``"required"`` ones always are; see ``workbench.mcp._tasks``).
 
     Returns an :class:`McpConnection` (also a context manager).
     """
@@ -683,11 +685,13 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     label, stderr_file = opened.label, opened.stderr_file
     connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
-                               sampling=sampling, elicitation=elicitation, roots=roots, log=log)
+                               sampling=sampling, elicitation=elicitation, roots=roots, log=log,
+                               use_tasks=use_tasks)
     connection._refused = opened.refused
     connection._connect_arguments = dict(
         command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
-        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth)
+        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth,
+        use_tasks=use_tasks)
     return connection._start(connect_timeout)
 
 
