@@ -27,6 +27,7 @@ from mcp.client import Client
 from workbench.context import ToolContext
 from workbench.mcp._features import ClientFeatures
 from workbench.mcp._tasks import TaskFeatures, task_support
+from workbench.mcp._url_elicitation import retry_after_url_elicitation
 from workbench.mcp._record import wire_dict
 from workbench.mcp._transports import REFUSALS as _REFUSALS
 from workbench.mcp._transports import open_transport
@@ -376,7 +377,8 @@ class McpConnection(ClientFeatures, TaskFeatures):
             return await self._call_tool_as_task(name, arguments, progress)
         client = self._require_client()
         meta = {LOG_LEVEL_META_KEY: self.log_level} if self.log_level is not None else None
-        return await client.call_tool(name, arguments, progress_callback=progress, meta=meta)
+        return await retry_after_url_elicitation(  # a -32042 answer: the user's browser flow, then once more
+            self, lambda: client.call_tool(name, arguments, progress_callback=progress, meta=meta))
 
     def _require_client(self) -> Client:
         if self._client is None or self._closed:
