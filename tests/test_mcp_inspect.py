@@ -232,3 +232,57 @@ def test_tasks_tab_lists_tasks_with_status_and_cancels_one(view):
     assert task.task_id not in view.task_picker.options
     row = next(r for r in view.tasks_html.value.split("<tr") if task.task_id in r)
     assert "cancelled" in row
+
+
+# -- a 2026-07-28 server: icons and cache hints ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def modern_view():
+    import sys
+
+    from workbench.jupyter._workbench import Workbench
+    from workbench.mcp import inspect
+
+    view = inspect(command=[sys.executable, str(ROOT / "tests" / "mcp_modern_server.py")], workbench=Workbench(),
+                   cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)}, connect_timeout=WAIT)
+    yield view
+    view.connection.disconnect()
+
+
+def test_icons_of_tools_resources_prompts_and_the_server_are_shown_with_safe_sources_only(modern_view):
+    from tests.mcp_modern_server import PIXEL
+
+    view = modern_view
+    view.tool_picker.value = "greet"
+    assert view.tool_icons.value.count("<img") == 1  # its javascript: icon is dropped
+    assert f"src='{PIXEL}'" in view.tool_icons.value and "javascript" not in view.tool_icons.value
+    view.tool_picker.value = "haiku"
+    assert view.tool_icons.value == ""
+    view.resource_picker.value = "notes://first"
+    assert f"src='{PIXEL}'" in view.resource_icons.value
+    view.prompt_picker.value = "poem"
+    assert "src='https://example.com/prompt.png'" in view.prompt_icons.value
+    assert f"src='{PIXEL}'" in view.server_html.value
+
+
+def test_the_server_tab_shows_the_cache_hints_of_the_lists(modern_view):
+    view = modern_view
+    view.refresh()
+    html = eventually(lambda: (lambda h: h if "resources/list" in h else None)(view.server_html.value),
+                      what="the cache hints in the Server tab")
+    assert "Cache hints" in html and "60,000 ms" in html and "public" in html and "private" in html
+    assert "cached, fresh for" in html
+
+
+def test_icon_sources_other_than_https_and_data_images_are_never_rendered():
+    from mcp.types import Icon
+
+    from workbench.jupyter._mcp_render import icons_html, safe_icon_src
+
+    bad = ["javascript:alert(1)", "http://example.com/i.png", "data:text/html;base64,PHNjcmlwdD4=",
+           "https://x/'onerror='alert(1)", "vbscript:x", " https://x.png", "data:image/png;base64,AA AA",
+           "https://x/a b.png"]
+    assert [safe_icon_src(src) for src in bad] == [None, None, None, "https://x/'onerror='alert(1)", None, None, None,
+                                                   None]
+    html = icons_html([Icon(src=src) for src in bad], label="<b>t</b>")
+    assert html.count("<img") == 1 and "'onerror=" not in html and "&#x27;onerror=&#x27;" in html
+    assert "<b>" not in html

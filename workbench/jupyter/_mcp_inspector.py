@@ -20,6 +20,7 @@ from workbench._html import escape
 from workbench._styles import BANNER_STYLE, MUTED
 from workbench.jupyter._mcp_render import (
     contents_html,
+    icons_html,
     messages_html,
     protocol_entry_html,
     server_html,
@@ -96,8 +97,10 @@ class McpInspector(W.VBox):
         self.tool_box = W.VBox()
         self.removed_banner = W.HTML(layout=W.Layout(display="none"))
         self.skipped_html = W.HTML()
+        self.tool_icons = W.HTML()  # the selected tool's icons (only safe https:/data:image sources)
         self.tool_picker.observe(lambda change: self._show_tool(change["new"]), names="value")
-        self.tools_tab = W.VBox([self.tool_picker, self.removed_banner, self.tool_box, self.skipped_html])
+        self.tools_tab = W.VBox([W.HBox([self.tool_picker, self.tool_icons]), self.removed_banner, self.tool_box,
+                                 self.skipped_html])
         self._refresh_tools()
 
     def _refresh_tools(self) -> None:
@@ -127,6 +130,7 @@ class McpInspector(W.VBox):
             from workbench.jupyter._form import ToolForm
 
             form = self.tool_forms[name] = ToolForm(proxy, self.workbench)
+        self.tool_icons.value = icons_html(getattr(getattr(form.tool, "mcp_tool", None), "icons", None), 24, name)
         removed = bool(getattr(form.tool, "removed", False))
         form.run_button.disabled = removed or form.run_button.disabled
         self.removed_banner.value = (f"<div style='{BANNER_STYLE}'>The server no longer lists <b>{escape(name)}</b>: "
@@ -144,6 +148,8 @@ class McpInspector(W.VBox):
         self.updates_html = W.HTML()
         self.resource_html = W.HTML()
         self.resource_html.add_class("workbench-mcp-resource")
+        self.resource_icons = W.HTML()
+        self._resources: dict[str, Any] = {}
         self.template_picker = W.Dropdown(description="Template", options=[])
         self.template_box = W.VBox()
         self.template_form: Any = None
@@ -152,9 +158,11 @@ class McpInspector(W.VBox):
         self.read_button.on_click(lambda _b: self.read(self.resource_picker.value))
         self.subscribe_button.observe(lambda change: self._toggle_subscription(change["new"]), names="value")
         self.resource_picker.observe(lambda change: self._sync_subscribe_button(), names="value")
+        self.resource_picker.observe(lambda change: self._show_resource_icons(), names="value")
         self.template_picker.observe(lambda change: self._show_template(change["new"]), names="value")
         self.resources_tab = W.VBox([
-            self.resource_picker, W.HBox([self.read_button, self.subscribe_button]), self.updates_html,
+            self.resource_picker, W.HBox([self.read_button, self.subscribe_button, self.resource_icons]),
+            self.updates_html,
             W.HTML("<b>Resource templates</b>"), self.template_picker, self.template_box, self.resource_html])
         self._refresh_resources()
 
@@ -167,9 +175,14 @@ class McpInspector(W.VBox):
             self.resource_html.value = f"<i style='color:{MUTED}'>This server has no resources.</i>"
             return
         resources = self.connection.list_resources()
+        self._resources = {str(r.uri): r for r in resources}
         self.resource_picker.options = [(f"{r.name} — {r.uri}", str(r.uri)) for r in resources]
         templates = self.connection.list_resource_templates()
         self.template_picker.options = [(f"{t.name} — {t.uri_template}", t.uri_template) for t in templates]
+
+    def _show_resource_icons(self) -> None:
+        resource = self._resources.get(self.resource_picker.value or "")
+        self.resource_icons.value = icons_html(getattr(resource, "icons", None), 24, getattr(resource, "name", ""))
 
     def read(self, uri: Optional[str]) -> Any:
         """Read ``uri`` and show its contents (also what the Read button does)."""
@@ -234,9 +247,10 @@ class McpInspector(W.VBox):
         self.prompt_form: Any = None
         self.prompt_html = W.HTML()
         self.prompt_html.add_class("workbench-mcp-prompt")
+        self.prompt_icons = W.HTML()
         self._prompts: dict[str, Any] = {}
         self.prompt_picker.observe(lambda change: self._show_prompt(change["new"]), names="value")
-        self.prompts_tab = W.VBox([self.prompt_picker, self.prompt_box, self.prompt_html])
+        self.prompts_tab = W.VBox([W.HBox([self.prompt_picker, self.prompt_icons]), self.prompt_box, self.prompt_html])
         self._refresh_prompts()
 
     def _refresh_prompts(self) -> None:
@@ -251,6 +265,7 @@ class McpInspector(W.VBox):
 
     def _show_prompt(self, name: Optional[str]) -> None:
         prompt = self._prompts.get(name or "")
+        self.prompt_icons.value = icons_html(getattr(prompt, "icons", None), 24, name or "")
         if prompt is None:
             self.prompt_box.children = ()
             return
@@ -386,6 +401,7 @@ class McpInspector(W.VBox):
         self.roots_button = W.Button(description="Set roots", tooltip="Send notifications/roots/list_changed")
         self.roots_button.on_click(lambda _b: self.set_roots(self.roots_text.value))
         self.server_tab = W.VBox([self.server_html, self.roots_text, self.roots_button])
+        self._server_refresh = Throttle(self._render_server, _REFRESH)  # the cache hints follow the traffic
         self.roots_text.value = "\n".join(str(root.uri) for root in self.connection.roots)
         self._render_server()
 
@@ -410,6 +426,7 @@ class McpInspector(W.VBox):
             connection.on_server_log(lambda _entry: self._logs_refresh()),
             connection.on_notification(lambda _n: self._logs_refresh()),
             connection.on_message(lambda _m: self._protocol_refresh()),
+            connection.on_message(lambda _m: self._server_refresh()),
             connection.on_task(lambda _t: self._tasks_refresh()),
             connection.on_change(self._changed),
             connection.on_disconnect(self._disconnected),

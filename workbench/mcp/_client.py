@@ -25,6 +25,7 @@ from mcp_types import LOG_LEVEL_META_KEY
 from mcp.client import Client
 
 from workbench.context import ToolContext
+from workbench.mcp._cache import CacheHints
 from workbench.mcp._features import ClientFeatures
 from workbench.mcp._tasks import TaskFeatures, task_support
 from workbench.mcp._url_elicitation import retry_after_url_elicitation
@@ -213,7 +214,7 @@ class McpProxyTool(BaseTool):
         return f"<McpProxyTool {self.tool_name!r} of {self.connection.label}>"
 
 
-class McpConnection(ClientFeatures, TaskFeatures):
+class McpConnection(ClientFeatures, TaskFeatures, CacheHints):
     """A live connection to an MCP server whose tools are registered as :class:`McpProxyTool`.
 
     Made by :func:`connect`. ``tools`` lists the registered names; :meth:`disconnect` (or leaving
@@ -227,6 +228,7 @@ class McpConnection(ClientFeatures, TaskFeatures):
                  roots: Sequence[Any] = (), log: Any = None, use_tasks: bool = False) -> None:
         self._init_features(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
         self._init_tasks(use_tasks)
+        self._init_cache_hints()
         self.label = label
         self.registry = registry
         self.prefix = prefix
@@ -359,12 +361,12 @@ class McpConnection(ClientFeatures, TaskFeatures):
                 logger.warning("MCP server %s closed the connection", self.label)
             self._stop.set()
 
-    async def _list_tools(self) -> list[types.Tool]:
+    async def _list_tools(self, cache_mode: str = "refresh") -> list[types.Tool]:
         client = self._require_client()
         tools: list[types.Tool] = []
         cursor = None
         for _ in range(_PAGE_CAP):
-            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+            page = await client.list_tools(cursor=cursor, cache_mode=cache_mode)  # type: ignore[arg-type]
             tools.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:
@@ -521,15 +523,16 @@ class McpConnection(ClientFeatures, TaskFeatures):
         except (OSError, ValueError):
             return ""
 
-    def list_mcp_tools(self, timeout: Optional[float] = 30.0) -> list[types.Tool]:
-        """The server's current tool list (MCP ``Tool`` objects)."""
-        return self._run_sync(self._list_tools(), timeout)
+    def list_mcp_tools(self, timeout: Optional[float] = 30.0, *, refresh: bool = False) -> list[types.Tool]:
+        """The server's current tool list (MCP ``Tool`` objects); within the server's ``ttlMs``
+        (2026-07-28 cache hints) from the client's cache unless ``refresh=True``."""
+        return self._run_sync(self._list_tools("refresh" if refresh else "use"), timeout)
 
     def refresh(self, timeout: Optional[float] = 30.0) -> list[str]:
         """Fetch the tool list again: register new tools, update changed ones, drop removed ones
         (their proxies get ``removed = True``, so forms show them as removed). The server's
         ``notifications/tools/list_changed`` does this by itself."""
-        self._apply_tools(self.list_mcp_tools(timeout))
+        self._apply_tools(self.list_mcp_tools(timeout, refresh=True))
         return self.tools
 
     def _apply_tools(self, mcp_tools: Sequence[types.Tool]) -> None:
