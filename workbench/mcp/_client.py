@@ -26,6 +26,7 @@ from mcp.client import Client
 
 from workbench.context import ToolContext
 from workbench.mcp._cache import CacheHints
+from workbench.mcp._config import ConfigExport, read_server_config
 from workbench.mcp._features import ClientFeatures
 from workbench.mcp._tasks import TaskFeatures, task_support
 from workbench.mcp._url_elicitation import retry_after_url_elicitation
@@ -214,7 +215,7 @@ class McpProxyTool(BaseTool):
         return f"<McpProxyTool {self.tool_name!r} of {self.connection.label}>"
 
 
-class McpConnection(ClientFeatures, TaskFeatures, CacheHints):
+class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
     """A live connection to an MCP server whose tools are registered as :class:`McpProxyTool`.
 
     Made by :func:`connect`. ``tools`` lists the registered names; :meth:`disconnect` (or leaving
@@ -632,7 +633,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             read_timeout: Optional[float] = None, transport: Optional[str] = None,
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
             elicitation: Optional[Callable[[Any], Any]] = None, roots: Sequence[Any] = (),
-            log: Any = None, use_tasks: bool = False) -> McpConnection:
+            log: Any = None, use_tasks: bool = False, config: Any = None,
+            server: Optional[str] = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
     Args:
@@ -668,9 +670,27 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             output = the answer).
         use_tasks: also call tools whose ``execution.taskSupport`` is ``"optional"`` as tasks
             (``"required"`` ones always are; see ``workbench.mcp._tasks``).
+        config: instead of ``command``/``url``: an ``mcpServers`` config file (path) or dict, as
+            Claude Desktop, Cursor, VS Code and MCP Inspector write them; ``server`` picks the entry
+            (needed when there are several). Its ``env`` and ``headers`` come from the file, ``${VAR}``
+            expanded from the environment; ``env=`` / ``headers=`` given here are added on top.
+            ``connection.config()`` writes such an entry, secrets masked (``workbench.mcp._config``).
 
     Returns an :class:`McpConnection` (also a context manager).
     """
+    if config is not None:
+        if command is not None or url is not None:
+            raise ValueError("connect() got config= and also command=/url=: the server comes from the config entry")
+        entry = read_server_config(config, server)
+        command, url = entry.get("command"), entry.get("url")
+        if entry.get("env"):
+            env = {**entry["env"], **(env or {})}
+        if entry.get("headers"):
+            headers = {**entry["headers"], **(headers or {})}
+        cwd = cwd if cwd is not None else entry.get("cwd")
+        transport = transport or (entry.get("transport") if url is not None else None)
+    elif server is not None:
+        raise ValueError("connect(server=...) names an entry of config=; pass config= too")
     if url is None and isinstance(command, str) and command.startswith(("http://", "https://")):
         url, command = command, None  # connect("http://…/mcp")
     if (command is None) == (url is None):
