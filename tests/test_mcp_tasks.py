@@ -185,3 +185,20 @@ def test_cancelling_a_running_form_thread_call(steps_server):
         eventually(lambda: conn.get_task(conn.tasks[0].task_id).status == "cancelled", what="the task cancelled")
     finally:
         conn.use_tasks = False
+
+
+
+def test_a_server_that_runs_a_task_augmented_call_at_once_gives_its_result():
+    """A receiver that does not support tasks for a request processes it normally (spec 2025-11-25):
+    the SDK's MCPServer (tests/mcp_modern_server.py) answers a task-augmented call with the result."""
+    import sys
+
+    from workbench.mcp import McpTaskError, connect
+
+    with connect(command=[sys.executable, str(ROOT / "tests" / "mcp_modern_server.py")], registry=ToolRegistry(),
+                 cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)}, connect_timeout=WAIT) as conn:
+        result = conn._run_sync(conn._call_tool_as_task("add_note", {"name": "now"}), WAIT)
+        assert result.content[0].text == "added notes://now" and conn.tasks == []
+        conn._task_support["add_note"] = "optional"  # as if listed so: start_task then says what happened
+        with pytest.raises(McpTaskError, match="ran 'add_note' at once instead of creating a task"):
+            conn.start_task("add_note", {"name": "again"})

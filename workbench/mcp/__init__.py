@@ -46,6 +46,7 @@ from workbench.mcp._convert import (
     spec_to_mcp_tool,
 )
 from workbench.mcp._security import TOKEN_ENV
+from workbench.mcp._tasks import McpTaskError
 from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "McpConnection",
     "McpConnectionError",
     "McpProxyTool",
+    "McpTaskError",
     "McpToolError",
     "TOKEN_ENV",
     "TRANSPORTS",

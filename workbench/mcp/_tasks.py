@@ -160,12 +160,14 @@ class TaskFeatures:
         return types.CallToolResult.model_validate(raw)
 
     async def _start_task(self, name: str, arguments: dict[str, Any], *, ttl: Optional[int] = None,
-                          progress: Any = None) -> types.Task:
+                          progress: Any = None) -> types.Task | types.CallToolResult:
+        """The created task — or the tool's result when the server ran the call at once (a receiver
+        that does not support tasks for a request processes it normally, as the spec says)."""
         client: "Client" = self._require_client()  # type: ignore[attr-defined]
         params: dict[str, Any] = {"name": name, "arguments": arguments, "task": {} if ttl is None else {"ttl": ttl}}
         raw = await _send_raw(client, "tools/call", params, progress=progress)
-        if "task" not in raw:  # a server that ran it at once: keep its answer, as tasks/result would give it
-            raise McpTaskError(f"MCP server answered the task-augmented call of {name!r} without a task: {raw!r}"[:500])
+        if "task" not in raw:
+            return types.CallToolResult.model_validate(raw)
         task = self._seen(types.CreateTaskResult.model_validate(raw).task)
         self._task_tools[task.task_id] = name
         return task
@@ -182,6 +184,8 @@ class TaskFeatures:
                 await progress(value, total, message)
 
         task = await self._start_task(name, arguments, ttl=ttl, progress=on_progress)
+        if isinstance(task, types.CallToolResult):
+            return task
         shown: Optional[tuple] = None
         try:
             while True:
@@ -255,8 +259,13 @@ class TaskFeatures:
         proxy = getattr(self, "proxies", {}).get(name)
         remote = proxy.remote_name if proxy is not None else name
         self._wants_task(remote, True)  # a clear error for a tool that forbids tasks
-        return self._run_sync(self._start_task(remote, dict(arguments or {}), ttl=ttl), timeout)  # type: ignore
+        task = self._run_sync(self._start_task(remote, dict(arguments or {}), ttl=ttl), timeout)  # type: ignore
+        if not isinstance(task, types.Task):
+            raise McpTaskError(f"MCP server {getattr(self, 'label', '?')} ran {name!r} at once instead of creating a "
+                               "task (it does not support tasks for it): call it with call_tool()")
+        return task
 
 
 class McpTaskError(RuntimeError):
-    """A task-augmented call did not produce a result (cancelled, or the server sent no task)."""
+    """A task-augmented call did not produce a result: the task was cancelled, or ``start_task``
+    got the tool's result at once instead of a task."""
