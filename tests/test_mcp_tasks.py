@@ -126,10 +126,15 @@ def test_use_tasks_calls_optional_tools_as_tasks_with_status_as_progress():
     with connect(command=TASK_SERVER, registry=registry, use_tasks=True, connect_timeout=WAIT) as conn:
         executor = SequentialExecutor()
         events = []
-        executor.on_event(lambda event: events.append(event.message) if event.kind == "progress" else None)
+        executor.on_event(lambda event: events.append((round(event.progress, 3), event.message))
+                          if event.kind == "progress" else None)
         result = executor.call(registry, "steps", {"n": 3, "ms": 150})
         assert result.status == "success" and result.text == "counted 3 steps"
-        assert "task working: step 2/3" in events
+        messages = [message for _progress, message in events]
+        assert "task working: step 2/3" in messages
+        # the server's progress notifications after the task was created still reach the call
+        assert [event for event in events if event[1].startswith("progress")] == [
+            (0.333, "progress 1/3"), (0.667, "progress 2/3"), (1.0, "progress 3/3")]
         assert len(conn.tasks) == 1
 
 

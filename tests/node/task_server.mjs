@@ -1,6 +1,6 @@
 // A small MCP server (TypeScript SDK, protocol 2025-11-25) for the task tests: one tool with
 // execution.taskSupport "optional" (`steps`: a task that counts `n` steps of `ms` milliseconds,
-// its status message naming the step) and a plain tool with an icon. Run: node task_server.mjs
+// its status message naming the step, a progress notification per step when the call asked for progress) and a plain tool with an icon. Run: node task_server.mjs
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { InMemoryTaskStore, InMemoryTaskMessageQueue } from "@modelcontextprotocol/sdk/experimental/tasks";
@@ -18,11 +18,19 @@ const server = new McpServer(
 
 const StepsSchema = z.object({ n: z.number().int().min(1), ms: z.number().int().min(1) });
 
-async function run(taskId, args) {
+async function run(taskId, args, extra) {
+  // the tools/call's progress token stays valid for the task's lifetime (spec 2025-11-25)
+  const token = extra._meta?.progressToken;
   for (let i = 1; i <= args.n; i++) {
     const task = await taskStore.getTask(taskId);
     if (!task || task.status === "cancelled") return;
     await taskStore.updateTaskStatus(taskId, "working", `step ${i}/${args.n}`);
+    if (token !== undefined) {
+      await extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: i, total: args.n, message: `progress ${i}/${args.n}` },
+      });
+    }
     await new Promise((resolve) => setTimeout(resolve, args.ms));
   }
   const task = await taskStore.getTask(taskId);
@@ -43,7 +51,7 @@ server.experimental.tasks.registerToolTask(
   {
     createTask: async (args, extra) => {
       const task = await extra.taskStore.createTask({ ttl: 60000, pollInterval: 100 });
-      run(task.taskId, StepsSchema.parse(args)).catch((error) =>
+      run(task.taskId, StepsSchema.parse(args), extra).catch((error) =>
         extra.taskStore.updateTaskStatus(task.taskId, "failed", String(error)).catch(() => {}),
       );
       return { task };

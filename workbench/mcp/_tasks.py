@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import mcp.types as types
@@ -54,8 +55,8 @@ def _poll_seconds(task: types.Task) -> float:
     return min(max(interval / 1000.0, low), high)
 
 
-async def _send_raw(client: "Client", method: str, params: dict[str, Any], *, timeout: Optional[float] = None,
-                    progress: Any = None) -> dict[str, Any]:
+async def _send_raw(client: "Client", method: str, params: dict[str, Any], *,
+                    timeout: Optional[float] = None) -> dict[str, Any]:
     """Send a request and return the raw result dict, without the SDK's per-method result check
     (see the module docstring). Headers are stamped as the session stamps every request."""
     session = client.session
@@ -64,8 +65,6 @@ async def _send_raw(client: "Client", method: str, params: dict[str, Any], *, ti
     session._stamp(data, opts)  # the protocol-version header / _meta every request carries
     if timeout is not None:
         opts["timeout"] = timeout
-    if progress is not None:
-        opts["on_progress"] = progress
     return await session._dispatcher.send_raw_request(method, data.get("params"), opts)
 
 
@@ -160,12 +159,14 @@ class TaskFeatures:
         return types.CallToolResult.model_validate(raw)
 
     async def _start_task(self, name: str, arguments: dict[str, Any], *, ttl: Optional[int] = None,
-                          progress: Any = None) -> types.Task | types.CallToolResult:
+                          progress_token: Optional[str] = None) -> types.Task | types.CallToolResult:
         """The created task — or the tool's result when the server ran the call at once (a receiver
         that does not support tasks for a request processes it normally, as the spec says)."""
         client: "Client" = self._require_client()  # type: ignore[attr-defined]
         params: dict[str, Any] = {"name": name, "arguments": arguments, "task": {} if ttl is None else {"ttl": ttl}}
-        raw = await _send_raw(client, "tools/call", params, progress=progress)
+        if progress_token is not None:
+            params["_meta"] = {"progressToken": progress_token}
+        raw = await _send_raw(client, "tools/call", params)
         if "task" not in raw:
             return types.CallToolResult.model_validate(raw)
         task = self._seen(types.CreateTaskResult.model_validate(raw).task)
@@ -183,7 +184,27 @@ class TaskFeatures:
             if progress is not None:
                 await progress(value, total, message)
 
-        task = await self._start_task(name, arguments, ttl=ttl, progress=on_progress)
+        # The progress token stays valid for the task's lifetime, but the SDK's dispatcher forgets a
+        # request's progress handler once it is answered (here: with the task at once), so progress
+        # notifications are picked up from the connection's message record instead.
+        token = f"task-call-{uuid.uuid4().hex}"
+        loop = asyncio.get_running_loop()
+
+        def follow(message: Any) -> None:
+            params = message.message.get("params") or {}
+            if (message.direction == "received" and message.method == "notifications/progress"
+                    and params.get("progressToken") == token):
+                loop.create_task(on_progress(params.get("progress", 0.0), params.get("total"), params.get("message")))
+
+        unfollow = self._messages.subscribe(follow)  # type: ignore[attr-defined]
+        try:
+            return await self._follow_task(name, arguments, ttl, progress, token, last)
+        finally:
+            unfollow()
+
+    async def _follow_task(self, name: str, arguments: dict[str, Any], ttl: Optional[int], progress: Any,
+                           token: str, last: list) -> types.CallToolResult:
+        task = await self._start_task(name, arguments, ttl=ttl, progress_token=token if progress else None)
         if isinstance(task, types.CallToolResult):
             return task
         shown: Optional[tuple] = None
