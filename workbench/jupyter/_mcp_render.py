@@ -13,7 +13,7 @@ import time
 from typing import Any, Callable, Iterable, Optional
 
 from workbench._html import escape
-from workbench._styles import BORDER, MUTED, WRAP
+from workbench._styles import BORDER, MUTED, STATUS_COLOURS, WRAP
 from workbench.jupyter._render import json_html
 
 __all__ = ["contents_html", "messages_html", "protocol_entry_html", "protocol_html", "server_logs_html", "server_html",
@@ -227,9 +227,9 @@ def server_html(connection: Any) -> str:
     return "".join(parts)
 
 
-#: task status -> its colour in the Tasks tab (terminal ones muted or red)
-_TASK_STATUS_COLOURS = {"working": "var(--jp-brand-color1,#1976d2)", "input_required": "var(--jp-warn-color1,#f57c00)",
-                        "completed": "var(--jp-success-color1,#388e3c)", "failed": "var(--jp-error-color1,#d32f2f)",
+#: task status -> its colour in the Tasks tab: the workbench's readable status colours
+_TASK_STATUS_COLOURS = {"working": STATUS_COLOURS["in_progress"], "input_required": STATUS_COLOURS["cancelled"],
+                        "completed": STATUS_COLOURS["success"], "failed": STATUS_COLOURS["error"],
                         "cancelled": MUTED}
 
 
