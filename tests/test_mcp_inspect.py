@@ -271,6 +271,11 @@ def test_the_server_tab_shows_the_cache_hints_of_the_lists(modern_view):
                       what="the cache hints in the Server tab")
     assert "Cache hints" in html and "60,000 ms" in html and "public" in html and "private" in html
     assert "cached, fresh for" in html
+    fetches = view.connection.cache_hints["resources/list"].fetches
+    view._refresh_resources()  # what a list_changed-free redraw does: the fresh list comes from the cache
+    assert view.connection.cache_hints["resources/list"].fetches == fetches
+    view.refresh()  # the user's refresh goes to the server
+    assert view.connection.cache_hints["resources/list"].fetches == fetches + 1
 
 
 def test_icon_sources_other_than_https_and_data_images_are_never_rendered():

@@ -136,6 +136,11 @@ def test_use_tasks_calls_optional_tools_as_tasks_with_status_as_progress():
         assert [event for event in events if event[1].startswith("progress")] == [
             (0.333, "progress 1/3"), (0.667, "progress 2/3"), (1.0, "progress 3/3")]
         assert len(conn.tasks) == 1
+        fresh = conn.reconnect()
+        try:
+            assert fresh.use_tasks
+        finally:
+            fresh.disconnect()
 
 
 def test_start_get_cancel_and_result_by_hand(steps_server):

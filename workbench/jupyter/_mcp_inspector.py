@@ -170,14 +170,14 @@ class McpInspector(W.VBox):
         caps = self.connection.server_capabilities
         return caps is not None and getattr(caps, capability, None) is not None
 
-    def _refresh_resources(self) -> None:
+    def _refresh_resources(self, refresh: bool = False) -> None:
         if not self._supports("resources"):
             self.resource_html.value = f"<i style='color:{MUTED}'>This server has no resources.</i>"
             return
-        resources = self.connection.list_resources()
+        resources = self.connection.list_resources(refresh=refresh)
         self._resources = {str(r.uri): r for r in resources}
         self.resource_picker.options = [(f"{r.name} — {r.uri}", str(r.uri)) for r in resources]
-        templates = self.connection.list_resource_templates()
+        templates = self.connection.list_resource_templates(refresh=refresh)
         self.template_picker.options = [(f"{t.name} — {t.uri_template}", t.uri_template) for t in templates]
 
     def _show_resource_icons(self) -> None:
@@ -253,11 +253,11 @@ class McpInspector(W.VBox):
         self.prompts_tab = W.VBox([W.HBox([self.prompt_picker, self.prompt_icons]), self.prompt_box, self.prompt_html])
         self._refresh_prompts()
 
-    def _refresh_prompts(self) -> None:
+    def _refresh_prompts(self, refresh: bool = False) -> None:
         if not self._supports("prompts"):
             self.prompt_html.value = f"<i style='color:{MUTED}'>This server has no prompts.</i>"
             return
-        self._prompts = {p.name: p for p in self.connection.list_prompts()}
+        self._prompts = {p.name: p for p in self.connection.list_prompts(refresh=refresh)}
         current = self.prompt_picker.value
         self.prompt_picker.options = list(self._prompts)
         if current in self._prompts:
@@ -453,10 +453,10 @@ class McpInspector(W.VBox):
         self._render_server()
 
     def refresh(self) -> None:
-        """Re-read everything from the server and redraw every tab."""
+        """Re-read everything from the server (past the cache hints) and redraw every tab."""
         self._refresh_tools()
-        self._refresh_resources()
-        self._refresh_prompts()
+        self._refresh_resources(refresh=True)
+        self._refresh_prompts(refresh=True)
         self.refresh_tasks()
         self._render_logs()
         self._render_protocol()

@@ -599,7 +599,8 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
             raise McpConnectionError(f"MCP connection to {self.label} was not made by connect(): nothing to reconnect to")
         self.disconnect()
         arguments = {**self._connect_arguments, "sampling": self.sampling_handler, "elicitation": self.elicitation_handler,
-                     "roots": list(self._roots), "log": self.log, "connect_timeout": connect_timeout}
+                     "roots": list(self._roots), "log": self.log, "connect_timeout": connect_timeout,
+                     "use_tasks": self.use_tasks}
         fresh = connect(**arguments)
         if self.log_level is not None:
             with contextlib.suppress(Exception):
