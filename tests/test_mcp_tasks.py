@@ -212,3 +212,17 @@ def test_a_server_that_runs_a_task_augmented_call_at_once_gives_its_result():
         conn._task_support["add_note"] = "optional"  # as if listed so: start_task then says what happened
         with pytest.raises(McpTaskError, match="ran 'add_note' at once instead of creating a task"):
             conn.start_task("add_note", {"name": "again"})
+
+
+def test_status_notifications_update_the_known_tasks_without_polling(everything):
+    conn, *_ = everything
+    task = conn.start_task("simulate-research-query", {"topic": "notified"})
+    try:
+        seen = eventually(lambda: next((t for t in conn.tasks if t.task_id == task.task_id
+                                        and t.status_message == "Analyzing content..."), None),
+                          what="a notifications/tasks/status for the second stage")
+        assert seen.status == "working"
+        assert not any(m.method == "tasks/get" and m.message["params"]["taskId"] == task.task_id
+                       for m in conn.messages if m.direction == "sent")
+    finally:
+        conn.cancel_task(task.task_id)

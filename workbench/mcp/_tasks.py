@@ -104,7 +104,13 @@ class TaskFeatures:
         if support == "required":
             return True
         if support == "optional":
-            return self.use_tasks if as_task is None else bool(as_task)
+            wanted = self.use_tasks if as_task is None else bool(as_task)
+            if wanted and not self.supports_tasks:
+                if as_task:
+                    raise ValueError(f"MCP tool {remote_name!r}: the server does not declare "
+                                     "capabilities.tasks.requests.tools.call, so it takes no task-augmented calls")
+                return False  # use_tasks: a server without tasks gets plain calls
+            return wanted
         if as_task:
             raise ValueError(f"MCP tool {remote_name!r} does not support task-augmented calls "
                              f"(execution.taskSupport is {support!r})")
