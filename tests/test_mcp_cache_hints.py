@@ -4,7 +4,6 @@ while fresh, fetched again once expired or once the server announces the list ch
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 

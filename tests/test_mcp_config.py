@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.mcp_servers import EVERYTHING, ROOT, WAIT, everything_http, npm_server, server_process
+from tests.mcp_servers import EVERYTHING, WAIT, everything_http, npm_server, server_process
 from workbench.executor import SequentialExecutor
 from workbench.mcp._config import read_server_config, server_entry
 from workbench.registry import ToolRegistry
@@ -51,7 +51,8 @@ def test_an_http_entry_masks_the_token_and_reads_back_with_it_from_the_environme
                      connect_timeout=WAIT) as conn:
             entry = conn.config()
         assert entry == {"type": "http", "url": url,
-                         "headers": {"Authorization": "Bearer ${MCP_TOKEN}", "X-Api-Key": "${X_API_KEY}", "X-Trace": "on"}}
+                         "headers": {"Authorization": "Bearer ${MCP_TOKEN}", "X-Api-Key": "${X_API_KEY}",
+                                     "X-Trace": "on"}}
         text = json.dumps(conn.config("workbench"))
         assert SECRET not in text and SECRET[:12] not in text
         path = tmp_path / "mcp.json"

@@ -291,3 +291,12 @@ def test_icon_sources_other_than_https_and_data_images_are_never_rendered():
     html = icons_html([Icon(src=src) for src in bad], label="<b>t</b>")
     assert html.count("<img") == 1 and "'onerror=" not in html and "&#x27;onerror=&#x27;" in html
     assert "<b>" not in html
+
+
+def test_the_server_tab_exports_the_config_entry_and_file(view):
+    import json
+
+    entry = json.loads(view.copy_entry_button.text)
+    assert entry == view.connection.config() and entry["command"] == npm_server(EVERYTHING)
+    assert json.loads(view.copy_file_button.text) == {"mcpServers": {"mcp-servers-everything": entry}}
+    assert "mcpServers entry" in view.config_html.value

@@ -9,6 +9,7 @@ connection's records through throttled refreshes.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from typing import Any, Optional
@@ -58,7 +59,9 @@ class McpInspector(W.VBox):
     Attributes worth knowing (for code and tests): ``connection``, ``tabs``, ``tool_picker``,
     ``tool_forms``, ``resource_picker``, ``read_button``, ``subscribe_button``, ``resource_html``,
     ``template_picker``, ``template_form``, ``prompt_picker``, ``prompt_form``, ``prompt_html``,
-    ``tasks_html``, ``task_picker``, ``cancel_task_button``, ``level_picker``, ``logs_html``, ``protocol_list`` (``protocol_text``), ``server_html``, ``roots_text``,
+    ``tool_icons``, ``resource_icons``, ``prompt_icons``, ``tasks_html``, ``task_picker``,
+    ``cancel_task_button``, ``level_picker``, ``logs_html``, ``protocol_list`` (``protocol_text``),
+    ``server_html``, ``roots_text``, ``copy_entry_button`` / ``copy_file_button`` (the config export),
     ``sampling_prompt``, ``elicitation_prompt``.
     """
 
@@ -400,10 +403,34 @@ class McpInspector(W.VBox):
                                      layout=W.Layout(width="100%", height="5em"))
         self.roots_button = W.Button(description="Set roots", tooltip="Send notifications/roots/list_changed")
         self.roots_button.on_click(lambda _b: self.set_roots(self.roots_text.value))
-        self.server_tab = W.VBox([self.server_html, self.roots_text, self.roots_button])
+        from workbench.jupyter._copy import CopyButton
+
+        # MCP Inspector's "Server Entry" / "Servers File" exports: connection.config(), secrets masked
+        self.config_html = W.HTML()
+        self.copy_entry_button = CopyButton(label="Server entry",
+                                            hint="Copy this server's mcpServers entry (secrets as ${NAME})")
+        self.copy_file_button = CopyButton(label="Servers file",
+                                           hint="Copy an mcpServers file with this server (secrets as ${NAME})")
+        self.server_tab = W.VBox([self.server_html, self.roots_text, self.roots_button,
+                                  W.HBox([self.copy_entry_button, self.copy_file_button]), self.config_html])
         self._server_refresh = Throttle(self._render_server, _REFRESH)  # the cache hints follow the traffic
         self.roots_text.value = "\n".join(str(root.uri) for root in self.connection.roots)
         self._render_server()
+        self._show_config()
+
+    def _show_config(self) -> None:
+        try:
+            entry = self.connection.config()
+        except (ValueError, AttributeError):  # a connection not made by connect(): nothing to export
+            self.copy_entry_button.layout.display = self.copy_file_button.layout.display = "none"
+            return
+        info = self.connection.server_info
+        name = re.sub(r"[^A-Za-z0-9_-]+", "-", getattr(info, "name", None) or "server").strip("-") or "server"
+        self.copy_entry_button.text = json.dumps(entry, indent=2)
+        self.copy_file_button.text = json.dumps({"mcpServers": {name: entry}}, indent=2)
+        self.config_html.value = (f"<details><summary style='color:{MUTED}'>mcpServers entry</summary>"
+                                  f"<pre style='white-space:pre-wrap'>{escape(self.copy_entry_button.text)}</pre>"
+                                  "</details>")
 
     def set_roots(self, text: str) -> None:
         """Offer the roots listed in ``text`` (one per line) and notify the server."""

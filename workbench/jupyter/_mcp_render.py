@@ -200,7 +200,8 @@ def cache_hints_html(hints: dict[str, Any], now: Optional[float] = None) -> str:
                     f"<td style='color:{MUTED}'>{clock(hint.received)}</td><td>{state}</td></tr>")
     head = "".join(f"<th style='text-align:left'>{name}</th>"
                    for name in ("List", "ttlMs", "cacheScope", "Fetches", "Received", "Now"))
-    return f"<table class='workbench-mcp-cache-hints'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return (f"<table class='workbench-mcp-cache-hints'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
 
 
 def server_html(connection: Any) -> str:
@@ -214,7 +215,8 @@ def server_html(connection: Any) -> str:
     state = "connected" if connection.connected else "disconnected"
     icons = icons_html(getattr(info, "icons", None), 24, "server") if info else ""
     parts = [
-        f"<div>{icons}<b>{name}</b> {version} · protocol {escape(connection.protocol_version or '?')} · {state}</div>",
+        f"<div>{icons}<b>{name}</b> {version} · protocol {escape(connection.protocol_version or '?')} · "
+        f"{state}</div>",
         f"<div style='color:{MUTED}'>{escape(connection.label)}</div>",
         "<div><b>Capabilities</b></div>", json_html(caps_json),
     ]
