@@ -117,6 +117,14 @@ def test_an_optional_tool_is_called_normally_unless_asked(steps_server):
     assert [t.status for t in conn.tasks] == ["completed"]
     with pytest.raises(ValueError, match="'plain' does not support task-augmented calls"):
         conn.call_tool("plain", as_task=True)
+    conn.use_tasks = True
+    try:
+        failed = SequentialExecutor().call(registry, "steps", {"n": 3, "ms": 20, "fail": True})
+    finally:
+        conn.use_tasks = False
+    assert failed.status == "error" and failed.metadata["error_type"] == "McpTaskError"
+    assert "failed: boom at step 1" in failed.error
+    assert conn.tasks[0].status == "failed"
 
 
 def test_use_tasks_calls_optional_tools_as_tasks_with_status_as_progress():

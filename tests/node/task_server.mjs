@@ -16,7 +16,11 @@ const server = new McpServer(
   },
 );
 
-const StepsSchema = z.object({ n: z.number().int().min(1), ms: z.number().int().min(1) });
+const StepsSchema = z.object({
+  n: z.number().int().min(1),
+  ms: z.number().int().min(1),
+  fail: z.boolean().default(false).describe("fail the task after the first step"),
+});
 
 async function run(taskId, args, extra) {
   // the tools/call's progress token stays valid for the task's lifetime (spec 2025-11-25)
@@ -32,6 +36,10 @@ async function run(taskId, args, extra) {
       });
     }
     await new Promise((resolve) => setTimeout(resolve, args.ms));
+    if (args.fail) {
+      await taskStore.updateTaskStatus(taskId, "failed", `boom at step ${i}`);
+      return;
+    }
   }
   const task = await taskStore.getTask(taskId);
   if (!task || task.status === "cancelled") return;

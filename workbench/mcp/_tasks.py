@@ -25,6 +25,7 @@ import uuid
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import mcp.types as types
+from mcp.shared.exceptions import MCPError
 
 from workbench.mcp._record import Record
 
@@ -229,7 +230,14 @@ class TaskFeatures:
                                    + (f": {task.status_message}" if task.status_message else ""))
             # completed, failed (the result says why) or input_required (tasks/result delivers the
             # server's requests and waits for the end)
-            result = await self._task_result(task.task_id)
+            try:
+                result = await self._task_result(task.task_id)
+            except MCPError as exc:
+                if task.status != "failed":
+                    raise
+                # a failed task may have no result to fetch: its status message is the reason
+                raise McpTaskError(f"MCP task {task.task_id} of {name!r} failed: "
+                                   f"{task.status_message or exc.message}") from None
         except asyncio.CancelledError:
             await self._cancel_quietly(task.task_id)
             raise
