@@ -211,15 +211,19 @@ def test_a_server_that_runs_a_task_augmented_call_at_once_gives_its_result():
     the SDK's MCPServer (tests/mcp_modern_server.py) answers a task-augmented call with the result."""
     import sys
 
-    from workbench.mcp import McpTaskError, connect
+    from workbench.mcp import connect
 
     with connect(command=[sys.executable, str(ROOT / "tests" / "mcp_modern_server.py")], registry=ToolRegistry(),
                  cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)}, connect_timeout=WAIT) as conn:
         result = conn._run_sync(conn._call_tool_as_task("add_note", {"name": "now"}), WAIT)
         assert result.content[0].text == "added notes://now" and conn.tasks == []
-        conn._task_support["add_note"] = "optional"  # as if listed so: start_task then says what happened
-        with pytest.raises(McpTaskError, match="ran 'add_note' at once instead of creating a task"):
+        # were it listed as "optional": a server without the tasks capability gets no task-augmented call
+        conn._task_support["add_note"] = "optional"
+        with pytest.raises(ValueError, match="does not declare capabilities.tasks.requests.tools.call"):
             conn.start_task("add_note", {"name": "again"})
+        conn.use_tasks = True
+        assert conn.call_tool("add_note", {"name": "plain"}).content[0].text == "added notes://plain"
+        assert conn.tasks == []
 
 
 def test_status_notifications_update_the_known_tasks_without_polling(everything):
