@@ -208,10 +208,12 @@ def test_without_a_handler_the_server_gets_an_error_that_says_so(everything):
 
 
 # -- tasks -------------------------------------------------------------------------------------------------
-def test_a_tool_that_requires_tasks_is_listed_as_not_callable_with_the_reason(everything):
+def test_a_tool_that_requires_tasks_is_a_proxy_on_a_server_with_tasks(everything):
+    """server-everything declares capabilities.tasks: its task tool is registered (tests/test_mcp_tasks.py
+    calls it); a server without that capability gets it in ``skipped``."""
     conn, registry, *_ = everything
-    assert "simulate-research-query" not in registry.list_tools()
-    assert "task" in conn.skipped["simulate-research-query"]
+    assert conn.supports_tasks
+    assert "simulate-research-query" in registry.list_tools() and "simulate-research-query" not in conn.skipped
 
 
 # -- list changed, on the project's own server ---------------------------------------------------------------

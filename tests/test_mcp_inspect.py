@@ -37,7 +37,7 @@ def test_tools_tab_has_a_form_per_tool_and_lists_uncallable_ones(view):
     form.set_values({"message": "from the inspector"})
     result = form.run()
     assert result.status == "success" and result.text == "Echo: from the inspector"
-    assert "simulate-research-query" in view.skipped_html.value and "task" in view.skipped_html.value
+    assert "simulate-research-query" in view.tool_picker.options and view.skipped_html.value == ""
     rows = view.workbench.log.rows(tool="echo")
     assert rows and rows[-1]["status"] == "success"
 
@@ -214,3 +214,89 @@ def test_a_removed_tool_shows_as_removed_and_new_tools_appear(tmp_path):
         assert view.removed_banner.layout.display == "none"
     finally:
         view.connection.disconnect()
+
+
+def test_tasks_tab_lists_tasks_with_status_and_cancels_one(view):
+    registry, executor = view.workbench.registry, view.workbench.executor
+    assert "no tasks yet" in view.tasks_html.value
+    result = executor.call(registry, "simulate-research-query", {"topic": "moss"})
+    assert result.status == "success", result.error
+    html = eventually(lambda: (lambda h: h if "completed" in h else None)(view.tasks_html.value),
+                      what="the finished task in the Tasks tab")
+    assert "simulate-research-query" in html and "workbench-mcp-task" in html
+    task = view.connection.start_task("simulate-research-query", {"topic": "<b>never</b>"})
+    eventually(lambda: task.task_id in view.task_picker.options, what="the running task in the picker")
+    view.task_picker.value = task.task_id
+    view.cancel_task_button.click()
+    assert "cancelled" in view.task_status.value
+    assert task.task_id not in view.task_picker.options
+    row = next(r for r in view.tasks_html.value.split("<tr") if task.task_id in r)
+    assert "cancelled" in row
+
+
+# -- a 2026-07-28 server: icons and cache hints ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def modern_view():
+    import sys
+
+    from workbench.jupyter._workbench import Workbench
+    from workbench.mcp import inspect
+
+    view = inspect(command=[sys.executable, str(ROOT / "tests" / "mcp_modern_server.py")], workbench=Workbench(),
+                   cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)}, connect_timeout=WAIT)
+    yield view
+    view.connection.disconnect()
+
+
+def test_icons_of_tools_resources_prompts_and_the_server_are_shown_with_safe_sources_only(modern_view):
+    from tests.mcp_modern_server import PIXEL
+
+    view = modern_view
+    view.tool_picker.value = "greet"
+    assert view.tool_icons.value.count("<img") == 1  # its javascript: icon is dropped
+    assert f"src='{PIXEL}'" in view.tool_icons.value and "javascript" not in view.tool_icons.value
+    view.tool_picker.value = "haiku"
+    assert view.tool_icons.value == ""
+    view.resource_picker.value = "notes://first"
+    assert f"src='{PIXEL}'" in view.resource_icons.value
+    view.prompt_picker.value = "poem"
+    assert "src='https://example.com/prompt.png'" in view.prompt_icons.value
+    assert f"src='{PIXEL}'" in view.server_html.value
+
+
+def test_the_server_tab_shows_the_cache_hints_of_the_lists(modern_view):
+    view = modern_view
+    view.refresh()
+    html = eventually(lambda: (lambda h: h if "resources/list" in h else None)(view.server_html.value),
+                      what="the cache hints in the Server tab")
+    assert "Cache hints" in html and "60,000 ms" in html and "public" in html and "private" in html
+    assert "cached, fresh for" in html
+    fetches = view.connection.cache_hints["resources/list"].fetches
+    view._refresh_resources()  # what a list_changed-free redraw does: the fresh list comes from the cache
+    assert view.connection.cache_hints["resources/list"].fetches == fetches
+    view.refresh()  # the user's refresh goes to the server
+    assert view.connection.cache_hints["resources/list"].fetches == fetches + 1
+
+
+def test_icon_sources_other_than_https_and_data_images_are_never_rendered():
+    from mcp.types import Icon
+
+    from workbench.jupyter._mcp_render import icons_html, safe_icon_src
+
+    bad = ["javascript:alert(1)", "http://example.com/i.png", "data:text/html;base64,PHNjcmlwdD4=",
+           "https://x/'onerror='alert(1)", "vbscript:x", " https://x.png", "data:image/png;base64,AA AA",
+           "https://x/a b.png"]
+    assert [safe_icon_src(src) for src in bad] == [None, None, None, "https://x/'onerror='alert(1)", None, None, None,
+                                                   None]
+    html = icons_html([Icon(src=src) for src in bad], label="<b>t</b>")
+    assert html.count("<img") == 1 and "'onerror=" not in html and "&#x27;onerror=&#x27;" in html
+    assert "<b>" not in html
+
+
+def test_the_server_tab_exports_the_config_entry_and_file(view):
+    import json
+
+    entry = json.loads(view.copy_entry_button.text)
+    assert entry == view.connection.config() and entry["command"] == npm_server(EVERYTHING)
+    assert json.loads(view.copy_file_button.text) == {"mcpServers": {"mcp-servers-everything": entry}}
+    assert "mcpServers entry" in view.config_html.value

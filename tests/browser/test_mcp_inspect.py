@@ -40,7 +40,7 @@ def test_tabs_resources_and_prompts(inspector):
     page = inspector
     view = page.locator(".workbench-mcp-inspector").first
     titles = [t.strip() for t in view.locator(".lm-TabBar-tab").all_inner_texts()]
-    assert titles == ["Tools", "Resources", "Prompts", "Logs", "Protocol", "Server"]
+    assert titles == ["Tools", "Resources", "Prompts", "Tasks", "Logs", "Protocol", "Server"]
 
     _tab(page, "Resources")
     picker = view.locator(".widget-select select").first
@@ -114,5 +114,27 @@ def test_protocol_and_logs_in_light_and_dark(inspector):
         summary = view.locator(".workbench-mcp-protocol-list summary b").first
         contrast[theme] = summary.evaluate(lab.CONTRAST)
         view.screenshot(path=str(ARTIFACTS / f"mcp-inspect-{theme.split()[-1].lower()}.png"))
+    lab.set_theme(page, "JupyterLab Light")
+    assert all(c["contrast"] >= 4.5 for c in contrast.values()), contrast
+
+
+def test_a_task_tool_runs_from_its_form_and_shows_in_the_tasks_tab(inspector):
+    page = inspector
+    view = page.locator(".workbench-mcp-inspector").first
+    _tab(page, "Tools")
+    view.locator(".widget-dropdown select").first.select_option(label="simulate-research-query")
+    form = lab.form_of(page, "simulate-research-query")
+    lab.row_input(form, "topic").fill("browser tides")
+    form.locator(".workbench-run").click()
+    expect(form.locator(".workbench-result-area")).to_contain_text("Research Report: browser tides", timeout=60_000)
+    _tab(page, "Tasks")
+    row = view.locator(".workbench-mcp-tasks .workbench-mcp-task").first
+    expect(row).to_contain_text("simulate-research-query", timeout=60_000)
+    expect(row).to_contain_text("completed")
+    contrast = {}
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        lab.set_theme(page, theme)
+        _tab(page, "Tasks")
+        contrast[theme] = row.locator("td").nth(2).evaluate(lab.CONTRAST)
     lab.set_theme(page, "JupyterLab Light")
     assert all(c["contrast"] >= 4.5 for c in contrast.values()), contrast

@@ -9,6 +9,7 @@ connection's records through throttled refreshes.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from typing import Any, Optional
@@ -20,17 +21,19 @@ from workbench._html import escape
 from workbench._styles import BANNER_STYLE, MUTED
 from workbench.jupyter._mcp_render import (
     contents_html,
+    icons_html,
     messages_html,
     protocol_entry_html,
     server_html,
     server_logs_html,
+    tasks_html,
 )
 from workbench.jupyter._mcp_requests import ElicitationPrompt, SamplingPrompt
 from workbench.jupyter._throttle import Throttle
 
 __all__ = ["McpInspector", "TABS", "expand_uri_template"]
 
-TABS = ("Tools", "Resources", "Prompts", "Logs", "Protocol", "Server")
+TABS = ("Tools", "Resources", "Prompts", "Tasks", "Logs", "Protocol", "Server")
 _REFRESH = 0.25  # seconds between live refreshes of the logs and protocol tabs
 _PROTOCOL_LIMIT = 400  # messages the Protocol tab shows at most (the connection keeps more)…
 _PROTOCOL_KEEP = 250  # …and how many it keeps when it drops the oldest
@@ -56,7 +59,9 @@ class McpInspector(W.VBox):
     Attributes worth knowing (for code and tests): ``connection``, ``tabs``, ``tool_picker``,
     ``tool_forms``, ``resource_picker``, ``read_button``, ``subscribe_button``, ``resource_html``,
     ``template_picker``, ``template_form``, ``prompt_picker``, ``prompt_form``, ``prompt_html``,
-    ``level_picker``, ``logs_html``, ``protocol_list`` (``protocol_text``), ``server_html``, ``roots_text``,
+    ``tool_icons``, ``resource_icons``, ``prompt_icons``, ``tasks_html``, ``task_picker``,
+    ``cancel_task_button``, ``level_picker``, ``logs_html``, ``protocol_list`` (``protocol_text``),
+    ``server_html``, ``roots_text``, ``copy_entry_button`` / ``copy_file_button`` (the config export),
     ``sampling_prompt``, ``elicitation_prompt``.
     """
 
@@ -76,11 +81,12 @@ class McpInspector(W.VBox):
         self._build_tools()
         self._build_resources()
         self._build_prompts()
+        self._build_tasks()
         self._build_logs()
         self._build_protocol()
         self._build_server()
-        self.tabs = W.Tab(children=[self.tools_tab, self.resources_tab, self.prompts_tab, self.logs_tab,
-                                    self.protocol_tab, self.server_tab], titles=TABS)
+        self.tabs = W.Tab(children=[self.tools_tab, self.resources_tab, self.prompts_tab, self.tasks_tab,
+                                    self.logs_tab, self.protocol_tab, self.server_tab], titles=TABS)
         self.tabs.add_class("workbench-mcp-tabs")
         super().__init__([self.title, self.sampling_prompt.widget, self.elicitation_prompt.widget, self.tabs])
         self.add_class("workbench-mcp-inspector")
@@ -94,8 +100,10 @@ class McpInspector(W.VBox):
         self.tool_box = W.VBox()
         self.removed_banner = W.HTML(layout=W.Layout(display="none"))
         self.skipped_html = W.HTML()
+        self.tool_icons = W.HTML()  # the selected tool's icons (only safe https:/data:image sources)
         self.tool_picker.observe(lambda change: self._show_tool(change["new"]), names="value")
-        self.tools_tab = W.VBox([self.tool_picker, self.removed_banner, self.tool_box, self.skipped_html])
+        self.tools_tab = W.VBox([W.HBox([self.tool_picker, self.tool_icons]), self.removed_banner, self.tool_box,
+                                 self.skipped_html])
         self._refresh_tools()
 
     def _refresh_tools(self) -> None:
@@ -125,6 +133,7 @@ class McpInspector(W.VBox):
             from workbench.jupyter._form import ToolForm
 
             form = self.tool_forms[name] = ToolForm(proxy, self.workbench)
+        self.tool_icons.value = icons_html(getattr(getattr(form.tool, "mcp_tool", None), "icons", None), 24, name)
         removed = bool(getattr(form.tool, "removed", False))
         form.run_button.disabled = removed or form.run_button.disabled
         self.removed_banner.value = (f"<div style='{BANNER_STYLE}'>The server no longer lists <b>{escape(name)}</b>: "
@@ -142,6 +151,8 @@ class McpInspector(W.VBox):
         self.updates_html = W.HTML()
         self.resource_html = W.HTML()
         self.resource_html.add_class("workbench-mcp-resource")
+        self.resource_icons = W.HTML()
+        self._resources: dict[str, Any] = {}
         self.template_picker = W.Dropdown(description="Template", options=[])
         self.template_box = W.VBox()
         self.template_form: Any = None
@@ -150,9 +161,11 @@ class McpInspector(W.VBox):
         self.read_button.on_click(lambda _b: self.read(self.resource_picker.value))
         self.subscribe_button.observe(lambda change: self._toggle_subscription(change["new"]), names="value")
         self.resource_picker.observe(lambda change: self._sync_subscribe_button(), names="value")
+        self.resource_picker.observe(lambda change: self._show_resource_icons(), names="value")
         self.template_picker.observe(lambda change: self._show_template(change["new"]), names="value")
         self.resources_tab = W.VBox([
-            self.resource_picker, W.HBox([self.read_button, self.subscribe_button]), self.updates_html,
+            self.resource_picker, W.HBox([self.read_button, self.subscribe_button, self.resource_icons]),
+            self.updates_html,
             W.HTML("<b>Resource templates</b>"), self.template_picker, self.template_box, self.resource_html])
         self._refresh_resources()
 
@@ -160,14 +173,19 @@ class McpInspector(W.VBox):
         caps = self.connection.server_capabilities
         return caps is not None and getattr(caps, capability, None) is not None
 
-    def _refresh_resources(self) -> None:
+    def _refresh_resources(self, refresh: bool = False) -> None:
         if not self._supports("resources"):
             self.resource_html.value = f"<i style='color:{MUTED}'>This server has no resources.</i>"
             return
-        resources = self.connection.list_resources()
+        resources = self.connection.list_resources(refresh=refresh)
+        self._resources = {str(r.uri): r for r in resources}
         self.resource_picker.options = [(f"{r.name} — {r.uri}", str(r.uri)) for r in resources]
-        templates = self.connection.list_resource_templates()
+        templates = self.connection.list_resource_templates(refresh=refresh)
         self.template_picker.options = [(f"{t.name} — {t.uri_template}", t.uri_template) for t in templates]
+
+    def _show_resource_icons(self) -> None:
+        resource = self._resources.get(self.resource_picker.value or "")
+        self.resource_icons.value = icons_html(getattr(resource, "icons", None), 24, getattr(resource, "name", ""))
 
     def read(self, uri: Optional[str]) -> Any:
         """Read ``uri`` and show its contents (also what the Read button does)."""
@@ -232,16 +250,17 @@ class McpInspector(W.VBox):
         self.prompt_form: Any = None
         self.prompt_html = W.HTML()
         self.prompt_html.add_class("workbench-mcp-prompt")
+        self.prompt_icons = W.HTML()
         self._prompts: dict[str, Any] = {}
         self.prompt_picker.observe(lambda change: self._show_prompt(change["new"]), names="value")
-        self.prompts_tab = W.VBox([self.prompt_picker, self.prompt_box, self.prompt_html])
+        self.prompts_tab = W.VBox([W.HBox([self.prompt_picker, self.prompt_icons]), self.prompt_box, self.prompt_html])
         self._refresh_prompts()
 
-    def _refresh_prompts(self) -> None:
+    def _refresh_prompts(self, refresh: bool = False) -> None:
         if not self._supports("prompts"):
             self.prompt_html.value = f"<i style='color:{MUTED}'>This server has no prompts.</i>"
             return
-        self._prompts = {p.name: p for p in self.connection.list_prompts()}
+        self._prompts = {p.name: p for p in self.connection.list_prompts(refresh=refresh)}
         current = self.prompt_picker.value
         self.prompt_picker.options = list(self._prompts)
         if current in self._prompts:
@@ -249,6 +268,7 @@ class McpInspector(W.VBox):
 
     def _show_prompt(self, name: Optional[str]) -> None:
         prompt = self._prompts.get(name or "")
+        self.prompt_icons.value = icons_html(getattr(prompt, "icons", None), 24, name or "")
         if prompt is None:
             self.prompt_box.children = ()
             return
@@ -269,6 +289,49 @@ class McpInspector(W.VBox):
                                                  for a in arguments}})
         self.prompt_form = ToolForm(holder, self.workbench)
         self.prompt_box.children = (self.prompt_form,)
+
+    # -- tasks ----------------------------------------------------------------------------------------------
+    def _build_tasks(self) -> None:
+        self.tasks_html = W.HTML()
+        self.tasks_html.add_class("workbench-mcp-tasks")
+        self.task_picker = W.Dropdown(description="Task", options=[])
+        self.cancel_task_button = W.Button(description="Cancel task", icon="stop", tooltip="tasks/cancel")
+        self.refresh_tasks_button = W.Button(description="Refresh", icon="refresh", tooltip="tasks/list")
+        self.task_status = W.HTML()
+        self.cancel_task_button.on_click(lambda _b: self.cancel_task(self.task_picker.value))
+        self.refresh_tasks_button.on_click(lambda _b: self.refresh_tasks())
+        self.tasks_tab = W.VBox([W.HBox([self.task_picker, self.cancel_task_button, self.refresh_tasks_button]),
+                                 self.task_status, self.tasks_html])
+        self._tasks_refresh = Throttle(self._render_tasks, _REFRESH)
+        self._render_tasks()
+
+    def _render_tasks(self) -> None:
+        from workbench.mcp._tasks import TERMINAL
+
+        tasks = self.connection.tasks
+        self.tasks_html.value = tasks_html(tasks, self.connection.task_tool)
+        running = [task.task_id for task in tasks if task.status not in TERMINAL]
+        self.task_picker.options = running
+        self.cancel_task_button.disabled = not running
+
+    def refresh_tasks(self) -> None:
+        """Re-list the server's tasks (``tasks/list``, or the ones this connection knows) and redraw."""
+        try:
+            self.connection.list_tasks()
+        except Exception as exc:  # noqa: BLE001 - shown, not raised into the widget callback
+            self.task_status.value = f"<div style='{BANNER_STYLE}'>{escape(type(exc).__name__)}: {escape(exc)}</div>"
+        self._render_tasks()
+
+    def cancel_task(self, task_id: Optional[str]) -> None:
+        """Send ``tasks/cancel`` for ``task_id`` (the Cancel task button) and show its new status."""
+        if not task_id:
+            return
+        try:
+            task = self.connection.cancel_task(task_id)
+            self.task_status.value = f"<span style='color:{MUTED}'>{escape(task_id)}: {escape(task.status)}</span>"
+        except Exception as exc:  # noqa: BLE001
+            self.task_status.value = f"<div style='{BANNER_STYLE}'>{escape(type(exc).__name__)}: {escape(exc)}</div>"
+        self._render_tasks()
 
     # -- logs and notifications --------------------------------------------------------------------------
     def _build_logs(self) -> None:
@@ -340,9 +403,34 @@ class McpInspector(W.VBox):
                                      layout=W.Layout(width="100%", height="5em"))
         self.roots_button = W.Button(description="Set roots", tooltip="Send notifications/roots/list_changed")
         self.roots_button.on_click(lambda _b: self.set_roots(self.roots_text.value))
-        self.server_tab = W.VBox([self.server_html, self.roots_text, self.roots_button])
+        from workbench.jupyter._copy import CopyButton
+
+        # MCP Inspector's "Server Entry" / "Servers File" exports: connection.config(), secrets masked
+        self.config_html = W.HTML()
+        self.copy_entry_button = CopyButton(label="Server entry",
+                                            hint="Copy this server's mcpServers entry (secrets as ${NAME})")
+        self.copy_file_button = CopyButton(label="Servers file",
+                                           hint="Copy an mcpServers file with this server (secrets as ${NAME})")
+        self.server_tab = W.VBox([self.server_html, self.roots_text, self.roots_button,
+                                  W.HBox([self.copy_entry_button, self.copy_file_button]), self.config_html])
+        self._server_refresh = Throttle(self._render_server, _REFRESH)  # the cache hints follow the traffic
         self.roots_text.value = "\n".join(str(root.uri) for root in self.connection.roots)
         self._render_server()
+        self._show_config()
+
+    def _show_config(self) -> None:
+        try:
+            entry = self.connection.config()
+        except (ValueError, AttributeError):  # a connection not made by connect(): nothing to export
+            self.copy_entry_button.layout.display = self.copy_file_button.layout.display = "none"
+            return
+        info = self.connection.server_info
+        name = re.sub(r"[^A-Za-z0-9_-]+", "-", getattr(info, "name", None) or "server").strip("-") or "server"
+        self.copy_entry_button.text = json.dumps(entry, indent=2)
+        self.copy_file_button.text = json.dumps({"mcpServers": {name: entry}}, indent=2)
+        self.config_html.value = (f"<details><summary style='color:{MUTED}'>mcpServers entry</summary>"
+                                  f"<pre style='white-space:pre-wrap'>{escape(self.copy_entry_button.text)}</pre>"
+                                  "</details>")
 
     def set_roots(self, text: str) -> None:
         """Offer the roots listed in ``text`` (one per line) and notify the server."""
@@ -365,6 +453,8 @@ class McpInspector(W.VBox):
             connection.on_server_log(lambda _entry: self._logs_refresh()),
             connection.on_notification(lambda _n: self._logs_refresh()),
             connection.on_message(lambda _m: self._protocol_refresh()),
+            connection.on_message(lambda _m: self._server_refresh()),
+            connection.on_task(lambda _t: self._tasks_refresh()),
             connection.on_change(self._changed),
             connection.on_disconnect(self._disconnected),
         ]
@@ -390,10 +480,11 @@ class McpInspector(W.VBox):
         self._render_server()
 
     def refresh(self) -> None:
-        """Re-read everything from the server and redraw every tab."""
+        """Re-read everything from the server (past the cache hints) and redraw every tab."""
         self._refresh_tools()
-        self._refresh_resources()
-        self._refresh_prompts()
+        self._refresh_resources(refresh=True)
+        self._refresh_prompts(refresh=True)
+        self.refresh_tasks()
         self._render_logs()
         self._render_protocol()
         self._render_server()

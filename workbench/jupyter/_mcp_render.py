@@ -8,14 +8,17 @@ import base64
 import binascii
 import datetime as _dt
 import json
+import re
+import time
 from typing import Any, Callable, Iterable, Optional
 
 from workbench._json_text import loads as load_json
 from workbench._html import escape
-from workbench._styles import BORDER, MUTED, WRAP
+from workbench._styles import BORDER, MUTED, STATUS_COLOURS, WRAP
 from workbench.jupyter._render import json_html
 
-__all__ = ["contents_html", "messages_html", "protocol_entry_html", "protocol_html", "server_logs_html", "server_html", "clock"]
+__all__ = ["contents_html", "messages_html", "protocol_entry_html", "protocol_html", "server_logs_html", "server_html",
+           "tasks_html", "icons_html", "safe_icon_src", "cache_hints_html", "clock"]
 
 _PRE = ("white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;"
         f"{WRAP}")
@@ -157,8 +160,53 @@ def server_logs_html(entries: Iterable[Any], limit: int = 300) -> str:
     return "".join(rows) or f"<i style='color:{MUTED}'>(nothing yet)</i>"
 
 
+#: icon sources shown: https URLs and data: URLs of images (never http:, javascript:, data:text/html…)
+_SAFE_ICON = re.compile(r"^(?:https://[^\s]+|data:image/[a-z0-9.+-]+(?:;[a-z0-9=.+-]+)*,[a-z0-9+/=%._-]*)$", re.I)
+
+
+def safe_icon_src(src: Any) -> Optional[str]:
+    """``src`` when it is an https: URL or a data:image/… URL, else ``None`` (not shown)."""
+    return src if isinstance(src, str) and len(src) <= 200_000 and _SAFE_ICON.match(src) else None
+
+
+def icons_html(icons: Any, size: int = 20, label: str = "") -> str:
+    """The ``icons`` of a tool, resource, prompt or server as ``<img>`` tags — only those with a safe
+    ``src`` (:func:`safe_icon_src`), every attribute escaped; ``""`` when there is none to show."""
+    tags = []
+    for icon in icons or ():
+        src = safe_icon_src(getattr(icon, "src", None))
+        if src is None:
+            continue
+        tags.append(f"<img class='workbench-mcp-icon' src='{escape(src)}' alt='{escape(label)} icon' "
+                    f"referrerpolicy='no-referrer' style='width:{size}px;height:{size}px;vertical-align:middle;"
+                    "margin-right:4px;object-fit:contain'>")
+    return "".join(tags)
+
+
+def cache_hints_html(hints: dict[str, Any], now: Optional[float] = None) -> str:
+    """The cache hints (``ttlMs``, ``cacheScope``) of the list results received, one row per method."""
+    if not hints:
+        return f"<i style='color:{MUTED}'>(no list results yet)</i>"
+    now = time.time() if now is None else now
+    rows = []
+    for method, hint in sorted(hints.items()):
+        if hint.ttl_ms is None:
+            ttl, state = "—", "not cached"
+        else:
+            ttl = f"{hint.ttl_ms:,} ms"
+            left = hint.received + hint.ttl_ms / 1000.0 - now
+            state = f"cached, fresh for {left:.0f} s" if left > 0 else "expired: the next call refetches"
+        rows.append(f"<tr class='workbench-mcp-cache-hint'><td><code>{escape(method)}</code></td><td>{ttl}</td>"
+                    f"<td>{escape(hint.cache_scope or '—')}</td><td>{hint.fetches}</td>"
+                    f"<td style='color:{MUTED}'>{clock(hint.received)}</td><td>{state}</td></tr>")
+    head = "".join(f"<th style='text-align:left'>{name}</th>"
+                   for name in ("List", "ttlMs", "cacheScope", "Fetches", "Received", "Now"))
+    return (f"<table class='workbench-mcp-cache-hints'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
 def server_html(connection: Any) -> str:
-    """Name, version, protocol, capabilities and instructions of the connection's server."""
+    """Name, version, protocol, capabilities, cache hints and instructions of the connection's server."""
     info = connection.server_info
     name = escape(getattr(info, "title", None) or getattr(info, "name", "?")) if info else "?"
     version = escape(getattr(info, "version", "") or "") if info else ""
@@ -166,11 +214,43 @@ def server_html(connection: Any) -> str:
     caps_json = caps.model_dump(mode="json", exclude_none=True, by_alias=True) if caps is not None else {}
     instructions: Optional[str] = connection.instructions
     state = "connected" if connection.connected else "disconnected"
+    icons = icons_html(getattr(info, "icons", None), 24, "server") if info else ""
     parts = [
-        f"<div><b>{name}</b> {version} · protocol {escape(connection.protocol_version or '?')} · {state}</div>",
+        f"<div>{icons}<b>{name}</b> {version} · protocol {escape(connection.protocol_version or '?')} · "
+        f"{state}</div>",
         f"<div style='color:{MUTED}'>{escape(connection.label)}</div>",
         "<div><b>Capabilities</b></div>", json_html(caps_json),
     ]
+    hints = getattr(connection, "cache_hints", None)
+    if hints is not None:
+        parts += ["<div><b>Cache hints</b> <span style='color:" + MUTED + "'>(ttlMs / cacheScope of list results, "
+                  "protocol 2026-07-28)</span></div>", cache_hints_html(hints)]
     if instructions:
         parts += ["<div><b>Instructions</b></div>", f"<pre style='{_PRE}'>{escape(instructions)}</pre>"]
     return "".join(parts)
+
+
+#: task status -> its colour in the Tasks tab: the workbench's readable status colours
+_TASK_STATUS_COLOURS = {"working": STATUS_COLOURS["in_progress"], "input_required": STATUS_COLOURS["cancelled"],
+                        "completed": STATUS_COLOURS["success"], "failed": STATUS_COLOURS["error"],
+                        "cancelled": MUTED}
+
+
+def tasks_html(tasks: Iterable[Any], tool_of: Callable[[str], Optional[str]] = lambda _id: None) -> str:
+    """The connection's tasks, newest first: id, tool, status (coloured), status message, times."""
+    rows = []
+    for task in tasks:
+        colour = _TASK_STATUS_COLOURS.get(task.status, MUTED)
+        poll = f"{task.poll_interval} ms" if task.poll_interval is not None else ""
+        rows.append(
+            "<tr class='workbench-mcp-task'>"
+            f"<td><code>{escape(task.task_id)}</code></td><td>{escape(tool_of(task.task_id) or '')}</td>"
+            f"<td style='color:{colour};font-weight:bold'>{escape(task.status)}</td>"
+            f"<td>{escape(task.status_message or '')}</td>"
+            f"<td style='color:{MUTED}'>{escape(task.created_at)}</td>"
+            f"<td style='color:{MUTED}'>{escape(task.last_updated_at)}</td><td style='color:{MUTED}'>{poll}</td></tr>")
+    if not rows:
+        return f"<i style='color:{MUTED}'>(no tasks yet: calls of tools with execution.taskSupport run as tasks)</i>"
+    head = "".join(f"<th style='text-align:left'>{name}</th>"
+                   for name in ("Task", "Tool", "Status", "Message", "Created", "Updated", "Poll"))
+    return f"<table class='workbench-mcp-tasks'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

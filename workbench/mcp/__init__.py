@@ -46,6 +46,7 @@ from workbench.mcp._convert import (
     spec_to_mcp_tool,
 )
 from workbench.mcp._security import TOKEN_ENV
+from workbench.mcp._tasks import McpTaskError
 from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "McpConnectionError",
     "McpProxyTool",
     "McpTimeoutError",
+    "McpTaskError",
     "McpToolError",
     "TOKEN_ENV",
     "TRANSPORTS",

@@ -26,10 +26,14 @@ from mcp_types import LOG_LEVEL_META_KEY
 from mcp.client import Client
 
 from workbench.context import ToolContext
+from workbench.mcp._cache import CacheHints
+from workbench.mcp._config import ConfigExport, read_server_config
 from workbench.mcp._eras import answers, keep_alive
 from workbench.mcp._errors import McpConnectionError, McpTimeoutError
 from workbench.mcp._features import ClientFeatures
 from workbench.mcp._lenient import ToolListRepair
+from workbench.mcp._tasks import TaskFeatures, task_support
+from workbench.mcp._url_elicitation import retry_after_url_elicitation
 from workbench.mcp._record import wire_dict
 from workbench.mcp._transports import REFUSALS as _REFUSALS
 from workbench.mcp._transports import open_transport
@@ -220,7 +224,7 @@ class McpProxyTool(BaseTool):
         return f"<McpProxyTool {self.tool_name!r} of {self.connection.label}>"
 
 
-class McpConnection(ClientFeatures):
+class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
     """A live connection to an MCP server whose tools are registered as :class:`McpProxyTool`.
 
     Made by :func:`connect`. ``tools`` lists the registered names; :meth:`disconnect` (or leaving
@@ -231,8 +235,11 @@ class McpConnection(ClientFeatures):
     def __init__(self, transport: Any, *, label: str, registry: Any, prefix: str = "", replace: bool = False,
                  timeout: Optional[float] = None, read_timeout: Optional[float] = None,
                  stderr_file: Any = None, sampling: Any = None, elicitation: Any = None,
-                 roots: Optional[Sequence[Any]] = None, log: Any = None, keepalive: Optional[float] = None) -> None:
+                 roots: Optional[Sequence[Any]] = None, log: Any = None, keepalive: Optional[float] = None,
+                 use_tasks: bool = False) -> None:
         self._init_features(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
+        self._init_tasks(use_tasks)
+        self._init_cache_hints()
         self.label = label
         self.registry = registry
         self.prefix = prefix
@@ -372,22 +379,26 @@ class McpConnection(ClientFeatures):
                 logger.warning("MCP server %s closed the connection", self.label)
             self._stop.set()
 
-    async def _list_tools(self) -> list[types.Tool]:
+    async def _list_tools(self, cache_mode: str = "refresh") -> list[types.Tool]:
         client = self._require_client()
         tools: list[types.Tool] = []
         cursor = None
         for _ in range(_PAGE_CAP):
-            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+            page = await client.list_tools(cursor=cursor, cache_mode=cache_mode)  # type: ignore[arg-type]
             tools.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:
                 break
         return tools
 
-    async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Any) -> types.CallToolResult:
+    async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Any,
+                         as_task: Optional[bool] = None) -> types.CallToolResult:
+        if self._wants_task(name, as_task):  # execution.taskSupport (see _tasks.py)
+            return await self._call_tool_as_task(name, arguments, progress)
         client = self._require_client()
         meta = {LOG_LEVEL_META_KEY: self.log_level} if self.log_level is not None else None
-        return await client.call_tool(name, arguments, progress_callback=progress, meta=meta)
+        return await retry_after_url_elicitation(  # a -32042 answer: the user's browser flow, then once more
+            self, lambda: client.call_tool(name, arguments, progress_callback=progress, meta=meta))
 
     def _require_client(self) -> Client:
         if self._client is None or self._closed or self._ended:
@@ -486,7 +497,8 @@ class McpConnection(ClientFeatures):
         try:
             for mcp_tool in mcp_tools:
                 name = local_tool_name(mcp_tool.name, self.prefix)
-                reason = _not_callable(mcp_tool)
+                self._task_support[mcp_tool.name] = task_support(mcp_tool)
+                reason = self._task_refusal(mcp_tool)
                 if reason is not None:  # listed with the reason, never a proxy that always fails
                     self.skipped[mcp_tool.name] = reason
                     continue
@@ -577,15 +589,16 @@ class McpConnection(ClientFeatures):
         except (OSError, ValueError):
             return ""
 
-    def list_mcp_tools(self, timeout: Optional[float] = 30.0) -> list[types.Tool]:
-        """The server's current tool list (MCP ``Tool`` objects)."""
-        return self._run_sync(self._list_tools(), timeout)
+    def list_mcp_tools(self, timeout: Optional[float] = 30.0, *, refresh: bool = False) -> list[types.Tool]:
+        """The server's current tool list (MCP ``Tool`` objects); within the server's ``ttlMs``
+        (2026-07-28 cache hints) from the client's cache unless ``refresh=True``."""
+        return self._run_sync(self._list_tools("refresh" if refresh else "use"), timeout)
 
     def refresh(self, timeout: Optional[float] = 30.0) -> list[str]:
         """Fetch the tool list again: register new tools, update changed ones, drop removed ones
         (their proxies get ``removed = True``, so forms show them as removed). The server's
         ``notifications/tools/list_changed`` does this by itself."""
-        self._apply_tools(self.list_mcp_tools(timeout))
+        self._apply_tools(self.list_mcp_tools(timeout, refresh=True))
         return self.tools
 
     def _apply_tools(self, mcp_tools: Sequence[types.Tool]) -> None:
@@ -599,12 +612,15 @@ class McpConnection(ClientFeatures):
             self.skipped.clear()
             self._register(mcp_tools)
 
-    def call_tool(self, name: str, arguments: Optional[dict[str, Any]] = None) -> types.CallToolResult:
+    def call_tool(self, name: str, arguments: Optional[dict[str, Any]] = None, *,
+                  as_task: Optional[bool] = None) -> types.CallToolResult:
         """Send ``tools/call`` directly (no executor, no conversion): the raw ``CallToolResult``.
-        ``name`` is the server's tool name (or the registered name of one of its proxies)."""
+        ``name`` is the server's tool name (or the registered name of one of its proxies). A tool
+        with ``execution.taskSupport: "required"`` runs as a task (created, polled, its result
+        fetched); ``as_task=True`` does that for an ``"optional"`` one too."""
         proxy = self.proxies.get(name)
         remote = proxy.remote_name if proxy is not None else name
-        return self._run_sync(self._call_tool(remote, dict(arguments or {}), None))
+        return self._run_sync(self._call_tool(remote, dict(arguments or {}), None, as_task))
 
     def disconnect(self, timeout: float = 10.0) -> None:
         """Unregister the proxy tools, close the session and the thread, and end a ``command=`` server
@@ -660,7 +676,7 @@ class McpConnection(ClientFeatures):
         self.disconnect()
         arguments = {**self._connect_arguments, "sampling": self.sampling_handler, "elicitation": self.elicitation_handler,
                      "roots": list(self._roots) if self._declared["roots"] else None, "log": self.log,
-                     "connect_timeout": connect_timeout}
+                     "connect_timeout": connect_timeout, "use_tasks": self.use_tasks}
         fresh = connect(**arguments)
         if self.log_level is not None:
             with contextlib.suppress(Exception):
@@ -676,15 +692,6 @@ class McpConnection(ClientFeatures):
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{len(self.proxies)} tools"
         return f"<McpConnection {self.label} ({state})>"
-
-
-def _not_callable(mcp_tool: types.Tool) -> Optional[str]:
-    """Why a listed tool cannot become a proxy (``None`` if it can)."""
-    execution = getattr(mcp_tool, "execution", None)
-    if execution is not None and getattr(execution, "task_support", None) == "required":
-        return ("requires task-augmented calls (execution.taskSupport = 'required'), which this client does not "
-                "make: call it from a client with MCP task support")
-    return None
 
 
 def _describe(exc: BaseException) -> str:
@@ -703,7 +710,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             read_timeout: Optional[float] = None, transport: Optional[str] = None, keepalive: Optional[float] = None,
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
             elicitation: Optional[Callable[[Any], Any]] = None, roots: Optional[Sequence[Any]] = None,
-            log: Any = None) -> McpConnection:
+            log: Any = None, use_tasks: bool = False, config: Any = None,
+            server: Optional[str] = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
     Args:
@@ -746,9 +754,29 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         log: an ``ExecutionLog`` where each sampling and elicitation request lands as a row
             (``mcp:sampling/createMessage`` / ``mcp:elicitation/create``: input = the request,
             output = the answer).
+        use_tasks: also call tools whose ``execution.taskSupport`` is ``"optional"`` as tasks
+            (``"required"`` ones always are; see ``workbench.mcp._tasks``).
+        config: instead of ``command``/``url``: an ``mcpServers`` config file (path) or dict, as
+            Claude Desktop, Cursor, VS Code and MCP Inspector write them; ``server`` picks the entry
+            (needed when there are several). Its ``env`` and ``headers`` come from the file, ``${VAR}``
+            expanded from the environment; ``env=`` / ``headers=`` given here are added on top.
+            ``connection.config()`` writes such an entry, secrets masked (``workbench.mcp._config``).
 
     Returns an :class:`McpConnection` (also a context manager).
     """
+    if config is not None:
+        if command is not None or url is not None:
+            raise ValueError("connect() got config= and also command=/url=: the server comes from the config entry")
+        entry = read_server_config(config, server)
+        command, url = entry.get("command"), entry.get("url")
+        if entry.get("env"):
+            env = {**entry["env"], **(env or {})}
+        if entry.get("headers"):
+            headers = {**entry["headers"], **(headers or {})}
+        cwd = cwd if cwd is not None else entry.get("cwd")
+        transport = transport or (entry.get("transport") if url is not None else None)
+    elif server is not None:
+        raise ValueError("connect(server=...) names an entry of config=; pass config= too")
     if url is None and isinstance(command, str) and command.startswith(("http://", "https://")):
         url, command = command, None  # connect("http://…/mcp")
     if keepalive is not None and not (isinstance(keepalive, (int, float)) and not isinstance(keepalive, bool)
@@ -772,13 +800,14 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     label, stderr_file = opened.label, opened.stderr_file
     connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
-                               sampling=sampling, elicitation=elicitation, roots=roots, log=log, keepalive=keepalive)
+                               sampling=sampling, elicitation=elicitation, roots=roots, log=log, keepalive=keepalive,
+                               use_tasks=use_tasks)
     connection._refused = opened.refused
     connection._process = opened.process
     connection._connect_arguments = dict(
         command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
         headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth,
-        keepalive=keepalive)
+        keepalive=keepalive, use_tasks=use_tasks)
     return connection._start(connect_timeout)
 
 

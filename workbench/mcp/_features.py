@@ -305,16 +305,19 @@ class ClientFeatures:
         return self._run_sync(go(), timeout)  # type: ignore[attr-defined]
 
     # -- resources ---------------------------------------------------------------------------------
-    def _paged(self, method: str, field: str, timeout: Optional[float]) -> list:
+    def _paged(self, method: str, field: str, timeout: Optional[float], refresh: bool = False) -> list:
         if not _offers(self.server_capabilities, field):
             return []  # as MCP Inspector: a server without the capability has nothing to list
+        # the SDK's response cache serves a cursor-less first page while the server's ttlMs lasts
+        # (2026-07-28 cache hints, see _cache.py); refresh=True fetches it again and re-caches it
+        cache_mode = "refresh" if refresh else "use"
 
         async def go() -> list:
             client: "Client" = self._require_client()  # type: ignore[attr-defined]
             items: list = []
             cursor = None
             for _ in range(_PAGE_CAP):
-                page = await getattr(client, method)(cursor=cursor)
+                page = await getattr(client, method)(cursor=cursor, cache_mode=cache_mode)
                 items.extend(getattr(page, field))
                 cursor = page.next_cursor
                 if not cursor:
@@ -323,13 +326,16 @@ class ClientFeatures:
 
         return self._run_sync(go(), timeout)  # type: ignore[attr-defined]
 
-    def list_resources(self, timeout: Optional[float] = 30.0) -> list[types.Resource]:
-        """The server's resources (every page); ``[]`` when the server has no ``resources`` capability."""
-        return self._paged("list_resources", "resources", timeout)
+    def list_resources(self, timeout: Optional[float] = 30.0, *, refresh: bool = False) -> list[types.Resource]:
+        """The server's resources (every page); ``[]`` when the server has no ``resources`` capability;
+        within the server's ``ttlMs`` from the client's cache unless ``refresh=True``."""
+        return self._paged("list_resources", "resources", timeout, refresh)
 
-    def list_resource_templates(self, timeout: Optional[float] = 30.0) -> list[types.ResourceTemplate]:
-        """The server's resource templates (every page); ``[]`` without the ``resources`` capability."""
-        return self._paged("list_resource_templates", "resource_templates", timeout)
+    def list_resource_templates(self, timeout: Optional[float] = 30.0, *,
+                                refresh: bool = False) -> list[types.ResourceTemplate]:
+        """The server's resource templates (every page; ``[]`` without the ``resources`` capability;
+        cached as :meth:`list_resources`)."""
+        return self._paged("list_resource_templates", "resource_templates", timeout, refresh)
 
     def read_resource(self, uri: str, timeout: Optional[float] = 30.0) -> types.ReadResourceResult:
         """``resources/read``: the contents (``TextResourceContents`` / ``BlobResourceContents``)."""
@@ -365,9 +371,10 @@ class ClientFeatures:
         return unsubscribe
 
     # -- prompts and completions --------------------------------------------------------------------
-    def list_prompts(self, timeout: Optional[float] = 30.0) -> list[types.Prompt]:
-        """The server's prompts (every page); ``[]`` when the server has no ``prompts`` capability."""
-        return self._paged("list_prompts", "prompts", timeout)
+    def list_prompts(self, timeout: Optional[float] = 30.0, *, refresh: bool = False) -> list[types.Prompt]:
+        """The server's prompts (every page; ``[]`` without the ``prompts`` capability; cached as
+        :meth:`list_resources`)."""
+        return self._paged("list_prompts", "prompts", timeout, refresh)
 
     def get_prompt(self, name: str, arguments: Optional[dict[str, str]] = None,
                    timeout: Optional[float] = 30.0) -> types.GetPromptResult:
