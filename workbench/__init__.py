@@ -46,6 +46,7 @@ __all__ = [
     "ToolReturn", "ToolSpec", "ToolSpecError", "ToolUse", "default_registry", "format_tool_results", "get_workbench",
     "make_tool_use", "new_tool_use_id", "parse_tool_calls", "to_provider_format", "tool", "ui",
     "update_tool_runtime_metadata",
+    "playground",
 ]
 
 # Every public name is imported on first use (PEP 562): ``import workbench`` costs next to nothing,
@@ -71,6 +72,7 @@ _LAZY = {
     "format_tool_results": ("workbench.providers", "format_tool_results"),
     "get_workbench": ("workbench.jupyter", "get_workbench"),
     "ui": ("workbench.jupyter", "ui"),
+    "playground": ("workbench.jupyter", "playground"),
     "summarize": ("workbench.summary", "summarize"), "DaskExecutor": ("workbench.dask", "DaskExecutor"),
 }
 
