@@ -18,7 +18,14 @@ __all__ = ["ERROR_KINDS", "Message", "Model", "ModelError", "ModelTurn", "Script
            "get", "tool_specs", "MODEL_PROVIDERS"]
 
 #: provider prefix → (module, class) of the model class :func:`get` builds; imported on use
-MODEL_PROVIDERS: dict[str, tuple[str, str]] = {}
+MODEL_PROVIDERS: dict[str, tuple[str, str]] = {
+    "openai": ("workbench.models.openai", "OpenAIModel"),
+    "openai-responses": ("workbench.models.openai", "OpenAIResponsesModel"),
+    "ollama": ("workbench.models.openai", "OllamaModel"),
+    "anthropic": ("workbench.models.anthropic", "AnthropicModel"),
+    "gemini": ("workbench.models.gemini", "GeminiModel"),
+    "bedrock": ("workbench.models.bedrock", "BedrockModel"),
+}
 
 
 def get(model_id: "str | Model", **options: Any) -> Model:
