@@ -14,6 +14,7 @@ from workbench import tool
 from workbench.jupyter import Playground, ToolCallCard
 from workbench.jupyter._playground import EVAL_CASE_TOOLTIP
 from workbench.jupyter._playground_card import _controls
+from workbench.models import ScriptedModel
 from workbench.types import ToolResult, make_tool_use
 
 
@@ -140,3 +141,264 @@ def test_save_as_eval_case_is_disabled_and_says_why(tools):
     pg = Playground(workbench=tools)
     assert pg.eval_button.disabled and pg.eval_button.tooltip == EVAL_CASE_TOOLTIP
     assert "#20" in EVAL_CASE_TOOLTIP
+
+
+def test_card_approval_only_ask_keeps_the_form_read_only_and_ignores_nothing(tools):
+    card = _card(tools)
+    future = card.ask(editable=False)
+    assert card.buttons.layout.display is None and not card.approve_button.disabled
+    assert all(c.disabled for c in _controls(card.form.fields_box))
+    assert card.approve() and future.result() is True
+
+
+# -- the playground: one Send, step mode, columns ---------------------------------------------------------
+def _weather_model(name="scripted", city="Oslo"):
+    """Calls lookup once, then answers with the text of the result it got back."""
+    def answer(messages, _specs):
+        results = messages[-1]["results"]
+        return f"the tool said: {results[0]['content'][0]['text']}"
+    return ScriptedModel([{"tool_calls": [{"name": "lookup", "input": {"city": city, "days": 2}}]}, answer], name=name)
+
+
+def test_send_shows_the_answer_the_tool_card_and_its_result(tools):
+    model = _weather_model()
+    pg = Playground([model], workbench=tools)
+    transcripts = pg.send("weather in Oslo?").result(timeout=30)
+    assert transcripts == pg.transcripts and transcripts[0].stopped_because == "end_turn"
+    column = pg.columns[0]
+    texts = [w.value for w in column.chat.children if isinstance(w, W.HTML)]
+    assert "weather in Oslo?" in texts[0]
+    assert any("the tool said: Oslo: 21 degrees (metric, 2 day(s))" in t for t in texts)
+    [card] = pg.cards
+    assert card.form.values == {"city": "Oslo", "days": 2} and card.state == "success"
+    assert "Oslo: 21 degrees" in card.result_html.value and "took" in card.header.value
+    assert not pg.pending and not pg.running and not pg.save_button.disabled
+    # the call went through the workbench's executor into its log, under the run
+    run = tools.log.run(transcripts[0].run_id)
+    assert [row["tool_name"] for row in run["calls"]] == ["lookup"]
+
+
+def test_step_mode_runs_the_call_as_edited_in_the_form_and_the_model_gets_that_result(tools):
+    model = _weather_model()
+    pg = Playground([model], workbench=tools)
+    pg.step_mode = True
+    run = pg.send("weather in Oslo?")
+    assert wait_until(lambda: len(pg.pending) == 1, timeout=30)
+    [card] = pg.pending
+    assert card.form.values == {"city": "Oslo", "days": 2} and not run.done()
+    assert tools.log.rows(tool="lookup") == []  # nothing ran before the decision
+    card.form.set_values({"city": "Bergen", "units": "imperial"})
+    assert card.approve()
+    [transcript] = run.result(timeout=30)
+    assert "Bergen: 21 degrees (imperial, 2 day(s))" in card.result_html.value
+    [tool_step] = [s for s in transcript.steps if s.kind == "tool"]
+    assert tool_step.edited and tool_step.tool_use["input"] == {"city": "Bergen", "units": "imperial", "days": 2}
+    assert tool_step.original["input"] == {"city": "Oslo", "days": 2}
+    # the next model request carries the edited call's result
+    sent = model.calls[1]["messages"][-1]
+    assert sent["role"] == "tool" and "Bergen" in json.dumps(sent["results"])
+    assert transcript.steps[-1].turn.text == "the tool said: Bergen: 21 degrees (imperial, 2 day(s))"
+
+
+def test_step_mode_deny_answers_the_model_with_a_denial(tools):
+    model = _weather_model()
+    pg = Playground([model], workbench=tools)
+    pg.step_mode = True
+    run = pg.send("weather?")
+    assert wait_until(lambda: pg.pending, timeout=30)
+    pg.pending[0].deny()
+    [transcript] = run.result(timeout=30)
+    [card] = pg.cards
+    assert card.state == "denied" and card.result.status == "error"
+    assert "denied" in model.calls[1]["messages"][-1]["results"][0]["content"][0]["text"].lower()
+    assert tools.log.rows(tool="lookup") == [] or all(r["status"] == "error" for r in tools.log.rows(tool="lookup"))
+
+
+def test_two_models_side_by_side_answer_the_same_prompt_each_in_its_column(tools):
+    first, second = _weather_model("first", "Oslo"), _weather_model("second", "Lima")
+    pg = Playground([first, second], workbench=tools)
+    assert [c.label for c in pg.columns] == ["scripted:first"]
+    pg.select(first, second)
+    assert [c.label for c in pg.columns] == ["scripted:first", "scripted:second"]
+    assert list(pg.columns_box.children) == pg.columns
+    one, two = pg.send("weather?").result(timeout=30)
+    assert first.calls[0]["messages"][-1]["content"] == second.calls[0]["messages"][-1]["content"] == "weather?"
+    assert "Oslo" in one.steps[-1].turn.text and "Lima" in two.steps[-1].turn.text
+    assert [len(c.cards) for c in pg.columns] == [1, 1]
+    with pytest.raises(ValueError, match="1 to 3 models"):
+        pg.select(first, second, first, second)
+
+
+def test_settings_reach_the_model(tools):
+    model = ScriptedModel(["ok"], repeat_last=True)
+    pg = Playground([model], workbench=tools, system="Be brief.")
+    pg.tool_picker.value = ("maybe",)
+    pg.tool_choice.value = "maybe"
+    pg.use_temperature.value = True
+    pg.temperature.value = 0.3
+    pg.send("hi").result(timeout=30)
+    [call] = model.calls
+    assert call["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert call["tools"] == ["maybe"]
+    assert call["tool_choice"] == {"tool": {"name": "maybe"}}
+    assert call["params"] == {"temperature": 0.3}
+    pg.tool_choice.value = "none"
+    pg.use_temperature.value = False
+    pg.send("again").result(timeout=30)
+    assert model.calls[-1]["tool_choice"] == "none" and model.calls[-1]["params"] == {}
+
+
+def test_the_conversation_carries_on_and_new_chat_starts_again(tools):
+    model = ScriptedModel(["first answer", "second answer", "fresh"])
+    pg = Playground([model], workbench=tools)
+    pg.send("one").result(timeout=30)
+    pg.send("two").result(timeout=30)
+    assert [m["role"] for m in model.calls[1]["messages"]] == ["user", "assistant", "user"]
+    assert model.calls[1]["messages"][1]["content"] == "first answer"
+    pg.new_chat()
+    pg.send("three").result(timeout=30)
+    assert [m["content"] for m in model.calls[2]["messages"]] == ["three"]
+    assert len(pg.columns[0].transcripts) == 3
+
+
+def test_tools_registered_later_are_offered_at_the_next_send(tools):
+    pg = Playground([ScriptedModel(["ok"])], workbench=tools)
+    assert set(pg.tool_picker.options) == {"lookup", "maybe"}
+
+    @tool
+    def later(x: int) -> int:
+        """Later."""
+        return x
+
+    tools.registry.register_tool(later)
+    pg.tool_picker.value = ("lookup",)
+    pg.send("hi").result(timeout=30)
+    assert set(pg.tool_picker.value) == {"lookup", "later"}  # a new tool is offered; a deselected one stays off
+    assert "later" in pg.tool_choice.options
+
+
+def test_model_errors_and_unknown_models_show_in_their_column(tools):
+    pg = Playground([ScriptedModel([]), "nosuchprovider:model"], workbench=tools)
+    pg.select(*pg._models)
+    broken, unknown = pg.send("hi").result(timeout=30)
+    assert broken.stopped_because == "model_error" and unknown is None
+    texts = [[w.value for w in c.chat.children if isinstance(w, W.HTML)] for c in pg.columns]
+    assert any("script_exhausted" in t for t in texts[0])
+    assert any("cannot use nosuchprovider:model" in t and "unknown model provider" in t for t in texts[1])
+
+
+def test_send_refuses_an_empty_prompt_and_a_second_send_while_running(tools):
+    pg = Playground([_weather_model()], workbench=tools)
+    with pytest.raises(ValueError, match="empty"):
+        pg.send("  ")
+    pg.step_mode = True
+    run = pg.send("weather?")
+    assert wait_until(lambda: pg.pending, timeout=30)
+    with pytest.raises(RuntimeError, match="still runs"):
+        pg.send("again")
+    pg._click_send()  # the button says so instead of raising
+    pg.pending[0].approve()
+    run.result(timeout=30)
+    assert Playground(workbench=tools).columns == []
+    with pytest.raises(ValueError, match="no model picked"):
+        Playground(workbench=tools).send("hi")
+
+
+def test_the_prompt_box_and_send_button(tools):
+    model = ScriptedModel(["hello"])
+    pg = Playground([model], workbench=tools)
+    pg.prompt.value = "from the box"
+    pg.send_button.click()
+    assert wait_until(lambda: pg.transcripts[0] is not None and not pg.running, timeout=30)
+    assert model.calls[0]["messages"][-1]["content"] == "from the box" and pg.prompt.value == ""
+
+
+def test_send_inside_a_running_event_loop_is_awaited(tools):
+    import asyncio
+
+    pg = Playground([_weather_model()], workbench=tools)
+
+    async def main():
+        run = pg.send("weather?")
+        with pytest.raises(RuntimeError, match="await"):
+            run.result()
+        return await run
+
+    [transcript] = asyncio.run(main())
+    assert transcript.stopped_because == "end_turn"
+
+
+def test_save_transcript_writes_each_columns_json(tools, tmp_path):
+    from workbench.agent import Transcript
+
+    first, second = _weather_model("first"), _weather_model("second")
+    pg = Playground([first], workbench=tools)
+    with pytest.raises(ValueError, match="Send a prompt first"):
+        pg.save_transcript(tmp_path / "t.json")
+    pg.send("weather?").result(timeout=30)
+    [path] = pg.save_transcript(tmp_path / "t.json")
+    assert path == tmp_path / "t.json" and "t.json" in pg.save_message.value
+    loaded = Transcript.load(path)
+    assert loaded.run_id == pg.transcripts[0].run_id and len(loaded.steps) == len(pg.transcripts[0].steps)
+    pg.select(first, second)
+    second_run = pg.send("again?")
+    second_run.result(timeout=30)
+    pg.save_path.value = str(tmp_path / "both.json")
+    pg.save_button.click()
+    assert pg.saved_paths == [tmp_path / "both-1.json", tmp_path / "both-2.json"]
+    assert all(p.exists() for p in pg.saved_paths)
+
+
+def test_get_workbench_playground_uses_its_executor_and_log(tools):
+    import workbench
+    from workbench.log import ExecutionLog
+
+    pg = workbench.playground([ScriptedModel(["ok"])])
+    assert pg.workbench is tools and pg.execution_log is tools.log
+    own = ExecutionLog()
+    pg = tools.playground("nosuchprovider:x", log=own)
+    assert pg.execution_log is own and [c.label for c in pg.columns] == ["nosuchprovider:x"]
+
+
+def test_an_ask_user_tool_asks_in_its_card_in_auto_mode(tools):
+    @tool(permission="ask")
+    def wipe(disk: str) -> str:
+        """Wipe a disk."""
+        return f"wiped {disk}"
+
+    tools.registry.register_tool(wipe)
+    model = ScriptedModel([{"tool_calls": [{"name": "wipe", "input": {"disk": "d1"}}]}, "done"])
+    pg = Playground([model], workbench=tools)
+    run = pg.send("wipe it")
+    assert wait_until(lambda: pg.pending, timeout=30)
+    [card] = pg.pending
+    assert all(c.disabled for c in _controls(card.form.fields_box))  # only yes or no is asked
+    card.approve()
+    run.result(timeout=30)
+    assert card.state == "success" and "wiped d1" in card.result_html.value
+
+
+# -- MCP tools are tools ----------------------------------------------------------------------------------
+def test_mcp_proxy_tools_work_in_the_playground_like_local_ones(wb):  # noqa: F811
+    import sys
+
+    from tests.mcp_servers import ROOT, WAIT
+    from workbench.mcp import connect
+
+    serve = [sys.executable, "-m", "workbench.mcp", "serve", "tests.mcp_sample_tools"]
+    with connect(command=serve, registry=wb.registry, cwd=str(ROOT), prefix="srv_", connect_timeout=WAIT):
+        model = ScriptedModel([{"tool_calls": [{"name": "srv_add", "input": {"a": 2, "b": 3}}]},
+                               lambda messages, _specs: f"sum: {messages[-1]['results'][0]['content'][0]['text']}"])
+        pg = Playground([model], workbench=wb)
+        assert "srv_add" in pg.tool_picker.options and "srv_add" in pg.tool_picker.value
+        pg.step_mode = True
+        run = pg.send("add 2 and 3")
+        assert wait_until(lambda: pg.pending, timeout=30)
+        [card] = pg.pending
+        assert card.form is not None and card.form.values == {"a": 2, "b": 3}
+        card.form.set_values({"b": 40})
+        card.approve()
+        [transcript] = run.result(timeout=60)
+        assert card.state == "success" and "42" in card.result_html.value
+        assert transcript.steps[-1].turn.text == "sum: 42"
+        assert wb.log.run(transcript.run_id)["calls"][0]["tool_name"] == "srv_add"

@@ -39,7 +39,7 @@ __all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES", "EVAL_C
 #: models side by side at most
 MAX_COLUMNS = 3
 #: the tool_choice picker's fixed entries → what the agent loop gets (a tool's name → ``{"tool": {"name": …}}``)
-TOOL_CHOICES: dict[str, Any] = {"auto": None, "any": {"any": {}}, "none": "none"}
+TOOL_CHOICES: dict[str, Any] = {"auto": None, "any": "any", "none": "none"}
 #: why Save as eval case is disabled
 EVAL_CASE_TOOLTIP = "Save as eval case comes with evaluations (issue #20), which are not built yet"
 DEFAULT_TRANSCRIPT_PATH = "playground_transcript.json"

@@ -59,6 +59,7 @@ class ToolCallCard(W.VBox):
         self._future: Optional[concurrent.futures.Future] = None
         self._lock = threading.Lock()
         self._locked: Optional[list] = None  # (control, its own disabled state) while the form is read-only
+        self._editable_ask = True
         self.form = self._make_form(workbench)
         self.header = W.HTML()
         self.note = W.HTML(layout=W.Layout(display="none"))
@@ -158,14 +159,20 @@ class ToolCallCard(W.VBox):
         future = self._future
         return future is not None and not future.done()
 
-    def ask(self) -> concurrent.futures.Future:
-        """Make the form editable, show Approve / Deny, and return the future they resolve with the
-        decision (``True``, ``False`` or the edited input)."""
+    def ask(self, *, editable: bool = True) -> concurrent.futures.Future:
+        """Show Approve / Deny (and make the form editable, unless ``editable=False``: an ``ASK_USER``
+        tool's approval in auto mode, where only yes or no is asked) and return the future they resolve
+        with the decision (``True``, ``False`` or the edited input)."""
         future: concurrent.futures.Future = concurrent.futures.Future()
         with self._lock:
             self._future = future
+        self._editable_ask = editable
         self.state = "waiting"
         self._set_editable(True)
+        if not editable and self.form is not None:
+            self._set_editable(False)
+            self.buttons.layout.display = None
+            self.approve_button.disabled = self.deny_button.disabled = False
         self._show_header()
         return future
 
@@ -175,7 +182,7 @@ class ToolCallCard(W.VBox):
         if not self.pending:
             return False
         decision: Decision = True
-        if self.form is not None:
+        if self.form is not None and self._editable_ask:
             values = self.form.validate()
             if values is None:
                 return False

@@ -105,7 +105,7 @@ class ChatColumn(W.VBox):
             transcript = await arun_agent(
                 self.model, [*self.messages, {"role": "user", "content": prompt}], tools=tools, system=system,
                 executor=self.workbench.executor, log=log, max_turns=max_turns, tool_choice=tool_choice,
-                review=self._review if step else None,
+                review=self._review if step else None, approver=self._approve,
                 on_step=lambda s: self._on_step(s, registry), **params)
         finally:
             self.running = False
@@ -120,6 +120,14 @@ class ChatColumn(W.VBox):
         """The loop's ``review`` in step mode: the card's Approve / Deny (or edited input)."""
         card = self._card(tool_use, tool)
         return await asyncio.wrap_future(card.ask())
+
+    async def _approve(self, tool_use: dict, tool: Any) -> bool:
+        """The approval an ``ASK_USER`` tool needs: yes at once if its card was approved in step mode,
+        else its card asks (yes or no; the arguments are the model's)."""
+        card = self._card(tool_use, tool)
+        if card.decision is not None:
+            return card.decision is not False
+        return (await asyncio.wrap_future(card.ask(editable=False))) is not False
 
     def _card(self, tool_use: dict, tool: Any, usage: str = "") -> ToolCallCard:
         use_id = tool_use.get("toolUseId", "")
@@ -137,7 +145,9 @@ class ChatColumn(W.VBox):
     def _on_model_step(self, step: Any, registry: dict[str, Any]) -> None:
         turn = step.turn
         parts: list[W.Widget] = []
-        if turn.text or not turn.tool_calls:
+        if getattr(step, "error", None):
+            parts.append(W.HTML(error_html(f"model error ({step.error_kind or 'unknown'})", step.error)))
+        elif turn.text or not turn.tool_calls:
             parts.append(W.HTML(message_html("assistant", turn.text or "(no text)", who=turn.model or self.label)))
         parts.append(W.HTML(turn_meta_html(turn)))
         parts.append(_raw_turn(turn))
@@ -155,10 +165,9 @@ class ChatColumn(W.VBox):
         card.show_result(result)
 
     def _show_end(self, transcript: Any) -> None:
-        error = getattr(transcript, "error", None)
-        if error:
-            self._append(W.HTML(error_html(f"the run stopped ({getattr(transcript, 'stop_reason', 'error')})",
-                                           str(error))))
+        stopped = getattr(transcript, "stopped_because", None)
+        if stopped not in (None, "end_turn", "model_error"):  # a model error is shown at its turn
+            self._append(W.HTML(error_html("the run stopped", f"{stopped}: {transcript.error or ''}".rstrip(": "))))
         usage = getattr(transcript, "usage", None)
         turns = sum(1 for s in getattr(transcript, "steps", ()) if getattr(s, "kind", None) == "model")
         self.totals.value = (f"<div style='color:{MUTED};font-size:0.85em'>{len(self.transcripts)} run(s) · "
