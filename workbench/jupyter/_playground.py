@@ -145,10 +145,11 @@ class Playground(W.VBox):
         self.columns_box.add_class("workbench-playground-columns")
         self.save_path = W.Text(value=DEFAULT_TRANSCRIPT_PATH, description="path", layout=W.Layout(width="360px"))
         self.save_button = W.Button(description="Save transcript", icon="save", disabled=True,
-                                    tooltip="Write each column's last run as Transcript JSON")
+                                    tooltip="Write each column's last run as Transcript JSON",
+                                    layout=W.Layout(width="auto"))
         self.save_button.add_class("workbench-save-transcript")
         self.eval_button = W.Button(description="Save as eval case", icon="flask", disabled=True,
-                                    tooltip=EVAL_CASE_TOOLTIP)
+                                    tooltip=EVAL_CASE_TOOLTIP, layout=W.Layout(width="auto"))
         self.eval_button.add_class("workbench-save-eval")
         self.save_message = W.HTML()
         self.save_message.add_class("workbench-save-message")

@@ -29,8 +29,9 @@ __all__ = ["ToolCallCard", "Decision"]
 #: what a card's decision resolves to: True (run as asked), False (deny) or the edited input
 Decision = Union[bool, dict]
 
-_CARD_STYLE = ("border:1px solid var(--jp-border-color1, silver);border-left:4px solid var(--jp-brand-color1, steelblue);"
-               "border-radius:4px;padding:4px 8px;margin:4px 0;background:var(--jp-layout-color1, white)")
+#: the card's frame: the theme's border, the brand colour down its left edge
+_CARD_BORDER = "1px solid var(--jp-border-color1, silver)"
+_CARD_EDGE = "4px solid var(--jp-brand-color1, steelblue)"
 #: the card header's status words (beyond a result's display status)
 _STATE_TEXT = {"proposed": "proposed", "waiting": "waiting for your approval", "running": "running",
                "denied": "denied"}
@@ -85,7 +86,9 @@ class ToolCallCard(W.VBox):
         if self.form is not None:
             parts.append(self.form)
         super().__init__(parts + [self.buttons, self.result_html, self.raw],
-                         layout=W.Layout(margin="4px 0"))
+                         layout=W.Layout(margin="4px 0", padding="2px 6px", border_top=_CARD_BORDER,
+                                         border_right=_CARD_BORDER, border_bottom=_CARD_BORDER,
+                                         border_left=_CARD_EDGE))
         self.add_class("workbench-tool-card")
         self.add_class(f"workbench-tool-card-{_css_name(self.tool_use.get('name', ''))}")
         self._set_editable(False)
@@ -125,7 +128,8 @@ class ToolCallCard(W.VBox):
                 timing = f"<span style='{BADGE_STYLE}'>took {ms:.1f} ms</span>"
         usage = f"<span style='{BADGE_STYLE}'>{_e(self._usage)}</span>" if self._usage else ""
         edited = f"<span style='{BADGE_STYLE}'>edited</span>" if isinstance(self.decision, dict) else ""
-        self.header.value = (f"<div style='{_CARD_STYLE};{WRAP}'>🔧 <b>{_e(self.name)}</b> "
+        self.header.value = (f"<div style='{WRAP};padding:2px 0'><i class='fa fa-wrench' aria-hidden='true'></i> "
+                             f"<b>{_e(self.name)}</b> "
                              f"<code style='color:{MUTED};font-size:0.85em'>{_e(self.tool_use.get('toolUseId', ''))}</code> "
                              f"· {word}{edited}{timing}{usage}</div>")
         if self.tool is None:

@@ -55,7 +55,8 @@ class ChatColumn(W.VBox):
         self.cards: dict[str, ToolCallCard] = {}
         self.messages: list[dict] = []
         self.running = False
-        self.title = W.HTML(f"<div style='font-weight:600;{WRAP}'>{_e(self.label)}</div>")
+        self.title = W.HTML(f"<div style='font-weight:600;{WRAP};border-bottom:2px solid var(--jp-brand-color1, steelblue)'>"
+                            f"{_e(self.label)}</div>")
         self.totals = W.HTML()
         self.chat = W.VBox([])
         self.chat.add_class("workbench-chat")
