@@ -168,6 +168,20 @@ def sdk(module: str, extra: str, provider: str) -> Any:
         raise ImportError(f"the {provider} models need the '{extra}' package: pip install {extra}") from exc
 
 
+def status_failure(exc: BaseException, module: Any) -> Optional[Failure]:
+    """An openai/anthropic SDK exception taken apart (both SDKs share the shape)."""
+    if isinstance(exc, module.APIStatusError):
+        body = exc.body if isinstance(exc.body, dict) else {}
+        error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+        code = " ".join(str(error.get(k)) for k in ("code", "type") if error.get(k))
+        return Failure(exc.status_code, code, str(error.get("message") or exc.message), exc.response.headers)
+    if isinstance(exc, module.APITimeoutError):
+        return Failure(code="timeout", message="the request timed out")
+    if isinstance(exc, module.APIConnectionError):
+        return Failure(message=f"connection error ({type(exc.__cause__ or exc).__name__})")
+    return None
+
+
 class ProviderModel(Model):
     """A model behind a provider SDK. Subclasses fill in the hooks below.
 

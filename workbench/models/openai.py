@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from workbench.models._base import Message
 from workbench.models._provider import (Failure, ProviderModel, arguments_text, call_names, content_text, sdk,
-                                        tool_results)
+                                        status_failure, tool_results)
 from workbench.models._turn import ModelTurn, Usage
 from workbench.providers import format_tool_results, parse_tool_calls, to_provider_format
 from workbench.spec import ToolSpec
@@ -22,20 +22,6 @@ CHAT_STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "function_cal
 
 #: Responses ``incomplete_details.reason`` → normalised stop reason
 RESPONSES_INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "content_filter"}
-
-
-def status_failure(exc: BaseException, module: Any) -> Optional[Failure]:
-    """An openai/anthropic SDK exception taken apart (both SDKs share the shape)."""
-    if isinstance(exc, module.APIStatusError):
-        body = exc.body if isinstance(exc.body, dict) else {}
-        error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
-        code = " ".join(str(error.get(k)) for k in ("code", "type") if error.get(k))
-        return Failure(exc.status_code, code, str(error.get("message") or exc.message), exc.response.headers)
-    if isinstance(exc, module.APITimeoutError):
-        return Failure(code="timeout", message="the request timed out")
-    if isinstance(exc, module.APIConnectionError):
-        return Failure(message=f"connection error ({type(exc.__cause__ or exc).__name__})")
-    return None
 
 
 class _OpenAIBase(ProviderModel):
