@@ -350,7 +350,7 @@ class Playground(W.VBox):
             target.with_name(f"{target.stem}-{i + 1}{target.suffix or '.json'}") for i in range(len(columns))]
         for column, out in zip(columns, paths):
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(column.transcript.to_json(), encoding="utf-8")
+            column.transcript.save(out)
         self.saved_paths = paths
         self._show_saved(columns, paths)
         return paths
