@@ -402,3 +402,16 @@ def test_mcp_proxy_tools_work_in_the_playground_like_local_ones(wb):  # noqa: F8
         assert card.state == "success" and "42" in card.result_html.value
         assert transcript.steps[-1].turn.text == "sum: 42"
         assert wb.log.run(transcript.run_id)["calls"][0]["tool_name"] == "srv_add"
+
+
+def test_a_saved_notebook_keeps_a_static_escaped_picture_of_the_playground(tools):
+    model = ScriptedModel([{"tool_calls": [{"name": "lookup", "input": {"city": "<b>Oslo</b>"}}]},
+                           "<script>alert(1)</script>"])
+    pg = Playground([model], workbench=tools)
+    pg.send("weather?").result(timeout=30)
+    bundle = pg._repr_mimebundle_()
+    html = bundle["text/html"]
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert "Model playground" in html and "scripted:scripted" in html and "weather?" in html
+    assert "&lt;script&gt;" in html and "<script>" not in html and "&lt;b&gt;Oslo" in html
+    assert "<code>lookup</code>" in html

@@ -32,6 +32,7 @@ from workbench._styles import BANNER_STYLE, MUTED, WRAP
 from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._playground_card import ToolCallCard
 from workbench.jupyter._playground_column import ChatColumn, model_label
+from workbench.jupyter._playground_html import playground_summary_html
 from workbench.jupyter._render import json_html
 
 __all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES", "EVAL_CASE_TOOLTIP"]
@@ -367,6 +368,14 @@ class Playground(W.VBox):
             self.save_transcript()
         except (OSError, ValueError) as exc:
             self.save_message.value = f"<div style='{BANNER_STYLE}'>Not saved: {_e(exc)}</div>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Optional[dict]:
+        """The live widget plus a static ``text/html`` picture (models, tools, mode, the conversations so
+        far) for readers without the widget: GitHub, nbviewer, a saved notebook opened before it ran."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/html"] = playground_summary_html(self.columns, list(self.tool_picker.value), self.mode.value)
+        return bundle
 
     def __repr__(self) -> str:
         return (f"<Playground models={[c.label for c in self.columns]!r} tools={list(self.tool_picker.value)!r} "

@@ -5,12 +5,13 @@ Every model- or tool-provided string goes through ``escape``: a model that answe
 
 from __future__ import annotations
 
+import json
 from typing import Any, Optional
 
 from workbench._html import escape as _e
 from workbench._styles import BADGE_STYLE, ERROR_BOX_STYLE, MUTED, WRAP
 
-__all__ = ["message_html", "turn_meta_html", "error_html", "usage_text", "ROLE_STYLES"]
+__all__ = ["message_html", "turn_meta_html", "error_html", "usage_text", "ROLE_STYLES", "playground_summary_html"]
 
 _BUBBLE = ("border-radius:6px;padding:4px 8px;margin:4px 0;white-space:pre-wrap;color:var(--jp-ui-font-color1, black);"
            + WRAP)
@@ -58,3 +59,27 @@ def error_html(title: str, message: str) -> str:
     """A run that failed (a model error, a script that ran out): its title and message, escaped."""
     return (f"<div class='workbench-chat-error' style='{ERROR_BOX_STYLE}'><b>{_e(title)}</b>: "
             f"<span style='white-space:pre-wrap'>{_e(message)}</span></div>")
+
+
+def _conversation_html(messages: list) -> str:
+    parts = []
+    for message in messages:
+        role = message.get("role")
+        if role in ("user", "assistant") and message.get("content"):
+            parts.append(message_html(role, str(message["content"])))
+        for call in message.get("tool_calls") or ():
+            parts.append(f"<div style='color:{MUTED};{WRAP}'>→ <code>{_e(call.get('name'))}</code> "
+                         f"<code>{_e(json.dumps(call.get('input'), ensure_ascii=False, default=repr))}</code></div>")
+    return "".join(parts)
+
+
+def playground_summary_html(columns: list, tools: list, mode: str) -> str:
+    """A static, escaped picture of a playground for readers without the live widget (a saved
+    notebook on GitHub): its models, tools and mode, and each column's conversation so far."""
+    cells = "".join(
+        f"<td style='vertical-align:top;padding:4px;{WRAP}'><b>{_e(c.label)}</b>{_conversation_html(c.messages)}</td>"
+        for c in columns) or "<td><i>no model picked</i></td>"
+    tool_names = ", ".join(f"<code>{_e(t)}</code>" for t in tools) or "<i>none</i>"
+    return (f"<div class='workbench-playground-static' style='{WRAP}'><div><b>Model playground</b> · "
+            f"mode: {_e(mode)} · tools: {tool_names}</div><table style='width:100%;table-layout:fixed'>"
+            f"<tr>{cells}</tr></table></div>")
