@@ -415,3 +415,22 @@ def test_a_saved_notebook_keeps_a_static_escaped_picture_of_the_playground(tools
     assert "Model playground" in html and "scripted:scripted" in html and "weather?" in html
     assert "&lt;script&gt;" in html and "<script>" not in html and "&lt;b&gt;Oslo" in html
     assert "<code>lookup</code>" in html
+
+
+def test_next_pending_waits_for_the_card_of_a_step_mode_send(tools):
+    import asyncio
+
+    pg = Playground([_weather_model()], workbench=tools)
+    pg.step_mode = True
+
+    async def main():
+        run = pg.send("weather?")
+        card = await pg.next_pending()
+        card.form.set_values({"city": "Lima"})
+        card.approve()
+        [transcript] = await run
+        with pytest.raises(RuntimeError, match="has ended"):
+            await pg.next_pending()
+        return transcript
+
+    assert "Lima" in asyncio.run(main()).final_text

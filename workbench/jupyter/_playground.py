@@ -22,6 +22,7 @@ import asyncio
 import concurrent.futures
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -272,6 +273,18 @@ class Playground(W.VBox):
     def cards(self) -> list[ToolCallCard]:
         """Every tool card shown, column by column."""
         return [card for c in self.columns for card in c.cards.values()]
+
+    async def next_pending(self, timeout: float = 30.0) -> ToolCallCard:
+        """The first card waiting for Approve / Deny, once there is one — ``await`` it in a notebook
+        after a step-mode Send. ``RuntimeError`` if the run ends without asking; ``TimeoutError``."""
+        deadline = time.monotonic() + timeout
+        while not self.pending:
+            if not self.running:
+                raise RuntimeError("no call is waiting: the last Send has ended")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no call waited for a decision within {timeout} s")
+            await asyncio.sleep(0.01)
+        return self.pending[0]
 
     def new_chat(self) -> None:
         """Start every conversation again (calls still waiting are denied)."""
