@@ -61,7 +61,13 @@ def _send(playground, text: str) -> None:
     playground.locator("button.workbench-send").click()
 
 
+#: text that must stay readable (WCAG AA, contrast >= 4.5) in both themes
+READABLE = (".workbench-chat-user", ".workbench-chat-assistant", ".workbench-tool-card .workbench-status",
+            ".workbench-turn-badge")
+
+
 def _screenshots(page, playground, name: str) -> None:
+    """Light and dark pictures of ``playground``, checking on each that its text is readable."""
     ARTIFACTS.mkdir(exist_ok=True)
     try:
         for theme, suffix in (("JupyterLab Light", ""), ("JupyterLab Dark", "-dark")):
@@ -69,6 +75,11 @@ def _screenshots(page, playground, name: str) -> None:
             playground.scroll_into_view_if_needed()
             page.wait_for_timeout(300)
             playground.screenshot(path=str(ARTIFACTS / f"playground-{name}{suffix}.png"))
+            present = [selector for selector in READABLE if playground.locator(selector).count()]
+            assert len(present) >= 2, present
+            for selector in present:
+                measured = playground.locator(selector).first.evaluate(lab.CONTRAST)
+                assert measured["contrast"] >= 4.5, (theme, selector, measured)
     finally:
         lab.set_theme(page, "JupyterLab Light")
 
