@@ -348,10 +348,11 @@ class ProviderModel(Model):
 
     def _turn(self, request: dict[str, Any], response: dict[str, Any], specs: list[ToolSpec],
               started: float) -> ModelTurn:
-        turn = self._read(response, specs)
         secrets = self._secrets()
+        response = mask(response, secrets)  # read from the masked answer: a key echoed back never reaches the text
+        turn = self._read(response, specs)
         turn.request = mask(request, secrets)
-        turn.response = mask(response, secrets)
+        turn.response = response
         turn.model = self.id
         turn.latency_ms = (time.perf_counter() - started) * 1000.0
         return turn
