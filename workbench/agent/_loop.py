@@ -23,6 +23,7 @@ from workbench.models import Model, ModelError, ModelTurn, as_messages, get, too
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
 from workbench.registry import ToolRegistry
+from workbench.tools import BaseTool
 from workbench.types import ToolResult, ToolUse, utc_now_iso
 
 __all__ = ["run_agent", "arun_agent", "rerun", "arerun", "new_run_id", "Review", "StepListener"]
@@ -112,7 +113,7 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
     log = getattr(executor, "log", None) if log is None else log
     run = _Run(Transcript(run_id=run_id or new_run_id(), model=model.id, messages=messages,
                           started_at=utc_now_iso(), prompt=[dict(m) for m in messages],
-                          tools=[spec.to_json() for spec in specs],
+                          tools=[spec.to_schema() for spec in specs],
                           settings={"params": _masked(params), "tool_choice": tool_choice, "max_turns": max_turns}),
                log, on_step)
     run.start()
@@ -317,6 +318,12 @@ def _error_result(call: Any, message: str, error_type: str) -> ToolResult:
                       started_at=now, completed_at=now)
 
 
+# registries built for lists of tool objects, by the objects' ids: many runs over the same tools share
+# one (a cached registry holds its tools, so their ids cannot be reused by other objects meanwhile)
+_registries: dict[tuple[int, ...], ToolRegistry] = {}
+_REGISTRY_CACHE_SIZE = 64
+
+
 def _registry(tools: Any) -> Any:
     """A registry for the executor from ``tools``; specs given without implementations answer with
     generated values (a registry the caller built keeps its own ``synthetic`` setting)."""
@@ -330,8 +337,16 @@ def _registry(tools: Any) -> Any:
         items = list(tools)
     else:
         items = [tools]
-    registry = ToolRegistry(items)
-    registry.synthetic = any(not t.has_implementation for t in registry.registry.values())
+    cacheable = all(isinstance(item, BaseTool) for item in items)  # dicts and specs are rebuilt: they may change
+    key = tuple(map(id, items))
+    registry = _registries.get(key) if cacheable else None
+    if registry is None:
+        registry = ToolRegistry(items)
+        registry.synthetic = any(not t.has_implementation for t in registry.registry.values())
+        if cacheable:
+            if len(_registries) >= _REGISTRY_CACHE_SIZE:
+                _registries.pop(next(iter(_registries)))
+            _registries[key] = registry
     return registry
 
 
