@@ -157,3 +157,20 @@ def test_a_log_file_without_the_run_columns_is_migrated_on_open(tmp_path):
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert columns[-2:] == ["run_id", "turn"] and version == 2 and {"runs", "model_turns"} <= tables
+
+
+def test_a_run_ended_by_an_exception_is_logged_as_an_error_and_calls_without_ids_get_one(tmp_path):
+    log = ExecutionLog(tmp_path / "runs.sqlite")
+    model = ScriptedModel([ModelTurn(tool_calls=[{"name": "add", "input": {"a": 1, "b": 1}}], stop_reason="tool_use")])
+    with pytest.raises(TypeError, match="review must return"):
+        run_agent(model, "q", tools=[add], log=log, review=lambda use, t: "yes", run_id="broken")
+    run = log.run("broken")
+    assert run["stopped_because"] == "error" and run["error"].startswith("TypeError: review must return")
+
+    model = ScriptedModel([ModelTurn(tool_calls=[{"toolUseId": None, "name": "add", "input": {"a": 1, "b": 1}}],
+                                     stop_reason="tool_use"), "2"])
+    transcript = run_agent(model, "q", tools=[add], log=log)
+    call_id = transcript.tool_calls[0]["toolUseId"]
+    assert call_id and transcript.tool_results[0].tool_use_id == call_id
+    assert model.calls[1]["messages"][1]["tool_calls"][0]["toolUseId"] == call_id
+    log.close()

@@ -24,7 +24,7 @@ from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
 from workbench.registry import ToolRegistry
 from workbench.tools import BaseTool
-from workbench.types import ToolResult, ToolUse, utc_now_iso
+from workbench.types import ToolResult, ToolUse, new_tool_use_id, utc_now_iso
 
 __all__ = ["run_agent", "arun_agent", "rerun", "arerun", "new_run_id", "Review", "StepListener"]
 
@@ -128,6 +128,7 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
                     stopped, error = "model_error", step.error
                     break
                 turn = step.turn
+                turn.tool_calls = [_with_id(call) for call in turn.tool_calls]
                 messages.append({"role": "assistant", "content": turn.text,
                                  "tool_calls": [dict(call) for call in turn.tool_calls]})
                 if not turn.tool_calls:
@@ -140,6 +141,9 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
     except asyncio.CancelledError:
         stopped, error = "cancelled", "the run was cancelled"
         run.answer_unanswered(messages)
+    except BaseException as exc:  # a bug outside the model (a review's bad answer…): raised, the log says so
+        stopped, error = "error", f"{type(exc).__name__}: {exc}"
+        raise
     finally:
         run.finish(stopped, error, (time.perf_counter() - t0) * 1000.0)
     return run.transcript
@@ -306,6 +310,13 @@ def _edited_call(call: ToolUse, edit: dict, tool: Any) -> ToolUse:
     if is_use:
         return {"toolUseId": call["toolUseId"], "name": edit.get("name", call.get("name")), "input": edit.get("input", {})}
     return {"toolUseId": call["toolUseId"], "name": call.get("name"), "input": dict(edit)}
+
+
+def _with_id(call: Any) -> Any:
+    """``call`` with a ``toolUseId`` (a fresh one when the model gave none), so its result can answer it."""
+    if isinstance(call, dict) and not call.get("toolUseId") and not call.get("id"):
+        return {**call, "toolUseId": new_tool_use_id()}
+    return call
 
 
 def _error_result(call: Any, message: str, error_type: str) -> ToolResult:
