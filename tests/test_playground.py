@@ -434,3 +434,21 @@ def test_next_pending_waits_for_the_card_of_a_step_mode_send(tools):
         return transcript
 
     assert "Lima" in asyncio.run(main()).final_text
+
+
+def test_stop_ends_the_runs_and_the_waiting_call_is_not_run(tools):
+    model = _weather_model()
+    pg = Playground([model], workbench=tools)
+    assert pg.stop_button.disabled and not pg.stop()
+    pg.step_mode = True
+    run = pg.send("weather?")
+    assert wait_until(lambda: pg.pending, timeout=30)
+    assert not pg.stop_button.disabled
+    [card] = pg.pending
+    assert pg.stop()
+    [transcript] = run.result(timeout=30)
+    assert transcript.stopped_because == "cancelled"
+    assert card.state == "stopped" and not card.pending and "not run" in card.header.value
+    assert not card.approve()
+    assert tools.log.rows(tool="lookup") == []
+    assert pg.stop_button.disabled and not pg.send_button.disabled

@@ -105,6 +105,7 @@ class Playground(W.VBox):
         self._columns: list[Optional[ChatColumn]] = [None] * MAX_COLUMNS
         self._runs: list[PlaygroundRun] = []
         self._tasks: set[Any] = set()
+        self._running: Optional[tuple] = None  # (event loop, the column runs' tasks) of the Send going on
         self.running = False
 
         labels = list(self._models)
@@ -141,6 +142,9 @@ class Playground(W.VBox):
         self.send_button = W.Button(description="Send", button_style="primary", icon="paper-plane")
         self.send_button.add_class("workbench-send")
         self.new_button = W.Button(description="New chat", icon="eraser", tooltip="Start the conversations again")
+        self.stop_button = W.Button(description="Stop", icon="stop", disabled=True,
+                                    tooltip="Stop the runs going on (calls still waiting are not run)")
+        self.stop_button.add_class("workbench-stop")
         self.status = W.HTML()
         self.status.add_class("workbench-playground-status")
         self.columns_box = W.HBox([], layout=W.Layout(align_items="flex-start", width="100%"))
@@ -159,6 +163,7 @@ class Playground(W.VBox):
 
         self.send_button.on_click(lambda _b: self._click_send())
         self.new_button.on_click(lambda _b: self.new_chat())
+        self.stop_button.on_click(lambda _b: self.stop())
         self.save_button.on_click(lambda _b: self._click_save())
 
         settings = W.VBox([
@@ -173,7 +178,7 @@ class Playground(W.VBox):
             W.HTML(f"<div style='font-weight:600;font-size:1.1em;{_SECTION}'>Model playground</div>"),
             Disclosure(settings, "Settings: models, system prompt, tools, temperature, tool_choice, mode", expanded=True),
             self.prompt,
-            W.HBox([self.send_button, self.new_button, self.status]),
+            W.HBox([self.send_button, self.stop_button, self.new_button, self.status]),
             self.columns_box,
             W.HBox([self.save_path, self.save_button, self.eval_button]),
             self.save_message,
@@ -315,13 +320,17 @@ class Playground(W.VBox):
 
         async def go() -> None:
             try:
-                transcripts = await asyncio.gather(*(column.arun(text, **settings) for column in columns))
+                loop = asyncio.get_running_loop()
+                runs = [loop.create_task(column.arun(text, **settings)) for column in columns]
+                self._running = (loop, runs)
+                transcripts = await asyncio.gather(*runs)
                 self.status.value = ""
                 done.set_result(list(transcripts))
             except BaseException as exc:  # noqa: BLE001 - handed to whoever awaits the run, and shown
                 self.status.value = f"<span style='color:{MUTED}'>failed: {_e(type(exc).__name__)}: {_e(exc)}</span>"
                 done.set_exception(exc)
             finally:
+                self._running = None
                 self._busy(False)
 
         try:
@@ -339,8 +348,20 @@ class Playground(W.VBox):
         self._runs.append(run)
         return run
 
+    def stop(self) -> bool:
+        """Stop the Send going on: each column's run ends with ``stopped_because="cancelled"`` (calls
+        still waiting are not run). Returns False if nothing was running."""
+        current = self._running
+        if current is None:
+            return False
+        loop, runs = current
+        for task in runs:
+            loop.call_soon_threadsafe(task.cancel)
+        return True
+
     def _busy(self, running: bool) -> None:
         self.running = running
+        self.stop_button.disabled = not running
         self.send_button.disabled = running
         self.save_button.disabled = running or not any(self.transcripts)
         if running:

@@ -34,7 +34,7 @@ _CARD_BORDER = "1px solid var(--jp-border-color1, silver)"
 _CARD_EDGE = "4px solid var(--jp-brand-color1, steelblue)"
 #: the card header's status words (beyond a result's display status)
 _STATE_TEXT = {"proposed": "proposed", "waiting": "waiting for your approval", "running": "running",
-               "denied": "denied"}
+               "denied": "denied", "stopped": "not run: the run was stopped"}
 
 
 class ToolCallCard(W.VBox):
@@ -210,9 +210,14 @@ class ToolCallCard(W.VBox):
         self._show_header()
         return True
 
-    def cancel_wait(self) -> None:
-        """Deny a call still waiting (the run it belongs to ended or was stopped)."""
-        self.deny()
+    def show_stopped(self) -> None:
+        """The run ended before this call got a result (it was stopped): nothing waits any more."""
+        with self._lock:
+            if self._future is not None and not self._future.done():
+                self._future.set_result(False)
+        self.state = "stopped"
+        self._set_editable(False)
+        self._show_header()
 
     # -- outcome -------------------------------------------------------------------------------------
     def show_running(self) -> None:

@@ -110,8 +110,9 @@ class ChatColumn(W.VBox):
                 on_step=lambda s: self._on_step(s, registry), **params)
         finally:
             self.running = False
-            for card in self.pending:  # the run ended: nothing waits any more
-                card.deny()
+            for card in self.cards.values():  # the run ended: nothing waits any more
+                if card.result is None:
+                    card.show_stopped()
         self.transcripts.append(transcript)
         self.messages = [m for m in transcript.messages if m.get("role") != "system"]
         self._show_end(transcript)
