@@ -452,3 +452,23 @@ def test_stop_ends_the_runs_and_the_waiting_call_is_not_run(tools):
     assert not card.approve()
     assert tools.log.rows(tool="lookup") == []
     assert pg.stop_button.disabled and not pg.send_button.disabled
+
+
+def test_keyboard_ctrl_enter_sends_and_in_a_card_approves_never_running_the_tool_itself(tools):
+    model = _weather_model()
+    pg = Playground([model], workbench=tools)
+    pg.step_mode = True
+    pg.prompt.value = "weather?"
+    pg.shortcuts.press("run")
+    assert wait_until(lambda: pg.pending, timeout=30)
+    [card] = pg.pending
+    assert pg.shortcuts.busy
+    card.form.shortcuts.press("cancel")  # Esc in the card's form does nothing
+    assert card.pending and tools.log.rows(tool="lookup") == []
+    card.form.set_values({"city": "Quito"})
+    card.form.shortcuts.press("run")  # Ctrl+Enter in the card's form approves (through the loop)
+    assert wait_until(lambda: not pg.running, timeout=30)
+    assert card.decision == {"city": "Quito", "days": 2} and "Quito" in pg.transcripts[0].final_text
+    assert len(tools.log.rows(tool="lookup")) == 1
+    card.form.shortcuts.press("run")  # after the decision it runs nothing
+    assert len(tools.log.rows(tool="lookup")) == 1 and not pg.shortcuts.busy

@@ -54,9 +54,13 @@ def _playground(page, index: int):
     return playground
 
 
-def _send(playground, text: str) -> None:
+def _send(playground, text: str, *, keyboard: bool = False) -> None:
+    """Type ``text`` in the prompt box and press Send (or Ctrl+Enter in the box)."""
     prompt = playground.locator(".workbench-prompt textarea")
     prompt.fill(text)
+    if keyboard:
+        prompt.press("Control+Enter")
+        return
     prompt.press("Tab")
     playground.locator("button.workbench-send").click()
 
@@ -126,12 +130,12 @@ def test_step_mode_edit_approve_runs_the_edited_call(lab_page):
     _screenshots(page, _playground(page, 1), "step-done")
 
 
-def test_two_models_side_by_side(lab_page):
+def test_two_models_side_by_side_sent_with_ctrl_enter(lab_page):
     page = lab_page
     playground = _playground(page, 2)
     columns = playground.locator(".workbench-chat-column")
     expect(columns).to_have_count(2)
-    _send(playground, "weather?")
+    _send(playground, "weather?", keyboard=True)
     columns.nth(0).locator(".workbench-chat-assistant", has_text="Lima: 21 degrees").wait_for(timeout=60_000)
     columns.nth(1).locator(".workbench-chat-assistant", has_text="Quito: 21 degrees").wait_for(timeout=60_000)
     left_box, right_box = columns.nth(0).bounding_box(), columns.nth(1).bounding_box()

@@ -2,7 +2,7 @@
 
 Top to bottom: the settings (a model picker per column, the system prompt, the tools offered, the
 temperature, ``tool_choice``, the maximum of model turns, *auto* / *step* mode) · the prompt box
-with **Send** and **New chat** · the columns, one conversation per model on the same prompts ·
+with **Send** (Ctrl/Cmd+Enter), **Stop** (Esc) and **New chat** · the columns, one conversation per model on the same prompts ·
 **Save transcript** (and **Save as eval case**, disabled: evaluations are not built yet).
 
 Each Send runs ``workbench.agent.arun_agent`` once per column on the kernel's event loop (or, with
@@ -31,6 +31,7 @@ import ipywidgets as W
 from workbench._html import escape as _e
 from workbench._styles import BANNER_STYLE, MUTED, WRAP
 from workbench.jupyter._disclosure import Disclosure
+from workbench.jupyter._keys import FormKeys
 from workbench.jupyter._playground_card import ToolCallCard
 from workbench.jupyter._playground_column import ChatColumn, model_label
 from workbench.jupyter._playground_html import playground_summary_html
@@ -145,6 +146,7 @@ class Playground(W.VBox):
         self.stop_button = W.Button(description="Stop", icon="stop", disabled=True,
                                     tooltip="Stop the runs going on (calls still waiting are not run)")
         self.stop_button.add_class("workbench-stop")
+        self.shortcuts = FormKeys(on_run=self._click_send, on_cancel=self.stop, layout=W.Layout(display="none"))
         self.status = W.HTML()
         self.status.add_class("workbench-playground-status")
         self.columns_box = W.HBox([], layout=W.Layout(align_items="flex-start", width="100%"))
@@ -174,11 +176,15 @@ class Playground(W.VBox):
                             self.mode])],
                    layout=W.Layout(width="100%")),
         ])
+        # Ctrl/Cmd+Enter in the prompt sends, Esc stops (FormKeys listens on its nearest .workbench-form)
+        prompt_box = W.VBox([self.prompt, W.HBox([self.send_button, self.stop_button, self.new_button, self.status]),
+                             self.shortcuts])
+        prompt_box.add_class("workbench-form")
+        prompt_box.add_class("workbench-playground-prompt")
         super().__init__([
             W.HTML(f"<div style='font-weight:600;font-size:1.1em;{_SECTION}'>Model playground</div>"),
             Disclosure(settings, "Settings: models, system prompt, tools, temperature, tool_choice, mode", expanded=True),
-            self.prompt,
-            W.HBox([self.send_button, self.stop_button, self.new_button, self.status]),
+            prompt_box,
             self.columns_box,
             W.HBox([self.save_path, self.save_button, self.eval_button]),
             self.save_message,
@@ -362,6 +368,7 @@ class Playground(W.VBox):
     def _busy(self, running: bool) -> None:
         self.running = running
         self.stop_button.disabled = not running
+        self.shortcuts.busy = running
         self.send_button.disabled = running
         self.save_button.disabled = running or not any(self.transcripts)
         if running:

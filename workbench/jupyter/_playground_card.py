@@ -105,6 +105,8 @@ class ToolCallCard(W.VBox):
         for widget in (form.run_button, form.cancel_button, form.reset_button, form.save_button, form.elapsed,
                        form.result_html, form.result_tools, form.details):
             widget.layout.display = "none"
+        # the form's Ctrl/Cmd+Enter approves this call; it must never run the tool past the agent loop
+        form.shortcuts._actions.update(run=self._key_approve, cancel=lambda: None)
         try:
             form.set_values(dict(self.tool_use.get("input") or {}))
         except (KeyError, ValueError, TypeError) as exc:
@@ -193,6 +195,10 @@ class ToolCallCard(W.VBox):
             if values != dict(self.tool_use.get("input") or {}):
                 decision = values
         return self._decide(decision)
+
+    def _key_approve(self) -> None:
+        if self.pending:
+            self.approve()
 
     def deny(self) -> bool:
         """Deny the waiting call (the model is told it was denied). Returns False if nothing was waiting."""
