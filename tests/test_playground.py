@@ -472,3 +472,15 @@ def test_keyboard_ctrl_enter_sends_and_in_a_card_approves_never_running_the_tool
     assert len(tools.log.rows(tool="lookup")) == 1
     card.form.shortcuts.press("run")  # after the decision it runs nothing
     assert len(tools.log.rows(tool="lookup")) == 1 and not pg.shortcuts.busy
+
+
+def test_a_model_typed_in_a_picker_gets_its_column_at_send(tools):
+    pg = Playground([ScriptedModel(["ok"])], workbench=tools)
+    pg.pickers[1].value = "nosuch"  # typing: no column per keystroke
+    assert len(pg.columns) == 1
+    pg.pickers[1].value = "nosuchprovider:typed"
+    ok, typed = pg.send("hi").result(timeout=30)
+    assert ok.final_text == "ok" and typed is None
+    assert [c.label for c in pg.columns] == ["scripted:scripted", "nosuchprovider:typed"]
+    pg.pickers[1].value = ""
+    assert len(pg.columns) == 1
