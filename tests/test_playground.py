@@ -484,3 +484,13 @@ def test_a_model_typed_in_a_picker_gets_its_column_at_send(tools):
     assert [c.label for c in pg.columns] == ["scripted:scripted", "nosuchprovider:typed"]
     pg.pickers[1].value = ""
     assert len(pg.columns) == 1
+
+
+def test_card_approve_takes_the_json_editor_when_it_is_shown(tools):
+    card = _card(tools)
+    future = card.ask()
+    card.form.show_json()
+    card.form.json_mode.editor.value = '{"city": "Cairo", "days": 5'  # broken JSON: nothing is decided
+    assert not card.approve() and card.pending and "$" in card.form.errors
+    card.form.json_mode.editor.value = '{"city": "Cairo", "days": 5}'
+    assert card.approve() and future.result() == {"city": "Cairo", "days": 5}

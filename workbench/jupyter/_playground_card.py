@@ -189,6 +189,11 @@ class ToolCallCard(W.VBox):
             return False
         decision: Decision = True
         if self.form is not None and self._editable_ask:
+            if self.form.json_mode.active:  # the JSON editor is what the user sees: the fields follow it first
+                _value, problem = self.form.json_mode.apply()
+                if problem is not None:
+                    self.form._show_errors({"$": problem})
+                    return False
             values = self.form.validate()
             if values is None:
                 return False
