@@ -279,3 +279,8 @@ def test_importing_the_models_imports_no_sdk_and_a_missing_sdk_says_what_to_inst
             "\ntry:\n model.complete('hi')\nexcept ImportError as e:\n print(e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]", "the openai models need the 'openai' package: pip install openai"]
+
+
+def test_bedrock_refuses_an_api_key_and_says_what_it_takes():
+    with pytest.raises(TypeError, match="aws_access_key_id="):
+        get("bedrock:anthropic.claude-3-haiku", api_key=KEY)
