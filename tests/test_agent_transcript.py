@@ -87,3 +87,14 @@ def test_transcript_views_of_the_steps():
     assert [c["name"] for c in transcript.tool_calls] == ["echo"] and transcript.turns[0].usage == Usage(7, 2)
     assert transcript.final_text == f"calling {SCRIPT}" and not transcript.ok
     assert "2 turns, 1 tool calls, stopped_because='model_error'" in repr(transcript)
+
+
+def test_in_a_kernel_the_transcript_shows_the_notebook_view_with_the_static_copy(monkeypatch):
+    pytest.importorskip("ipywidgets")
+    import workbench._batch
+
+    monkeypatch.setattr(workbench._batch, "_in_kernel", lambda: True)  # what a running ipykernel answers
+    transcript = hostile_run()
+    bundle = transcript._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/html"] == transcript._repr_html_() and "<script>" not in bundle["text/html"]
