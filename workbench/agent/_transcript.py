@@ -174,6 +174,12 @@ class Transcript:
                 f"{len(self.tool_steps)} tool calls, stopped_because={self.stopped_because!r}, "
                 f"tokens={usage.input_tokens}+{usage.output_tokens}, {self.duration_ms:.0f} ms)")
 
+    def view(self) -> Any:
+        """The notebook view (chat, trace and raw tabs) as a widget; needs ipywidgets."""
+        from workbench import _entry_points  # the notebook layer sits above the agent
+
+        return _entry_points.transcript_view(self)
+
     def _repr_html_(self) -> str:
         return transcript_html(self)
 
