@@ -72,11 +72,13 @@ class ModelServer:
     def __init__(self) -> None:
         self.requests: list[Received] = []
         self._script: list[ScriptItem] = []
+        self._always: Optional[ScriptItem] = None
         self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK wait
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -88,7 +90,7 @@ class ModelServer:
                                     body, time.monotonic())
                 with server._lock:
                     server.requests.append(received)
-                    item = server._script.pop(0) if server._script else Reply(
+                    item = server._script.pop(0) if server._script else server._always or Reply(
                         {"error": {"message": f"model server: no scripted reply left for {self.path}"}}, status=500,
                         headers={"x-should-retry": "false"})
                 server._answer(self, item)
@@ -110,6 +112,11 @@ class ModelServer:
         """Queue ``replies``, answered in order (after any still queued)."""
         with self._lock:
             self._script.extend(replies)
+        return self
+
+    def always(self, reply: Optional[ScriptItem]) -> "ModelServer":
+        """Answer with ``reply`` whenever the script is empty (a benchmark's endless answers); None stops."""
+        self._always = reply
         return self
 
     def reset(self) -> None:

@@ -362,3 +362,13 @@ def test_run_agent_works_inside_a_running_event_loop_as_in_a_notebook():
     transcript = asyncio.run(cell())
     assert transcript.final_text == "5" and transcript.tool_results[0].text == "5"
     assert workbench.Transcript is type(transcript)
+
+
+def test_approving_sets_the_approver_of_the_calls_made_in_its_context():
+    from workbench.executor import approving
+
+    executor = SequentialExecutor(approver=lambda use, t: False)
+    use = {"toolUseId": "d1", "name": "delete_file", "input": {"path": "/x"}}
+    with approving(lambda use, t: True):
+        assert executor.run([use], [delete_file])[0].ok
+    assert "denied by the approver" in executor.run([use], [delete_file])[0].error

@@ -68,3 +68,20 @@ def test_an_sdk_error_ends_the_run_as_a_model_error(model_server):
     transcript = run_agent(model, "add", tools=[add])
     assert transcript.stopped_because == "model_error" and transcript.steps[-1].error_kind == "authentication"
     assert transcript.tool_results[0].text == "3" and KEY not in transcript.to_json()
+
+
+def test_the_same_loop_through_the_anthropic_sdk_sends_tool_result_blocks(model_server):
+    pytest.importorskip("anthropic")
+    from tests.model_servers import anthropic_message
+    from workbench.models.anthropic import AnthropicModel
+
+    model_server.script([anthropic_message(tool_calls=[("add", {"a": 2, "b": 5}, "toolu_1")]),
+                         anthropic_message(text="7")])
+    model = AnthropicModel("claude-test", base_url=model_server.url, api_key=KEY)
+    transcript = run_agent(model, "add 2 and 5", tools=[add], approver=lambda *a: True)
+    assert transcript.stopped_because == "end_turn" and transcript.final_text == "7"
+    messages = model_server.requests[1].json["messages"]
+    assert messages[1]["role"] == "assistant" and messages[1]["content"][-1]["type"] == "tool_use"
+    [block] = messages[2]["content"]
+    assert messages[2]["role"] == "user" and block["type"] == "tool_result" and block["tool_use_id"] == "toolu_1"
+    assert "7" in json.dumps(block["content"]) and KEY not in transcript.to_json()

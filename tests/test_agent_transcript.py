@@ -69,9 +69,11 @@ def test_the_static_html_escapes_everything():
 
 def test_the_notebook_view_has_chat_trace_and_raw_tabs_and_follows_a_run_live():
     pytest.importorskip("ipywidgets")
+    from workbench.agent import live_view
     from workbench.jupyter._transcript_view import TranscriptView
 
-    view = TranscriptView(prompt=[{"role": "user", "content": SCRIPT}])
+    view = live_view(prompt=[{"role": "user", "content": SCRIPT}])
+    assert isinstance(view, TranscriptView)
     transcript = hostile_run(on_step=view.add_step)
     assert len(view.steps) == 3 and "running" in view.summary.value
     assert [view.tabs.get_title(i) for i in range(3)] == ["Chat", "Trace", "Raw"]
@@ -80,6 +82,7 @@ def test_the_notebook_view_has_chat_trace_and_raw_tabs_and_follows_a_run_live():
     assert "model_error" in view.summary.value and "<script>" not in view.chat.value + view.raw.value
     bundle = view._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and "<script>" not in bundle["text/html"]
+    assert transcript.view().chat.value == view.chat.value
 
 
 def test_transcript_views_of_the_steps():
@@ -87,3 +90,14 @@ def test_transcript_views_of_the_steps():
     assert [c["name"] for c in transcript.tool_calls] == ["echo"] and transcript.turns[0].usage == Usage(7, 2)
     assert transcript.final_text == f"calling {SCRIPT}" and not transcript.ok
     assert "2 turns, 1 tool calls, stopped_because='model_error'" in repr(transcript)
+
+
+def test_in_a_kernel_the_transcript_shows_the_notebook_view_with_the_static_copy(monkeypatch):
+    pytest.importorskip("ipywidgets")
+    import workbench._batch
+
+    monkeypatch.setattr(workbench._batch, "_in_kernel", lambda: True)  # what a running ipykernel answers
+    transcript = hostile_run()
+    bundle = transcript._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/html"] == transcript._repr_html_() and "<script>" not in bundle["text/html"]

@@ -125,10 +125,10 @@ def _notebook_progress(total: int, done: int, name: str) -> Any:
     return BatchProgress(total, done, name)
 
 
-def _transcript_view(transcript: Any) -> Any:
+def _transcript_view(transcript: Any = None, **options: Any) -> Any:
     from workbench.jupyter._transcript_view import TranscriptView
 
-    return TranscriptView(transcript)
+    return TranscriptView(transcript, **options)
 
 
 _entry_points.provider_format = _provider_format

@@ -48,5 +48,6 @@ cases_from_log: Callable[..., list] = _unfilled("cases_from_log")
 notebook_progress: Callable[[int, int, str], Any] = _unfilled("notebook_progress")
 """``notebook_progress(total, done, name)`` → a batch progress widget (raises ``ImportError`` without ipywidgets)."""
 
-transcript_view: Callable[[Any], Any] = _unfilled("transcript_view")
-"""``transcript_view(transcript)`` → the notebook view of an agent transcript (raises ``ImportError`` without ipywidgets)."""
+transcript_view: Callable[..., Any] = _unfilled("transcript_view")
+"""``transcript_view(transcript=None, prompt=None)`` → the notebook view of an agent transcript, or an empty one
+that ``add_step`` fills live (raises ``ImportError`` without ipywidgets)."""

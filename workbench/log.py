@@ -191,7 +191,8 @@ _RUN_DDL = (
     )
     """,
     "CREATE INDEX IF NOT EXISTS model_turns_run ON model_turns (run_id, turn)",
-    "CREATE INDEX IF NOT EXISTS calls_run ON calls (run_id, turn)",
+    # partial: a call made outside an agent run (most of them) never touches this index
+    "CREATE INDEX IF NOT EXISTS calls_run ON calls (run_id, turn) WHERE run_id IS NOT NULL",
 )
 
 _SELECT_COLUMNS = ", ".join(LOG_COLUMNS)

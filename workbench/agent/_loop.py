@@ -128,7 +128,6 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
                     stopped, error = "model_error", step.error
                     break
                 turn = step.turn
-                turn.tool_calls = [_with_id(call) for call in turn.tool_calls]
                 messages.append({"role": "assistant", "content": turn.text,
                                  "tool_calls": [dict(call) for call in turn.tool_calls]})
                 if not turn.tool_calls:
@@ -253,6 +252,7 @@ def _stamped(turn: ModelTurn, model: Model, t0: float) -> ModelTurn:
     if not turn.latency_ms:
         turn.latency_ms = (time.perf_counter() - t0) * 1000.0
     turn.model = turn.model or model.id
+    turn.tool_calls = [_with_id(call) for call in turn.tool_calls]  # before anyone sees the turn
     return turn
 
 

@@ -12,8 +12,8 @@ from pydantic_core import from_json, to_json
 from workbench.agent._from_log import transcript_fields
 from workbench.agent._html import transcript_html, transcript_text
 from workbench.agent._steps import ModelStep, Step, ToolStep, step_from_dict
-from workbench.models import Usage
-from workbench.types import ToolResult
+from workbench.models import ModelTurn, Usage
+from workbench.types import ToolResult, ToolUse
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas
@@ -173,6 +173,12 @@ class Transcript:
         return (f"Transcript({self.run_id!r}, {self.model!r}, {len(self.model_steps)} turns, "
                 f"{len(self.tool_steps)} tool calls, stopped_because={self.stopped_because!r}, "
                 f"tokens={usage.input_tokens}+{usage.output_tokens}, {self.duration_ms:.0f} ms)")
+
+    def view(self) -> Any:
+        """The notebook view (chat, trace and raw tabs) as a widget; needs ipywidgets."""
+        from workbench import _entry_points  # the notebook layer sits above the agent
+
+        return _entry_points.transcript_view(self)
 
     def _repr_html_(self) -> str:
         return transcript_html(self)

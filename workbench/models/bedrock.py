@@ -42,7 +42,10 @@ class BedrockModel(ProviderModel):
     def __init__(self, model: str, *, region: Optional[str] = None, aws_access_key_id: Optional[str] = None,
                  aws_secret_access_key: Optional[str] = None, aws_session_token: Optional[str] = None,
                  profile: Optional[str] = None, base_url: Optional[str] = None, timeout: float = 60.0,
-                 max_retries: int = 2, **params: Any):
+                 max_retries: int = 2, api_key: Optional[str] = None, **params: Any):
+        if api_key is not None:
+            raise TypeError("BedrockModel takes AWS credentials (aws_access_key_id=, aws_secret_access_key=, "
+                            "aws_session_token=, profile=, or boto3's usual chain), not api_key=")
         super().__init__(model, base_url=base_url, timeout=timeout, max_retries=max_retries, **params)
         self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         self.profile = profile

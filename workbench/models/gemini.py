@@ -37,6 +37,13 @@ class GeminiModel(ProviderModel):
     key_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     none_choice = {"function_calling_config": {"mode": "NONE"}}
 
+    #: how many calls' thought signatures a model remembers (to send them back with the calls)
+    SIGNATURES_KEPT = 10_000
+
+    def __init__(self, model: str, **options: Any):
+        super().__init__(model, **options)
+        self._signatures: dict[str, str] = {}
+
     def _make_client(self, asynchronous: bool) -> Any:
         genai = sdk("google.genai", "google-genai", self.provider)
         if not self.api_key:
@@ -72,7 +79,7 @@ class GeminiModel(ProviderModel):
             config["tool_config"] = choice
         for key, value in params.items():
             config[PARAMS.get(key, key)] = [value] if key == "stop" and isinstance(value, str) else value
-        request: dict[str, Any] = {"model": self.name, "contents": gemini_contents(messages)}
+        request: dict[str, Any] = {"model": self.name, "contents": gemini_contents(messages, self._signatures)}
         if config:
             request["config"] = config
         return request
@@ -87,6 +94,7 @@ class GeminiModel(ProviderModel):
         calls = parse_tool_calls("gemini", response, tools=specs or None)
         candidates = response.get("candidates") or [{}]
         parts = (candidates[0].get("content") or {}).get("parts") or []
+        self._remember_signatures(parts, calls)
         text = "".join(p.get("text") or "" for p in parts if not p.get("thought"))
         block = (response.get("promptFeedback") or {}).get("blockReason")
         reason = candidates[0].get("finishReason")
@@ -97,15 +105,27 @@ class GeminiModel(ProviderModel):
                                      (usage.get("candidatesTokenCount") or 0) + (usage.get("thoughtsTokenCount") or 0)))
 
 
+    def _remember_signatures(self, parts: list[dict[str, Any]], calls: list[Any]) -> None:
+        """Keep each call's ``thoughtSignature``: Gemini wants it back with the call in later turns."""
+        call_parts = [p for p in parts if p.get("functionCall")]
+        for part, call in zip(call_parts, calls):
+            if part.get("thoughtSignature"):
+                self._signatures[call["toolUseId"]] = part["thoughtSignature"]
+        while len(self._signatures) > self.SIGNATURES_KEPT:
+            del self._signatures[next(iter(self._signatures))]
+
+
 def _json(response: Any) -> dict[str, Any]:
     data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
     data.pop("sdkHttpResponse", None)
     return data
 
 
-def gemini_contents(messages: list[Message]) -> list[dict[str, Any]]:
+def gemini_contents(messages: list[Message], signatures: Optional[dict[str, str]] = None) -> list[dict[str, Any]]:
     """Neutral messages as Gemini ``contents`` (roles ``user``/``model``; tool results as the
-    ``functionResponse`` parts ``format_tool_results`` makes, matched to their calls by name)."""
+    ``functionResponse`` parts ``format_tool_results`` makes, matched to their calls by name;
+    a call's thought signature, when ``signatures`` holds one for its id, goes back with it)."""
+    signatures = signatures or {}
     names = call_names(messages)
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -120,7 +140,10 @@ def gemini_contents(messages: list[Message]) -> list[dict[str, Any]]:
                                                  "args": call.get("input") if isinstance(call.get("input"), dict) else {}}
                 if not str(call.get("toolUseId", "")).startswith("tooluse_"):  # ids made up here never reach Gemini
                     function_call["id"] = call["toolUseId"]
-                parts.append({"functionCall": function_call})
+                part: dict[str, Any] = {"functionCall": function_call}
+                if call.get("toolUseId") in signatures:
+                    part["thoughtSignature"] = signatures[call["toolUseId"]]
+                parts.append(part)
             if parts:
                 out.append({"role": "model", "parts": parts})
         elif role == "user":
