@@ -71,6 +71,9 @@ _HINTS = {
 
 _RETRIED_KINDS = frozenset({"rate_limit", "server", "timeout", "connection"})
 
+#: the longest Retry-After (seconds) waited for; a longer one is reported at once
+MAX_RETRY_AFTER = 120.0
+
 
 def failure_kind(failure: Failure, exc: BaseException) -> str:
     """The :data:`ERROR_KINDS` entry for a failure: by status, refined by the code and message."""
@@ -338,11 +341,13 @@ class ProviderModel(Model):
         return self._turn(request, response, specs, started)
 
     def _again(self, error: ModelError, attempt: int) -> bool:
+        if error.retry_after is not None and error.retry_after > MAX_RETRY_AFTER:
+            return False  # told to come back much later: report it now (the OpenAI SDK does the same)
         return not self.sdk_retries and error.kind in _RETRIED_KINDS and attempt < self.max_retries
 
     @staticmethod
     def _delay(error: ModelError, attempt: int) -> float:
-        if error.retry_after is not None and 0 <= error.retry_after <= 120:
+        if error.retry_after is not None and 0 <= error.retry_after <= MAX_RETRY_AFTER:
             return error.retry_after
         return min(0.5 * 2 ** attempt, 8.0)
 
