@@ -302,3 +302,11 @@ def test_anthropic_thinking_blocks_go_back_with_their_calls(model_server):
     assert sent["thinking"] == {"type": "enabled", "budget_tokens": 1024}
     assert [b["type"] for b in sent["messages"][1]["content"]] == ["thinking", "text", "tool_use"]
     assert sent["messages"][1]["content"][0] == thought
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_tool_choice_without_tools_is_not_sent(wire, model_server):
+    model_server.script([ANSWER[wire]("ok")])
+    make(wire, model_server).complete(as_messages("hi"), tool_choice="any")
+    body = json.dumps(model_server.requests[0].json)
+    assert "tool_choice" not in body and "toolConfig" not in body and "toolChoice" not in body

@@ -384,7 +384,7 @@ class ProviderModel(Model):
     def _tool_choice(self, tool_choice: Any, specs: list[ToolSpec]) -> Any:
         """``tool_choice`` in this provider's form (None: send none)."""
         what, choice = choice_kind(tool_choice)
-        if what is None:
+        if what is None or not specs:  # a tool choice without tools is an error at every provider
             return None
         if what == "none":
             if self.none_choice is None:
