@@ -13,7 +13,7 @@ and records what it received::
 A reply is a dict (JSON, status 200), a :class:`Reply` (any status, headers, body, a delay) or a
 :class:`Stream` (server-sent events). The builders below make each provider's answer body:
 :func:`openai_chat`, :func:`openai_chat_stream`, :func:`openai_responses`, :func:`anthropic_message`,
-:func:`anthropic_stream`, :func:`gemini_response`, :func:`bedrock_converse`, and :func:`error_reply`
+:func:`anthropic_stream`, :func:`gemini_response`, :func:`gemini_stream`, :func:`bedrock_converse`, and :func:`error_reply`
 for a provider's error body. Fixture: ``model_server`` (import it into a test module).
 """
 
@@ -319,6 +319,27 @@ def gemini_response(text: Optional[str] = None, tool_calls: Iterable[Call] = (),
         body["candidates"] = [{"content": {"role": "model", "parts": parts}, "finishReason": finish_reason,
                                "index": 0}]
     return body
+
+
+def gemini_stream(text: str = "", tool_calls: Iterable[Call] = (), *, model: str = "gemini-2.5-flash",
+                  usage: tuple[int, int] = (10, 5)) -> Stream:
+    """A streamed Gemini answer (``streamGenerateContent?alt=sse``): the text in two chunks, then the calls."""
+    half = len(text) // 2
+    pieces = [{"text": piece} for piece in (text[:half], text[half:]) if piece]
+    calls = [{"functionCall": {"name": name, "args": args}}
+             for name, args, _ in (_call_parts(c, i, "fc") for i, c in enumerate(tool_calls))]
+    chunks = [[piece] for piece in pieces] + ([calls] if calls else [])
+    events = []
+    for index, parts in enumerate(chunks):
+        last = index == len(chunks) - 1
+        chunk: dict[str, Any] = {"candidates": [{"content": {"role": "model", "parts": parts}, "index": 0,
+                                                 **({"finishReason": "STOP"} if last else {})}],
+                                 "modelVersion": model, "responseId": "resp-1"}
+        if last:
+            chunk["usageMetadata"] = {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1],
+                                      "totalTokenCount": sum(usage)}
+        events.append((None, chunk))
+    return Stream(events)
 
 
 def bedrock_converse(text: Optional[str] = None, tool_calls: Iterable[Call] = (), *,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
-from tests.model_servers import (Stream, anthropic_message, anthropic_stream, model_server,  # noqa: F401
-                                 openai_chat, openai_chat_stream, openai_responses)
+from tests.model_servers import (Stream, anthropic_message, anthropic_stream, gemini_response,  # noqa: F401
+                                 gemini_stream, model_server, openai_chat, openai_chat_stream, openai_responses)
 from tests.test_models_providers import add, greet, make
 from workbench.models import as_messages
 
@@ -70,3 +71,20 @@ def test_anthropic_stream_assembles_through_the_sdk(run, model_server):
     plain = model.complete(as_messages("go"), tools=[greet])
     _same_turn(streamed, plain)
     assert model_server.requests[0].json["stream"] is True
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_gemini_stream_joins_the_chunks(run, model_server):
+    calls = [("add", {"a": 1, "b": 2})]
+    model_server.script([gemini_stream("Adding them now.", calls, usage=(8, 6)),
+                         gemini_response("Adding them now.", calls, usage=(8, 6))])
+    model = make("gemini", model_server)
+    if run == "sync":
+        streamed = model.complete(as_messages("go"), tools=[add], stream=True)
+    else:
+        streamed = asyncio.run(model.acomplete(as_messages("go"), tools=[add], stream=True))
+    plain = model.complete(as_messages("go"), tools=[add])
+    assert (streamed.text, streamed.stop_reason, streamed.usage) == (plain.text, plain.stop_reason, plain.usage)
+    assert [(c["name"], c["input"]) for c in streamed.tool_calls] == [("add", {"a": 1, "b": 2})]
+    assert ":streamGenerateContent" in model_server.requests[0].path
+    assert "stream" not in json.dumps(model_server.requests[0].json)
