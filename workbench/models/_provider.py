@@ -48,7 +48,7 @@ _TEXT_KINDS = [
      r"|exceeds? the (maximum )?(number of )?tokens|token limit|input token count", "context_length"),
     (r"api.key.invalid|api key not valid|invalid.api.key|incorrect api key|invalid x-api-key|authentication"
      r"|unrecognizedclient|invalidsignature|security token|signature.*does not match|expiredtoken", "authentication"),
-    (r"content.policy|content.filter|responsible ai|safety", "refusal"),
+    (r"content.policy|content.filter|responsible ai|safety system", "refusal"),
     (r"throttl|rate.limit|too many requests|resource.exhausted|quota", "rate_limit"),
     (r"model identifier is invalid|model_not_found|not_found_error|model .*(not found|does not exist)", "not_found"),
     (r"timeout|timed out", "timeout"),
