@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from tests.model_servers import (Stream, anthropic_message, anthropic_stream, gemini_response,  # noqa: F401
+from tests.model_servers import (Stream, anthropic_message, anthropic_stream, bedrock_converse,  # noqa: F401
+                                 bedrock_converse_stream, gemini_response,
                                  gemini_stream, model_server, openai_chat, openai_chat_stream, openai_responses)
 from tests.test_models_providers import add, greet, make
 from workbench.models import as_messages
@@ -88,3 +89,18 @@ def test_gemini_stream_joins_the_chunks(run, model_server):
     assert [(c["name"], c["input"]) for c in streamed.tool_calls] == [("add", {"a": 1, "b": 2})]
     assert ":streamGenerateContent" in model_server.requests[0].path
     assert "stream" not in json.dumps(model_server.requests[0].json)
+
+
+def test_bedrock_converse_stream_joins_the_events(model_server):
+    calls = [("add", {"a": 1, "b": 2}, "b1"), ("greet", '{"name": "Ada"', "b2")]
+    model_server.script([bedrock_converse_stream("Adding now.", calls, usage=(7, 3)),
+                         bedrock_converse("Adding now.", calls[:1], usage=(7, 3))])
+    model = make("bedrock", model_server)
+    streamed = model.complete(as_messages("go"), tools=[add, greet], stream=True)
+    assert model_server.requests[0].path.endswith("/converse-stream")
+    assert "stream" not in json.dumps(model_server.requests[0].json)
+    assert streamed.text == "Adding now." and streamed.stop_reason == "tool_use" and streamed.usage.output_tokens == 3
+    assert streamed.tool_calls == [{"toolUseId": "b1", "name": "add", "input": {"a": 1, "b": 2}},
+                                   {"toolUseId": "b2", "name": "greet", "input": '{"name": "Ada"'}]
+    plain = model.complete(as_messages("go"), tools=[add, greet])
+    assert plain.tool_calls == streamed.tool_calls[:1]
