@@ -314,8 +314,8 @@ class ProviderModel(Model):
                 raise
             except Exception as exc:  # noqa: BLE001 - an SDK failure, classified below
                 error = self._error(exc, request, started, attempt)
-                if not self._again(error, attempt):
-                    raise error from None
+            if not self._again(error, attempt):
+                raise error  # outside the handler: the SDK's exception (which may quote the key) is not chained
             time.sleep(self._delay(error, attempt))
             attempt += 1
         return self._turn(request, response, specs, started)
@@ -334,8 +334,8 @@ class ProviderModel(Model):
                 raise
             except Exception as exc:  # noqa: BLE001 - an SDK failure, classified below
                 error = self._error(exc, request, started, attempt)
-                if not self._again(error, attempt):
-                    raise error from None
+            if not self._again(error, attempt):
+                raise error  # outside the handler: the SDK's exception (which may quote the key) is not chained
             await asyncio.sleep(self._delay(error, attempt))
             attempt += 1
         return self._turn(request, response, specs, started)
