@@ -393,7 +393,7 @@ async def arerun(transcript: Transcript, model: "Model | str | None" = None, *, 
     settings = transcript.settings or {}
     params = {k: v for k, v in (settings.get("params") or {}).items() if v != "***"}
     loop_options = {"tool_choice": settings.get("tool_choice"), "max_turns": settings.get("max_turns") or 10}
-    for key in ("executor", "log", "approver", "review", "on_step", "run_id", "tool_choice", "max_turns"):
+    for key in ("system", "executor", "log", "approver", "review", "on_step", "run_id", "tool_choice", "max_turns"):
         if key in options:
             loop_options[key] = options.pop(key)
     params.update(options)
