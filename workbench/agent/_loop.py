@@ -287,7 +287,12 @@ async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: 
             steps[position] = ToolStep(call, answer, index)
             await run.add(steps[position])
     positions = [p for p, (_, _, answer) in enumerate(planned) if answer is None]
-    if positions:
+    if len(positions) == 1:  # nothing to stream: one call (the common case) takes the executor's direct path
+        [position] = positions
+        [result] = await executor.execute([planned[position][0]], registry, log=log)
+        steps[position] = ToolStep(planned[position][0], result, index, planned[position][1])
+        await run.add(steps[position])
+    elif positions:
         stream = executor.execute_streaming([planned[p][0] for p in positions], registry, log=log)
         try:
             async for j, result in stream:
