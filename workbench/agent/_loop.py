@@ -154,7 +154,6 @@ class _Run:
         self.on_step = on_step
         self.log = log if hasattr(log, "start_run") else None  # runs and turns need an ExecutionLog
         self.call_log = log  # the executor's log argument: anything with append()
-        self.turn = 0
 
     def start(self) -> None:
         t = self.transcript
