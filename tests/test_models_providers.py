@@ -252,3 +252,61 @@ def test_a_turn_round_trips_through_its_dict(model_server):
     turn = make("openai", model_server).complete(as_messages("hi"), tools=[add])
     again = ModelTurn.from_dict(json.loads(json.dumps(turn.to_dict())))
     assert again == turn
+
+
+def test_gemini_thought_signatures_go_back_with_their_calls(model_server):
+    """Gemini (2.5+, required by 3) signs function calls; the signature must come back with the call."""
+    answer = gemini_response(None, [("add", {"a": 1, "b": 2})])
+    answer["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = "c2lnbmF0dXJlLTE="
+    model_server.script([answer, gemini_response("3")])
+    model = make("gemini", model_server)
+    first = model.complete(as_messages("add"), tools=[add])
+    result = ToolResult(toolUseId=first.tool_calls[0]["toolUseId"], status="success", content=[{"json": 3}])
+    model.complete(as_messages("add") + [{"role": "assistant", "content": "", "tool_calls": first.tool_calls},
+                                         {"role": "tool", "results": [result]}], tools=[add])
+    call_part = model_server.requests[1].json["contents"][1]["parts"][0]
+    assert call_part["functionCall"]["name"] == "add" and call_part["thoughtSignature"] == "c2lnbmF0dXJlLTE="
+    assert model_server.requests[1].json["contents"][2]["parts"][0]["functionResponse"]["name"] == "add"
+
+
+def test_importing_the_models_imports_no_sdk_and_a_missing_sdk_says_what_to_install():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['openai'] = None; import workbench.models as m;"
+            "model = m.get('openai:gpt-4.1-mini', api_key='k');"
+            "print([s for s in ('anthropic', 'google.genai', 'boto3') if s in sys.modules]);"
+            "\ntry:\n model.complete('hi')\nexcept ImportError as e:\n print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "the openai models need the 'openai' package: pip install openai"]
+
+
+def test_bedrock_refuses_an_api_key_and_says_what_it_takes():
+    with pytest.raises(TypeError, match="aws_access_key_id="):
+        get("bedrock:anthropic.claude-3-haiku", api_key=KEY)
+
+
+def test_anthropic_thinking_blocks_go_back_with_their_calls(model_server):
+    """With extended thinking, the thinking blocks of a tool-use turn must be sent back unchanged."""
+    answer = anthropic_message("Adding.", [("add", {"a": 1, "b": 2}, "t1")])
+    thought = {"type": "thinking", "thinking": "1 + 2, use add", "signature": "sig-1"}
+    answer["content"].insert(0, thought)
+    model_server.script([answer, anthropic_message("3")])
+    model = make("anthropic", model_server, thinking={"type": "enabled", "budget_tokens": 1024})
+    first = model.complete(as_messages("add"), tools=[add])
+    assert first.text == "Adding." and first.tool_calls[0]["toolUseId"] == "t1"
+    result = ToolResult(toolUseId="t1", status="success", content=[{"json": 3}])
+    model.complete(as_messages("add") + [{"role": "assistant", "content": first.text, "tool_calls": first.tool_calls},
+                                         {"role": "tool", "results": [result]}], tools=[add])
+    sent = model_server.requests[1].json
+    assert sent["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    assert [b["type"] for b in sent["messages"][1]["content"]] == ["thinking", "text", "tool_use"]
+    assert sent["messages"][1]["content"][0] == thought
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_tool_choice_without_tools_is_not_sent(wire, model_server):
+    model_server.script([ANSWER[wire]("ok")])
+    make(wire, model_server).complete(as_messages("hi"), tool_choice="any")
+    body = json.dumps(model_server.requests[0].json)
+    assert "tool_choice" not in body and "toolConfig" not in body and "toolChoice" not in body

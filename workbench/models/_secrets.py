@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any, Iterable
 
 MASK = "***"
@@ -14,10 +15,18 @@ SECRET_FIELDS = frozenset({"api_key", "api-key", "apikey", "authorization", "x-a
 
 
 def mask(value: Any, secrets: Iterable[str]) -> Any:
-    """A JSON-able copy of ``value`` with every secret string replaced by ``***``, the values of
-    credential-named fields masked, and bytes as base64 text."""
+    """``value`` as JSON with every secret string replaced by ``***``, the values of
+    credential-named fields masked, and bytes as base64 text — a copy when anything changes,
+    else ``value`` itself."""
     secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
-    return _mask(value, secrets)
+    try:  # the common case, checked at C speed: plain JSON holding no secret and no credential field
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        return _mask(value, secrets)
+    lower = text.lower()
+    if any(secret in text for secret in secrets) or any(f'"{name}"' in lower for name in SECRET_FIELDS):
+        return _mask(value, secrets)
+    return value
 
 
 def _mask(value: Any, secrets: list[str]) -> Any:

@@ -28,7 +28,8 @@ class GeminiModel(ProviderModel):
 
     The key is ``api_key``, else ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``; ``base_url`` points the
     SDK elsewhere. System messages become ``system_instruction``; params go into the request's
-    ``config`` (``max_tokens`` as ``max_output_tokens``, ``stop`` as ``stop_sequences``). Rate limits
+    ``config`` (``max_tokens`` as ``max_output_tokens``, ``stop`` as ``stop_sequences``);
+    ``stream=True`` streams (``streamGenerateContent``) and joins the chunks into one answer. Rate limits
     and server errors are retried here, honouring ``Retry-After`` (the SDK's retry does not).
     """
 
@@ -36,6 +37,13 @@ class GeminiModel(ProviderModel):
     wire = "gemini"
     key_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     none_choice = {"function_calling_config": {"mode": "NONE"}}
+
+    #: how many calls' thought signatures a model remembers (to send them back with the calls)
+    SIGNATURES_KEPT = 10_000
+
+    def __init__(self, model: str, **options: Any):
+        super().__init__(model, **options)
+        self._signatures: dict[str, str] = {}
 
     def _make_client(self, asynchronous: bool) -> Any:
         genai = sdk("google.genai", "google-genai", self.provider)
@@ -70,23 +78,34 @@ class GeminiModel(ProviderModel):
         choice = self._tool_choice(tool_choice, specs)
         if choice is not None:
             config["tool_config"] = choice
+        params = dict(params)
+        stream = bool(params.pop("stream", False))
         for key, value in params.items():
             config[PARAMS.get(key, key)] = [value] if key == "stop" and isinstance(value, str) else value
-        request: dict[str, Any] = {"model": self.name, "contents": gemini_contents(messages)}
+        request: dict[str, Any] = {"model": self.name, "contents": gemini_contents(messages, self._signatures)}
         if config:
             request["config"] = config
+        if stream:
+            request["stream"] = True  # streamGenerateContent; the SDK call takes no such argument
         return request
 
     def _send(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("stream"):
+            call = {k: v for k, v in request.items() if k != "stream"}
+            return assemble_stream([_json(c) for c in client.models.generate_content_stream(**call)])
         return _json(client.models.generate_content(**request))
 
     async def _asend(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("stream"):
+            call = {k: v for k, v in request.items() if k != "stream"}
+            return assemble_stream([_json(c) async for c in await client.models.generate_content_stream(**call)])
         return _json(await client.models.generate_content(**request))
 
     def _read(self, response: dict[str, Any], specs: list[ToolSpec]) -> ModelTurn:
         calls = parse_tool_calls("gemini", response, tools=specs or None)
         candidates = response.get("candidates") or [{}]
         parts = (candidates[0].get("content") or {}).get("parts") or []
+        self._remember_signatures(parts, calls)
         text = "".join(p.get("text") or "" for p in parts if not p.get("thought"))
         block = (response.get("promptFeedback") or {}).get("blockReason")
         reason = candidates[0].get("finishReason")
@@ -97,15 +116,49 @@ class GeminiModel(ProviderModel):
                                      (usage.get("candidatesTokenCount") or 0) + (usage.get("thoughtsTokenCount") or 0)))
 
 
+    def _remember_signatures(self, parts: list[dict[str, Any]], calls: list[Any]) -> None:
+        """Keep each call's ``thoughtSignature``: Gemini wants it back with the call in later turns."""
+        call_parts = [p for p in parts if p.get("functionCall")]
+        for part, call in zip(call_parts, calls):
+            if part.get("thoughtSignature"):
+                self._signatures[call["toolUseId"]] = part["thoughtSignature"]
+        while len(self._signatures) > self.SIGNATURES_KEPT:
+            del self._signatures[next(iter(self._signatures))]
+
+
 def _json(response: Any) -> dict[str, Any]:
     data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
     data.pop("sdkHttpResponse", None)
     return data
 
 
-def gemini_contents(messages: list[Message]) -> list[dict[str, Any]]:
+def assemble_stream(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Streamed ``GenerateContentResponse`` chunks (JSON) as one response: consecutive plain text
+    parts joined, other parts (calls, thoughts) kept, the last finish reason, usage and feedback."""
+    parts: list[dict[str, Any]] = []
+    out: dict[str, Any] = {}
+    finish = None
+    for chunk in chunks:
+        for key in ("modelVersion", "responseId", "usageMetadata", "promptFeedback"):
+            if chunk.get(key):
+                out[key] = chunk[key]
+        for candidate in chunk.get("candidates") or []:
+            for part in (candidate.get("content") or {}).get("parts") or []:
+                if set(part) == {"text"} and parts and set(parts[-1]) == {"text"}:
+                    parts[-1] = {"text": parts[-1]["text"] + part["text"]}
+                else:
+                    parts.append(dict(part))
+            finish = candidate.get("finishReason") or finish
+    if chunks and (parts or finish):
+        out["candidates"] = [{"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}]
+    return out
+
+
+def gemini_contents(messages: list[Message], signatures: Optional[dict[str, str]] = None) -> list[dict[str, Any]]:
     """Neutral messages as Gemini ``contents`` (roles ``user``/``model``; tool results as the
-    ``functionResponse`` parts ``format_tool_results`` makes, matched to their calls by name)."""
+    ``functionResponse`` parts ``format_tool_results`` makes, matched to their calls by name;
+    a call's thought signature, when ``signatures`` holds one for its id, goes back with it)."""
+    signatures = signatures or {}
     names = call_names(messages)
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -120,7 +173,10 @@ def gemini_contents(messages: list[Message]) -> list[dict[str, Any]]:
                                                  "args": call.get("input") if isinstance(call.get("input"), dict) else {}}
                 if not str(call.get("toolUseId", "")).startswith("tooluse_"):  # ids made up here never reach Gemini
                     function_call["id"] = call["toolUseId"]
-                parts.append({"functionCall": function_call})
+                part: dict[str, Any] = {"functionCall": function_call}
+                if call.get("toolUseId") in signatures:
+                    part["thoughtSignature"] = signatures[call["toolUseId"]]
+                parts.append(part)
             if parts:
                 out.append({"role": "model", "parts": parts})
         elif role == "user":
