@@ -13,15 +13,17 @@ and records what it received::
 A reply is a dict (JSON, status 200), a :class:`Reply` (any status, headers, body, a delay) or a
 :class:`Stream` (server-sent events). The builders below make each provider's answer body:
 :func:`openai_chat`, :func:`openai_chat_stream`, :func:`openai_responses`, :func:`anthropic_message`,
-:func:`anthropic_stream`, :func:`gemini_response`, :func:`bedrock_converse`, and :func:`error_reply`
+:func:`anthropic_stream`, :func:`gemini_response`, :func:`gemini_stream`, :func:`bedrock_converse_stream`, :func:`bedrock_converse`, and :func:`error_reply`
 for a provider's error body. Fixture: ``model_server`` (import it into a test module).
 """
 
 from __future__ import annotations
 
 import json
+import struct
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterable, Optional, Union
@@ -31,13 +33,16 @@ import pytest
 
 @dataclass
 class Reply:
-    """One scripted HTTP answer: ``status``, JSON ``body`` (or raw ``text``), ``headers``, ``delay`` seconds."""
+    """One scripted HTTP answer: ``status``, JSON ``body`` (or ``text``, or ``raw`` bytes of
+    ``content_type``), ``headers``, ``delay`` seconds."""
 
     body: Any = None
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     text: Optional[str] = None
+    raw: Optional[bytes] = None
+    content_type: str = "application/json"
 
 
 @dataclass
@@ -151,9 +156,10 @@ class ModelServer:
         reply = item if isinstance(item, Reply) else Reply(item)
         if reply.delay:
             time.sleep(reply.delay)
-        payload = (reply.text if reply.text is not None else json.dumps(reply.body)).encode()
+        payload = reply.raw if reply.raw is not None else (
+            reply.text if reply.text is not None else json.dumps(reply.body)).encode()
         handler.send_response(reply.status)
-        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Type", reply.content_type)
         handler.send_header("Content-Length", str(len(payload)))
         for name, value in reply.headers.items():
             handler.send_header(name, value)
@@ -321,6 +327,27 @@ def gemini_response(text: Optional[str] = None, tool_calls: Iterable[Call] = (),
     return body
 
 
+def gemini_stream(text: str = "", tool_calls: Iterable[Call] = (), *, model: str = "gemini-2.5-flash",
+                  usage: tuple[int, int] = (10, 5)) -> Stream:
+    """A streamed Gemini answer (``streamGenerateContent?alt=sse``): the text in two chunks, then the calls."""
+    half = len(text) // 2
+    pieces = [{"text": piece} for piece in (text[:half], text[half:]) if piece]
+    calls = [{"functionCall": {"name": name, "args": args}}
+             for name, args, _ in (_call_parts(c, i, "fc") for i, c in enumerate(tool_calls))]
+    chunks = [[piece] for piece in pieces] + ([calls] if calls else [])
+    events = []
+    for index, parts in enumerate(chunks):
+        last = index == len(chunks) - 1
+        chunk: dict[str, Any] = {"candidates": [{"content": {"role": "model", "parts": parts}, "index": 0,
+                                                 **({"finishReason": "STOP"} if last else {})}],
+                                 "modelVersion": model, "responseId": "resp-1"}
+        if last:
+            chunk["usageMetadata"] = {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1],
+                                      "totalTokenCount": sum(usage)}
+        events.append((None, chunk))
+    return Stream(events)
+
+
 def bedrock_converse(text: Optional[str] = None, tool_calls: Iterable[Call] = (), *,
                      stop_reason: Optional[str] = None, usage: tuple[int, int] = (10, 5)) -> dict:
     """A Bedrock ``Converse`` response."""
@@ -333,6 +360,46 @@ def bedrock_converse(text: Optional[str] = None, tool_calls: Iterable[Call] = ()
             "stopReason": stop_reason or ("tool_use" if calls else "end_turn"),
             "usage": {"inputTokens": usage[0], "outputTokens": usage[1], "totalTokens": sum(usage)},
             "metrics": {"latencyMs": 12}}
+
+
+def _event_message(event_type: str, payload: dict) -> bytes:
+    """One AWS event-stream message (prelude, CRCs, string headers, JSON payload), as botocore reads it."""
+    headers = b""
+    for name, value in ((":event-type", event_type), (":content-type", "application/json"),
+                        (":message-type", "event")):
+        headers += bytes([len(name)]) + name.encode() + b"\x07" + struct.pack(">H", len(value)) + value.encode()
+    body = json.dumps(payload).encode()
+    prelude = struct.pack(">II", 12 + len(headers) + len(body) + 4, len(headers))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + headers + body
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def bedrock_converse_stream(text: str = "", tool_calls: Iterable[Call] = (), *,
+                            usage: tuple[int, int] = (10, 5)) -> Reply:
+    """A Bedrock ``ConverseStream`` answer: AWS event-stream messages (text in two deltas, each call's
+    input as JSON text), ``messageStop`` and ``metadata``."""
+    calls = list(tool_calls)
+    events: list[tuple[str, dict]] = [("messageStart", {"role": "assistant"})]
+    index = 0
+    if text:
+        half = len(text) // 2
+        events += [("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": piece}})
+                   for piece in (text[:half], text[half:]) if piece]
+        events.append(("contentBlockStop", {"contentBlockIndex": 0}))
+        index = 1
+    for n, call in enumerate(calls):
+        name, args, cid = _call_parts(call, n, "tooluse")
+        events.append(("contentBlockStart", {"contentBlockIndex": index,
+                                             "start": {"toolUse": {"toolUseId": cid, "name": name}}}))
+        raw = args if isinstance(args, str) else json.dumps(args)
+        events.append(("contentBlockDelta", {"contentBlockIndex": index, "delta": {"toolUse": {"input": raw}}}))
+        events.append(("contentBlockStop", {"contentBlockIndex": index}))
+        index += 1
+    events.append(("messageStop", {"stopReason": "tool_use" if calls else "end_turn"}))
+    events.append(("metadata", {"usage": {"inputTokens": usage[0], "outputTokens": usage[1],
+                                          "totalTokens": sum(usage)}, "metrics": {"latencyMs": 12}}))
+    return Reply(raw=b"".join(_event_message(kind, payload) for kind, payload in events),
+                 content_type="application/vnd.amazon.eventstream")
 
 
 #: error bodies per wire format: (status, kind of error) → what that provider sends

@@ -115,6 +115,9 @@ def test_rerun_with_another_model_from_the_log(tmp_path):
     assert again.model == "scripted:other" and again.final_text == "no tools needed"
     assert other.calls[0]["messages"] == [{"role": "user", "content": "add and shout"}]
     assert other.calls[0]["params"] == {"temperature": 0} and again.settings["max_turns"] == 4
+    third = rerun(opened, ScriptedModel(["ok"]), tools=[add, shout], system="be terse", max_turns=2)
+    assert third.prompt[0] == {"role": "system", "content": "be terse"} and third.settings["params"] == {"temperature": 0.5}
+    assert third.settings["max_turns"] == 2
     assert [r["run_id"] for r in log.runs()] == [first.run_id, again.run_id]
     with pytest.raises(ValueError, match="default registry has no tool 'add', 'shout'"):
         rerun(opened, other)

@@ -372,3 +372,60 @@ def test_approving_sets_the_approver_of_the_calls_made_in_its_context():
     with approving(lambda use, t: True):
         assert executor.run([use], [delete_file])[0].ok
     assert "denied by the approver" in executor.run([use], [delete_file])[0].error
+
+
+def test_on_step_sees_each_call_as_it_finishes_and_the_transcript_keeps_the_models_order():
+    seen = None
+
+    @tool
+    async def slow() -> str:
+        """Finishes once the live view has shown the fast call."""
+        await asyncio.wait_for(seen.wait(), 5)
+        return "slow"
+
+    @tool
+    async def fast() -> str:
+        """Finishes at once."""
+        return "fast"
+
+    def on_step(step):
+        if isinstance(step, ToolStep) and step.name == "fast":
+            seen.set()  # the slow call is still running: it only ends after this
+
+    async def main():
+        nonlocal seen
+        seen = asyncio.Event()
+        model = ScriptedModel([{"tool_calls": [call("slow", {}, "s"), call("fast", {}, "f")]}, "both"])
+        return await arun_agent(model, "go", tools=[slow, fast], on_step=on_step)
+
+    transcript = asyncio.run(main())
+    assert [r.text for r in transcript.tool_results] == ["slow", "fast"]  # the model's order, not the finish order
+    assert [r["toolUseId"] for r in transcript.messages[2]["results"]] == ["s", "f"]
+
+
+def test_a_cancel_keeps_the_results_of_the_calls_that_finished():
+    finished = None
+
+    @tool
+    async def hang() -> str:
+        """Never returns."""
+        await asyncio.sleep(60)
+        return "never"
+
+    def on_step(step):
+        if isinstance(step, ToolStep):
+            finished.set()  # the quick call is done; the other still hangs
+
+    async def main():
+        nonlocal finished
+        finished = asyncio.Event()
+        model = ScriptedModel([{"tool_calls": [call("hang", {}, "h"), call("add", {"a": 1, "b": 1}, "a")]}, "x"])
+        task = asyncio.ensure_future(arun_agent(model, "go", tools=[hang, add], on_step=on_step))
+        await finished.wait()
+        task.cancel()
+        return await task
+
+    transcript = asyncio.run(main())
+    assert transcript.stopped_because == "cancelled"
+    assert [(s.result.tool_use_id, s.result.status) for s in transcript.tool_steps] == [("h", "error"), ("a", "success")]
+    assert [r["toolUseId"] for r in transcript.messages[-1]["results"]] == ["h", "a"]

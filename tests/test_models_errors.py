@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import traceback
 
 import pytest
 
@@ -132,6 +133,8 @@ def test_the_key_never_shows_in_a_turn_a_repr_or_an_error(wire, model_server):
         model.complete(as_messages("hi"))
     assert KEY not in str(info.value) and KEY not in repr(info.value) and "***" in str(info.value)
     assert KEY not in json.dumps(info.value.turn.to_dict())
+    assert info.value.__cause__ is None and info.value.__context__ is None  # the SDK's own error is not chained
+    assert KEY not in "".join(traceback.format_exception(info.value))
 
 
 def test_the_key_from_the_environment_is_used_and_masked(monkeypatch, model_server):
@@ -141,3 +144,13 @@ def test_the_key_from_the_environment_is_used_and_masked(monkeypatch, model_serv
     turn = model.complete(as_messages("hi"))
     assert model_server.requests[0].headers["authorization"] == f"Bearer {KEY}"
     assert KEY not in json.dumps(turn.to_dict()) and KEY not in repr(model)
+
+
+@pytest.mark.parametrize("wire", ["gemini", "bedrock"])
+def test_a_retry_after_beyond_two_minutes_is_reported_at_once(wire, model_server):
+    model_server.script([error_reply(ERROR_WIRE[wire], 429, "quota exhausted", code="RESOURCE_EXHAUSTED",
+                                     headers={"Retry-After": "3600"})])
+    with pytest.raises(ModelError) as info:
+        make(wire, model_server, max_retries=3).complete(as_messages("hi"))
+    assert info.value.kind == "rate_limit" and info.value.retry_after == 3600
+    assert len(model_server.requests) == 1

@@ -161,3 +161,16 @@ def test_replay_tells_what_is_wrong_with_the_file(tmp_path):
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ValueError, match="not a version-1 cassette"):
         ReplayModel(tmp_path / "bad.json")
+
+
+def test_record_and_replay_async(tmp_path):
+    cassette = tmp_path / "c.json"
+
+    async def both():
+        recorder = record(SchemaModel(seed=1), cassette)
+        live = await recorder.acomplete(as_messages("x"), tools=[add])
+        return live, await ReplayModel(cassette).acomplete(as_messages("x"), tools=[add])
+
+    live, replayed = asyncio.run(both())
+    assert replayed == live and replayed.model == "schema:schema"
+    assert json.loads(cassette.read_text())["model"] == "schema:schema"

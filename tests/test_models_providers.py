@@ -284,3 +284,29 @@ def test_importing_the_models_imports_no_sdk_and_a_missing_sdk_says_what_to_inst
 def test_bedrock_refuses_an_api_key_and_says_what_it_takes():
     with pytest.raises(TypeError, match="aws_access_key_id="):
         get("bedrock:anthropic.claude-3-haiku", api_key=KEY)
+
+
+def test_anthropic_thinking_blocks_go_back_with_their_calls(model_server):
+    """With extended thinking, the thinking blocks of a tool-use turn must be sent back unchanged."""
+    answer = anthropic_message("Adding.", [("add", {"a": 1, "b": 2}, "t1")])
+    thought = {"type": "thinking", "thinking": "1 + 2, use add", "signature": "sig-1"}
+    answer["content"].insert(0, thought)
+    model_server.script([answer, anthropic_message("3")])
+    model = make("anthropic", model_server, thinking={"type": "enabled", "budget_tokens": 1024})
+    first = model.complete(as_messages("add"), tools=[add])
+    assert first.text == "Adding." and first.tool_calls[0]["toolUseId"] == "t1"
+    result = ToolResult(toolUseId="t1", status="success", content=[{"json": 3}])
+    model.complete(as_messages("add") + [{"role": "assistant", "content": first.text, "tool_calls": first.tool_calls},
+                                         {"role": "tool", "results": [result]}], tools=[add])
+    sent = model_server.requests[1].json
+    assert sent["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    assert [b["type"] for b in sent["messages"][1]["content"]] == ["thinking", "text", "tool_use"]
+    assert sent["messages"][1]["content"][0] == thought
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_tool_choice_without_tools_is_not_sent(wire, model_server):
+    model_server.script([ANSWER[wire]("ok")])
+    make(wire, model_server).complete(as_messages("hi"), tool_choice="any")
+    body = json.dumps(model_server.requests[0].json)
+    assert "tool_choice" not in body and "toolConfig" not in body and "toolChoice" not in body

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
-from tests.model_servers import (Stream, anthropic_message, anthropic_stream, model_server,  # noqa: F401
-                                 openai_chat, openai_chat_stream, openai_responses)
+from tests.model_servers import (Stream, anthropic_message, anthropic_stream, bedrock_converse,  # noqa: F401
+                                 bedrock_converse_stream, gemini_response,
+                                 gemini_stream, model_server, openai_chat, openai_chat_stream, openai_responses)
 from tests.test_models_providers import add, greet, make
 from workbench.models import as_messages
 
@@ -70,3 +72,35 @@ def test_anthropic_stream_assembles_through_the_sdk(run, model_server):
     plain = model.complete(as_messages("go"), tools=[greet])
     _same_turn(streamed, plain)
     assert model_server.requests[0].json["stream"] is True
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_gemini_stream_joins_the_chunks(run, model_server):
+    calls = [("add", {"a": 1, "b": 2})]
+    model_server.script([gemini_stream("Adding them now.", calls, usage=(8, 6)),
+                         gemini_response("Adding them now.", calls, usage=(8, 6))])
+    model = make("gemini", model_server)
+    if run == "sync":
+        streamed = model.complete(as_messages("go"), tools=[add], stream=True)
+    else:
+        streamed = asyncio.run(model.acomplete(as_messages("go"), tools=[add], stream=True))
+    plain = model.complete(as_messages("go"), tools=[add])
+    assert (streamed.text, streamed.stop_reason, streamed.usage) == (plain.text, plain.stop_reason, plain.usage)
+    assert [(c["name"], c["input"]) for c in streamed.tool_calls] == [("add", {"a": 1, "b": 2})]
+    assert ":streamGenerateContent" in model_server.requests[0].path
+    assert "stream" not in json.dumps(model_server.requests[0].json)
+
+
+def test_bedrock_converse_stream_joins_the_events(model_server):
+    calls = [("add", {"a": 1, "b": 2}, "b1"), ("greet", '{"name": "Ada"', "b2")]
+    model_server.script([bedrock_converse_stream("Adding now.", calls, usage=(7, 3)),
+                         bedrock_converse("Adding now.", calls[:1], usage=(7, 3))])
+    model = make("bedrock", model_server)
+    streamed = model.complete(as_messages("go"), tools=[add, greet], stream=True)
+    assert model_server.requests[0].path.endswith("/converse-stream")
+    assert "stream" not in json.dumps(model_server.requests[0].json)
+    assert streamed.text == "Adding now." and streamed.stop_reason == "tool_use" and streamed.usage.output_tokens == 3
+    assert streamed.tool_calls == [{"toolUseId": "b1", "name": "add", "input": {"a": 1, "b": 2}},
+                                   {"toolUseId": "b2", "name": "greet", "input": '{"name": "Ada"'}]
+    plain = model.complete(as_messages("go"), tools=[add, greet])
+    assert plain.tool_calls == streamed.tool_calls[:1]

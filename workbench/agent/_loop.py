@@ -135,8 +135,6 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
                     break
                 tool_steps = await _run_calls(turn.tool_calls, index, registry, executor, review, run)
                 messages.append({"role": "tool", "results": [s.result.to_dict() for s in tool_steps]})
-                for tool_step in tool_steps:
-                    await run.add(tool_step)
     except asyncio.CancelledError:
         stopped, error = "cancelled", "the run was cancelled"
         run.answer_unanswered(messages)
@@ -156,7 +154,6 @@ class _Run:
         self.on_step = on_step
         self.log = log if hasattr(log, "start_run") else None  # runs and turns need an ExecutionLog
         self.call_log = log  # the executor's log argument: anything with append()
-        self.turn = 0
 
     def start(self) -> None:
         t = self.transcript
@@ -193,12 +190,25 @@ class _Run:
         if not messages or messages[-1].get("role") != "assistant" or not messages[-1].get("tool_calls"):
             return
         turn_index = self.transcript.model_steps[-1].index if self.transcript.model_steps else 0
-        results = []
+        done = {s.result.tool_use_id: s for s in self.transcript.steps
+                if isinstance(s, ToolStep) and s.turn_index == turn_index}
+        steps = []
         for call in messages[-1]["tool_calls"]:
-            result = _error_result(call, "the run was cancelled before this call finished", "CancelledError")
-            self.transcript.steps.append(ToolStep(call, result, turn_index))
-            results.append(result.to_dict())
-        messages.append({"role": "tool", "results": results})
+            step = done.get(call.get("toolUseId"))
+            if step is None:
+                step = ToolStep(call, _error_result(call, "the run was cancelled before this call finished",
+                                                    "CancelledError"), turn_index)
+                self.transcript.steps.append(step)
+            steps.append(step)
+        self.order_turn(steps)
+        messages.append({"role": "tool", "results": [s.result.to_dict() for s in steps]})
+
+    def order_turn(self, steps: list[ToolStep]) -> None:
+        """Put a turn's tool steps (the last ones appended, in the order they finished) in the
+        order of the model's calls, so a transcript reads the same however the calls raced."""
+        count = len(steps)
+        if count > 1:
+            self.transcript.steps[-count:] = steps
 
     def finish(self, stopped: str, error: Optional[str], duration_ms: float) -> None:
         t = self.transcript
@@ -258,22 +268,41 @@ def _stamped(turn: ModelTurn, model: Model, t0: float) -> ModelTurn:
 
 async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: Any, review: Optional[Review],
                      run: _Run) -> list[ToolStep]:
-    """Run one turn's calls (reviewed first, when there is a review); their steps in call order."""
+    """Run one turn's calls (reviewed first, when there is a review). Each step is added as its call
+    finishes (``on_step`` follows the calls live); the steps are returned, and left in the
+    transcript, in the order of the model's calls."""
     planned: list[tuple[ToolUse, Optional[ToolUse], Optional[ToolResult]]] = []  # (call, original, answer)
     for call in calls:
         if review is None:
             planned.append((call, None, None))
         else:
             planned.append(await _reviewed(call, registry, review))
-    to_run = [call for call, _, answer in planned if answer is None]
     log = run.calls_log(index)
-    results = iter(await executor.execute(to_run, registry, log=log) if to_run else [])
-    steps = []
-    for call, original, answer in planned:
-        if answer is not None and log is not None:
-            log.append(answer, call)  # the model saw this answer: the log keeps it with the run's calls
-        steps.append(ToolStep(call, answer if answer is not None else next(results), index, original))
-    return steps
+    steps: list[Optional[ToolStep]] = [None] * len(planned)
+    for position, (call, original, answer) in enumerate(planned):
+        if answer is not None:  # denied by the review: answered at once
+            if log is not None:
+                log.append(answer, call)  # the model saw this answer: the log keeps it with the run's calls
+            steps[position] = ToolStep(call, answer, index)
+            await run.add(steps[position])
+    positions = [p for p, (_, _, answer) in enumerate(planned) if answer is None]
+    if len(positions) == 1:  # nothing to stream: one call (the common case) takes the executor's direct path
+        [position] = positions
+        [result] = await executor.execute([planned[position][0]], registry, log=log)
+        steps[position] = ToolStep(planned[position][0], result, index, planned[position][1])
+        await run.add(steps[position])
+    elif positions:
+        stream = executor.execute_streaming([planned[p][0] for p in positions], registry, log=log)
+        try:
+            async for j, result in stream:
+                position = positions[j]
+                steps[position] = ToolStep(planned[position][0], result, index, planned[position][1])
+                await run.add(steps[position])
+        finally:
+            await stream.aclose()  # on a cancel: the calls in flight are cancelled now, not at garbage collection
+    ordered = [step for step in steps if step is not None]
+    run.order_turn(ordered)
+    return ordered
 
 
 async def _reviewed(call: ToolUse, registry: ToolRegistry, review: Review
@@ -393,7 +422,7 @@ async def arerun(transcript: Transcript, model: "Model | str | None" = None, *, 
     settings = transcript.settings or {}
     params = {k: v for k, v in (settings.get("params") or {}).items() if v != "***"}
     loop_options = {"tool_choice": settings.get("tool_choice"), "max_turns": settings.get("max_turns") or 10}
-    for key in ("executor", "log", "approver", "review", "on_step", "run_id", "tool_choice", "max_turns"):
+    for key in ("system", "executor", "log", "approver", "review", "on_step", "run_id", "tool_choice", "max_turns"):
         if key in options:
             loop_options[key] = options.pop(key)
     params.update(options)

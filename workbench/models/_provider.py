@@ -48,7 +48,7 @@ _TEXT_KINDS = [
      r"|exceeds? the (maximum )?(number of )?tokens|token limit|input token count", "context_length"),
     (r"api.key.invalid|api key not valid|invalid.api.key|incorrect api key|invalid x-api-key|authentication"
      r"|unrecognizedclient|invalidsignature|security token|signature.*does not match|expiredtoken", "authentication"),
-    (r"content.policy|content.filter|responsible ai|safety", "refusal"),
+    (r"content.policy|content.filter|responsible ai|safety system", "refusal"),
     (r"throttl|rate.limit|too many requests|resource.exhausted|quota", "rate_limit"),
     (r"model identifier is invalid|model_not_found|not_found_error|model .*(not found|does not exist)", "not_found"),
     (r"timeout|timed out", "timeout"),
@@ -70,6 +70,9 @@ _HINTS = {
 }
 
 _RETRIED_KINDS = frozenset({"rate_limit", "server", "timeout", "connection"})
+
+#: the longest Retry-After (seconds) waited for; a longer one is reported at once
+MAX_RETRY_AFTER = 120.0
 
 
 def failure_kind(failure: Failure, exc: BaseException) -> str:
@@ -311,8 +314,8 @@ class ProviderModel(Model):
                 raise
             except Exception as exc:  # noqa: BLE001 - an SDK failure, classified below
                 error = self._error(exc, request, started, attempt)
-                if not self._again(error, attempt):
-                    raise error from None
+            if not self._again(error, attempt):
+                raise error  # outside the handler: the SDK's exception (which may quote the key) is not chained
             time.sleep(self._delay(error, attempt))
             attempt += 1
         return self._turn(request, response, specs, started)
@@ -331,18 +334,20 @@ class ProviderModel(Model):
                 raise
             except Exception as exc:  # noqa: BLE001 - an SDK failure, classified below
                 error = self._error(exc, request, started, attempt)
-                if not self._again(error, attempt):
-                    raise error from None
+            if not self._again(error, attempt):
+                raise error  # outside the handler: the SDK's exception (which may quote the key) is not chained
             await asyncio.sleep(self._delay(error, attempt))
             attempt += 1
         return self._turn(request, response, specs, started)
 
     def _again(self, error: ModelError, attempt: int) -> bool:
+        if error.retry_after is not None and error.retry_after > MAX_RETRY_AFTER:
+            return False  # told to come back much later: report it now (the OpenAI SDK does the same)
         return not self.sdk_retries and error.kind in _RETRIED_KINDS and attempt < self.max_retries
 
     @staticmethod
     def _delay(error: ModelError, attempt: int) -> float:
-        if error.retry_after is not None and 0 <= error.retry_after <= 120:
+        if error.retry_after is not None and 0 <= error.retry_after <= MAX_RETRY_AFTER:
             return error.retry_after
         return min(0.5 * 2 ** attempt, 8.0)
 
@@ -379,7 +384,7 @@ class ProviderModel(Model):
     def _tool_choice(self, tool_choice: Any, specs: list[ToolSpec]) -> Any:
         """``tool_choice`` in this provider's form (None: send none)."""
         what, choice = choice_kind(tool_choice)
-        if what is None:
+        if what is None or not specs:  # a tool choice without tools is an error at every provider
             return None
         if what == "none":
             if self.none_choice is None:

@@ -36,6 +36,13 @@ class AnthropicModel(ProviderModel):
     sdk_retries = True
     none_choice = {"type": "none"}
 
+    #: how many turns' thinking blocks a model remembers (to send them back with their calls)
+    THINKING_KEPT = 10_000
+
+    def __init__(self, model: str, **options: Any):
+        super().__init__(model, **options)
+        self._thinking: dict[str, list[dict[str, Any]]] = {}
+
     def _make_client(self, asynchronous: bool) -> Any:
         anthropic = sdk("anthropic", "anthropic", self.provider)
         if not self.api_key:
@@ -50,7 +57,7 @@ class AnthropicModel(ProviderModel):
                params: dict[str, Any]) -> dict[str, Any]:
         params = dict(params)
         request: dict[str, Any] = {"model": self.name, "max_tokens": params.pop("max_tokens", DEFAULT_MAX_TOKENS),
-                                   "messages": anthropic_messages(messages)}
+                                   "messages": anthropic_messages(messages, self._thinking)}
         system = [content_text(m.get("content")) for m in messages if m["role"] == "system"]
         if system:
             request["system"] = "\n\n".join(system)
@@ -80,7 +87,13 @@ class AnthropicModel(ProviderModel):
 
     def _read(self, response: dict[str, Any], specs: list[ToolSpec]) -> ModelTurn:
         calls = parse_tool_calls("anthropic", response, tools=specs or None, strict=self.strict)
-        text = "".join(b.get("text") or "" for b in response.get("content") or [] if b.get("type") == "text")
+        content = response.get("content") or []
+        text = "".join(b.get("text") or "" for b in content if b.get("type") == "text")
+        thinking = [b for b in content if b.get("type") in ("thinking", "redacted_thinking")]
+        if thinking and calls:  # with extended thinking, a turn's thinking must come back with its calls
+            self._thinking[calls[0]["toolUseId"]] = thinking
+            while len(self._thinking) > self.THINKING_KEPT:
+                del self._thinking[next(iter(self._thinking))]
         reason = response.get("stop_reason")
         usage = response.get("usage") or {}
         return ModelTurn(text=text, tool_calls=calls, stop_reason=STOP_REASONS.get(reason, reason),
@@ -97,9 +110,12 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
     return list(content or [])
 
 
-def anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def anthropic_messages(messages: list[Message],
+                       thinking: Optional[dict[str, list[dict[str, Any]]]] = None) -> list[dict[str, Any]]:
     """Neutral messages as Messages API messages: roles alternate, tool results are user messages
-    made by ``format_tool_results``, system messages go to ``system`` (left out here)."""
+    made by ``format_tool_results``, system messages go to ``system`` (left out here). An assistant
+    turn whose first call ``thinking`` knows gets its thinking blocks back in front."""
+    thinking = thinking or {}
     names = call_names(messages)
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -107,7 +123,9 @@ def anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
         if role == "tool":
             out.extend(format_tool_results("anthropic", tool_results(message, names)))
         elif role == "assistant":
-            blocks = _blocks(message.get("content"))
+            calls = message.get("tool_calls") or []
+            blocks = list(thinking.get(calls[0].get("toolUseId"), [])) if calls else []
+            blocks += _blocks(message.get("content"))
             blocks += [{"type": "tool_use", "id": c["toolUseId"], "name": c.get("name", ""),
                         "input": c.get("input") if isinstance(c.get("input"), dict) else {}}
                        for c in message.get("tool_calls") or []]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, Optional
 
@@ -32,7 +33,8 @@ class BedrockModel(ProviderModel):
     ``aws_session_token=`` arguments; ``region`` (else ``AWS_REGION`` / ``AWS_DEFAULT_REGION``,
     else us-east-1); ``base_url`` is the ``endpoint_url``. ``max_tokens``, ``temperature``,
     ``top_p`` and ``stop`` go into ``inferenceConfig``, other params to ``converse`` as they are
-    (``additionalModelRequestFields=…``). Throttling is retried here, honouring ``Retry-After``.
+    (``additionalModelRequestFields=…``); ``stream=True`` uses ``converse_stream`` and joins the
+    events into one answer. Throttling is retried here, honouring ``Retry-After``.
     """
 
     provider = "bedrock"
@@ -93,7 +95,10 @@ class BedrockModel(ProviderModel):
                 request["toolConfig"]["toolChoice"] = choice
         inference: dict[str, Any] = {}
         for key, value in params.items():
-            if key in INFERENCE:
+            if key == "stream":
+                if value:
+                    request["stream"] = True  # converse_stream; the SDK call takes no such argument
+            elif key in INFERENCE:
                 inference[INFERENCE[key]] = [value] if key == "stop" and isinstance(value, str) else value
             else:
                 request[key] = value
@@ -102,6 +107,9 @@ class BedrockModel(ProviderModel):
         return request
 
     def _send(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("stream"):
+            call = {k: v for k, v in request.items() if k != "stream"}
+            return assemble_stream(client.converse_stream(**call)["stream"])
         response = client.converse(**request)
         response.pop("ResponseMetadata", None)
         return response
@@ -114,6 +122,41 @@ class BedrockModel(ProviderModel):
         usage = response.get("usage") or {}
         return ModelTurn(text=text, tool_calls=calls, stop_reason=STOP_REASONS.get(reason, reason),
                          usage=Usage(usage.get("inputTokens") or 0, usage.get("outputTokens") or 0))
+
+
+def assemble_stream(events: Any) -> dict[str, Any]:
+    """``ConverseStream`` events as one ``Converse`` response: text deltas joined per block, each
+    tool call's input JSON text joined (and parsed — broken JSON stays text), stop reason, usage."""
+    blocks: dict[int, dict[str, Any]] = {}
+    out: dict[str, Any] = {}
+    for event in events:
+        if "contentBlockStart" in event:
+            start = event["contentBlockStart"]
+            tool_use = (start.get("start") or {}).get("toolUse") or {}
+            blocks[start.get("contentBlockIndex", len(blocks))] = {"toolUse": {**tool_use, "input": ""}}
+        elif "contentBlockDelta" in event:
+            delta = event["contentBlockDelta"]
+            block = blocks.setdefault(delta.get("contentBlockIndex", 0), {"text": ""})
+            part = delta.get("delta") or {}
+            if "text" in part:
+                block["text"] = block.get("text", "") + part["text"]
+            elif "toolUse" in part and "toolUse" in block:
+                block["toolUse"]["input"] += (part["toolUse"] or {}).get("input") or ""
+        elif "messageStop" in event:
+            out["stopReason"] = event["messageStop"].get("stopReason")
+        elif "metadata" in event:
+            out.update({k: v for k, v in event["metadata"].items() if k in ("usage", "metrics")})
+    content = []
+    for index in sorted(blocks):
+        block = blocks[index]
+        if "toolUse" in block:
+            raw = block["toolUse"]["input"]
+            try:
+                block["toolUse"]["input"] = json.loads(raw) if raw else {}
+            except ValueError:
+                pass  # parse_tool_calls keeps it as the raw text
+        content.append(block)
+    return {"output": {"message": {"role": "assistant", "content": content}}, **out}
 
 
 def bedrock_messages(messages: list[Message]) -> list[dict[str, Any]]:

@@ -28,7 +28,8 @@ class GeminiModel(ProviderModel):
 
     The key is ``api_key``, else ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``; ``base_url`` points the
     SDK elsewhere. System messages become ``system_instruction``; params go into the request's
-    ``config`` (``max_tokens`` as ``max_output_tokens``, ``stop`` as ``stop_sequences``). Rate limits
+    ``config`` (``max_tokens`` as ``max_output_tokens``, ``stop`` as ``stop_sequences``);
+    ``stream=True`` streams (``streamGenerateContent``) and joins the chunks into one answer. Rate limits
     and server errors are retried here, honouring ``Retry-After`` (the SDK's retry does not).
     """
 
@@ -77,17 +78,27 @@ class GeminiModel(ProviderModel):
         choice = self._tool_choice(tool_choice, specs)
         if choice is not None:
             config["tool_config"] = choice
+        params = dict(params)
+        stream = bool(params.pop("stream", False))
         for key, value in params.items():
             config[PARAMS.get(key, key)] = [value] if key == "stop" and isinstance(value, str) else value
         request: dict[str, Any] = {"model": self.name, "contents": gemini_contents(messages, self._signatures)}
         if config:
             request["config"] = config
+        if stream:
+            request["stream"] = True  # streamGenerateContent; the SDK call takes no such argument
         return request
 
     def _send(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("stream"):
+            call = {k: v for k, v in request.items() if k != "stream"}
+            return assemble_stream([_json(c) for c in client.models.generate_content_stream(**call)])
         return _json(client.models.generate_content(**request))
 
     async def _asend(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("stream"):
+            call = {k: v for k, v in request.items() if k != "stream"}
+            return assemble_stream([_json(c) async for c in await client.models.generate_content_stream(**call)])
         return _json(await client.models.generate_content(**request))
 
     def _read(self, response: dict[str, Any], specs: list[ToolSpec]) -> ModelTurn:
@@ -119,6 +130,28 @@ def _json(response: Any) -> dict[str, Any]:
     data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
     data.pop("sdkHttpResponse", None)
     return data
+
+
+def assemble_stream(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Streamed ``GenerateContentResponse`` chunks (JSON) as one response: consecutive plain text
+    parts joined, other parts (calls, thoughts) kept, the last finish reason, usage and feedback."""
+    parts: list[dict[str, Any]] = []
+    out: dict[str, Any] = {}
+    finish = None
+    for chunk in chunks:
+        for key in ("modelVersion", "responseId", "usageMetadata", "promptFeedback"):
+            if chunk.get(key):
+                out[key] = chunk[key]
+        for candidate in chunk.get("candidates") or []:
+            for part in (candidate.get("content") or {}).get("parts") or []:
+                if set(part) == {"text"} and parts and set(parts[-1]) == {"text"}:
+                    parts[-1] = {"text": parts[-1]["text"] + part["text"]}
+                else:
+                    parts.append(dict(part))
+            finish = candidate.get("finishReason") or finish
+    if chunks and (parts or finish):
+        out["candidates"] = [{"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}]
+    return out
 
 
 def gemini_contents(messages: list[Message], signatures: Optional[dict[str, str]] = None) -> list[dict[str, Any]]:
