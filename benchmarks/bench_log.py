@@ -48,8 +48,8 @@ def raw_rows(pairs: list[tuple[ToolResult, dict]]) -> list[tuple]:
     return [
         (
             "add", r.tool_use_id, json.dumps(u["input"]), json.dumps(r.content), r.status, None, None,
-            r.started_at, r.completed_at, r.metadata["latency_ms"], json.dumps(r.metadata),
-        )
+            r.started_at, r.completed_at, r.metadata["latency_ms"], json.dumps(r.metadata), None, None,
+        )  # run_id, turn: not an agent run
         for r, u in pairs
     ]
 

@@ -6,6 +6,8 @@ Importing this package imports ipywidgets, IPython and pandas; ``import workbenc
 * ``ui()`` — the dashboard: a searchable tool list, the selected tool's form (its own instance) and the log.
 * :class:`ToolForm` — a tool's JSON Schema as widgets (the table is ``WIDGET_RULES``); ``form.run()``
   returns a :class:`PendingRun` where waiting for an approval click would deadlock a cell.
+* ``playground(models)`` — chat with up to three models side by side, the workbench's tools in the loop
+  (:class:`Playground`; each call a :class:`ToolCallCard`: the tool's form filled with the model's arguments).
 * :class:`LogTable` — the live execution-log table: newest first, paged from SQLite, sortable and
   filterable; click a row for the full call, load it into a form, re-run it or copy it as JSON.
 """
@@ -20,21 +22,29 @@ from workbench.jupyter._field_table import WIDGET_RULES, WidgetRule, build_field
 from workbench.jupyter._fields import MISSING, Field
 from workbench.jupyter._form import PendingRun, ToolForm
 from workbench.jupyter._log_table import LogTable
+from workbench.jupyter._playground import Playground, PlaygroundRun
+from workbench.jupyter._playground_card import ToolCallCard
 from workbench.jupyter._workbench import VIEWS, Workbench, get_workbench, reset_workbench
 
 __all__ = [
-    "ApprovalPrompt", "Dashboard", "Field", "LogTable", "MISSING", "PendingRun", "ToolForm", "WIDGET_RULES", "WidgetRule",
+    "ApprovalPrompt", "Dashboard", "Field", "LogTable", "MISSING", "PendingRun", "Playground", "PlaygroundRun",
+    "ToolCallCard", "ToolForm", "WIDGET_RULES", "WidgetRule",
     "Workbench", "build_field", "get_workbench", "load_ipython_extension", "register_widget_rule",
-    "reset_workbench", "ui", "unload_ipython_extension", "widget_table",
+    "playground", "reset_workbench", "ui", "unload_ipython_extension", "widget_table",
 ]
 
 
-VIEWS.update(form=ToolForm, log_table=LogTable, dashboard=Dashboard)  # the Workbench's view factories
+VIEWS.update(form=ToolForm, log_table=LogTable, dashboard=Dashboard, playground=Playground)  # the Workbench's view factories
 
 
 def ui() -> Dashboard:
     """The kernel's dashboard (``get_workbench().ui()``)."""
     return get_workbench().ui()
+
+
+def playground(models: Any = None, *, tools: Any = None, system: Any = None, log: Any = None) -> Playground:
+    """A model playground on the kernel's workbench (``get_workbench().playground(...)``)."""
+    return get_workbench().playground(models, tools=tools, system=system, log=log)
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -130,6 +130,15 @@ class Workbench:
                 self._dashboard = VIEWS["dashboard"](self)
             return self._dashboard
 
+    def playground(self, models: Any = None, *, tools: Any = None, system: Optional[str] = None,
+                   log: Any = None) -> Any:
+        """A model playground whose calls run through this workbench's executor and log (a new one each time).
+
+        ``models``: ``Model`` objects or ``"provider:model"`` strings (up to three side by side);
+        ``tools``: what is offered (default: this workbench's registry); ``system``: the system prompt;
+        ``log``: where calls and runs go (default: this workbench's log). See ``workbench.jupyter.Playground``."""
+        return VIEWS["playground"](models, tools=tools, system=system, log=log, workbench=self)
+
     def __repr__(self) -> str:
         return f"<Workbench tools={self.registry.list_tools()!r} calls={len(self.log)}>"
 
