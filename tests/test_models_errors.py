@@ -125,7 +125,7 @@ def test_the_key_never_shows_in_a_turn_a_repr_or_an_error(wire, model_server):
     echo = ANSWER[wire](f"your key is {KEY}")
     model_server.script([echo, error_reply(ERROR_WIRE[wire], 400, f"bad key {KEY}", code="invalid_request_error")])
     model = make(wire, model_server, max_retries=0)
-    turn = model.complete(as_messages(f"hi"), extra_headers={"x-api-key": KEY}) if wire.startswith("openai") \
+    turn = model.complete(as_messages("hi"), extra_headers={"x-api-key": KEY}) if wire.startswith("openai") \
         else model.complete(as_messages("hi"))
     assert KEY not in json.dumps(turn.to_dict()) and "***" in json.dumps(turn.response)
     assert KEY not in repr(model) and KEY not in repr(turn)

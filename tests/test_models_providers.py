@@ -310,3 +310,26 @@ def test_a_tool_choice_without_tools_is_not_sent(wire, model_server):
     make(wire, model_server).complete(as_messages("hi"), tool_choice="any")
     body = json.dumps(model_server.requests[0].json)
     assert "tool_choice" not in body and "toolConfig" not in body and "toolChoice" not in body
+
+
+def test_responses_reasoning_items_go_back_with_their_calls(model_server):
+    """A reasoning model's function calls go back after the reasoning items that preceded them."""
+    answer = openai_responses(None, [("add", {"a": 1, "b": 2}, "call_r")])
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque"}
+    answer["output"].insert(0, reasoning)
+    model_server.script([answer, openai_responses("3")])
+    model = make("openai-responses", model_server)
+    first = model.complete(as_messages("add"), tools=[add])
+    result = ToolResult(toolUseId="call_r", status="success", content=[{"json": 3}])
+    model.complete(as_messages("add") + [{"role": "assistant", "content": "", "tool_calls": first.tool_calls},
+                                         {"role": "tool", "results": [result]}], tools=[add])
+    sent = model_server.requests[1].json["input"]
+    assert [item.get("type", item.get("role")) for item in sent] == \
+        ["user", "reasoning", "function_call", "function_call_output"]
+    assert sent[1] == reasoning
+
+
+@pytest.mark.parametrize("wire", ["gemini", "bedrock"])
+def test_strict_is_refused_where_the_provider_has_no_strict_tools(wire, model_server):
+    with pytest.raises(ValueError, match="strict=True is for openai, openai-responses, anthropic"):
+        make(wire, model_server, strict=True)

@@ -23,6 +23,7 @@ from workbench.models._base import Message, Model, as_messages, tool_specs
 from workbench.models._secrets import mask, scrub_text
 from workbench.models._turn import ModelError, ModelTurn
 from workbench.providers import tool_choice_to_provider
+from workbench.providers._export import STRICT_CAPABLE
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult
 
@@ -226,6 +227,8 @@ class ProviderModel(Model):
                  timeout: float = 60.0, max_retries: int = 2, strict: bool = False, **params: Any):
         if not isinstance(model, str) or not model:
             raise ValueError(f"{type(self).__name__}: the model name must be a non-empty string, got {model!r}")
+        if strict and self.wire not in STRICT_CAPABLE:
+            raise ValueError(f"{type(self).__name__}: strict=True is for {', '.join(STRICT_CAPABLE)} tools only")
         self.name = model
         self.base_url = base_url
         self.timeout = timeout

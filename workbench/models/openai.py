@@ -167,6 +167,13 @@ class OpenAIResponsesModel(_OpenAIBase):
     provider = "openai-responses"
     wire = "openai-responses"
 
+    #: how many turns' reasoning items a model remembers (to send them back with their calls)
+    REASONING_KEPT = 10_000
+
+    def __init__(self, model: str, **options: Any):
+        super().__init__(model, **options)
+        self._reasoning: dict[str, list[dict[str, Any]]] = {}
+
     def _build(self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any,
                params: dict[str, Any]) -> dict[str, Any]:
         names = call_names(messages)
@@ -177,6 +184,9 @@ class OpenAIResponsesModel(_OpenAIBase):
             if role == "tool":
                 items.extend(format_tool_results("openai-responses", tool_results(message, names)))
             elif role == "assistant":
+                calls = message.get("tool_calls") or []
+                if calls:  # a reasoning model's calls go back after the reasoning that led to them
+                    items.extend(self._reasoning.get(calls[0]["toolUseId"], []))
                 text = content_text(message.get("content"))
                 if text:
                     items.append({"role": "assistant", "content": text})
@@ -215,6 +225,11 @@ class OpenAIResponsesModel(_OpenAIBase):
     def _read(self, response: dict[str, Any], specs: list[ToolSpec]) -> ModelTurn:
         calls = parse_tool_calls("openai-responses", response, tools=specs or None, strict=self.strict)
         texts, refusals = [], []
+        reasoning = [item for item in response.get("output") or [] if item.get("type") == "reasoning"]
+        if reasoning and calls:
+            self._reasoning[calls[0]["toolUseId"]] = reasoning
+            while len(self._reasoning) > self.REASONING_KEPT:
+                del self._reasoning[next(iter(self._reasoning))]
         for item in response.get("output") or []:
             if item.get("type") == "message":
                 for part in item.get("content") or []:
