@@ -13,6 +13,7 @@ entry point                 offered by                      carried out by
 ``call_one``                ``ToolRegistry.call``           a ``SequentialExecutor``
 ``cases_from_log``          ``ExecutionLog.to_cases``       ``workbench.testing``
 ``notebook_progress``       ``executor.map`` in a kernel    ``workbench.jupyter``
+``transcript_view``         ``Transcript`` in a kernel      ``workbench.jupyter``
 ==========================  ==============================  ===============================
 
 The lower layer calls the slot below; the package (``workbench/__init__``, above every layer and
@@ -46,3 +47,6 @@ cases_from_log: Callable[..., list] = _unfilled("cases_from_log")
 
 notebook_progress: Callable[[int, int, str], Any] = _unfilled("notebook_progress")
 """``notebook_progress(total, done, name)`` → a batch progress widget (raises ``ImportError`` without ipywidgets)."""
+
+transcript_view: Callable[[Any], Any] = _unfilled("transcript_view")
+"""``transcript_view(transcript)`` → the notebook view of an agent transcript (raises ``ImportError`` without ipywidgets)."""
