@@ -11,7 +11,7 @@ from workbench.agent import Transcript
 
 def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, params: dict, concurrency: int) -> list:
     """On a worker: run ``jobs`` (index, model index, case, offer) and return (index, transcript dict)."""
-    from workbench.evals._run import _single_turn
+    from workbench.evals._jobs import _single_turn
     from workbench.agent import arun_agent
 
     async def one(index: int, model_index: int, case: Any, offer: Any, salt: int, limit: asyncio.Semaphore):

@@ -229,9 +229,9 @@ def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any], sch
     if missing:
         return Verdict(False, "missing call: " + ", ".join(sorted(missing.elements())), "wrong_function", **counts)
     if len(calls) != len(wanted):
-        extra = called - names
-        what = f"unexpected call: {', '.join(sorted(extra.elements()))}" if extra else "calls repeated"
-        return Verdict(False, f"expected {len(wanted)} call(s), got {len(calls)} ({what})", "wrong_count", **counts)
+        extra = ", ".join(sorted((called - names).elements()))  # no call is missing, so some are extra
+        return Verdict(False, f"expected {len(wanted)} call(s), got {len(calls)} (unexpected call: {extra})",
+                       "wrong_count", **counts)
     if order == "exact":
         for call, want in zip(calls, wanted):
             problem = call_problem(call, want, schemas.get(want.name, {}))
