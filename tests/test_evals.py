@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 
@@ -268,7 +267,6 @@ def test_report_html_is_escaped():
 
 
 def test_dask_runs_the_jobs_on_workers():
-    distributed = pytest.importorskip("distributed")  # noqa: F841 - the [dask] extra is part of the test extra
     from workbench import ExecutionLog
     from workbench.dask import DaskExecutor
 

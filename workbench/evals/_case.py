@@ -91,13 +91,14 @@ class EvalCase:
 class EvalSuite:
     """Cases and the tools they are asked with. ``tools`` is anything ``ToolRegistry.process_tools``
     takes (tools, modules, refs) or spec dicts (spec-only tools); ``model`` an optional default model
-    string for the pytest plugin."""
+    string for the pytest plugin; ``max_turns`` how the suite is run (1: the first answer is scored)."""
 
     name: str
     cases: list[EvalCase] = field(default_factory=list)
     tools: list[Any] = field(default_factory=list)
     model: Optional[str] = None
     path: Optional[str] = None
+    max_turns: int = 1
 
     def __post_init__(self) -> None:
         seen: set[str] = set()

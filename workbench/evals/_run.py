@@ -140,7 +140,7 @@ def _spec_diffs(variants: dict[str, Any]) -> dict[tuple[str, str], Any]:
 
 def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: int = 1, concurrency: int = 8,
               executor: Any = None, cache: Any = None, variants: Optional[dict[str, Any]] = None,
-              progress: Any = True, max_turns: int = 1, tool_choice: Any = None, log: Any = None,
+              progress: Any = True, max_turns: Optional[int] = None, tool_choice: Any = None, log: Any = None,
               **params: Any) -> EvalReport:
     """Ask every model every case (``repeats`` times, against each tool variant) and score the calls.
 
@@ -156,7 +156,7 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
         variants: ``{"before": registry_a, "after": registry_b}`` runs every case against each.
         progress: ``False`` for none; a notebook widget or tqdm bar by default.
         max_turns: 1 scores the model's first answer without running tools (BFCL's setting); more
-            runs the agent loop and scores every call of the run.
+            runs the agent loop and scores every call of the run. Default: the suite's (1).
         log: an ``ExecutionLog`` that keeps the runs (multi-turn and Dask runs included).
         **params: model parameters (``temperature``, ``max_tokens``…).
 
@@ -170,6 +170,7 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     cases, suite = _cases(suite_or_cases)
+    max_turns = max_turns if max_turns is not None else (suite.max_turns if suite is not None else 1)
     base_dir = None
     if suite is not None and suite.path:
         from pathlib import Path
