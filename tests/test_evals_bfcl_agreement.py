@@ -83,19 +83,22 @@ def _bfcl_output(uses):
 
 @pytest.fixture(scope="module")
 def bfcl_python():
-    """A Python that can import bfcl-eval's checker: this one, or ``$BFCL_PYTHON`` (.ci installs
-    bfcl-eval in its own environment, since it pins numpy 1.26 and a dozen model SDKs)."""
+    """A Python that can import bfcl-eval's checker: ``$BFCL_PYTHON``, the ``.venv-bfcl`` environment
+    .ci/system-deps builds (bfcl-eval pins numpy 1.26 and a dozen model SDKs, so it gets its own), or this one."""
     import os
     import sys
 
-    candidates = [os.environ.get("BFCL_PYTHON"), sys.executable]
+    candidates = [os.environ.get("BFCL_PYTHON"), str(HERE.parent / ".venv-bfcl" / "bin" / "python"), sys.executable]
+    probe = None
     for python in filter(None, candidates):
+        if not Path(python).exists():
+            continue
         probe = subprocess.run([python, "-c", "import bfcl_eval.eval_checker.ast_eval.ast_checker"],
                                capture_output=True, text=True)
         if probe.returncode == 0:
             return python
     pytest.fail("bfcl-eval's checker cannot be imported: run .ci/system-deps (it builds the bfcl-eval "
-                "environment) or set BFCL_PYTHON; last error: " + probe.stderr[-500:])
+                "environment) or set BFCL_PYTHON; last error: " + (probe.stderr[-500:] if probe else "no candidate exists"))
 
 
 def _score_category(category):
