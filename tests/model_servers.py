@@ -97,7 +97,7 @@ class ModelServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self._thread.start()
 
     @property
@@ -243,7 +243,7 @@ def openai_responses(text: Optional[str] = None, tool_calls: Iterable[Call] = ()
 
 
 def anthropic_message(text: Optional[str] = None, tool_calls: Iterable[Call] = (), *,
-                      stop_reason: Optional[str] = None, model: str = "claude-sonnet-4-5",
+                      stop_reason: Optional[str] = None, model: str = "claude-test",
                       usage: tuple[int, int] = (10, 5)) -> dict:
     """An Anthropic Messages response: a text block and tool_use blocks."""
     content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text is not None else []
@@ -256,7 +256,7 @@ def anthropic_message(text: Optional[str] = None, tool_calls: Iterable[Call] = (
             "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
 
 
-def anthropic_stream(text: str = "", tool_calls: Iterable[Call] = (), *, model: str = "claude-sonnet-4-5",
+def anthropic_stream(text: str = "", tool_calls: Iterable[Call] = (), *, model: str = "claude-test",
                      usage: tuple[int, int] = (10, 5)) -> Stream:
     """A streamed Anthropic Messages response (message_start … message_stop)."""
     calls = list(tool_calls)

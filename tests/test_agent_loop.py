@@ -350,3 +350,25 @@ def test_spec_only_tools_answer_with_generated_values():
 def test_a_bad_model_name_says_what_is_expected():
     with pytest.raises(ValueError, match="provider:model"):
         run_agent("gpt-4", "hi", tools=[add])
+
+
+def test_run_agent_works_inside_a_running_event_loop_as_in_a_notebook():
+    import workbench
+
+    async def cell():
+        model = ScriptedModel([{"tool_calls": [call("add", {"a": 2, "b": 3})]}, "5"])
+        return workbench.run_agent(model, "add", tools=[add], approver=lambda *a: True)
+
+    transcript = asyncio.run(cell())
+    assert transcript.final_text == "5" and transcript.tool_results[0].text == "5"
+    assert workbench.Transcript is type(transcript)
+
+
+def test_approving_sets_the_approver_of_the_calls_made_in_its_context():
+    from workbench.executor import approving
+
+    executor = SequentialExecutor(approver=lambda use, t: False)
+    use = {"toolUseId": "d1", "name": "delete_file", "input": {"path": "/x"}}
+    with approving(lambda use, t: True):
+        assert executor.run([use], [delete_file])[0].ok
+    assert "denied by the approver" in executor.run([use], [delete_file])[0].error

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and editors
+    from workbench.agent import Transcript, arun_agent, run_agent
     from workbench._errors import ToolInputError, ToolNotFoundError, ToolSpecError
     from workbench._events import ToolEvent
     from workbench.context import ToolContext
@@ -45,7 +46,7 @@ __all__ = [
     "ToolNotFoundError", "ToolParam", "ToolParameter", "ToolPermission", "ToolPermissionError", "ToolRegistry", "ToolResponse", "ToolResult",
     "ToolReturn", "ToolSpec", "ToolSpecError", "ToolUse", "default_registry", "format_tool_results", "get_workbench",
     "make_tool_use", "new_tool_use_id", "parse_tool_calls", "to_provider_format", "tool", "ui",
-    "update_tool_runtime_metadata",
+    "update_tool_runtime_metadata", "run_agent", "arun_agent", "Transcript",
 ]
 
 # Every public name is imported on first use (PEP 562): ``import workbench`` costs next to nothing,
@@ -72,6 +73,7 @@ _LAZY = {
     "get_workbench": ("workbench.jupyter", "get_workbench"),
     "ui": ("workbench.jupyter", "ui"),
     "summarize": ("workbench.summary", "summarize"), "DaskExecutor": ("workbench.dask", "DaskExecutor"),
+    **{name: ("workbench.agent", name) for name in ("run_agent", "arun_agent", "Transcript")},
 }
 
 

@@ -929,7 +929,7 @@ class ExecutionLog:
                 final_text: Optional[str] = None, turns: int = 0, tool_calls: int = 0, input_tokens: int = 0,
                 output_tokens: int = 0, duration_ms: Optional[float] = None, completed_at: Optional[str] = None) -> None:
         """Record how a run ended (``stopped_because``: ``end_turn``, ``max_turns``, ``model_error``,
-        ``cancelled``…) and its totals."""
+        ``cancelled``, or ``error`` when an exception outside the model ended it) and its totals."""
         with self._lock:
             self._conn.execute(
                 "UPDATE runs SET completed_at = ?, stopped_because = ?, error = ?, final_text = ?, turns = ?, "

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.agent._steps import ModelStep, ToolStep
+from workbench.agent._steps import ModelStep, ToolStep, turn_from_dict
 from workbench.models import ModelTurn
 from workbench.types import ToolResult
-
-_TURN_FIELDS = set(ModelTurn.__dataclass_fields__)
 
 
 def transcript_fields(record: dict[str, Any]) -> dict[str, Any]:
@@ -21,7 +19,7 @@ def transcript_fields(record: dict[str, Any]) -> dict[str, Any]:
     for row in record.get("calls") or []:
         calls_by_turn.setdefault(row.get("turn") or 0, []).append(row)
     for data in record.get("turns") or []:
-        turn = ModelTurn.from_dict({k: v for k, v in data.items() if k in _TURN_FIELDS})
+        turn = turn_from_dict(data)
         index = int(data.get("turn") or 0)
         steps.append(ModelStep(turn, index, data.get("error"), data.get("error_kind"), data.get("started_at")))
         if data.get("error") is not None:

@@ -23,7 +23,8 @@ from workbench.models import Model, ModelError, ModelTurn, as_messages, get, too
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
 from workbench.registry import ToolRegistry
-from workbench.types import ToolResult, ToolUse, utc_now_iso
+from workbench.tools import BaseTool
+from workbench.types import ToolResult, ToolUse, new_tool_use_id, utc_now_iso
 
 __all__ = ["run_agent", "arun_agent", "rerun", "arerun", "new_run_id", "Review", "StepListener"]
 
@@ -112,7 +113,7 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
     log = getattr(executor, "log", None) if log is None else log
     run = _Run(Transcript(run_id=run_id or new_run_id(), model=model.id, messages=messages,
                           started_at=utc_now_iso(), prompt=[dict(m) for m in messages],
-                          tools=[spec.to_json() for spec in specs],
+                          tools=[spec.to_schema() for spec in specs],
                           settings={"params": _masked(params), "tool_choice": tool_choice, "max_turns": max_turns}),
                log, on_step)
     run.start()
@@ -139,6 +140,9 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
     except asyncio.CancelledError:
         stopped, error = "cancelled", "the run was cancelled"
         run.answer_unanswered(messages)
+    except BaseException as exc:  # a bug outside the model (a review's bad answer…): raised, the log says so
+        stopped, error = "error", f"{type(exc).__name__}: {exc}"
+        raise
     finally:
         run.finish(stopped, error, (time.perf_counter() - t0) * 1000.0)
     return run.transcript
@@ -248,6 +252,7 @@ def _stamped(turn: ModelTurn, model: Model, t0: float) -> ModelTurn:
     if not turn.latency_ms:
         turn.latency_ms = (time.perf_counter() - t0) * 1000.0
     turn.model = turn.model or model.id
+    turn.tool_calls = [_with_id(call) for call in turn.tool_calls]  # before anyone sees the turn
     return turn
 
 
@@ -307,6 +312,13 @@ def _edited_call(call: ToolUse, edit: dict, tool: Any) -> ToolUse:
     return {"toolUseId": call["toolUseId"], "name": call.get("name"), "input": dict(edit)}
 
 
+def _with_id(call: Any) -> Any:
+    """``call`` with a ``toolUseId`` (a fresh one when the model gave none), so its result can answer it."""
+    if isinstance(call, dict) and not call.get("toolUseId") and not call.get("id"):
+        return {**call, "toolUseId": new_tool_use_id()}
+    return call
+
+
 def _error_result(call: Any, message: str, error_type: str) -> ToolResult:
     now = utc_now_iso()
     use_id = call.get("toolUseId") if isinstance(call, dict) else None
@@ -315,6 +327,12 @@ def _error_result(call: Any, message: str, error_type: str) -> ToolResult:
                       metadata={"tool_name": name or "", "error_type": error_type, "error": message,
                                 "latency_ms": 0.0},
                       started_at=now, completed_at=now)
+
+
+# registries built for lists of tool objects, by the objects' ids: many runs over the same tools share
+# one (a cached registry holds its tools, so their ids cannot be reused by other objects meanwhile)
+_registries: dict[tuple[int, ...], ToolRegistry] = {}
+_REGISTRY_CACHE_SIZE = 64
 
 
 def _registry(tools: Any) -> Any:
@@ -330,8 +348,16 @@ def _registry(tools: Any) -> Any:
         items = list(tools)
     else:
         items = [tools]
-    registry = ToolRegistry(items)
-    registry.synthetic = any(not t.has_implementation for t in registry.registry.values())
+    cacheable = all(isinstance(item, BaseTool) for item in items)  # dicts and specs are rebuilt: they may change
+    key = tuple(map(id, items))
+    registry = _registries.get(key) if cacheable else None
+    if registry is None:
+        registry = ToolRegistry(items)
+        registry.synthetic = any(not t.has_implementation for t in registry.registry.values())
+        if cacheable:
+            if len(_registries) >= _REGISTRY_CACHE_SIZE:
+                _registries.pop(next(iter(_registries)))
+            _registries[key] = registry
     return registry
 
 

@@ -8,7 +8,17 @@ from typing import Any, ClassVar, Optional, Union
 from workbench.models import ModelTurn, Usage
 from workbench.types import ToolResult, ToolUse
 
-__all__ = ["ModelStep", "ToolStep", "Step", "step_from_dict"]
+__all__ = ["ModelStep", "ToolStep", "Step", "step_from_dict", "turn_from_dict"]
+
+_TURN_FIELDS = frozenset(ModelTurn.__dataclass_fields__)
+
+
+def turn_from_dict(data: dict[str, Any]) -> ModelTurn:
+    """A kept turn as it was: ``ModelTurn.from_dict`` of its fields, its ``stop_reason`` as stored
+    (a failed turn has none; ``from_dict`` would infer one)."""
+    turn = ModelTurn.from_dict({k: v for k, v in data.items() if k in _TURN_FIELDS})
+    turn.stop_reason = data.get("stop_reason")
+    return turn
 
 
 @dataclass
@@ -78,7 +88,7 @@ Step = Union[ModelStep, ToolStep]
 def step_from_dict(data: dict[str, Any]) -> Step:
     """A step from its :meth:`to_dict` form."""
     if data.get("kind") == "model":
-        return ModelStep(ModelTurn.from_dict(data["turn"]), int(data["index"]), data.get("error"),
+        return ModelStep(turn_from_dict(data["turn"]), int(data["index"]), data.get("error"),
                          data.get("error_kind"), data.get("started_at"))
     if data.get("kind") == "tool":
         return ToolStep(data["tool_use"], ToolResult.model_validate(data["result"]), int(data["turn_index"]),

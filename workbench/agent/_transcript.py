@@ -12,8 +12,8 @@ from pydantic_core import from_json, to_json
 from workbench.agent._from_log import transcript_fields
 from workbench.agent._html import transcript_html, transcript_text
 from workbench.agent._steps import ModelStep, Step, ToolStep, step_from_dict
-from workbench.models import Usage
-from workbench.types import ToolResult
+from workbench.models import ModelTurn, Usage
+from workbench.types import ToolResult, ToolUse
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas

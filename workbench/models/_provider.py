@@ -9,6 +9,7 @@ turn, mask secrets in what it keeps, turn failures into a :class:`ModelError` wi
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import re
@@ -158,6 +159,23 @@ def merge_roles(messages: list[dict[str, Any]], key: str = "content") -> list[di
         else:
             merged.append(message)
     return merged
+
+
+_SIGNATURES: dict[Any, frozenset] = {}
+
+
+def sdk_call(method: Any, request: dict[str, Any]) -> Any:
+    """``method(**request)``, the fields the SDK method does not name sent through its ``extra_body``
+    (an SDK may lag behind the API, or drop a parameter a compatible server still takes)."""
+    key = getattr(method, "__func__", method)
+    known = _SIGNATURES.get(key)
+    if known is None:
+        known = _SIGNATURES[key] = frozenset(inspect.signature(method).parameters)
+    if all(k in known for k in request):
+        return method(**request)
+    kwargs = {k: v for k, v in request.items() if k in known}
+    kwargs["extra_body"] = {**(kwargs.get("extra_body") or {}), **{k: v for k, v in request.items() if k not in known}}
+    return method(**kwargs)
 
 
 def sdk(module: str, extra: str, provider: str) -> Any:
@@ -330,10 +348,11 @@ class ProviderModel(Model):
 
     def _turn(self, request: dict[str, Any], response: dict[str, Any], specs: list[ToolSpec],
               started: float) -> ModelTurn:
-        turn = self._read(response, specs)
         secrets = self._secrets()
+        response = mask(response, secrets)  # read from the masked answer: a key echoed back never reaches the text
+        turn = self._read(response, specs)
         turn.request = mask(request, secrets)
-        turn.response = mask(response, secrets)
+        turn.response = response
         turn.model = self.id
         turn.latency_ms = (time.perf_counter() - started) * 1000.0
         return turn

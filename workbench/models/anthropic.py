@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from workbench.models._base import Message
 from workbench.models._provider import (Failure, ProviderModel, call_names, content_text, merge_roles, sdk,
-                                        status_failure, tool_results)
+                                        sdk_call, status_failure, tool_results)
 from workbench.models._turn import ModelTurn, Usage
 from workbench.providers import format_tool_results, parse_tool_calls, to_provider_format
 from workbench.spec import ToolSpec
@@ -67,15 +67,15 @@ class AnthropicModel(ProviderModel):
 
     def _send(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
-            with client.messages.stream(**_without_stream(request)) as stream:
+            with sdk_call(client.messages.stream, _without_stream(request)) as stream:
                 return stream.get_final_message().model_dump(mode="json", exclude_none=True)
-        return json.loads(client.messages.with_raw_response.create(**request).http_response.content)
+        return json.loads(sdk_call(client.messages.with_raw_response.create, request).http_response.content)
 
     async def _asend(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
-            async with client.messages.stream(**_without_stream(request)) as stream:
+            async with sdk_call(client.messages.stream, _without_stream(request)) as stream:
                 return (await stream.get_final_message()).model_dump(mode="json", exclude_none=True)
-        raw = await client.messages.with_raw_response.create(**request)
+        raw = await sdk_call(client.messages.with_raw_response.create, request)
         return json.loads(raw.http_response.content)
 
     def _read(self, response: dict[str, Any], specs: list[ToolSpec]) -> ModelTurn:

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from workbench.models._base import Message
 from workbench.models._provider import (Failure, ProviderModel, arguments_text, call_names, content_text, sdk,
-                                        status_failure, tool_results)
+                                        sdk_call, status_failure, tool_results)
 from workbench.models._turn import ModelTurn, Usage
 from workbench.providers import format_tool_results, parse_tool_calls, to_provider_format
 from workbench.spec import ToolSpec
@@ -81,15 +81,15 @@ class OpenAIModel(_OpenAIBase):
     def _send(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
             return assemble_chat_stream(chunk.model_dump(mode="json", exclude_none=True)
-                                        for chunk in client.chat.completions.create(**request))
-        return json.loads(client.chat.completions.with_raw_response.create(**request).http_response.content)
+                                        for chunk in sdk_call(client.chat.completions.create, request))
+        return json.loads(sdk_call(client.chat.completions.with_raw_response.create, request).http_response.content)
 
     async def _asend(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
             chunks = [chunk.model_dump(mode="json", exclude_none=True)
-                      async for chunk in await client.chat.completions.create(**request)]
+                      async for chunk in await sdk_call(client.chat.completions.create, request)]
             return assemble_chat_stream(chunks)
-        raw = await client.chat.completions.with_raw_response.create(**request)
+        raw = await sdk_call(client.chat.completions.with_raw_response.create, request)
         return json.loads(raw.http_response.content)
 
     def _read(self, response: dict[str, Any], specs: list[ToolSpec]) -> ModelTurn:
@@ -201,15 +201,15 @@ class OpenAIResponsesModel(_OpenAIBase):
     def _send(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
             return _final_response(event.model_dump(mode="json", exclude_none=True)
-                                   for event in client.responses.create(**request))
-        return json.loads(client.responses.with_raw_response.create(**request).http_response.content)
+                                   for event in sdk_call(client.responses.create, request))
+        return json.loads(sdk_call(client.responses.with_raw_response.create, request).http_response.content)
 
     async def _asend(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
             events = [event.model_dump(mode="json", exclude_none=True)
-                      async for event in await client.responses.create(**request)]
+                      async for event in await sdk_call(client.responses.create, request)]
             return _final_response(events)
-        raw = await client.responses.with_raw_response.create(**request)
+        raw = await sdk_call(client.responses.with_raw_response.create, request)
         return json.loads(raw.http_response.content)
 
     def _read(self, response: dict[str, Any], specs: list[ToolSpec]) -> ModelTurn:
