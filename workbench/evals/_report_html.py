@@ -33,7 +33,7 @@ def report_html(report: Any) -> str:
     columns = [c for c in summary.columns if c not in ("k",)]
     table = ["<table class='wb-eval-table'><thead><tr>" + "".join(f"<th>{_esc(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
     for row in summary.to_dict("records"):
-        table.append("<tr>" + "".join(f"<td>{_esc(_fmt(row[c]))}</td>" for c in columns) + "</tr>")
+        table.append("<tr>" + "".join(f"<td>{_esc(_fmt(row[c], c))}</td>" for c in columns) + "</tr>")
     table.append("</tbody></table>")
     accuracy = _bars("Accuracy per model and variant",
                      [(f"{r['model']} [{r['variant']}]", r["accuracy"], f"{r['accuracy']:.0%}") for r in summary.to_dict("records")], 1.0)
@@ -57,7 +57,9 @@ def report_html(report: Any) -> str:
     return f"<div class='wb-eval'>{style}<p>{head}</p>{''.join(table)}{accuracy}{failures}{diffs}{fail_table}</div>"
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: Any, column: str = "") -> str:
+    if column.endswith("_ms") and isinstance(value, float):
+        return f"{value:.1f} ms"
     if isinstance(value, float):
         return "–" if value != value else f"{value:.3g}"
     return str(value)
