@@ -311,3 +311,93 @@ def test_bfcl_ground_truth_through_a_model_passes():
 
     report = run_evals(suite, ScriptedModel([answer_truth], repeat_last=True), progress=False)
     assert report.results["passed"].all(), report.failures()
+
+
+def test_ctrl_c_keeps_finished_results():
+    count = iter(range(100))
+
+    def answer(messages, tools):
+        if next(count) == 3:
+            raise KeyboardInterrupt
+        return {"tool_calls": [{"name": "get_weather", "input": {"city": "Paris"}}]}
+
+    cases = [EvalCase(f"c{i}", prompt="Paris", expect_calls=PARIS) for i in range(10)]
+    report = run_evals(cases, ScriptedModel([answer], repeat_last=True), tools=[get_weather], concurrency=1,
+                       progress=False)
+    assert report.interrupted and len(report.results) == 3 and report.results["passed"].all()
+
+
+KILLED_RUN = """
+import sys, time
+sys.path.insert(0, {root!r})
+from tests.test_evals import EvalCase, PARIS, get_weather
+from workbench.evals import run_evals
+from workbench.models import ScriptedModel
+
+def slow(messages, tools):
+    time.sleep(0.3)
+    return {{"tool_calls": [{{"name": "get_weather", "input": {{"city": "Paris"}}}}]}}
+
+cases = [EvalCase(f"c{{i}}", prompt=f"Paris {{i}}", expect_calls=PARIS) for i in range(40)]
+print("started", flush=True)
+run_evals(cases, ScriptedModel([slow], repeat_last=True, name="slow"), tools=[get_weather], concurrency=1,
+          cache={cache!r}, progress=False)
+"""
+
+
+def test_a_killed_run_continues_from_its_file_cache(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from workbench.evals import RequestCache
+
+    cache = tmp_path / "evals.sqlite"
+    root = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN.format(root=root, cache=str(cache))],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "started"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not cache.exists() or len(RequestCache(cache)) < 3):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    finished = len(RequestCache(cache))
+    assert 3 <= finished < 40
+
+    def fast(messages, tools):
+        return {"tool_calls": [{"name": "get_weather", "input": {"city": "Paris"}}]}
+
+    cases = [EvalCase(f"c{i}", prompt=f"Paris {i}", expect_calls=PARIS) for i in range(40)]
+    report = run_evals(cases, ScriptedModel([fast], repeat_last=True, name="slow"), tools=[get_weather], cache=cache,
+                       progress=False)
+    assert report.cache_hits == finished and report.results["passed"].all()
+
+
+def test_provider_errors_are_reported_per_row(model_server):  # noqa: F811
+    from tests.model_servers import error_reply
+    from workbench.models.openai import OpenAIModel
+
+    model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key="sk-test-not-a-real-key",
+                        max_retries=0)
+    model_server.script([error_reply("openai", 429, "Rate limit reached", code="rate_limit_exceeded"),
+                         openai_chat(tool_calls=[("get_weather", {"city": "Rome"})])])
+    report = run_evals(CASES[:2], model, tools=[get_weather], concurrency=1, progress=False)
+    first = report.results.iloc[0]
+    assert not first["passed"] and first["model_error"] == "rate_limit" and first["reason"].startswith("model error:")
+    assert "openai" in first["reason"] and "sk-test" not in first["reason"]
+    assert report.summary()["rate_limited"].tolist() == [1]
+
+
+def test_add_eval_case_creates_and_extends_a_suite(tmp_path):
+    from workbench.evals import add_eval_case
+
+    path = tmp_path / "saved.evals.json"
+    add_eval_case(path, CASES[0], tools=["weather_tools"])
+    add_eval_case(path, CASES[1], tools=["weather_tools", "more_tools"])
+    add_eval_case(path, EvalCase("paris", prompt="changed", expect_no_call=True))
+    suite = load_evals(path)
+    assert [c.id for c in suite.cases] == ["rome", "paris"] and suite.tools == ["weather_tools", "more_tools"]
+    assert suite.cases[1].prompt == "changed"

@@ -55,6 +55,18 @@ def _tool_entry(item: Any) -> Any:
     return spec.to_json() if hasattr(spec, "to_json") else item
 
 
+def add_eval_case(path: PathLike, case: EvalCase, *, tools: Any = None) -> Path:
+    """Add ``case`` to the suite file at ``path`` (created with ``tools`` when it does not exist yet;
+    a case with the same id is replaced). What the playground's *Save as eval case* does."""
+    where = Path(path)
+    suite = load_evals(where) if where.exists() else EvalSuite(where.name.removesuffix(SUFFIX), tools=list(tools or []))
+    if tools and where.exists():
+        known = {json.dumps(_tool_entry(t), sort_keys=True) for t in suite.tools}
+        suite.tools += [t for t in tools if json.dumps(_tool_entry(t), sort_keys=True) not in known]
+    suite.cases = [c for c in suite.cases if c.id != case.id] + [case]
+    return save_evals(suite, where)
+
+
 def load_evals(path: PathLike) -> EvalSuite:
     """Read a suite file (its tools are resolved when the suite is run, see :func:`suite_registry`)."""
     where = Path(path)

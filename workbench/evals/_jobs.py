@@ -120,4 +120,5 @@ def _row(job: _Job, model: Model, case: EvalCase, transcript: Transcript, verdic
         "output_tokens": usage.output_tokens,
         "cached": bool(turns) and all(getattr(s.turn, "cached", False) for s in turns),
         "tags": ",".join(case.tags), "run_id": transcript.run_id,
+        "model_error": next((s.error_kind for s in turns if s.error), None),
     }

@@ -84,6 +84,8 @@ class EvalReport:
                 "latency_p90_ms": float(group["latency_ms"].quantile(0.9)),
                 "input_tokens": int(group["input_tokens"].sum()), "output_tokens": int(group["output_tokens"].sum()),
                 "cached": int(group["cached"].sum()),
+                "model_errors": int(group["model_error"].notna().sum()),
+                "rate_limited": int((group["model_error"] == "rate_limit").sum()),
             })
         return pd.DataFrame(out)
 
@@ -140,7 +142,7 @@ class EvalReport:
 
 _COLUMNS = ["case", "model", "variant", "repeat", "passed", "reason", "error_type", "expected", "actual",
             "expect_no_call", "true_positives", "false_positives", "false_negatives", "arguments_ok", "turns",
-            "latency_ms", "input_tokens", "output_tokens", "cached", "tags", "run_id"]
+            "latency_ms", "input_tokens", "output_tokens", "cached", "tags", "run_id", "model_error"]
 
 
 def _esc(value: Any) -> str:
