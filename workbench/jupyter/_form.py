@@ -307,7 +307,7 @@ class ToolForm(W.VBox):
             try:
                 value = field.get()
             except FieldValueError as exc:
-                problems.append({"field": exc.field.path_text, "message": str(exc), "widget": exc.field})
+                problems.append({"field": exc.field.path_text, "message": str(exc), "widget": exc.field, "name": name})
                 continue
             if value is not MISSING:
                 values[name] = value
@@ -401,18 +401,23 @@ class ToolForm(W.VBox):
         for problem in problems:
             problem["widget"].show_error(problem["message"])
             errors[problem["field"]] = problem["message"]
-        if not problems:
-            try:
-                self.spec.check_inputs(values)
-            except ToolInputError as exc:
-                for err in exc.errors:
-                    key = err.get("field") or "$"
-                    errors[key] = f"{errors[key]}; {err['message']}" if key in errors else err["message"]
-                    target = self._deepest_field(parse_error_path(err.get("path") or "$"))
-                    if target is not None:
-                        target.show_error(err["message"])
-            except ValueError as exc:  # e.g. a malformed schema (ToolSpecError)
-                errors["$"] = str(exc)
+        # the fields that parsed are checked too, so every invalid field is reported at once; a
+        # parameter whose field did not parse is left out of ``values``, so its "missing" is skipped
+        unparsed = {problem["name"] for problem in problems}
+        try:
+            self.spec.check_inputs(values)
+        except ToolInputError as exc:
+            for err in exc.errors:
+                key = err.get("field") or "$"
+                path = parse_error_path(err.get("path") or "$")
+                if path and path[0] in unparsed:
+                    continue
+                errors[key] = f"{errors[key]}; {err['message']}" if key in errors else err["message"]
+                target = self._deepest_field(parse_error_path(err.get("path") or "$"))
+                if target is not None:
+                    target.show_error(err["message"])
+        except ValueError as exc:  # e.g. a malformed schema (ToolSpecError)
+            errors["$"] = str(exc)
         self._show_errors(errors)
         return None if errors else values
 

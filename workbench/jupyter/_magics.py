@@ -285,7 +285,13 @@ class WorkbenchMagics(Magics):
                 raise UsageError(f"%%tool: --timeout must be a positive number of seconds, got {args.timeout:g}")
             options["timeout"] = args.timeout
 
-        filename = shell.compile.cache(source, raw_code=cell) if shell is not None else "<%%tool>"
+        # numbered as the running cell (the last one IPython cached), so a traceback says "Cell In[N]"
+        if shell is not None:
+            cached = getattr(shell.compile, "_filename_map", None) or {}
+            number = next(reversed(cached.values()), shell.execution_count)
+            filename = shell.compile.cache(source, number, raw_code=cell)
+        else:
+            filename = "<%%tool>"
         code = compile(tree, filename, "exec")
         namespace = shell.user_ns if shell is not None else {}
         exec(code, shell.user_global_ns if shell is not None else namespace, namespace)  # noqa: S102 - the user's cell

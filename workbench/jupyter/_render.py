@@ -15,7 +15,7 @@ from workbench._json_text import loads as load_json
 from workbench._html import display_status, error_message, status_html, without_path
 from workbench._html import escape as _e
 from workbench._styles import ERROR_BOX_STYLE, MUTED, STATUS_COLOURS, WARNING_STYLE, WRAP
-from workbench.jupyter._traceback import split_traceback
+from workbench.jupyter._traceback import cell_names, split_traceback, without_final_error
 
 __all__ = ["result_area_html", "json_html", "safe_markdown", "description_html", "tool_use_html", "copy_as_code",
            "mismatch_html", "error_summary_html", "form_summary_html", "traceback_html", "COLLAPSE_LINES"]
@@ -236,9 +236,14 @@ def _status_line(result: Any) -> str:
             f" <code>{_e(result.metadata.get('tool_name', ''))}</code>{_e(extra)}</div>")
 
 
-def traceback_html(text: str) -> str:
-    """The user's frames and the error, then the full traceback collapsed (internal frames included)."""
+def traceback_html(text: str, headline: Optional[tuple[str, str]] = None) -> str:
+    """The user's frames, then the full traceback collapsed (internal frames included). Notebook
+    cells are named ``Cell In[N]`` as IPython names them; with ``headline`` (error type, message)
+    already shown above, the user's part does not repeat the error line."""
+    text = cell_names(text)
     user, hidden = split_traceback(text)
+    if headline is not None:
+        user = without_final_error(user, *headline)
     if not hidden:
         return f"<details><summary>traceback</summary><pre style='{_PRE}'>{_e(text)}</pre></details>"
     note = f"full traceback ({hidden} internal frame{'s' if hidden != 1 else ''}: workbench, asyncio, threads)"
@@ -258,7 +263,7 @@ def _error_body(result: Any) -> str:
     body = (f"<div style='color:{colour};border-left:3px solid {border};padding-left:6px;{WRAP}'>"
             f"{label}<span style='white-space:pre-wrap'>{_e(message)}</span></div>")
     if meta.get("traceback"):
-        body += traceback_html(str(meta["traceback"]))
+        body += traceback_html(str(meta["traceback"]), (error_type, message))
     return body
 
 

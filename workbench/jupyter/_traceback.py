@@ -18,7 +18,7 @@ import sys
 import threading
 from typing import Iterable, Optional
 
-__all__ = ["split_traceback", "internal_paths"]
+__all__ = ["split_traceback", "internal_paths", "cell_names", "without_final_error"]
 
 _FRAME = re.compile(r'^  File "(?P<path>[^"]*)", line \d+')
 
@@ -64,3 +64,26 @@ def split_traceback(text: str, internal: Optional[Iterable[str]] = None) -> tupl
         skipping = False
         kept.append(line)
     return ("".join(kept), dropped) if dropped else (text, 0)
+
+
+_FILE_LINE = re.compile(r'^(?P<indent>\s*)File "(?P<path>[^"]*)", line (?P<line>\d+)', re.MULTILINE)
+
+
+def cell_names(text: str) -> str:
+    """Frames of notebook cells named as IPython names them: ``Cell In[5], line 3`` instead of the
+    kernel's temporary file (``/tmp/ipykernel_…/1610421116.py``). Other frames are left as they are."""
+    shell = sys.modules.get("IPython")
+    ip = shell.get_ipython() if shell is not None else None
+    cells = getattr(getattr(ip, "compile", None), "_filename_map", None) or {}
+    if not cells:
+        return text
+    return _FILE_LINE.sub(lambda m: f"{m.group('indent')}Cell In[{cells[m.group('path')]}], line {m.group('line')}"
+                          if m.group("path") in cells else m.group(0), text)
+
+
+def without_final_error(text: str, error_type: str, message: str) -> str:
+    """``text`` without its last line(s) when they repeat the error a headline already shows
+    (``ValueError: boom``, or a module-qualified ``pkg.MyError: boom``)."""
+    pattern = re.compile(rf"(?:^|\n)(?:[\w.]+\.)?{re.escape(error_type)}: {re.escape(message)}\s*$")
+    match = pattern.search(text)
+    return text[:match.start()] + "\n" if match else text
