@@ -12,7 +12,6 @@ from pydantic import Field
 from tests.form_catalogue import wait_until, wb  # noqa: F401 - wb is a fixture
 from workbench import tool
 from workbench.jupyter import Playground, ToolCallCard
-from workbench.jupyter._playground import EVAL_CASE_TOOLTIP
 from workbench.jupyter._playground_card import _controls
 from workbench.models import ScriptedModel
 from workbench.types import ToolResult, make_tool_use
@@ -137,10 +136,11 @@ def test_card_escapes_what_the_model_sent(tools):
     assert "&lt;img" in card.raw_input.value
 
 
-def test_save_as_eval_case_is_disabled_and_says_why(tools):
+def test_save_as_eval_case_waits_for_a_run(tools):
     pg = Playground(workbench=tools)
-    assert pg.eval_button.disabled and pg.eval_button.tooltip == EVAL_CASE_TOOLTIP
-    assert "#20" in EVAL_CASE_TOOLTIP
+    assert pg.eval_button.disabled
+    with pytest.raises(ValueError, match="Send a prompt first"):
+        pg.save_eval_case()
 
 
 def test_card_approval_only_ask_keeps_the_form_read_only_and_ignores_nothing(tools):
@@ -494,3 +494,42 @@ def test_card_approve_takes_the_json_editor_when_it_is_shown(tools):
     assert not card.approve() and card.pending and "$" in card.form.errors
     card.form.json_mode.editor.value = '{"city": "Cairo", "days": 5}'
     assert card.approve() and future.result() == {"city": "Cairo", "days": 5}
+
+
+def test_save_as_eval_case_keeps_the_prompt_and_the_calls_as_the_user_edited_them(tools, tmp_path):
+    from workbench.evals import load_evals, run_evals
+
+    model = _weather_model()
+    pg = Playground([model], workbench=tools)
+    pg.step_mode = True
+    run = pg.send("weather in Oslo?")
+    assert wait_until(lambda: len(pg.pending) == 1, timeout=30)
+    pg.pending[0].form.set_values({"city": "Bergen"})
+    pg.pending[0].approve()
+    run.result(timeout=30)
+    assert not pg.eval_button.disabled
+    pg.eval_path.value = str(tmp_path / "weather.evals.json")
+    pg.eval_button.click()
+    assert "Saved eval case" in pg.save_message.value and "weather-in-oslo" in pg.save_message.value
+    suite = load_evals(tmp_path / "weather.evals.json")
+    [case] = suite.cases
+    assert case.prompt == "weather in Oslo?" and case.tools == ["lookup", "maybe"]
+    assert [e.to_dict() for e in case.expected] == [{"name": "lookup", "arguments": {"city": ["Bergen"], "days": [2]}}]
+    assert len(suite.tools) == 2  # the offered tools, as refs or spec dicts
+    # saving again keeps both; the saved case runs as an evaluation (the scripted model calls Oslo: it fails)
+    pg.save_eval_case()
+    assert [c.id for c in load_evals(tmp_path / "weather.evals.json").cases] == ["weather-in-oslo", "weather-in-oslo-2"]
+    oslo = ScriptedModel([{"tool_calls": [{"name": "lookup", "input": {"city": "Oslo", "days": 2}}]}], repeat_last=True)
+    report = run_evals(tmp_path / "weather.evals.json", oslo, progress=False)
+    assert report.failures()["reason"].tolist()[0] == "lookup: city 'Oslo' not in ['Bergen']"
+
+
+def test_a_denied_call_is_not_expected_of_the_model(tools, tmp_path):
+    pg = Playground([_weather_model()], workbench=tools)
+    pg.step_mode = True
+    run = pg.send("weather?")
+    assert wait_until(lambda: pg.pending, timeout=30)
+    pg.pending[0].deny()
+    run.result(timeout=30)
+    case = pg.eval_case()
+    assert case.expect_no_call and case.expected == []

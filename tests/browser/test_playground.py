@@ -100,7 +100,7 @@ def test_a_prompt_shows_the_tool_card_its_result_and_the_answer(lab_page):
     expect(city).to_have_value("Oslo")
     expect(city).to_be_disabled()
     expect(card.locator("button.workbench-approve")).to_be_hidden()
-    expect(playground.locator("button.workbench-save-eval")).to_be_disabled()
+    expect(playground.locator("button.workbench-save-eval")).to_be_enabled()
     expect(playground.locator("button.workbench-save-transcript")).to_be_enabled()
     _screenshots(page, playground, "auto")
 
@@ -127,6 +127,16 @@ def test_step_mode_edit_approve_runs_the_edited_call(lab_page):
     expect(card).to_contain_text("edited")
     lab.add_and_run_cell(page, "print('sent:', step_model.calls[1]['messages'][-1]['results'][0]['content'][0]['text'])",
                          "sent: Bergen: 21 degrees for 2 day(s)")
+    # Save as eval case: the prompt and the call as the user edited it become a case of the suite file
+    playground = _playground(page, 1)
+    playground.locator(".workbench-eval-path input").fill("browser.evals.json")
+    playground.locator(".workbench-eval-path input").press("Tab")
+    page.wait_for_timeout(300)
+    playground.locator("button.workbench-save-eval").click()
+    playground.locator(".workbench-save-message", has_text="Saved eval case").wait_for(timeout=30_000)
+    lab.add_and_run_cell(page, "from workbench.evals import load_evals\n"
+                               "print('case:', load_evals('browser.evals.json').cases[-1].expected[0].to_dict())",
+                         "case: {'name': 'lookup', 'arguments': {'city': ['Bergen'], 'days': [2]}}")
     _screenshots(page, _playground(page, 1), "step-done")
 
 

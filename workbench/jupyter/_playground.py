@@ -3,7 +3,8 @@
 Top to bottom: the settings (a model picker per column, the system prompt, the tools offered, the
 temperature, ``tool_choice``, the maximum of model turns, *auto* / *step* mode) · the prompt box
 with **Send** (Ctrl/Cmd+Enter), **Stop** (Esc) and **New chat** · the columns, one conversation per model on the same prompts ·
-**Save transcript** (and **Save as eval case**, disabled: evaluations are not built yet).
+**Save transcript** and **Save as eval case** (the prompt and the calls the user let run, edited
+ones as edited, become a case of a ``*.evals.json`` suite: see :meth:`Playground.save_eval_case`).
 
 Each Send runs ``workbench.agent.arun_agent`` once per column on the kernel's event loop (or, with
 none running, on a background thread), so the kernel stays live while models answer and while a
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -43,8 +45,10 @@ __all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES", "EVAL_C
 MAX_COLUMNS = 3
 #: the tool_choice picker's fixed entries → what the agent loop gets (a tool's name → ``{"tool": {"name": …}}``)
 TOOL_CHOICES: dict[str, Any] = {"auto": None, "any": "any", "none": "none"}
-#: why Save as eval case is disabled
-EVAL_CASE_TOOLTIP = "Save as eval case comes with evaluations (issue #20), which are not built yet"
+#: where Save as eval case writes unless told otherwise
+DEFAULT_EVAL_PATH = "playground.evals.json"
+#: calls whose result says the user did not let them run (not expected of the model)
+_REFUSED_TYPES = frozenset({"DeniedByUser", "ReviewFailed", "PermissionDenied", "ToolPermissionError"})
 DEFAULT_TRANSCRIPT_PATH = "playground_transcript.json"
 _SECTION = "margin:2px 0;" + WRAP
 
@@ -156,8 +160,11 @@ class Playground(W.VBox):
                                     tooltip="Write each column's last run as Transcript JSON",
                                     layout=W.Layout(width="auto"))
         self.save_button.add_class("workbench-save-transcript")
+        self.eval_path = W.Text(value=DEFAULT_EVAL_PATH, description="suite", layout=W.Layout(width="300px"))
+        self.eval_path.add_class("workbench-eval-path")
         self.eval_button = W.Button(description="Save as eval case", icon="flask", disabled=True,
-                                    tooltip=EVAL_CASE_TOOLTIP, layout=W.Layout(width="auto"))
+                                    tooltip="Add the last prompt and the calls you let run (as edited) to the "
+                                            "suite file as an evaluation case", layout=W.Layout(width="auto"))
         self.eval_button.add_class("workbench-save-eval")
         self.save_message = W.HTML()
         self.save_message.add_class("workbench-save-message")
@@ -167,6 +174,7 @@ class Playground(W.VBox):
         self.new_button.on_click(lambda _b: self.new_chat())
         self.stop_button.on_click(lambda _b: self.stop())
         self.save_button.on_click(lambda _b: self._click_save())
+        self.eval_button.on_click(lambda _b: self._click_save_eval())
 
         settings = W.VBox([
             W.HBox(self.pickers, layout=W.Layout(width="100%")),
@@ -186,7 +194,7 @@ class Playground(W.VBox):
             Disclosure(settings, "Settings: models, system prompt, tools, temperature, tool_choice, mode", expanded=True),
             prompt_box,
             self.columns_box,
-            W.HBox([self.save_path, self.save_button, self.eval_button]),
+            W.HBox([self.save_path, self.save_button, self.eval_path, self.eval_button]),
             self.save_message,
         ], layout=W.Layout(width="100%"))
         self.add_class("workbench-playground")
@@ -370,7 +378,7 @@ class Playground(W.VBox):
         self.stop_button.disabled = not running
         self.shortcuts.busy = running
         self.send_button.disabled = running
-        self.save_button.disabled = running or not any(self.transcripts)
+        self.save_button.disabled = self.eval_button.disabled = running or not any(self.transcripts)
         if running:
             self.status.value = f"<span style='color:{MUTED}'>running…</span>"
 
@@ -410,6 +418,55 @@ class Playground(W.VBox):
         except (OSError, ValueError) as exc:
             self.save_message.value = f"<div style='{BANNER_STYLE}'>Not saved: {_e(exc)}</div>"
 
+    def eval_case(self, case_id: Optional[str] = None, *, column: int = 0) -> Any:
+        """The last Send of ``column`` as an :class:`~workbench.evals.EvalCase`: its prompt (the whole
+        conversation when there was one before it) and, as expected calls, the calls that ran — edited
+        ones as edited; denied ones are left out. No call ran: the case expects none."""
+        from workbench.evals import EvalCase
+
+        columns = [c for c in self.columns if c.transcript is not None]
+        if not columns:
+            raise ValueError("nothing to save yet: Send a prompt first")
+        transcript = columns[column].transcript
+        calls = [step.tool_use for step in transcript.tool_steps
+                 if step.result.metadata.get("error_type") not in _REFUSED_TYPES]
+        expected = [{"name": call["name"], "arguments": {k: [v] for k, v in call["input"].items()}}
+                    for call in calls if isinstance(call.get("input"), dict)]
+        prompt = [m for m in transcript.prompt if m.get("role") != "system"]
+        system = next((m["content"] for m in transcript.prompt if m.get("role") == "system"), None)
+        question = dict(prompt=prompt[0]["content"]) if len(prompt) == 1 and isinstance(prompt[0].get("content"), str) \
+            else dict(messages=prompt)
+        names = [spec["name"] for spec in transcript.tools]
+        return EvalCase(case_id or _case_id(question.get("prompt") or prompt[-1].get("content")), **question,
+                        system=system, tools=names or None, expect_calls=expected or None,
+                        expect_no_call=not expected)
+
+    def save_eval_case(self, path: "str | Path | None" = None, case_id: Optional[str] = None, *,
+                       column: int = 0) -> Path:
+        """Add :meth:`eval_case` to the suite file at ``path`` (default: the *suite* box,
+        ``playground.evals.json``), with the offered tools (their refs, or spec dicts for notebook tools).
+        A case with the same id is replaced. Returns the path."""
+        from workbench.evals import add_eval_case, load_evals
+
+        target = Path(path if path is not None else self.eval_path.value or DEFAULT_EVAL_PATH)
+        case = self.eval_case(case_id, column=column)
+        if case_id is None and target.exists():  # a fresh id: saving twice keeps both cases
+            taken = {c.id for c in load_evals(target).cases}
+            base, number = case.id, 2
+            while case.id in taken:
+                case.id, number = f"{base}-{number}", number + 1
+        tools = self._tool_map()
+        add_eval_case(target, case, tools=[tools[n] for n in case.tools or [] if n in tools])
+        self.save_message.value = (f"<div style='{_SECTION}'>Saved eval case <code>{_e(case.id)}</code> to "
+                                   f"<code>{_e(target)}</code></div>")
+        return target
+
+    def _click_save_eval(self) -> None:
+        try:
+            self.save_eval_case()
+        except (OSError, ValueError, TypeError) as exc:
+            self.save_message.value = f"<div style='{BANNER_STYLE}'>Not saved: {_e(exc)}</div>"
+
     def _repr_mimebundle_(self, **kwargs: Any) -> Optional[dict]:
         """The live widget plus a static ``text/html`` picture (models, tools, mode, the conversations so
         far) for readers without the widget: GitHub, nbviewer, a saved notebook opened before it ran."""
@@ -421,3 +478,9 @@ class Playground(W.VBox):
     def __repr__(self) -> str:
         return (f"<Playground models={[c.label for c in self.columns]!r} tools={list(self.tool_picker.value)!r} "
                 f"mode={self.mode.value}>")
+
+
+def _case_id(text: Any) -> str:
+    """A readable case id from a prompt: its first words, lower case, joined by dashes."""
+    words = re.findall(r"[a-z0-9]+", str(text or "case").lower())[:6]
+    return "-".join(words) or "case"
