@@ -174,3 +174,21 @@ def test_record_and_replay_async(tmp_path):
     live, replayed = asyncio.run(both())
     assert replayed == live and replayed.model == "schema:schema"
     assert json.loads(cassette.read_text())["model"] == "schema:schema"
+
+
+def test_schema_model_counts_only_what_a_model_reads():
+    """Its token estimate ignores a result's latency and timestamps (the same conversation, the same count)."""
+    from workbench.models import SchemaModel
+    from workbench.types import ToolResult
+
+    def conversation(latency, stamp):
+        result = ToolResult(toolUseId="1", status="success", content=[{"text": "21 degrees"}],
+                            metadata={"tool_name": "w", "latency_ms": latency}, started_at=stamp, completed_at=stamp)
+        return [{"role": "user", "content": "weather?"},
+                {"role": "assistant", "content": "", "tool_calls": [{"toolUseId": "1", "name": "w", "input": {}}]},
+                {"role": "tool", "results": [result.model_dump(by_alias=True)]}]
+
+    model = SchemaModel(seed=0)
+    first = model.complete(conversation(1.5, "2026-01-01T00:00:00.000Z")).usage.input_tokens
+    again = model.complete(conversation(1234.56789, "2026-12-31T23:59:59.999Z")).usage.input_tokens
+    assert first == again

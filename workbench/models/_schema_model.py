@@ -79,7 +79,7 @@ class SchemaModel(Model):
 
     def _turn(self, messages: list[Message], turn: ModelTurn) -> ModelTurn:
         said = json.dumps([turn.text, turn.tool_calls], default=str)
-        turn.usage = Usage(_words(json.dumps(messages, default=str)), _words(said))
+        turn.usage = Usage(_words(json.dumps(_visible(messages), default=str)), _words(said))
         turn.model = self.id
         return turn
 
@@ -101,6 +101,18 @@ def _results(messages: list[Message]) -> dict[str, Any]:
                 out[name] = {"error": result.error or result.text}
             else:
                 out[name] = result.json if result.json is not None else result.text
+    return out
+
+
+def _visible(messages: list[Message]) -> list[Any]:
+    """What a model reads of ``messages``: texts, calls and result contents — not a result's metadata
+    (latency, timestamps), which would make the same conversation count differently from run to run."""
+    out: list[Any] = []
+    for message in messages:
+        out.append(message.get("content"))
+        out.extend((c.get("name"), c.get("input")) for c in message.get("tool_calls") or [])
+        for item in message.get("results") or []:
+            out.append(item.content if isinstance(item, ToolResult) else item.get("content"))
     return out
 
 
