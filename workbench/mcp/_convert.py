@@ -32,6 +32,7 @@ __all__ = [
     "is_result_wrapper",
     "unwrap_output_schema",
     "result_to_call_tool_result",
+    "served_result",
     "call_tool_result_to_value",
     "local_tool_name",
 ]
@@ -185,6 +186,23 @@ def _image_content(block: dict[str, Any]) -> types.ImageContent:
     return types.ImageContent(data=data, mime_type=mime)
 
 
+def served_result(result: ToolResult, spec: ToolSpec,
+                  output_schema: Optional[dict[str, Any]] = _MISSING) -> ToolResult:  # type: ignore[assignment]
+    """The result a server sends for ``result``: the same one, except that a success whose value broke
+    the declared ``returns`` schema becomes an error result (type ``ReturnsMismatch``) — MCP requires
+    structured content to conform to ``outputSchema``, and clients drop results that do not. The
+    server logs this result, so its log row and its reply always agree."""
+    if output_schema is _MISSING:
+        output_schema = output_schema_of(spec)
+    mismatch = result.metadata.get("returns_mismatch")
+    if result.status != "success" or not output_schema or not mismatch:
+        return result
+    message = f"Tool '{spec.name}' returned a value that does not match its declared output schema: {mismatch}"
+    metadata = {**result.metadata, "tool_name": spec.name, "error_type": "ReturnsMismatch", "error": message}
+    return ToolResult(tool_use_id=result.tool_use_id, status="error", content=[{"text": f"Error: {message}"}],
+                      metadata=metadata, started_at=result.started_at, completed_at=result.completed_at)
+
+
 def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
                                output_schema: Optional[dict[str, Any]] = _MISSING) -> types.CallToolResult:  # type: ignore[assignment]
     """A final ``ToolResult`` as an MCP ``CallToolResult``.
@@ -193,23 +211,17 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
     ``structuredContent`` (wrapped as ``{"result": value}`` when the output schema is the
     wrapper, or when there is no output schema and the value is not an object); an error →
     ``isError`` with the error message (its type under ``_meta``). A success whose value broke
-    the declared ``returns`` schema is an ``isError`` result saying so (type ``ReturnsMismatch``):
-    MCP requires structured content to conform to ``outputSchema``.
+    the declared ``returns`` schema is an ``isError`` result saying so (type ``ReturnsMismatch``,
+    see :func:`served_result`).
     """
     if output_schema is _MISSING:
         output_schema = output_schema_of(spec)
+    result = served_result(result, spec, output_schema)
     if result.status == "error":
         metadata = result.metadata
         message = metadata.get("error") or result.text or "Tool call failed"
         meta = {_META_ERROR_TYPE: str(metadata.get("error_type") or "Error")}
         return types.CallToolResult(content=[types.TextContent(text=str(message))], is_error=True, _meta=meta)
-    mismatch = result.metadata.get("returns_mismatch")
-    if output_schema and mismatch:
-        # MCP: structured content MUST conform to the tool's outputSchema, and clients drop results
-        # that do not — so a return that broke the declared type is reported as an error instead.
-        message = (f"Tool '{spec.name}' returned a value that does not match its declared output schema: {mismatch}")
-        return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True,
-                                    _meta={_META_ERROR_TYPE: "ReturnsMismatch"})
     content: list[Any] = []
     json_value: Any = _MISSING
     has_text = False

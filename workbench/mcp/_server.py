@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from workbench._events import ToolEvent
 from workbench.executor import ConcurrentExecutor, ToolExecutor
 from workbench.mcp import _security
-from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, spec_to_mcp_tool
+from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, served_result, spec_to_mcp_tool
 from workbench.registry import ToolRegistry
 from workbench.types import ToolResult, make_tool_use, utc_now_iso
 
@@ -76,6 +76,22 @@ async def _announce(session: Any) -> None:
 
 
 _CANCEL_GRACE = 5.0  # seconds a cancelled call may take to wind down before it is abandoned
+
+
+class _ServedLog:
+    """The server's log as the executor of one call sees it: the row written is the result the client
+    is sent (:func:`served_result`), so a return that broke ``outputSchema`` is logged as the error
+    the client got, not as a success."""
+
+    __slots__ = ("log", "spec", "output_schema")
+
+    def __init__(self, log: Any, spec: Any, output_schema: Optional[dict[str, Any]]) -> None:
+        self.log = log
+        self.spec = spec
+        self.output_schema = output_schema
+
+    def append(self, result: ToolResult, tool_use: Any = None, **kwargs: Any) -> Any:
+        return self.log.append(served_result(result, self.spec, self.output_schema), tool_use, **kwargs)
 
 
 class _Bridge:
@@ -143,14 +159,18 @@ class _Bridge:
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         self._seen(ctx)
         name = params.name
-        item = self.registry.get(name)
-        if item is None:
-            available = ", ".join(self.registry.list_tools()) or "none"
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool '{name}' (available: {available})")
-        spec = item.spec
         tool_use = make_tool_use(name, dict(params.arguments or {}))
         state = dict(self.executor.invocation_state or {})
         state["mcp"] = {"request_id": ctx.request_id, "protocol_version": ctx.protocol_version}
+        item = self.registry.get(name)
+        if item is None:
+            # the executor answers (and logs: every call is one row) with ToolNotFoundError; MCP wants
+            # an unknown tool as a protocol error, with the same message
+            [missing] = await self.executor.execute([tool_use], self.registry, log=self.log, invocation_state=state)
+            raise MCPError(types.INVALID_PARAMS, str(missing.metadata.get("error") or f"Unknown tool '{name}'"))
+        spec = item.spec
+        output_schema = output_schema_of(spec)
+        log = None if self.log is None else _ServedLog(self.log, spec, output_schema)
 
         loop = asyncio.get_running_loop()
         pending: collections.deque = collections.deque()
@@ -180,7 +200,7 @@ class _Bridge:
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(forward)
-                running = asyncio.ensure_future(self.executor.execute([tool_use], self.registry, log=self.log,
+                running = asyncio.ensure_future(self.executor.execute([tool_use], self.registry, log=log,
                                                                       invocation_state=state))
                 try:
                     results = await asyncio.shield(running)
@@ -197,7 +217,7 @@ class _Bridge:
         finally:
             with self._lock:
                 self._progress.pop(use_id, None)
-        return result_to_call_tool_result(results[0], spec, output_schema_of(spec))
+        return result_to_call_tool_result(results[0], spec, output_schema)
 
     async def _cancel(self, running: "asyncio.Future[Any]", use_id: str, tool_use: Any) -> None:
         """End a call whose request was cancelled; every call gets exactly one log row."""
