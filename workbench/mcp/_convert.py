@@ -176,6 +176,18 @@ def _raw_value(result: ToolResult) -> Any:
     return value
 
 
+def _standard_base64(value: Any) -> Any:
+    """``value`` with every ``bytes`` in it (through dicts, lists and tuples) as standard base64 text:
+    the alphabet MCP's ``ImageContent`` uses (pydantic's JSON mode would write URL-safe base64)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, dict):
+        return {key: _standard_base64(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_standard_base64(item) for item in value]
+    return value
+
+
 def _image_content(block: dict[str, Any]) -> types.ImageContent:
     image = block.get("image") or {}
     fmt = str(image.get("format") or "png").lower()
@@ -242,7 +254,7 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
     meta: Optional[dict[str, Any]] = None
     structured: Any = _MISSING
     if output_schema:
-        value = json_value if json_value is not _MISSING else to_jsonable(_raw_value(result))
+        value = json_value if json_value is not _MISSING else to_jsonable(_standard_base64(_raw_value(result)))
         wrapped = is_result_wrapper(output_schema) and not is_object_schema(spec.returns)
         structured = {"result": value} if wrapped else value
     elif json_value is not _MISSING:
