@@ -113,3 +113,58 @@ def test_connect_gets_the_png_bytes_back():
         result = SequentialExecutor().call(registry, "png_bytes")
         assert result.status == "success", result.metadata
         assert result.value == ODD_PNG
+
+
+# -- 4. Host and Origin are parsed as RFC 3986 authorities ----------------------------------------------------
+# raw requests (httpx) against `python -m workbench.mcp serve` on 127.0.0.1; every forged Host is only a header
+def test_host_names_compare_case_insensitively_and_tricks_are_refused(tmp_path):
+    from tests.test_mcp_auth import call_add, ran, running
+
+    with running("--allow-host", "Exact.Example:8443", tmp_path=tmp_path) as server:
+        port = server.port
+        accepted = [f"LOCALHOST:{port}", "LocalHost", f"localhost.:{port}", f"127.0.0.1:{port}", f"[::1]:{port}",
+                    f"[0:0:0:0:0:0:0:1]:{port}", "[::1]", "exact.example:8443", "EXACT.EXAMPLE:8443"]
+        for a, host in enumerate(accepted, start=1):
+            assert ran(call_add(server, a, host=host), a), host
+        refused = [f"127.0.0.1:{port}@evil.com", f"evil.com@127.0.0.1:{port}", f"user:pw@localhost:{port}",
+                   f"localhost:{port}/", f"localhost:{port}#x", f"localhost:{port}?x", "localhost:", "localhost:0",
+                   "localhost:99999", "localhost:80:80", f"localhost:{port} evil", "localhost:+80", "localhost:-1",
+                   "local host", "::1", f"::1:{port}", "[::1", f"[::1]x:{port}", "[fe80::1%25eth0]", "[v1.x]",
+                   "localhost..", ".localhost", "exact.example:9999", "exact.example", "evil.com", "",
+                   "localhost%2eevil.com", f"127.0.0.1:{port}.evil.com"]
+        for b, host in enumerate(refused, start=100):
+            response = call_add(server, b, host=host)
+            assert response.status_code == 421, (host, response.status_code, response.text)
+        assert server.logged_sums() == list(range(1, len(accepted) + 1))
+
+
+def test_origins_are_parsed_and_compared_case_insensitively(tmp_path):
+    from tests.test_mcp_auth import call_add, ran, running
+
+    with running("--allow-origin", "https://App.Example:8443", "--allow-origin", "https://any.example",
+                 tmp_path=tmp_path) as server:
+        accepted = ["http://LOCALHOST:5173", "HTTP://localhost", "http://127.0.0.1:3000", "http://[::1]:3000",
+                    "https://app.example:8443", "https://APP.example:8443", "https://any.example",
+                    "https://any.example:9443"]
+        for a, origin in enumerate(accepted, start=1):
+            assert ran(call_add(server, a, origin=origin), a), origin
+        refused = ["http://localhost:5173@evil.com", "http://user@localhost:5173", "http://localhost.evil.com",
+                   "http://localhost:5173/path", "http://localhost/", "http://localhost:99999", "http://localhost:",
+                   "https://localhost", "null", "localhost", "http://", "http://[::1", "https://app.example",
+                   "https://app.example:9999", "http://app.example:8443", "file://", "http://evil.com#localhost"]
+        for b, origin in enumerate(refused, start=100):
+            response = call_add(server, b, origin=origin)
+            assert response.status_code == 403, (origin, response.status_code, response.text)
+        assert server.logged_sums() == list(range(1, len(accepted) + 1))
+
+
+def test_bad_allow_host_and_allow_origin_values_are_refused_at_start():
+    from workbench.mcp._security import allow_lists
+
+    for bad in ("user@host", "host:99999", "host:abc", "a b", "[::1", "http://host"):
+        with pytest.raises(ValueError, match="allowed host"):
+            allow_lists([bad], [])
+    for bad in ("app.example", "https://user@app.example", "https://app.example/path", "https://app.example:0"):
+        with pytest.raises(ValueError, match="allowed origin"):
+            allow_lists([], [bad])
+

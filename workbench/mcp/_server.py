@@ -28,6 +28,7 @@ from mcp.shared.exceptions import MCPError
 from workbench._events import ToolEvent
 from workbench.executor import ConcurrentExecutor, ToolExecutor
 from workbench.mcp import _security
+from workbench.mcp._http import streamable_http_app
 from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, served_result, spec_to_mcp_tool
 from workbench.registry import ToolRegistry
 from workbench.types import ToolResult, make_tool_use, utc_now_iso
@@ -368,16 +369,14 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
             bound_host, bound_port = sock.getsockname()[:2]
             shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
             url = f"http://{shown_host}:{bound_port}{path}"
-            security = _security.transport_security(bound_host, allowed_hosts, allowed_origins)
+            policy = _security.host_policy(bound_host, allowed_hosts, allowed_origins)
             secret, generated = _security.resolve_token(token, bound_host)
-            auth = {} if secret is None else {"auth": _security.auth_settings(url),
-                                              "token_verifier": _security.StaticTokenVerifier(secret)}
-            app = server.streamable_http_app(streamable_http_path=path, json_response=json_response,
-                                             stateless_http=stateless, host=host, transport_security=security, **auth)
+            app = streamable_http_app(server, path=path, json_response=json_response, stateless=stateless,
+                                      host=host, policy=policy, token=secret)
         except BaseException:
             sock.close()
             raise
-        notes = _security_notes(bound_host, secret, generated, security)
+        notes = _security_notes(bound_host, secret, generated, policy)
         config = uvicorn.Config(app, host=host, port=bound_port, log_level=log_level, lifespan="on")
         uv_server = uvicorn.Server(config)
 
@@ -407,14 +406,14 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
         bridge.unsubscribe()
 
 
-def _security_notes(bound_host: str, secret: Optional[str], generated: bool, security: Any) -> list[str]:
+def _security_notes(bound_host: str, secret: Optional[str], generated: bool, policy: Any) -> list[str]:
     """What the server prints before "serving …": the token policy and, beyond loopback, a warning."""
     notes = []
     if not _security.is_loopback(bound_host):
         notes.append(f"WARNING: listening on {bound_host}, beyond loopback: anyone who can reach this port and holds "
                      "the token can run these tools; the traffic is plain HTTP (put a TLS proxy in front on "
                      "untrusted networks)")
-        hosts = ", ".join(h for h in security.allowed_hosts if not h.endswith(":*"))
+        hosts = ", ".join(map(str, policy.hosts))
         notes.append(f"allowed Host headers: {hosts}, any port unless one is shown (add others with --allow-host)")
     if generated:
         notes.append(f"clients must send 'Authorization: Bearer <token>'; generated bearer token: {secret}")
