@@ -168,3 +168,26 @@ def test_bad_allow_host_and_allow_origin_values_are_refused_at_start():
         with pytest.raises(ValueError, match="allowed origin"):
             allow_lists([], [bad])
 
+
+# -- 15b. a missing token is told apart from a wrong one -------------------------------------------------------
+def test_a_missing_token_gets_a_bearer_challenge_without_an_error_code_and_a_readable_hint(tmp_path):
+    from tests.test_mcp_auth import call_add, initialize, running
+
+    token = "the-right-token-15b"
+    with running("--token", token, tmp_path=tmp_path) as server:
+        for response in (call_add(server, 1), initialize(server), call_add(server, 2, authorization=f"Basic {token}")):
+            assert response.status_code == 401
+            challenge = response.headers["www-authenticate"]
+            assert challenge.split()[0] == "Bearer"
+            assert "error" not in challenge  # RFC 6750 §3.1: no error code when no credentials were sent
+            text = response.text
+            assert "needs a bearer token" in text and "connect(url, token=" in text
+            assert token not in text and token not in challenge
+        for response in (call_add(server, 3, token="wrong"), call_add(server, 4, authorization=f"bearer {token}-not")):
+            assert response.status_code == 401
+            challenge = response.headers["www-authenticate"]
+            assert challenge.startswith("Bearer ") and 'error="invalid_token"' in challenge
+            assert response.json()["error"] == "invalid_token"
+            assert "not the token this server" in response.json()["error_description"]
+            assert token not in response.text and token not in challenge
+        assert server.logged_sums() == []
