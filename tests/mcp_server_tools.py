@@ -6,7 +6,7 @@ import base64
 import struct
 import zlib
 
-from workbench import tool
+from workbench import ToolContext, tool
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -51,3 +51,10 @@ def big_record(megabytes: float) -> dict:
     """An object holding a ``megabytes`` MB string and its length."""
     text = big_text(megabytes)
     return {"size": len(text), "text": text}
+
+
+@tool(context=True)
+def big_text_after_progress(megabytes: float, tool_context: ToolContext) -> str:
+    """Reports progress, then returns what ``big_text`` does (the answer then rides an event stream)."""
+    tool_context.report_progress(0.5, "half way")
+    return big_text(megabytes)

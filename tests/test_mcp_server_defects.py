@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import time
 
 import pytest
@@ -191,3 +192,79 @@ def test_a_missing_token_gets_a_bearer_challenge_without_an_error_code_and_a_rea
             assert "not the token this server" in response.json()["error_description"]
             assert token not in response.text and token not in challenge
         assert server.logged_sums() == []
+
+
+# -- 14. a large structured result crosses streamable HTTP whole -------------------------------------------------
+def _expected_text(megabytes):
+    size = int(megabytes * 1_000_000)
+    return ("0123456789" * (size // 10 + 1))[:size]
+
+
+def _raw_calls(url, mode, calls, **transport):
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def main():
+        async with Client(streamable_http_client(url, **transport), mode=mode) as client:
+            return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    return asyncio.run(main())
+
+
+def _sent_once(result):
+    """The value is in structuredContent only: the text block is a short pointer to it."""
+    assert sum(len(getattr(block, "text", "") or "") for block in result.content) < 1000
+    assert "structuredContent" in result.content[0].text
+    return True
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_a_large_result_is_sent_once_and_fits_the_sdk_clients_default_event_limit(tmp_path, mode):
+    """0.6 MB twice (text + structuredContent) broke the SDK client's 1 MiB SSE event limit."""
+    from tests.mcp_servers import http_server
+
+    expected = _expected_text(0.6)
+    with http_server(serve_command(TOOLS, "--transport", "streamable-http", "--port", "0")) as url:
+        text, record, small = _raw_calls(url, mode, [("big_text", {"megabytes": 0.6}),
+                                                     ("big_record", {"megabytes": 0.6}),
+                                                     ("big_record", {"megabytes": 0.001})])
+    assert text.structured_content == {"result": expected} and _sent_once(text)
+    assert record.structured_content == {"size": len(expected), "text": expected} and _sent_once(record)
+    assert json.loads(small.content[0].text) == small.structured_content  # small values keep their JSON text
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_a_5_mb_result_reaches_the_raw_sdk_client_over_streamable_http(tmp_path, mode):
+    from tests.mcp_servers import http_server
+
+    expected = _expected_text(5)
+    # a legacy session answers over SSE, whose events the SDK client caps at 1 MiB unless told otherwise
+    transport = {"max_sse_event_size": 16 * 1024 * 1024} if mode == "legacy" else {}
+    with http_server(serve_command(TOOLS, "--transport", "streamable-http", "--port", "0")) as url:
+        text, record = _raw_calls(url, mode, [("big_text", {"megabytes": 5}), ("big_record", {"megabytes": 5})],
+                                  **transport)
+    assert text.structured_content == {"result": expected} and _sent_once(text)
+    assert record.structured_content == {"size": len(expected), "text": expected} and _sent_once(record)
+
+
+def test_a_5_mb_result_reaches_connect_over_streamable_http(tmp_path):
+    from tests.mcp_servers import http_server
+    from workbench.executor import SequentialExecutor
+    from workbench.mcp import connect
+    from workbench.registry import ToolRegistry
+
+    argv = serve_command(TOOLS, "--transport", "streamable-http", "--port", "0")
+    expected = _expected_text(5)
+    with http_server(argv) as url:
+        registry = ToolRegistry()
+        with connect(url=url, registry=registry, connect_timeout=WAIT):
+            text = SequentialExecutor().call(registry, "big_text", {"megabytes": 5})
+            record = SequentialExecutor().call(registry, "big_record", {"megabytes": 5})
+            small = SequentialExecutor().call(registry, "big_text", {"megabytes": 0.001})
+            streamed = SequentialExecutor().call(registry, "big_text_after_progress", {"megabytes": 5})
+    assert text.status == "success", text.metadata
+    assert text.value == expected
+    assert record.status == "success", record.metadata
+    assert record.value == {"size": len(expected), "text": expected}
+    assert small.value == expected[:1000]
+    assert streamed.status == "success", streamed.metadata
+    assert streamed.value == expected

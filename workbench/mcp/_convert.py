@@ -33,6 +33,7 @@ __all__ = [
     "unwrap_output_schema",
     "result_to_call_tool_result",
     "served_result",
+    "STRUCTURED_TEXT_LIMIT",
     "call_tool_result_to_value",
     "local_tool_name",
 ]
@@ -265,7 +266,30 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
             meta = {_META_WRAPPED: True}
     if structured is _MISSING:
         return types.CallToolResult(content=content)
-    return types.CallToolResult(content=content, structured_content=structured, _meta=meta)
+    return types.CallToolResult(content=_sent_once(content), structured_content=structured, _meta=meta)
+
+
+#: Above this many characters of text beside ``structuredContent``, the text is not sent (see _sent_once).
+STRUCTURED_TEXT_LIMIT = 256 * 1024
+
+
+def _sent_once(content: list[Any]) -> list[Any]:
+    """The content blocks sent beside ``structuredContent``.
+
+    MCP 2025-11-25: a tool returning structured content SHOULD also return its serialized JSON in a
+    text block (for clients that read only ``content``). Sent twice, a large value doubles every
+    message and overflows the SSE event limit of HTTP clients (the SDK client's is 1 MiB). So up to
+    :data:`STRUCTURED_TEXT_LIMIT` characters the text goes along; above it, the text blocks are
+    replaced by one short block saying where the value is (images and other blocks stay).
+    """
+    texts = [block for block in content if getattr(block, "type", None) == "text"]
+    size = sum(len(block.text) for block in texts)
+    if size <= STRUCTURED_TEXT_LIMIT:
+        return content
+    note = types.TextContent(text=f"The result ({size:,} characters as text) is in structuredContent; it is not "
+                                  f"repeated here (text beside structured content is sent up to "
+                                  f"{STRUCTURED_TEXT_LIMIT:,} characters).")
+    return [note] + [block for block in content if getattr(block, "type", None) != "text"]
 
 
 # -- results: client side -----------------------------------------------------------------------------
