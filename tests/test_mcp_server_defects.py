@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import sys
 import time
 
 import pytest
@@ -268,3 +269,207 @@ def test_a_5_mb_result_reaches_connect_over_streamable_http(tmp_path):
     assert small.value == expected[:1000]
     assert streamed.status == "success", streamed.metadata
     assert streamed.value == expected
+
+
+# -- 7. every connected client hears every tool-list change ----------------------------------------------------
+CHANGING = [sys.executable, "-m", "tests.mcp_changing_server"]
+
+
+class _Listener:
+    """A raw SDK client (protocol 2025-11-25 with ``mode="legacy"``, 2026-07-28 through
+    ``subscriptions/listen``) in a background task, counting the tool-list changes it hears."""
+
+    def __init__(self, transport, mode, list_first=True):
+        self.transport, self.mode, self.list_first = transport, mode, list_first
+        self.changes = 0
+        self.changed = asyncio.Event()
+        self.ready = asyncio.Event()
+        self.client = None
+
+    async def _message(self, message):
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self._heard()
+
+    def _heard(self):
+        self.changes += 1
+        self.changed.set()
+
+    async def run(self, stop):
+        async with Client(self.transport, mode=self.mode, message_handler=self._message) as client:
+            self.client = client
+            if self.list_first:
+                await client.list_tools()
+            if self.mode == "legacy":
+                assert client.protocol_version == "2025-11-25"
+                self.ready.set()
+                await stop.wait()
+            else:
+                assert client.protocol_version == "2026-07-28"
+                async with client.listen(tools_list_changed=True) as subscription:
+                    self.ready.set()
+                    waiting = asyncio.ensure_future(stop.wait())
+                    events = subscription.__aiter__()
+                    while not stop.is_set():
+                        event = asyncio.ensure_future(events.__anext__())
+                        done, _ = await asyncio.wait({event, waiting}, return_when=asyncio.FIRST_COMPLETED)
+                        if event in done:
+                            event.result()
+                            self._heard()
+                        else:
+                            event.cancel()
+
+    async def tools(self):
+        return sorted(tool.name for tool in (await self.client.list_tools(cache_mode="bypass")).tools)
+
+
+async def _all_heard(listeners, before, timeout=10.0):
+    """Wait until each listener heard more changes than ``before[name]``; fail naming those that did not."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(listener.changes > before[name] for name, listener in listeners.items()):
+            return
+        await asyncio.sleep(0.05)
+    deaf = sorted(name for name, listener in listeners.items() if listener.changes <= before[name])
+    raise AssertionError(f"no notifications/tools/list_changed reached: {deaf}")
+
+
+def test_every_connected_client_hears_every_tool_list_change(tmp_path):
+    from mcp.client.streamable_http import streamable_http_client
+
+    from tests.mcp_servers import eventually, http_server
+    from workbench.executor import SequentialExecutor
+    from workbench.mcp import connect
+    from workbench.registry import ToolRegistry
+
+    def stdio_changing():
+        return stdio_client(StdioServerParameters(command=CHANGING[0], args=[*CHANGING[1:], "stdio"], cwd=str(ROOT)))
+
+    with http_server([*CHANGING, "streamable-http"]) as url:
+        http_registry, stdio_registry = ToolRegistry(), ToolRegistry()
+        with connect(url=url, registry=http_registry, connect_timeout=WAIT) as http_conn, \
+                connect(command=[*CHANGING, "stdio"], registry=stdio_registry, cwd=str(ROOT),
+                        connect_timeout=WAIT) as stdio_conn:
+
+            async def main():
+                listeners = {
+                    "http 2025-11-25 a": _Listener(streamable_http_client(url), "legacy"),
+                    "http 2025-11-25 b": _Listener(streamable_http_client(url), "legacy"),
+                    "http 2026-07-28": _Listener(streamable_http_client(url), "2026-07-28"),
+                    "stdio 2025-11-25": _Listener(stdio_changing(), "legacy"),
+                    "stdio 2026-07-28": _Listener(stdio_changing(), "2026-07-28"),
+                }
+                stop = asyncio.Event()
+                tasks = [asyncio.ensure_future(listener.run(stop)) for listener in listeners.values()]
+                try:
+                    await asyncio.wait_for(asyncio.gather(*(l.ready.wait() for l in listeners.values())), WAIT)
+                    await asyncio.sleep(0.5)  # let the listen streams settle
+                    # a change made through one HTTP client reaches every other HTTP client
+                    done = await asyncio.to_thread(SequentialExecutor().call, http_registry, "grow", {"name": "fresh"})
+                    assert done.status == "success", done.metadata
+                    http = {name: listener for name, listener in listeners.items() if name.startswith("http")}
+                    await _all_heard(http, dict.fromkeys(http, 0))
+                    for name, listener in http.items():
+                        assert "fresh" in await listener.tools(), name
+                    # each stdio client changes its own server's list (one process per client) and hears it
+                    for name, listener in listeners.items():
+                        if name.startswith("stdio"):
+                            await listener.client.call_tool("grow", {"name": "fresh"})
+                            await _all_heard({name: listener}, {name: 0})
+                            assert "fresh" in await listener.tools(), name
+                    # a second change is heard again (the sessions are still known to the server)
+                    before = {name: listener.changes for name, listener in listeners.items()}
+                    done = await asyncio.to_thread(SequentialExecutor().call, http_registry, "grow", {"name": "again"})
+                    assert done.status == "success"
+                    await _all_heard(http, before)
+                    return {name: listener.changes for name, listener in listeners.items()}
+                finally:
+                    stop.set()
+                    await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), WAIT)
+
+            heard = asyncio.run(main())
+            assert all(count >= 1 for count in heard.values()), heard
+            eventually(lambda: "again" in http_registry.list_tools(), what="connect(url=...) to register the new tool")
+            assert SequentialExecutor().call(http_registry, "fresh", {"x": 1}).value == 2
+            assert http_conn.protocol_version == "2026-07-28"
+            assert SequentialExecutor().call(stdio_registry, "grow", {"name": "fresh"}).status == "success"
+            eventually(lambda: "fresh" in stdio_registry.list_tools(), what="connect(command=...) to register it")
+            assert stdio_conn.protocol_version == "2026-07-28"
+
+
+def test_a_tool_registered_on_a_running_in_process_server_reaches_clients_that_never_listed_tools():
+    """serve_async in a thread (as in a notebook); the registry changes outside any request."""
+    import queue
+    import threading
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    from tests.mcp_servers import eventually
+    from workbench import tool
+    from workbench.mcp import connect, serve_async
+    from workbench.registry import ToolRegistry
+
+    @tool
+    def first(x: int) -> int:
+        """The tool the server starts with."""
+        return x
+
+    @tool
+    def later(x: int) -> int:
+        """Registered while the server runs."""
+        return x * 3
+
+    served = ToolRegistry()
+    served.register_tool(first)
+    urls: queue.Queue = queue.Queue()
+    loop = asyncio.new_event_loop()
+    task_box: list = []
+
+    async def serve_main():
+        task_box.append(asyncio.current_task())
+        await serve_async(served, "streamable-http", "127.0.0.1", 0, ready=urls.put)
+
+    def run():
+        try:
+            loop.run_until_complete(serve_main())
+        except asyncio.CancelledError:  # how the test stops the server
+            pass
+        loop.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        url = urls.get(timeout=WAIT)
+
+        async def main():
+            modern = _Listener(streamable_http_client(url), "2026-07-28", list_first=False)
+            legacy = _Listener(streamable_http_client(url), "legacy", list_first=False)
+            stop = asyncio.Event()
+            tasks = [asyncio.ensure_future(modern.run(stop))]
+            try:
+                # the first client only opened subscriptions/listen: no request of it went through tools/*
+                await asyncio.wait_for(modern.ready.wait(), WAIT)
+                await asyncio.sleep(0.5)
+                served.register_tool(later)  # from this thread, outside any request
+                await _all_heard({"2026-07-28": modern}, {"2026-07-28": 0})
+                assert "later" in await modern.tools()
+                # a 2025-11-25 client that only did its handshake hears the next change
+                tasks.append(asyncio.ensure_future(legacy.run(stop)))
+                await asyncio.wait_for(legacy.ready.wait(), WAIT)
+                await asyncio.sleep(0.5)
+                served.unregister("later")
+                await _all_heard({"2026-07-28": modern, "2025-11-25": legacy}, {"2026-07-28": 1, "2025-11-25": 0})
+                assert "later" not in await legacy.tools()
+            finally:
+                stop.set()
+                await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), WAIT)
+
+        asyncio.run(main())
+        registry = ToolRegistry()
+        with connect(url=url, registry=registry, connect_timeout=WAIT):
+            served.register_tool(later)
+            eventually(lambda: "later" in registry.list_tools(), what="connect() to register the new tool")
+    finally:
+        if task_box:
+            loop.call_soon_threadsafe(task_box[0].cancel)
+        thread.join(WAIT)
+    assert not thread.is_alive()

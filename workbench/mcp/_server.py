@@ -69,11 +69,20 @@ def _is_legacy(ctx: Any) -> bool:
     return getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS
 
 
-async def _announce(session: Any) -> None:
+def _connection_of(session: Any) -> Any:
+    """The client connection behind a request's ``ServerSession``. The SDK builds a new
+    ``ServerSession`` for every request (over streamable HTTP nothing holds it once the request is
+    answered), while its ``Connection`` lives as long as the client's session and sends on the
+    session's standalone stream; the SDK offers it on the session only as ``_connection``."""
+    return getattr(session, "_connection", None) or session
+
+
+async def _announce(peers: "weakref.WeakKeyDictionary[Any, Any]", peer: Any) -> None:
     try:
-        await session.send_tool_list_changed()
-    except Exception:  # noqa: BLE001 - a gone client
+        await peer.send_tool_list_changed()
+    except Exception:  # noqa: BLE001 - a gone client: forget it
         logger.debug("could not send notifications/tools/list_changed", exc_info=True)
+        peers.pop(peer, None)
 
 
 _CANCEL_GRACE = 5.0  # seconds a cancelled call may take to wind down before it is abandoned
@@ -104,8 +113,10 @@ class _Bridge:
         self.log = log
         self._progress: dict[str, tuple[asyncio.AbstractEventLoop, Any]] = {}
         self._lock = threading.Lock()
-        self._sessions: "weakref.WeakKeyDictionary[Any, asyncio.AbstractEventLoop]" = weakref.WeakKeyDictionary()
+        # each client connection on a protocol before 2026-07-28 (weakly: it goes when its session ends)
+        self._peers: "weakref.WeakKeyDictionary[Any, asyncio.AbstractEventLoop]" = weakref.WeakKeyDictionary()
         self.bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self.bus)
         self.loop: Optional[asyncio.AbstractEventLoop] = None
         stop_events = executor.on_event(self._on_event)
         on_change = getattr(registry, "on_change", None)
@@ -119,7 +130,7 @@ class _Bridge:
 
     # -- notifications/tools/list_changed -------------------------------------------------------------
     def _seen(self, ctx: Any) -> None:
-        """Remember a client session (and its loop) so registry changes can be announced to it."""
+        """Remember a client's connection (and its loop) so registry changes can be announced to it."""
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
         if not _is_legacy(ctx):
@@ -127,9 +138,19 @@ class _Bridge:
         session = getattr(ctx, "session", None)
         if session is not None:
             try:
-                self._sessions[session] = asyncio.get_running_loop()
-            except TypeError:  # a session object that cannot be weakly referenced: not announced to
+                self._peers[_connection_of(session)] = asyncio.get_running_loop()
+            except TypeError:  # an object that cannot be weakly referenced: not announced to
                 pass
+
+    async def listen(self, ctx: Any, params: Any) -> Any:
+        """``subscriptions/listen`` (2026-07-28): a stream on the bus, which the server's loop feeds."""
+        self._seen(ctx)
+        return await self._listen(ctx, params)
+
+    async def initialized(self, ctx: Any, params: Any) -> None:
+        """``notifications/initialized``: a client finished its handshake — it hears changes from now
+        on, before it lists or calls anything."""
+        self._seen(ctx)
 
     def _tools_changed(self, *_change: Any) -> None:
         """The registry gained or lost a tool (any thread): tell every client — on the 2026-07-28
@@ -141,11 +162,11 @@ class _Bridge:
                 loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.bus.publish(ToolsListChanged())))
             except RuntimeError:  # the server's loop has closed
                 pass
-        for session, loop in list(self._sessions.items()):
+        for peer, loop in list(self._peers.items()):
             try:
-                loop.call_soon_threadsafe(lambda s=session: asyncio.ensure_future(_announce(s)))
-            except RuntimeError:  # that session's loop has closed
-                self._sessions.pop(session, None)
+                loop.call_soon_threadsafe(lambda p=peer: asyncio.ensure_future(_announce(self._peers, p)))
+            except RuntimeError:  # that connection's loop has closed
+                self._peers.pop(peer, None)
 
     # -- tools/list ---------------------------------------------------------------------------
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
@@ -291,8 +312,9 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
         on_list_tools=bridge.list_tools,
         on_call_tool=bridge.call_tool,
         get_tool_input_schema=bridge.input_schema,
-        on_subscriptions_listen=ListenHandler(bridge.bus),
+        on_subscriptions_listen=bridge.listen,
     )
+    server.add_notification_handler("notifications/initialized", types.NotificationParams, bridge.initialized)
     server.workbench = bridge  # type: ignore[attr-defined]
     # the tool list follows the registry, and clients are told (notifications/tools/list_changed):
     # every transport builds its initialize answer through this method
@@ -351,6 +373,7 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
     allowed_hosts, allowed_origins = _security.allow_lists(allowed_hosts, allowed_origins)
     server = build_server(registry, executor, log, name=name, timeout=timeout, approver=approver)
     bridge = server.workbench  # type: ignore[attr-defined]
+    bridge.loop = asyncio.get_running_loop()  # registry changes are announced from this loop
     count = len(bridge.registry)
     try:
         if transport == "stdio":
