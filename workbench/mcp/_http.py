@@ -54,15 +54,16 @@ class HostOriginGuard:
             headers = Headers(scope=scope)
             host, origin = headers.get("host"), headers.get("origin")
             if not self.policy.allows_host(host):
-                logger.warning("refused a request with Host %s (421)", _shown(host or ""))
-                message = (f"Invalid Host header {_shown(host or '')}: this server answers to "
-                           f"{', '.join(map(str, self.policy.hosts))} (add names with --allow-host / allowed_hosts=)")
+                logger.warning("refused a request with Host %s (421): allowed are %s (add names with --allow-host)",
+                               _shown(host or ""), ", ".join(map(str, self.policy.hosts)))
+                message = (f"Invalid Host header {_shown(host or '')}: not a name this server answers to "
+                           "(its operator can add one with --allow-host / allowed_hosts=)")
                 await _answer(send, 421, message.encode(), b"text/plain; charset=utf-8")
                 return
             if not self.policy.allows_origin(origin):
                 logger.warning("refused a request with Origin %s (403)", _shown(origin or ""))
-                message = (f"Invalid Origin header {_shown(origin or '')} "
-                           "(add browser origins with --allow-origin / allowed_origins=)")
+                message = (f"Invalid Origin header {_shown(origin or '')}: not an origin this server allows "
+                           "(its operator can add one with --allow-origin / allowed_origins=)")
                 await _answer(send, 403, message.encode(), b"text/plain; charset=utf-8")
                 return
         await self.app(scope, receive, send)

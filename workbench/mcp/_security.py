@@ -158,9 +158,9 @@ class OriginPattern:
 
 def _host_pattern(value: str) -> HostPattern:
     """``name`` or ``name:*`` → any port; ``name:8443`` → that port (see :func:`parse_authority`)."""
-    text = value.strip().rstrip("/") if isinstance(value, str) else value
-    if not isinstance(text, str):
+    if not isinstance(value, str):
         raise TypeError(f"An allowed host must be a string, got {type(value).__name__}")
+    text = value.strip().rstrip("/")
     any_port = text.endswith(":*")
     if any_port:
         text = text[:-2]
@@ -228,7 +228,7 @@ class HostPolicy:
 
     def allows_origin(self, value: Optional[str]) -> bool:
         """Whether an ``Origin`` header is allowed; a request without one (not a browser's) is."""
-        if value is None:
+        if not value:
             return True
         parsed = parse_origin(value)
         return parsed is not None and any(pattern.matches(parsed) for pattern in self.origins)
