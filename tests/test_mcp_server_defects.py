@@ -473,3 +473,12 @@ def test_a_tool_registered_on_a_running_in_process_server_reaches_clients_that_n
             loop.call_soon_threadsafe(task_box[0].cancel)
         thread.join(WAIT)
     assert not thread.is_alive()
+
+
+def test_help_says_how_host_and_origin_are_compared(capsys):
+    from workbench.mcp.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "case-insensitively" in text and "user info" in text and "421" in text
