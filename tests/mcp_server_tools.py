@@ -58,3 +58,19 @@ def big_text_after_progress(megabytes: float, tool_context: ToolContext) -> str:
     """Reports progress, then returns what ``big_text`` does (the answer then rides an event stream)."""
     tool_context.report_progress(0.5, "half way")
     return big_text(megabytes)
+
+
+#: bytes that are no image, whose standard and URL-safe base64 differ
+ODD_BYTES = bytes([0, 1, 2, 0xFA, 0xFB, 0xFF])
+
+
+@tool
+def binary_bytes() -> bytes:
+    """Bytes that are not an image (declared ``bytes``)."""
+    return ODD_BYTES
+
+
+@tool
+def record_with_bytes() -> dict:
+    """An object holding bytes."""
+    return {"name": "blob", "raw": ODD_BYTES}

@@ -104,6 +104,22 @@ def test_an_image_tool_sends_standard_base64_in_content_and_structured_content()
     assert pil.structured_content in (None, {"result": picture.data})
 
 
+def test_bytes_that_are_no_image_are_standard_base64_and_match_the_output_schema():
+    from tests.mcp_server_tools import ODD_BYTES
+
+    standard = base64.b64encode(ODD_BYTES).decode("ascii")
+    assert {"+", "/"} & set(standard)
+
+    async def main():
+        async with Client(_stdio(TOOLS)) as client:  # the SDK client checks structuredContent against outputSchema
+            return await client.call_tool("binary_bytes", {}), await client.call_tool("record_with_bytes", {})
+
+    binary, record = asyncio.run(main())
+    assert not binary.is_error and binary.structured_content == {"result": standard}
+    assert not record.is_error and record.structured_content == {"name": "blob", "raw": standard}
+    assert json.loads(record.content[0].text) == record.structured_content  # the text says the same
+
+
 def test_connect_gets_the_png_bytes_back():
     from tests.mcp_server_tools import ODD_PNG
     from workbench.executor import SequentialExecutor
@@ -433,6 +449,10 @@ def test_a_tool_registered_on_a_running_in_process_server_reaches_clients_that_n
             loop.run_until_complete(serve_main())
         except asyncio.CancelledError:  # how the test stops the server
             pass
+        leftover = asyncio.all_tasks(loop)  # e.g. sse-starlette's shutdown watcher of the GET streams
+        for task in leftover:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
         loop.close()
 
     thread = threading.Thread(target=run, daemon=True)

@@ -177,16 +177,23 @@ def _raw_value(result: ToolResult) -> Any:
     return value
 
 
-def _standard_base64(value: Any) -> Any:
-    """``value`` with every ``bytes`` in it (through dicts, lists and tuples) as standard base64 text:
-    the alphabet MCP's ``ImageContent`` uses (pydantic's JSON mode would write URL-safe base64)."""
+def _bytes_as_base64(value: Any) -> Any:
+    """``value`` with every ``bytes`` in it (through dicts, lists and tuples) as standard base64 text —
+    the alphabet of MCP's ``ImageContent`` (pydantic's JSON mode writes URL-safe base64) — or
+    ``_MISSING`` when it holds no bytes."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, dict):
-        return {key: _standard_base64(item) for key, item in value.items()}
+        items = {key: _bytes_as_base64(item) for key, item in value.items()}
+        if all(item is _MISSING for item in items.values()):
+            return _MISSING
+        return {key: value[key] if item is _MISSING else item for key, item in items.items()}
     if isinstance(value, (list, tuple)):
-        return [_standard_base64(item) for item in value]
-    return value
+        converted = [_bytes_as_base64(item) for item in value]
+        if all(item is _MISSING for item in converted):
+            return _MISSING
+        return [value[i] if item is _MISSING else item for i, item in enumerate(converted)]
+    return _MISSING
 
 
 def _image_content(block: dict[str, Any]) -> types.ImageContent:
@@ -255,7 +262,17 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
     meta: Optional[dict[str, Any]] = None
     structured: Any = _MISSING
     if output_schema:
-        value = json_value if json_value is not _MISSING else to_jsonable(_standard_base64(_raw_value(result)))
+        # the value as its declared type: bytes are standard base64 text (a ``bytes`` schema is a
+        # string), and the JSON text block beside it says the same
+        with_base64 = _bytes_as_base64(_raw_value(result))
+        if with_base64 is not _MISSING:
+            value = to_jsonable(with_base64)
+            if json_value is not _MISSING:
+                old_text = json.dumps(json_value, ensure_ascii=False)
+                content = [types.TextContent(text=json.dumps(value, ensure_ascii=False))
+                           if getattr(block, "text", None) == old_text else block for block in content]
+        else:
+            value = json_value if json_value is not _MISSING else to_jsonable(_raw_value(result))
         wrapped = is_result_wrapper(output_schema) and not is_object_schema(spec.returns)
         structured = {"result": value} if wrapped else value
     elif json_value is not _MISSING:
