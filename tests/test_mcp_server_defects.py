@@ -338,7 +338,7 @@ class _Listener:
         return sorted(tool.name for tool in (await self.client.list_tools(cache_mode="bypass")).tools)
 
 
-async def _all_heard(listeners, before, timeout=10.0):
+async def _all_heard(listeners, before, timeout=WAIT):
     """Wait until each listener heard more changes than ``before[name]``; fail naming those that did not."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
