@@ -28,8 +28,8 @@ from mcp.shared.exceptions import MCPError
 from workbench._events import ToolEvent
 from workbench.executor import ConcurrentExecutor, ToolExecutor
 from workbench.mcp import _security
-from workbench.mcp._http import streamable_http_app
 from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, served_result, spec_to_mcp_tool
+from workbench.mcp._http import streamable_http_app
 from workbench.registry import ToolRegistry
 from workbench.types import ToolResult, make_tool_use, utc_now_iso
 
