@@ -10,7 +10,6 @@ from typing import Optional, Sequence
 from workbench.mcp._security import TOKEN_ENV
 
 
-
 _SECURITY_NOTE = f"""\
 security (streamable-http): the server runs these tools for whoever can reach it.
   - The default --host 127.0.0.1 is reachable from this machine only; a bearer token is
@@ -23,6 +22,8 @@ security (streamable-http): the server runs these tools for whoever can reach it
   - Host and Origin headers are checked on every bind (DNS-rebinding protection): loopback
     names, plus the bound address (or on 0.0.0.0 this machine's host name) are allowed; add
     the names or IP addresses clients use with --allow-host, browser origins with --allow-origin.
+    Names compare case-insensitively; a Host with user info (a@b), a bad port or anything but
+    host[:port] gets 421, such an Origin 403.
 """
 
 

@@ -32,6 +32,8 @@ __all__ = [
     "is_result_wrapper",
     "unwrap_output_schema",
     "result_to_call_tool_result",
+    "served_result",
+    "STRUCTURED_TEXT_LIMIT",
     "call_tool_result_to_value",
     "local_tool_name",
 ]
@@ -175,6 +177,25 @@ def _raw_value(result: ToolResult) -> Any:
     return value
 
 
+def _bytes_as_base64(value: Any) -> Any:
+    """``value`` with every ``bytes`` in it (through dicts, lists and tuples) as standard base64 text —
+    the alphabet of MCP's ``ImageContent`` (pydantic's JSON mode writes URL-safe base64) — or
+    ``_MISSING`` when it holds no bytes."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, dict):
+        items = {key: _bytes_as_base64(item) for key, item in value.items()}
+        if all(item is _MISSING for item in items.values()):
+            return _MISSING
+        return {key: value[key] if item is _MISSING else item for key, item in items.items()}
+    if isinstance(value, (list, tuple)):
+        converted = [_bytes_as_base64(item) for item in value]
+        if all(item is _MISSING for item in converted):
+            return _MISSING
+        return [value[i] if item is _MISSING else item for i, item in enumerate(converted)]
+    return _MISSING
+
+
 def _image_content(block: dict[str, Any]) -> types.ImageContent:
     image = block.get("image") or {}
     fmt = str(image.get("format") or "png").lower()
@@ -185,6 +206,23 @@ def _image_content(block: dict[str, Any]) -> types.ImageContent:
     return types.ImageContent(data=data, mime_type=mime)
 
 
+def served_result(result: ToolResult, spec: ToolSpec,
+                  output_schema: Optional[dict[str, Any]] = _MISSING) -> ToolResult:  # type: ignore[assignment]
+    """The result a server sends for ``result``: the same one, except that a success whose value broke
+    the declared ``returns`` schema becomes an error result (type ``ReturnsMismatch``) — MCP requires
+    structured content to conform to ``outputSchema``, and clients drop results that do not. The
+    server logs this result, so its log row and its reply always agree."""
+    if output_schema is _MISSING:
+        output_schema = output_schema_of(spec)
+    mismatch = result.metadata.get("returns_mismatch")
+    if result.status != "success" or not output_schema or not mismatch:
+        return result
+    message = f"Tool '{spec.name}' returned a value that does not match its declared output schema: {mismatch}"
+    metadata = {**result.metadata, "tool_name": spec.name, "error_type": "ReturnsMismatch", "error": message}
+    return ToolResult(tool_use_id=result.tool_use_id, status="error", content=[{"text": f"Error: {message}"}],
+                      metadata=metadata, started_at=result.started_at, completed_at=result.completed_at)
+
+
 def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
                                output_schema: Optional[dict[str, Any]] = _MISSING) -> types.CallToolResult:  # type: ignore[assignment]
     """A final ``ToolResult`` as an MCP ``CallToolResult``.
@@ -193,23 +231,17 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
     ``structuredContent`` (wrapped as ``{"result": value}`` when the output schema is the
     wrapper, or when there is no output schema and the value is not an object); an error →
     ``isError`` with the error message (its type under ``_meta``). A success whose value broke
-    the declared ``returns`` schema is an ``isError`` result saying so (type ``ReturnsMismatch``):
-    MCP requires structured content to conform to ``outputSchema``.
+    the declared ``returns`` schema is an ``isError`` result saying so (type ``ReturnsMismatch``,
+    see :func:`served_result`).
     """
     if output_schema is _MISSING:
         output_schema = output_schema_of(spec)
+    result = served_result(result, spec, output_schema)
     if result.status == "error":
         metadata = result.metadata
         message = metadata.get("error") or result.text or "Tool call failed"
         meta = {_META_ERROR_TYPE: str(metadata.get("error_type") or "Error")}
         return types.CallToolResult(content=[types.TextContent(text=str(message))], is_error=True, _meta=meta)
-    mismatch = result.metadata.get("returns_mismatch")
-    if output_schema and mismatch:
-        # MCP: structured content MUST conform to the tool's outputSchema, and clients drop results
-        # that do not — so a return that broke the declared type is reported as an error instead.
-        message = (f"Tool '{spec.name}' returned a value that does not match its declared output schema: {mismatch}")
-        return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True,
-                                    _meta={_META_ERROR_TYPE: "ReturnsMismatch"})
     content: list[Any] = []
     json_value: Any = _MISSING
     has_text = False
@@ -230,7 +262,17 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
     meta: Optional[dict[str, Any]] = None
     structured: Any = _MISSING
     if output_schema:
-        value = json_value if json_value is not _MISSING else to_jsonable(_raw_value(result))
+        # the value as its declared type: bytes are standard base64 text (a ``bytes`` schema is a
+        # string), and the JSON text block beside it says the same
+        with_base64 = _bytes_as_base64(_raw_value(result))
+        if with_base64 is not _MISSING:
+            value = to_jsonable(with_base64)
+            if json_value is not _MISSING:
+                old_text = json.dumps(json_value, ensure_ascii=False)
+                content = [types.TextContent(text=json.dumps(value, ensure_ascii=False))
+                           if getattr(block, "text", None) == old_text else block for block in content]
+        else:
+            value = json_value if json_value is not _MISSING else to_jsonable(_raw_value(result))
         wrapped = is_result_wrapper(output_schema) and not is_object_schema(spec.returns)
         structured = {"result": value} if wrapped else value
     elif json_value is not _MISSING:
@@ -241,7 +283,30 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
             meta = {_META_WRAPPED: True}
     if structured is _MISSING:
         return types.CallToolResult(content=content)
-    return types.CallToolResult(content=content, structured_content=structured, _meta=meta)
+    return types.CallToolResult(content=_sent_once(content), structured_content=structured, _meta=meta)
+
+
+#: Above this many characters of text beside ``structuredContent``, the text is not sent (see _sent_once).
+STRUCTURED_TEXT_LIMIT = 256 * 1024
+
+
+def _sent_once(content: list[Any]) -> list[Any]:
+    """The content blocks sent beside ``structuredContent``.
+
+    MCP 2025-11-25: a tool returning structured content SHOULD also return its serialized JSON in a
+    text block (for clients that read only ``content``). Sent twice, a large value doubles every
+    message and overflows the SSE event limit of HTTP clients (the SDK client's is 1 MiB). So up to
+    :data:`STRUCTURED_TEXT_LIMIT` characters the text goes along; above it, the text blocks are
+    replaced by one short block saying where the value is (images and other blocks stay).
+    """
+    texts = [block for block in content if getattr(block, "type", None) == "text"]
+    size = sum(len(block.text) for block in texts)
+    if size <= STRUCTURED_TEXT_LIMIT:
+        return content
+    note = types.TextContent(text=f"The result ({size:,} characters as text) is in structuredContent; it is not "
+                                  f"repeated here (text beside structured content is sent up to "
+                                  f"{STRUCTURED_TEXT_LIMIT:,} characters).")
+    return [note] + [block for block in content if getattr(block, "type", None) != "text"]
 
 
 # -- results: client side -----------------------------------------------------------------------------

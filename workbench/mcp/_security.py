@@ -1,8 +1,10 @@
 """Who may call a streamable-HTTP MCP server: a bearer token and Host/Origin allow-lists.
 
-Built on the SDK's own pieces: ``TransportSecuritySettings`` (Host → 421, Origin → 403; MCP's
-DNS-rebinding guidance) and its bearer-auth middleware with a :class:`StaticTokenVerifier`
-(missing or wrong token → 401). The policy (DESIGN.md, MCP note):
+A :class:`HostPolicy` (Host → 421, Origin → 403; MCP's DNS-rebinding guidance) that parses both
+headers as RFC 3986 authorities — host names compared case-insensitively, IPv6 in brackets, user
+info (``127.0.0.1:80@evil.example``), bad ports and garbage refused — and the SDK's bearer-auth
+backend with a :class:`StaticTokenVerifier` (missing or wrong token → 401, told apart as RFC 6750
+§3.1 says). The policy (DESIGN.md, MCP note):
 
 * a token is **required** whenever the server listens beyond loopback: the one given
   (``token=`` / ``--token`` / ``$WORKBENCH_MCP_TOKEN``) or a random one printed at start;
@@ -25,14 +27,13 @@ import os
 import re
 import secrets
 import socket
-from typing import Iterable, Optional
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional
 
 from mcp.server.auth.provider import AccessToken
-from mcp.server.auth.settings import AuthSettings
-from mcp.server.transport_security import TransportSecuritySettings
 
-__all__ = ["TOKEN_ENV", "StaticTokenVerifier", "allow_lists", "auth_settings", "check_token_argument",
-           "is_loopback", "resolve_token", "transport_security"]
+__all__ = ["TOKEN_ENV", "HostPattern", "HostPolicy", "OriginPattern", "StaticTokenVerifier", "allow_lists",
+           "check_token_argument", "host_policy", "is_loopback", "parse_authority", "parse_origin", "resolve_token"]
 
 #: Environment variable read for the server's bearer token when none is passed.
 TOKEN_ENV = "WORKBENCH_MCP_TOKEN"
@@ -78,37 +79,117 @@ def resolve_token(token: Optional[str], bound_address: str) -> tuple[Optional[st
     return secrets.token_urlsafe(32), True
 
 
-def _split_port(value: str) -> tuple[str, str]:
-    """``"[::1]:80"`` → ``("[::1]", ":80")``; a bare IPv6 literal gets its Host-header brackets."""
-    if value.startswith("["):
-        end = value.find("]") + 1
-        return value[:end], value[end:]
-    if value.count(":") == 1:
-        host, port = value.split(":")
-        return host, ":" + port
-    if value.count(":") > 1:
-        return f"[{value}]", ""
-    return value, ""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_PORT = r"(?::(?P<port>[0-9]{1,5}))?"
+_HOST = r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?))"
+_AUTHORITY = re.compile(_HOST + _PORT)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 
 
-def _with_any_port(value: str) -> list[str]:
-    """``name`` → ``[name, name:*]`` (any port); ``name:8443`` or ``name:*`` is kept as it is."""
-    host, port = _split_port(value.strip().rstrip("/").lower())
-    if not host:
-        raise ValueError(f"An allowed host must be a name or address (optionally with ':port'), got {value!r}")
-    return [host + port] if port else [host, f"{host}:*"]
+def parse_authority(text: str) -> Optional[tuple[str, Optional[int]]]:
+    """``(host, port or None)`` for a ``Host``-style authority (RFC 3986 ``host [":" port]``), or
+    ``None`` when ``text`` is not one: user info (``a@b``), a bad or empty port, a path, a bare
+    IPv6 address, spaces or other garbage. ``host`` is compared-ready: a name in lower case without
+    a trailing dot, an IPv4 address, or a bracketed IPv6 address in its compressed form (``[::1]``)."""
+    found = _AUTHORITY.fullmatch(text)
+    if found is None:
+        return None
+    port = found.group("port")
+    number = int(port) if port is not None else None
+    if number is not None and not 0 < number < 65536:
+        return None
+    if found.group("ipv6") is not None:
+        try:
+            return f"[{ipaddress.IPv6Address(found.group('ipv6'))}]", number
+        except ValueError:
+            return None
+    name = found.group("name").lower()
+    name = name[:-1] if name.endswith(".") else name
+    try:
+        return str(ipaddress.IPv4Address(name)), number
+    except ValueError:
+        return name, number
 
 
-def _origin_any_port(value: str) -> list[str]:
-    value = value.strip().rstrip("/")
-    scheme, sep, rest = value.partition("://")
-    if not sep or not rest:
-        raise ValueError(f"An allowed origin must look like 'https://app.example' (scheme://host[:port]), got {value!r}")
-    return [f"{scheme}://{v}" for v in _with_any_port(rest)]
+def parse_origin(text: str) -> Optional[tuple[str, str, Optional[int]]]:
+    """``(scheme, host, port)`` of an ``Origin`` (``scheme://host[:port]``, nothing after it), the
+    port being the scheme's default when omitted (``None`` for a scheme without one); ``None`` for
+    anything else (``null``, user info, a path…)."""
+    scheme, sep, rest = text.partition("://")
+    if not sep or not _SCHEME.fullmatch(scheme):
+        return None
+    authority = parse_authority(rest)
+    if authority is None:
+        return None
+    scheme = scheme.lower()
+    host, port = authority
+    return scheme, host, port if port is not None else _DEFAULT_PORTS.get(scheme)
 
 
-def _unique(values: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(v for v in values if v))
+@dataclass(frozen=True)
+class HostPattern:
+    """An allowed ``Host``: a host and one port, or any port (``port=None``)."""
+
+    host: str
+    port: Optional[int] = None
+
+    def matches(self, host: str, port: Optional[int]) -> bool:
+        return host == self.host and (self.port is None or port == self.port)
+
+    def __str__(self) -> str:
+        return self.host if self.port is None else f"{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class OriginPattern:
+    """An allowed ``Origin``: scheme and host, and one port or any port (``port=None``)."""
+
+    scheme: str
+    host: str
+    port: Optional[int] = None
+
+    def matches(self, origin: tuple[str, str, Optional[int]]) -> bool:
+        scheme, host, port = origin
+        return scheme == self.scheme and host == self.host and (self.port is None or port == self.port)
+
+    def __str__(self) -> str:
+        return f"{self.scheme}://{self.host}" + ("" if self.port is None else f":{self.port}")
+
+
+def _host_pattern(value: str) -> HostPattern:
+    """``name`` or ``name:*`` → any port; ``name:8443`` → that port (see :func:`parse_authority`)."""
+    if not isinstance(value, str):
+        raise TypeError(f"An allowed host must be a string, got {type(value).__name__}")
+    text = value.strip().rstrip("/")
+    any_port = text.endswith(":*")
+    if any_port:
+        text = text[:-2]
+    if text.count(":") > 1 and not text.startswith("["):
+        text = f"[{text}]"  # a bare IPv6 address, as people write it on a command line
+    parsed = parse_authority(text)
+    if parsed is None or (any_port and parsed[1] is not None):
+        raise ValueError(f"An allowed host must be a name or address, optionally with ':port' (1-65535) "
+                         f"or ':*' — no user info, path or scheme; got {value!r}")
+    return HostPattern(parsed[0], parsed[1])
+
+
+def _origin_pattern(value: str) -> OriginPattern:
+    """``scheme://host`` (or ``…:*``) → any port; ``scheme://host:port`` → that port."""
+    if not isinstance(value, str):
+        raise TypeError(f"An allowed origin must be a string, got {type(value).__name__}")
+    scheme, sep, rest = value.strip().rstrip("/").partition("://")
+    any_port = rest.endswith(":*")
+    if any_port:
+        rest = rest[:-2]
+    authority = parse_authority(rest) if sep and _SCHEME.fullmatch(scheme) else None
+    if authority is None or (any_port and authority[1] is not None):
+        raise ValueError(f"An allowed origin must look like 'https://app.example' (scheme://host[:port], port "
+                         f"1-65535, no user info or path), got {value!r}")
+    return OriginPattern(scheme.lower(), *authority)
+
+
+def _unique(values: Iterable) -> list:
+    return list(dict.fromkeys(values))
 
 
 def default_hosts(bound_address: str) -> list[str]:
@@ -118,29 +199,57 @@ def default_hosts(bound_address: str) -> list[str]:
         if bound_address in _WILDCARDS:
             hosts.append(socket.gethostname().lower())
         else:
-            hosts.append(bound_address)
+            hosts.append(bound_address.split("%", 1)[0])  # an IPv6 zone is not part of a Host header
     return hosts
 
 
-def allow_lists(allowed_hosts: Iterable[str] = (), allowed_origins: Iterable[str] = ()) -> tuple[list[str], list[str]]:
-    """The user's extra Host / Origin values, checked and expanded (a value without a port → any port)."""
+def allow_lists(allowed_hosts: Iterable[str] = (),
+                allowed_origins: Iterable[str] = ()) -> tuple[list[HostPattern], list[OriginPattern]]:
+    """The user's extra Host / Origin values, checked and parsed (a value without a port → any port)."""
     for label, values in (("allowed_hosts", allowed_hosts), ("allowed_origins", allowed_origins)):
         if isinstance(values, str):
             raise TypeError(f"{label} takes a list of names, got the single string {values!r}")
-    hosts = [h for value in allowed_hosts or () for h in _with_any_port(value)]
-    origins = [o for value in allowed_origins or () for o in _origin_any_port(value)]
+    hosts = [_host_pattern(value) for value in allowed_hosts or ()]
+    origins = [_origin_pattern(value) for value in allowed_origins or ()]
     return hosts, origins
 
 
-def transport_security(bound_address: str, allowed_hosts: Iterable[str] = (),
-                       allowed_origins: Iterable[str] = ()) -> TransportSecuritySettings:
-    """The SDK's Host/Origin settings for a server bound to ``bound_address`` (always enabled):
-    the defaults (module docstring) plus ``allowed_hosts`` / ``allowed_origins``."""
-    extra_hosts, extra_origins = allow_lists(allowed_hosts, allowed_origins)
-    hosts = _unique([h for value in default_hosts(bound_address) for h in _with_any_port(value)] + extra_hosts)
-    origins = _unique([o for value in _LOOPBACK_HOSTS for o in _origin_any_port(f"http://{value}")] + extra_origins)
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                     allowed_origins=origins)
+@dataclass(frozen=True)
+class HostPolicy:
+    """The ``Host`` and ``Origin`` values a server accepts (MCP's DNS-rebinding guidance)."""
+
+    hosts: tuple[HostPattern, ...]
+    origins: tuple[OriginPattern, ...]
+
+    def allows_host(self, value: Optional[str]) -> bool:
+        """Whether a ``Host`` header names this server (a missing or malformed one does not)."""
+        parsed = parse_authority(value) if value else None
+        return parsed is not None and any(pattern.matches(*parsed) for pattern in self.hosts)
+
+    def allows_origin(self, value: Optional[str]) -> bool:
+        """Whether an ``Origin`` header is allowed; a request without one (not a browser's) is."""
+        if not value:
+            return True
+        parsed = parse_origin(value)
+        return parsed is not None and any(pattern.matches(parsed) for pattern in self.origins)
+
+
+def host_policy(bound_address: str, allowed_hosts: Iterable[Any] = (),
+                allowed_origins: Iterable[Any] = ()) -> HostPolicy:
+    """The Host/Origin policy of a server bound to ``bound_address`` (always on): the defaults
+    (module docstring) plus ``allowed_hosts`` / ``allowed_origins`` (strings, or the patterns
+    :func:`allow_lists` made)."""
+    extra_hosts = [h if isinstance(h, HostPattern) else _host_pattern(h) for h in allowed_hosts or ()]
+    extra_origins = [o if isinstance(o, OriginPattern) else _origin_pattern(o) for o in allowed_origins or ()]
+    defaults = []
+    for value in default_hosts(bound_address):
+        try:
+            defaults.append(_host_pattern(value))
+        except ValueError:  # a host name no Host header can carry: nothing to allow
+            pass
+    hosts = _unique(defaults + extra_hosts)
+    origins = _unique([_origin_pattern(f"http://{value}") for value in _LOOPBACK_HOSTS] + extra_origins)
+    return HostPolicy(tuple(hosts), tuple(origins))
 
 
 class StaticTokenVerifier:
@@ -153,8 +262,3 @@ class StaticTokenVerifier:
         if hmac.compare_digest(token.encode("utf-8", "surrogateescape"), self._token):
             return AccessToken(token=token, client_id="workbench-token", scopes=[])
         return None
-
-
-def auth_settings(url: str) -> AuthSettings:
-    """Settings that switch on the SDK's bearer middleware (no OAuth endpoints: the token is shared)."""
-    return AuthSettings(issuer_url=url, resource_server_url=None)

@@ -28,7 +28,8 @@ from mcp.shared.exceptions import MCPError
 from workbench._events import ToolEvent
 from workbench.executor import ConcurrentExecutor, ToolExecutor
 from workbench.mcp import _security
-from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, spec_to_mcp_tool
+from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, served_result, spec_to_mcp_tool
+from workbench.mcp._http import streamable_http_app
 from workbench.registry import ToolRegistry
 from workbench.types import ToolResult, make_tool_use, utc_now_iso
 
@@ -68,14 +69,39 @@ def _is_legacy(ctx: Any) -> bool:
     return getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS
 
 
-async def _announce(session: Any) -> None:
+def _connection_of(session: Any) -> Any:
+    """The client connection behind a request's ``ServerSession``. The SDK builds a new
+    ``ServerSession`` for every request (over streamable HTTP nothing holds it once the request is
+    answered), while its ``Connection`` lives as long as the client's session and sends on the
+    session's standalone stream; the SDK offers it on the session only as ``_connection``."""
+    return getattr(session, "_connection", None) or session
+
+
+async def _announce(peers: "weakref.WeakKeyDictionary[Any, Any]", peer: Any) -> None:
     try:
-        await session.send_tool_list_changed()
-    except Exception:  # noqa: BLE001 - a gone client
+        await peer.send_tool_list_changed()
+    except Exception:  # noqa: BLE001 - a gone client: forget it
         logger.debug("could not send notifications/tools/list_changed", exc_info=True)
+        peers.pop(peer, None)
 
 
 _CANCEL_GRACE = 5.0  # seconds a cancelled call may take to wind down before it is abandoned
+
+
+class _ServedLog:
+    """The server's log as the executor of one call sees it: the row written is the result the client
+    is sent (:func:`served_result`), so a return that broke ``outputSchema`` is logged as the error
+    the client got, not as a success."""
+
+    __slots__ = ("log", "spec", "output_schema")
+
+    def __init__(self, log: Any, spec: Any, output_schema: Optional[dict[str, Any]]) -> None:
+        self.log = log
+        self.spec = spec
+        self.output_schema = output_schema
+
+    def append(self, result: ToolResult, tool_use: Any = None, **kwargs: Any) -> Any:
+        return self.log.append(served_result(result, self.spec, self.output_schema), tool_use, **kwargs)
 
 
 class _Bridge:
@@ -87,8 +113,10 @@ class _Bridge:
         self.log = log
         self._progress: dict[str, tuple[asyncio.AbstractEventLoop, Any]] = {}
         self._lock = threading.Lock()
-        self._sessions: "weakref.WeakKeyDictionary[Any, asyncio.AbstractEventLoop]" = weakref.WeakKeyDictionary()
+        # each client connection on a protocol before 2026-07-28 (weakly: it goes when its session ends)
+        self._peers: "weakref.WeakKeyDictionary[Any, asyncio.AbstractEventLoop]" = weakref.WeakKeyDictionary()
         self.bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self.bus)
         self.loop: Optional[asyncio.AbstractEventLoop] = None
         stop_events = executor.on_event(self._on_event)
         on_change = getattr(registry, "on_change", None)
@@ -102,7 +130,7 @@ class _Bridge:
 
     # -- notifications/tools/list_changed -------------------------------------------------------------
     def _seen(self, ctx: Any) -> None:
-        """Remember a client session (and its loop) so registry changes can be announced to it."""
+        """Remember a client's connection (and its loop) so registry changes can be announced to it."""
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
         if not _is_legacy(ctx):
@@ -110,9 +138,19 @@ class _Bridge:
         session = getattr(ctx, "session", None)
         if session is not None:
             try:
-                self._sessions[session] = asyncio.get_running_loop()
-            except TypeError:  # a session object that cannot be weakly referenced: not announced to
+                self._peers[_connection_of(session)] = asyncio.get_running_loop()
+            except TypeError:  # an object that cannot be weakly referenced: not announced to
                 pass
+
+    async def listen(self, ctx: Any, params: Any) -> Any:
+        """``subscriptions/listen`` (2026-07-28): a stream on the bus, which the server's loop feeds."""
+        self._seen(ctx)
+        return await self._listen(ctx, params)
+
+    async def initialized(self, ctx: Any, params: Any) -> None:
+        """``notifications/initialized``: a client finished its handshake — it hears changes from now
+        on, before it lists or calls anything."""
+        self._seen(ctx)
 
     def _tools_changed(self, *_change: Any) -> None:
         """The registry gained or lost a tool (any thread): tell every client — on the 2026-07-28
@@ -124,11 +162,11 @@ class _Bridge:
                 loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.bus.publish(ToolsListChanged())))
             except RuntimeError:  # the server's loop has closed
                 pass
-        for session, loop in list(self._sessions.items()):
+        for peer, loop in list(self._peers.items()):
             try:
-                loop.call_soon_threadsafe(lambda s=session: asyncio.ensure_future(_announce(s)))
-            except RuntimeError:  # that session's loop has closed
-                self._sessions.pop(session, None)
+                loop.call_soon_threadsafe(lambda p=peer: asyncio.ensure_future(_announce(self._peers, p)))
+            except RuntimeError:  # that connection's loop has closed
+                self._peers.pop(peer, None)
 
     # -- tools/list ---------------------------------------------------------------------------
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
@@ -143,14 +181,18 @@ class _Bridge:
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         self._seen(ctx)
         name = params.name
-        item = self.registry.get(name)
-        if item is None:
-            available = ", ".join(self.registry.list_tools()) or "none"
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool '{name}' (available: {available})")
-        spec = item.spec
         tool_use = make_tool_use(name, dict(params.arguments or {}))
         state = dict(self.executor.invocation_state or {})
         state["mcp"] = {"request_id": ctx.request_id, "protocol_version": ctx.protocol_version}
+        item = self.registry.get(name)
+        if item is None:
+            # the executor answers (and logs: every call is one row) with ToolNotFoundError; MCP wants
+            # an unknown tool as a protocol error, with the same message
+            [missing] = await self.executor.execute([tool_use], self.registry, log=self.log, invocation_state=state)
+            raise MCPError(types.INVALID_PARAMS, str(missing.metadata.get("error") or f"Unknown tool '{name}'"))
+        spec = item.spec
+        output_schema = output_schema_of(spec)
+        log = None if self.log is None else _ServedLog(self.log, spec, output_schema)
 
         loop = asyncio.get_running_loop()
         pending: collections.deque = collections.deque()
@@ -180,7 +222,7 @@ class _Bridge:
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(forward)
-                running = asyncio.ensure_future(self.executor.execute([tool_use], self.registry, log=self.log,
+                running = asyncio.ensure_future(self.executor.execute([tool_use], self.registry, log=log,
                                                                       invocation_state=state))
                 try:
                     results = await asyncio.shield(running)
@@ -197,7 +239,7 @@ class _Bridge:
         finally:
             with self._lock:
                 self._progress.pop(use_id, None)
-        return result_to_call_tool_result(results[0], spec, output_schema_of(spec))
+        return result_to_call_tool_result(results[0], spec, output_schema)
 
     async def _cancel(self, running: "asyncio.Future[Any]", use_id: str, tool_use: Any) -> None:
         """End a call whose request was cancelled; every call gets exactly one log row."""
@@ -270,8 +312,9 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
         on_list_tools=bridge.list_tools,
         on_call_tool=bridge.call_tool,
         get_tool_input_schema=bridge.input_schema,
-        on_subscriptions_listen=ListenHandler(bridge.bus),
+        on_subscriptions_listen=bridge.listen,
     )
+    server.add_notification_handler("notifications/initialized", types.NotificationParams, bridge.initialized)
     server.workbench = bridge  # type: ignore[attr-defined]
     # the tool list follows the registry, and clients are told (notifications/tools/list_changed):
     # every transport builds its initialize answer through this method
@@ -330,6 +373,7 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
     allowed_hosts, allowed_origins = _security.allow_lists(allowed_hosts, allowed_origins)
     server = build_server(registry, executor, log, name=name, timeout=timeout, approver=approver)
     bridge = server.workbench  # type: ignore[attr-defined]
+    bridge.loop = asyncio.get_running_loop()  # registry changes are announced from this loop
     count = len(bridge.registry)
     try:
         if transport == "stdio":
@@ -348,16 +392,14 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
             bound_host, bound_port = sock.getsockname()[:2]
             shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
             url = f"http://{shown_host}:{bound_port}{path}"
-            security = _security.transport_security(bound_host, allowed_hosts, allowed_origins)
+            policy = _security.host_policy(bound_host, allowed_hosts, allowed_origins)
             secret, generated = _security.resolve_token(token, bound_host)
-            auth = {} if secret is None else {"auth": _security.auth_settings(url),
-                                              "token_verifier": _security.StaticTokenVerifier(secret)}
-            app = server.streamable_http_app(streamable_http_path=path, json_response=json_response,
-                                             stateless_http=stateless, host=host, transport_security=security, **auth)
+            app = streamable_http_app(server, path=path, json_response=json_response, stateless=stateless,
+                                      host=host, policy=policy, token=secret)
         except BaseException:
             sock.close()
             raise
-        notes = _security_notes(bound_host, secret, generated, security)
+        notes = _security_notes(bound_host, secret, generated, policy)
         config = uvicorn.Config(app, host=host, port=bound_port, log_level=log_level, lifespan="on")
         uv_server = uvicorn.Server(config)
 
@@ -387,14 +429,14 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
         bridge.unsubscribe()
 
 
-def _security_notes(bound_host: str, secret: Optional[str], generated: bool, security: Any) -> list[str]:
+def _security_notes(bound_host: str, secret: Optional[str], generated: bool, policy: Any) -> list[str]:
     """What the server prints before "serving …": the token policy and, beyond loopback, a warning."""
     notes = []
     if not _security.is_loopback(bound_host):
         notes.append(f"WARNING: listening on {bound_host}, beyond loopback: anyone who can reach this port and holds "
                      "the token can run these tools; the traffic is plain HTTP (put a TLS proxy in front on "
                      "untrusted networks)")
-        hosts = ", ".join(h for h in security.allowed_hosts if not h.endswith(":*"))
+        hosts = ", ".join(map(str, policy.hosts))
         notes.append(f"allowed Host headers: {hosts}, any port unless one is shown (add others with --allow-host)")
     if generated:
         notes.append(f"clients must send 'Authorization: Bearer <token>'; generated bearer token: {secret}")

@@ -18,7 +18,12 @@ from mcp.client.stdio import StdioServerParameters
 
 from workbench.mcp._stdio import ServerProcess, stdio_transport
 
-__all__ = ["HTTP_TRANSPORTS", "OpenedTransport", "REFUSALS", "open_transport"]
+__all__ = ["HTTP_TRANSPORTS", "MAX_SSE_EVENT_SIZE", "OpenedTransport", "REFUSALS", "open_transport"]
+
+#: The largest server-sent event a streamable-HTTP connection accepts (the SDK's default, 1 MiB, fails a
+#: tool result above it: results answered on an event stream — legacy sessions, calls that report
+#: progress — are one event each). JSON answers have no such cap.
+MAX_SSE_EVENT_SIZE = 64 * 1024 * 1024
 
 REFUSALS = {
     401: "HTTP 401: the server wants a bearer token — connect(url, token='...') (a workbench server prints a "
@@ -51,7 +56,7 @@ async def _streamable_http(url: str, headers: Optional[dict[str, str]], auth: An
 
     async with create_mcp_http_client(headers=headers or None, auth=auth) as http:
         http.event_hooks["response"].append(note_refusal)
-        async with streamable_http_client(url, http_client=http) as streams:
+        async with streamable_http_client(url, http_client=http, max_sse_event_size=MAX_SSE_EVENT_SIZE) as streams:
             yield streams
 
 
