@@ -502,3 +502,24 @@ def test_help_says_how_host_and_origin_are_compared(capsys):
         main(["serve", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "case-insensitively" in text and "user info" in text and "421" in text
+
+
+def test_one_tool_list_change_is_one_re_list_on_2026_07_28():
+    """The SDK hands listen-stream events to the message handler: handling them again listed twice."""
+    from tests.mcp_servers import eventually
+    from workbench.executor import SequentialExecutor
+    from workbench.mcp import connect
+    from workbench.registry import ToolRegistry
+
+    registry = ToolRegistry()
+    with connect(command=[*CHANGING, "stdio"], registry=registry, cwd=str(ROOT), connect_timeout=WAIT) as conn:
+        assert conn.protocol_version == "2026-07-28"
+
+        def lists() -> int:
+            return sum(1 for m in conn.messages if m.direction == "sent" and m.message.get("method") == "tools/list")
+
+        before = lists()
+        assert SequentialExecutor().call(registry, "grow", {"name": "fresh"}).status == "success"
+        eventually(lambda: "fresh" in registry.list_tools(), what="the new tool to register")
+        time.sleep(1.0)  # a second, duplicate re-list would have been sent by now
+        assert lists() - before == 1

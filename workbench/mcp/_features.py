@@ -246,9 +246,9 @@ class ClientFeatures:
 
     async def _follow_changes(self, client: "Client") -> None:
         """On the 2026-07-28 protocol, list changes come through a ``subscriptions/listen`` stream
-        rather than standing notifications: open one for what the server can announce and handle its
-        events as the notifications they replace (earlier protocols send those directly)."""
-        from mcp.shared.subscriptions import event_to_notification
+        rather than standing notifications: open one for what the server can announce and keep it open.
+        The SDK hands each event to the connection's message handler as the notification it replaces
+        (earlier protocols send those directly), so the events are not handled here again."""
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
         caps = client.server_capabilities
@@ -263,8 +263,8 @@ class ClientFeatures:
             return
         try:
             async with client.listen(**wanted) as subscription:
-                async for event in subscription:
-                    await self._on_message(event_to_notification(event, {}))
+                async for _event in subscription:  # delivered to _on_message by the SDK already
+                    pass
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the session ended, or the server does not serve listen after all
