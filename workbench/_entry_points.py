@@ -13,6 +13,8 @@ entry point                 offered by                      carried out by
 ``call_one``                ``ToolRegistry.call``           a ``SequentialExecutor``
 ``cases_from_log``          ``ExecutionLog.to_cases``       ``workbench.testing``
 ``notebook_progress``       ``executor.map`` in a kernel    ``workbench.jupyter``
+``adapt_foreign``           ``ToolRegistry`` taking another ``workbench.adapters``
+                            framework's tool
 ==========================  ==============================  ===============================
 
 The lower layer calls the slot below; the package (``workbench/__init__``, above every layer and
@@ -46,3 +48,6 @@ cases_from_log: Callable[..., list] = _unfilled("cases_from_log")
 
 notebook_progress: Callable[[int, int, str], Any] = _unfilled("notebook_progress")
 """``notebook_progress(total, done, name)`` → a batch progress widget (raises ``ImportError`` without ipywidgets)."""
+
+adapt_foreign: Callable[[Any], list] = _unfilled("adapt_foreign")
+"""``adapt_foreign(obj)`` → the workbench tools of another framework's tool (or toolkit) ``obj``."""
