@@ -256,7 +256,7 @@ class ToolRegistry:
                 names += self._process_module(item)
             elif not isinstance(item, BaseTool) and foreign_kind(item) is not None:
                 # a framework's tool, or a toolkit / toolset holding several
-                names += [self.register_tool(t) for t in _entry_points.adapt_foreign(item)]
+                names += [self._register_if_new(t) for t in _entry_points.adapt_foreign(item)]
             else:
                 item_tool = self._as_tool(item)
                 if self.registry.get(item_tool.tool_name) is item_tool:
@@ -300,16 +300,37 @@ class ToolRegistry:
 
     def _process_module(self, module: types.ModuleType) -> list[str]:
         found = [obj for obj in vars(module).values() if isinstance(obj, BaseTool)]
+        found += self._foreign_tools_of(module)
         if not found:
             raise ValueError(f"Module '{module.__name__}' defines no tools (decorate functions with @tool)")
         names = []
         for obj in found:
             ref = f"{module.__name__}:{obj.__qualname__}" if isinstance(obj, DecoratedFunctionTool) else None
-            if self.registry.get(obj.tool_name) is obj:
-                names.append(obj.tool_name)
-            else:
-                names.append(self.register_tool(obj, ref=ref))
+            names.append(self._register_if_new(obj, ref))
         return names
+
+    def _register_if_new(self, item: BaseTool, ref: Optional[str] = None) -> str:
+        """Register ``item`` unless it is here already: the same object, or an adapted tool of the
+        same foreign tool (each adaptation is a new object; listing it twice is no clash)."""
+        existing = self.registry.get(item.tool_name)
+        original = getattr(item, "original", None)
+        if existing is item or (original is not None and getattr(existing, "original", None) is original):
+            return item.tool_name
+        return self.register_tool(item, ref=ref)
+
+    @staticmethod
+    def _foreign_tools_of(module: types.ModuleType) -> list[BaseTool]:
+        """The adapted tools of the other frameworks' tool objects a module defines (an instance of a
+        framework class that is not a tool, such as a model client, is not one of them)."""
+        tools: list[BaseTool] = []
+        for obj in vars(module).values():
+            if isinstance(obj, (type, types.ModuleType, BaseTool)) or foreign_kind(obj) is None:
+                continue
+            try:
+                tools += _entry_points.adapt_foreign(obj)
+            except TypeError:
+                continue
+        return tools
 
     @staticmethod
     def _as_tool(obj: Any, name: Optional[str] = None) -> BaseTool:
