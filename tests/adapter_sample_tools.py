@@ -59,9 +59,9 @@ def sm_repeat(text: str, times: Optional[int] = None) -> str:
     return text * (times or 1)
 
 
-def _li_concat(first: str, second: str) -> str:
-    """Join two strings with a space."""
-    return f"{first} {second}"
+def _li_pad(text: str, width: int) -> str:
+    """Pad a text with dots to a width."""
+    return text.ljust(width, ".")
 
 
-li_concat = FunctionTool.from_defaults(fn=_li_concat, name="li_concat")
+li_pad = FunctionTool.from_defaults(fn=_li_pad, name="li_pad")

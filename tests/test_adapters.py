@@ -85,7 +85,7 @@ SAMPLES = {
     "openai-agents": (samples.oa_subtract, _oa_view, {"a": 10, "b": 4}, 6),
     "pydantic-ai": (samples.pa_power, _pa_view, {"base": 3}, 9),
     "smolagents": (samples.sm_repeat, _sm_view, {"text": "ab", "times": 3}, "ababab"),
-    "llamaindex": (samples.li_concat, _li_view, {"first": "tool", "second": "workbench"}, "tool workbench"),
+    "llamaindex": (samples.li_pad, _li_view, {"text": "tool", "width": 7}, "tool..."),
 }
 
 
@@ -115,7 +115,7 @@ def test_langchain_export_equals_convert_to_openai_tool():
 
 @pytest.mark.parametrize("how", ["constructor", "register_tool", "process_tools"])
 def test_the_registry_takes_foreign_tools_every_way(how):
-    originals = [samples.lc_multiply, samples.oa_subtract, samples.pa_power, samples.sm_repeat, samples.li_concat]
+    originals = [samples.lc_multiply, samples.oa_subtract, samples.pa_power, samples.sm_repeat, samples.li_pad]
     if how == "constructor":
         registry = ToolRegistry(originals)
     elif how == "register_tool":
@@ -126,13 +126,13 @@ def test_the_registry_takes_foreign_tools_every_way(how):
         registry = ToolRegistry()
         registry.process_tools(originals)
         registry.process_tools(originals)  # listing the same tools again is no clash
-    assert registry.list_tools() == ["lc_multiply", "oa_subtract", "pa_power", "sm_repeat", "li_concat"]
+    assert registry.list_tools() == ["lc_multiply", "oa_subtract", "pa_power", "sm_repeat", "li_pad"]
 
 
 def test_a_module_of_foreign_tools_is_processed_like_one_of_workbench_tools():
     registry = ToolRegistry()
     names = registry.process_tools(["tests.adapter_sample_tools"])
-    assert sorted(names) == ["lc_multiply", "li_concat", "oa_subtract", "pa_power", "sm_repeat"]
+    assert sorted(names) == ["lc_multiply", "li_pad", "oa_subtract", "pa_power", "sm_repeat"]
     assert registry.process_tools([samples]) == names  # again: the same tools, no clash
 
 
@@ -227,6 +227,21 @@ def test_langchain_validation_injected_call_id_and_error_handling_apply():
     assert _run(registry, "whoami", {"x": 1}).value.startswith("1 from call_")
     handled = _run(registry, "flaky", {"x": 5})
     assert handled.status == "success" and handled.value == "cannot do 5"  # handle_tool_error's observation
+
+
+@pytest.mark.parametrize("kind", ["langchain", "pydantic-ai", "llamaindex"])
+def test_the_input_check_refuses_what_the_schema_refuses(kind):
+    # these adapters check input with the framework's strict validator first; what that would let
+    # through but the JSON Schema refuses (an undeclared key, NaN, a string for a number) is refused
+    original, _view, tool_input, _value = SAMPLES[kind]
+    registry = ToolRegistry([original])
+    (name,) = registry.list_tools()
+    number = next(k for k, v in tool_input.items() if isinstance(v, int))
+    for bad, field in (({**tool_input, "extra": 1}, "extra"), ({**tool_input, number: float("nan")}, number),
+                       ({**tool_input, number: "3"}, number)):
+        result = _run(registry, name, bad)
+        assert result.status == "error" and result.metadata["error_type"] == "ToolInputError", (bad, result.content)
+        assert field in result.metadata["error"]
 
 
 def test_langchain_async_only_tool_runs_on_the_loop():
@@ -575,7 +590,7 @@ def test_adapted_tools_served_by_an_mcp_server_subprocess():
     registry = ToolRegistry()
     serve = [sys.executable, "-m", "workbench.mcp", "serve", "tests.adapter_sample_tools"]
     with connect(command=serve, registry=registry, cwd=str(ROOT), prefix="srv_", connect_timeout=WAIT):
-        assert sorted(registry.list_tools()) == ["srv_lc_multiply", "srv_li_concat", "srv_oa_subtract",
+        assert sorted(registry.list_tools()) == ["srv_lc_multiply", "srv_li_pad", "srv_oa_subtract",
                                                  "srv_pa_power", "srv_sm_repeat"]
         results = SequentialExecutor().run([_use("srv_lc_multiply", {"a": 3, "b": 5}, "u1"),
                                             _use("srv_pa_power", {"base": 2, "exponent": 5}, "u2")], registry)

@@ -53,15 +53,55 @@ def new_call_id() -> str:
 
 
 def spec_of(name: str, description: Optional[str], parameters: dict[str, Any], *, supports_async: bool = False,
-            returns: Optional[dict[str, Any]] = None, framework: str) -> ToolSpec:
-    """A ``ToolSpec`` holding a framework's own name, description and parameters schema, unchanged."""
+            returns: Optional[dict[str, Any]] = None, framework: str, inputs_validator: Any = None) -> ToolSpec:
+    """A ``ToolSpec`` holding a framework's own name, description and parameters schema, unchanged.
+
+    The schema is the framework's output (made by pydantic in most of them), so it is not checked
+    against the JSON Schema meta-schema — the check that costs milliseconds a tool; the structure
+    checks still run. ``inputs_validator``: the framework's own pydantic-core validator of the
+    arguments, if it has one, which makes the executor's input check fast (see ``_fast_inputs``).
+    """
     spec = ToolSpec(name=name, description=description or "", parameters=parameters, returns=returns or {},
                     supports_async=supports_async)
+    spec.__pydantic_private__["_generated"] = True
     try:
         spec.validate_structure()
     except ValueError as exc:
         raise ValueError(f"The {framework} tool {name!r} cannot become a workbench tool: {exc}") from None
+    if inputs_validator is not None:
+        spec._input_validator = _fast_inputs(spec.parameters, inputs_validator)
     return spec
+
+
+def _fast_inputs(parameters: dict[str, Any], framework_validator: Any) -> Callable[[str, Any], dict]:
+    """The spec's input check, with the framework's strict pydantic validation as a first step: input
+    it accepts, with only declared keys and no NaN/infinity, is input the JSON Schema accepts (strict
+    mode coerces nothing), and is passed on unchanged for the framework to convert as it does.
+    Anything else takes the full JSON Schema check, which accepts it or explains the error."""
+    from pydantic import ValidationError
+
+    from workbench._validation import SchemaInputValidator, _scan
+
+    names = frozenset((parameters.get("properties") or {}).keys())
+    validate = framework_validator.validate_python
+    full: list[SchemaInputValidator] = []  # made on first need: most tools are never called
+
+    def full_check(tool_name: str, raw: Any) -> dict:
+        if not full:
+            full.append(SchemaInputValidator(parameters))
+        return full[0](tool_name, raw)
+
+    def check(tool_name: str, raw: Any) -> dict:
+        if type(raw) is dict and raw.keys() <= names:
+            try:
+                validate(raw, strict=True)
+            except ValidationError:
+                return full_check(tool_name, raw)
+            if not _scan(tool_name, raw):  # no NaN / infinity (and not nested too deep)
+                return dict(raw)
+        return full_check(tool_name, raw)
+
+    return check
 
 
 class AdaptedTool(BaseTool):

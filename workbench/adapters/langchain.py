@@ -65,7 +65,7 @@ def adapt_tool(lc_tool: Any) -> AdaptedTool:
     function = convert_to_openai_tool(lc_tool)["function"]
     is_async = isinstance(lc_tool, lc.StructuredTool) and lc_tool.func is None and lc_tool.coroutine is not None
     # injected arguments (InjectedToolCallId…) are filled in only when LangChain is given a ToolCall
-    as_tool_call = bool(lc_tool._injected_args_keys)
+    as_tool_call = bool(lc_tool._injected_args_keys)  # (without them, tool_call_schema is args_schema's fields)
     name = lc_tool.name
 
     if as_tool_call:
@@ -89,7 +89,9 @@ def adapt_tool(lc_tool: Any) -> AdaptedTool:
 
     spec = spec_of(function["name"], function.get("description"),
                    function.get("parameters") or {"type": "object", "properties": {}},
-                   supports_async=is_async, framework="LangChain")
+                   supports_async=is_async, framework="LangChain",
+                   inputs_validator=getattr(lc_tool.tool_call_schema if as_tool_call else lc_tool.args_schema,
+                                            "__pydantic_validator__", None))
     return AdaptedTool(spec, lc_tool, "langchain", call)
 
 

@@ -57,7 +57,8 @@ def adapt_tool(li_tool: Any) -> AdaptedTool:
             return _value(li_tool.call(**arguments), rewritten)
 
     spec = spec_of(function["name"], function.get("description"), function["parameters"], supports_async=is_async,
-                   framework="LlamaIndex")
+                   framework="LlamaIndex",
+                   inputs_validator=getattr(li_tool.metadata.fn_schema, "__pydantic_validator__", None))
     return AdaptedTool(spec, li_tool, "llamaindex", call)
 
 

@@ -80,7 +80,7 @@ def _adapted(toolset: Any, toolset_tool: Any, deps: Any) -> AdaptedTool:
             raise ModelRetry(f"Tool '{name}' asked the model to retry: {exc.message}") from None
 
     spec = spec_of(name, definition.description, definition.parameters_json_schema, supports_async=True,
-                   framework="pydantic-ai")
+                   framework="pydantic-ai", inputs_validator=validator)
     if definition.kind == "unapproved":  # requires_approval=True
         spec.permission = Permission.ASK_USER
     original = toolset.tools.get(getattr(toolset_tool, "original_name", None) or name, toolset_tool)
