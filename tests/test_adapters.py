@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import anyio
 import pytest
 from langchain_core.tools import InjectedToolCallId  # module level: the tools' string annotations name them
+from agents.tool_context import ToolContext as AgentsToolContext
 from pydantic_ai import RunContext
 
 from tests import adapter_sample_tools as samples
@@ -224,7 +225,8 @@ def test_langchain_validation_injected_call_id_and_error_handling_apply():
     assert _run(registry, "half", {"n": 8}).value == 4
     odd = _run(registry, "half", {"n": 3})
     assert odd.status == "error" and "n must be even" in odd.metadata["error"]  # LangChain's own validator
-    assert _run(registry, "whoami", {"x": 1}).value.startswith("1 from call_")
+    assert _run(registry, "whoami", {"x": 1}).value == "1 from t-1"  # the workbench call's toolUseId
+    assert registry.get_tool("whoami")(x=2).startswith("2 from call_")  # a direct call: a fresh id
     handled = _run(registry, "flaky", {"x": 5})
     assert handled.status == "success" and handled.value == "cannot do 5"  # handle_tool_error's observation
 
@@ -279,7 +281,13 @@ def test_openai_agents_failure_function_timeout_and_approval_apply():
         await asyncio.sleep(seconds)
         return "rested"
 
-    registry = ToolRegistry([explode, wipe, nap])
+    @function_tool
+    def which_call(ctx: AgentsToolContext, x: int) -> str:
+        """Say which call this is."""
+        return f"{x} from {ctx.tool_call_id}, context {ctx.context!r}"
+
+    registry = ToolRegistry([explode, wipe, nap, which_call])
+    assert _run(registry, "which_call", {"x": 3}).value == "3 from t-1, context None"
     failed = _run(registry, "explode", {"x": 1})
     # the SDK's default failure function: the model reads this message, the run goes on
     assert failed.status == "success" and "An error occurred while running the tool" in failed.value
@@ -312,7 +320,7 @@ def test_pydantic_ai_run_context_model_retry_and_toolsets():
     registry = ToolRegistry([toolset])
     assert registry.list_tools() == ["context_info", "positive"]
     info = SequentialExecutor().run([_use("context_info", {"label": "x"}, "use-7")], registry)[0].value
-    assert info == {"label": "x", "deps": None, "call": "call_" + info["call"][5:], "retry": 0}
+    assert info == {"label": "x", "deps": None, "call": "use-7", "retry": 0}
     retry = _run(registry, "positive", {"n": -1})
     assert retry.status == "error" and "n must be positive, try again" in retry.metadata["error"]
     # pydantic-ai's own validator (lax: "5" is an int to it; the schema check passes ints only)

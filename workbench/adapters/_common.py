@@ -104,20 +104,26 @@ def _fast_inputs(parameters: dict[str, Any], framework_validator: Any) -> Callab
     return check
 
 
+_CALL_CONTEXT = "<the call's ToolContext>"  # not an identifier: never a parameter of the schema
+
+
 class AdaptedTool(BaseTool):
     """A tool of another framework, as a workbench tool.
 
     ``spec`` holds the name, description and JSON Schema that framework sends to a model; a call runs
     ``call(arguments, call_id)`` — the framework's own invocation path — which returns the value (or,
-    for an async tool, an awaitable of it). ``original`` is the framework's tool object and
-    ``framework`` its name (``"langchain"``, ``"openai-agents"``…).
+    for an async tool, an awaitable of it). ``call_id`` is the executor's ``toolUseId`` when
+    ``wants_call_id`` (else, and for a direct call, a fresh id). ``original`` is the framework's tool
+    object and ``framework`` its name (``"langchain"``, ``"openai-agents"``…).
     """
 
     def __init__(self, spec: ToolSpec, original: Any, framework: str,
-                 call: Callable[[dict[str, Any], str], Any]) -> None:
+                 call: Callable[[dict[str, Any], str], Any], *, wants_call_id: bool = False) -> None:
         # no super().__init__(): the class-form checks are for subclasses written by hand
         self.__dict__["_wb_spec"] = spec
-        self.__dict__["_wb_ctx"] = None
+        # a context parameter makes the executors pass the call's ToolContext, whose toolUseId is the
+        # id the framework's tool sees (only for tools that can see one: the context costs a little)
+        self.__dict__["_wb_ctx"] = _CALL_CONTEXT if wants_call_id else None
         self.original = original
         self.framework = framework
         self._foreign_call = call
