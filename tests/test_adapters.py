@@ -168,10 +168,16 @@ def test_a_framework_object_that_is_no_tool_gets_an_error_naming_it():
         ToolRegistry().register_tool(LcBaseTool)
 
 
-def test_a_missing_extra_names_the_extra_to_install(monkeypatch):
-    monkeypatch.setitem(sys.modules, "smolagents", None)  # as if the package were not installed
-    with pytest.raises(ImportError, match=r"pip install 'tool-workbench\[smolagents\]'"):
-        to_smolagents(tool(lambda x: x, name="ident"))
+@pytest.mark.parametrize("export, module, extra", [
+    ("to_langchain", "langchain_core.tools", "langchain"), ("to_openai_agents", "agents", "openai-agents"),
+    ("to_pydantic_ai", "pydantic_ai", "pydantic-ai"), ("to_smolagents", "smolagents", "smolagents"),
+    ("to_crewai", "crewai.tools", "crewai"), ("to_llamaindex", "llama_index.core.tools", "llamaindex")])
+def test_a_missing_extra_names_the_extra_to_install(monkeypatch, export, module, extra):
+    import workbench.adapters
+
+    monkeypatch.setitem(sys.modules, module, None)  # as if the package were not installed
+    with pytest.raises(ImportError, match=rf"pip install 'tool-workbench\[{extra}\]'"):
+        getattr(workbench.adapters, export)(_add)
 
 
 def test_a_toolkit_registers_each_tool_but_register_tool_wants_one():
@@ -369,7 +375,7 @@ def test_llamaindex_async_partial_params_and_errors():
 
 
 # -- out --------------------------------------------------------------------------------------------------------
-@tool
+@tool(name="add")  # the leading underscore keeps pytest from collecting the function
 def _add(a: int, b: int = 1) -> int:
     """Add two integers.
 
@@ -378,9 +384,6 @@ def _add(a: int, b: int = 1) -> int:
         b: the second number
     """
     return a + b
-
-
-_add.spec.name = "add"  # the module-level name has a leading underscore only to keep pytest away
 
 
 @tool(permission="deny")
