@@ -177,7 +177,7 @@ def test_a_missing_extra_names_the_extra_to_install(monkeypatch, export, module,
 
     monkeypatch.setitem(sys.modules, module, None)  # as if the package were not installed
     with pytest.raises(ImportError, match=rf"pip install 'tool-workbench\[{extra}\]'"):
-        getattr(workbench.adapters, export)(_add)
+        getattr(workbench.adapters, export)(add_two)
 
 
 def test_a_toolkit_registers_each_tool_but_register_tool_wants_one():
@@ -185,7 +185,7 @@ def test_a_toolkit_registers_each_tool_but_register_tool_wants_one():
 
     class MathToolkit(BaseToolkit):
         def get_tools(self):
-            return [samples.lc_multiply, to_langchain(_add)]
+            return [samples.lc_multiply, to_langchain(add_two)]
 
     registry = ToolRegistry([MathToolkit()])
     assert registry.list_tools() == ["lc_multiply", "add"]
@@ -375,8 +375,8 @@ def test_llamaindex_async_partial_params_and_errors():
 
 
 # -- out --------------------------------------------------------------------------------------------------------
-@tool(name="add")  # the leading underscore keeps pytest from collecting the function
-def _add(a: int, b: int = 1) -> int:
+@tool(name="add")
+def add_two(a: int, b: int = 1) -> int:
     """Add two integers.
 
     Args:
@@ -466,9 +466,9 @@ def _error_name(exc: BaseException) -> str:
 @pytest.mark.parametrize("kind", list(EXPORTS))
 def test_exported_tool_is_the_frameworks_object_with_the_workbench_schema(kind):
     export, view, _call, _error = EXPORTS[kind]
-    exported = export(_add)
+    exported = export(add_two)
     framework_view = view(exported)
-    expected = _wb_view(_add.spec)
+    expected = _wb_view(add_two.spec)
     if kind == "smolagents":  # its inputs format: optional inputs are marked nullable
         expected["parameters"]["properties"]["b"]["nullable"] = True
     if kind == "openai-agents":
@@ -480,7 +480,7 @@ def test_exported_tool_is_the_frameworks_object_with_the_workbench_schema(kind):
 def test_exported_tool_runs_through_the_executor_with_log_permissions_approver_and_timeout(kind):
     export, _view, call, error = EXPORTS[kind]
     log = ExecutionLog()
-    assert call(export(_add, log=log), {"a": 2, "b": 3}) == 5
+    assert call(export(add_two, log=log), {"a": 2, "b": 3}) == 5
     rows = log.rows()
     assert [(r["tool_name"], r["status"], r["input"]) for r in rows] == [("add", "success", {"a": 2, "b": 3})]
 
@@ -505,7 +505,7 @@ def test_exported_tool_runs_through_the_executor_with_log_permissions_approver_a
 def test_exported_langchain_tool_reports_bad_input_and_handles_errors_langchains_way():
     from langchain_core.tools import ToolException
 
-    lc = to_langchain(_add)
+    lc = to_langchain(add_two)
     with pytest.raises(ToolException, match=r"(?s)Invalid input for tool 'add'.*a: expected integer"):
         lc.invoke({"a": "two"})
     lc.handle_tool_error = True
@@ -515,9 +515,9 @@ def test_exported_langchain_tool_reports_bad_input_and_handles_errors_langchains
 
 
 def test_exported_openai_agents_tool_in_strict_mode_and_its_bad_json():
-    ft = to_openai_agents(_add, strict=True)
+    ft = to_openai_agents(add_two, strict=True)
     assert ft.strict_json_schema is True
-    assert ft.params_json_schema == _add.to_provider_format("openai", strict=True)["function"]["parameters"]
+    assert ft.params_json_schema == add_two.to_provider_format("openai", strict=True)["function"]["parameters"]
     with pytest.raises(ValueError, match=r"Tool 'add': the arguments are not valid JSON"):
         asyncio.run(ft.on_invoke_tool(None, "{not json"))
 
@@ -527,16 +527,16 @@ def test_exported_pydantic_ai_tool_in_an_agent_run():
     from pydantic_ai.models.test import TestModel
 
     log = ExecutionLog()
-    agent = Agent(TestModel(), tools=[to_pydantic_ai(_add, log=log)])
+    agent = Agent(TestModel(), tools=[to_pydantic_ai(add_two, log=log)])
     agent.run_sync("add something")
     assert [r["tool_name"] for r in log.rows()] == ["add"] and log.rows()[0]["status"] == "success"
 
 
 def test_export_options_are_checked():
     with pytest.raises(TypeError, match="pass approver= to the executor"):
-        to_langchain(_add, executor=SequentialExecutor(), approver=lambda u, t: True)
+        to_langchain(add_two, executor=SequentialExecutor(), approver=lambda u, t: True)
     with pytest.raises(TypeError, match="executor must be a workbench ToolExecutor"):
-        to_langchain(_add, executor=object())
+        to_langchain(add_two, executor=object())
     with pytest.raises(TypeError, match=r"to_langchain needs one tool.*42"):
         to_langchain(42)
 
