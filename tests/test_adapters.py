@@ -606,3 +606,14 @@ def test_adapted_tools_served_by_an_mcp_server_subprocess():
         results = SequentialExecutor().run([_use("srv_lc_multiply", {"a": 3, "b": 5}, "u1"),
                                             _use("srv_pa_power", {"base": 2, "exponent": 5}, "u2")], registry)
     assert [r.value for r in results] == [15, 32]
+
+
+@pytest.mark.parametrize("kind", ["langchain", "openai-agents"])
+def test_property_tests_run_on_adapted_tools(kind):
+    from workbench.testing import check_tool, fuzz_inputs
+
+    (adapted,) = adapt(SAMPLES[kind][0])
+    report = check_tool(adapted, max_examples=25)
+    assert report.ok, report
+    refused = fuzz_inputs(adapted, max_examples=25)
+    assert refused.ok, refused
