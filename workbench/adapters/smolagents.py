@@ -46,7 +46,7 @@ def adapt_tool(sm_tool: Any) -> AdaptedTool:
 
     function = get_tool_json_schema(sm_tool)["function"]
 
-    def call(arguments: dict[str, Any], call_id: str) -> Any:
+    def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
         validate_tool_arguments(sm_tool, arguments)
         return sm_tool(**arguments, sanitize_inputs_outputs=True)
 
