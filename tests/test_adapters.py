@@ -35,7 +35,7 @@ from workbench.adapters import (
     to_pydantic_ai,
     to_smolagents,
 )
-from workbench.adapters._common import AdaptedTool, WorkbenchToolError
+from workbench.adapters import AdaptedTool, WorkbenchToolError
 from workbench.log import ExecutionLog
 
 ROOT = Path(__file__).resolve().parents[1]

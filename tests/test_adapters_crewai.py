@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field  # noqa: E402
 
 from workbench import SequentialExecutor, ToolRegistry, tool  # noqa: E402
 from workbench.adapters import adapt, to_crewai  # noqa: E402
-from workbench.adapters._common import AdaptedTool, WorkbenchToolError  # noqa: E402
+from workbench.adapters import AdaptedTool, WorkbenchToolError  # noqa: E402
 from workbench.log import ExecutionLog  # noqa: E402
 
 
