@@ -355,6 +355,13 @@ def test_smolagents_setup_runs_once_and_outputs_are_sanitised():
     assert _run(registry, "counter", {"step": 2}).value == 103
 
 
+def test_smolagents_nullable_inputs_take_null_as_smolagents_does():
+    registry = ToolRegistry([samples.sm_repeat])
+    assert _run(registry, "sm_repeat", {"text": "ab", "times": None}).value == "ab"
+    assert _run(registry, "sm_repeat", {"text": None}).status == "error"  # not nullable: refused
+    assert _run(registry, "sm_repeat", {"text": "ab", "times": "2"}).status == "error"
+
+
 def test_llamaindex_async_partial_params_and_errors():
     from llama_index.core.tools import FunctionTool
 
