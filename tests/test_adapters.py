@@ -22,7 +22,7 @@ import anyio
 import pytest
 from langchain_core.tools import InjectedToolCallId  # module level: the tools' string annotations name them
 from agents.tool_context import ToolContext as AgentsToolContext
-from pydantic_ai import RunContext
+from pydantic_ai import RunContext, Tool
 
 from tests import adapter_sample_tools as samples
 from tests.form_catalogue import wb  # noqa: F401 - fixture
@@ -329,8 +329,17 @@ def test_pydantic_ai_run_context_model_retry_and_toolsets():
     assert info == {"label": "x", "deps": None, "call": "use-7", "retry": 0}
     retry = _run(registry, "positive", {"n": -1})
     assert retry.status == "error" and "n must be positive, try again" in retry.metadata["error"]
-    # pydantic-ai's own validator (lax: "5" is an int to it; the schema check passes ints only)
     assert _run(registry, "positive", {"n": 5}).value == 5
+
+    def wipe(path: str) -> str:
+        """Wipe a path."""
+        return f"wiped {path}"
+
+    approval = ToolRegistry([Tool(wipe, requires_approval=True)])
+    assert approval.get_tool("wipe").permission is Permission.ASK_USER
+    assert _run(approval, "wipe", {"path": "/x"}).status == "error"  # no approver: denied
+    approved = SequentialExecutor(approver=lambda use, t: True).run([_use("wipe", {"path": "/x"})], approval)
+    assert approved[0].value == "wiped /x"
 
 
 def test_smolagents_setup_runs_once_and_outputs_are_sanitised():
