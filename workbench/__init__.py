@@ -131,12 +131,19 @@ def _transcript_view(transcript: Any = None, **options: Any) -> Any:
     return TranscriptView(transcript, **options)
 
 
+def _adapt_foreign(obj: Any) -> list:
+    from workbench.adapters import adapt
+
+    return adapt(obj)
+
+
 _entry_points.provider_format = _provider_format
 _entry_points.register_class_tool = _register_class_tool
 _entry_points.call_one = _call_one
 _entry_points.cases_from_log = _cases_from_log
 _entry_points.notebook_progress = _notebook_progress
 _entry_points.transcript_view = _transcript_view
+_entry_points.adapt_foreign = _adapt_foreign
 
 
 def load_ipython_extension(ipython: Any) -> None:

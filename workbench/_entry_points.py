@@ -14,6 +14,8 @@ entry point                 offered by                      carried out by
 ``cases_from_log``          ``ExecutionLog.to_cases``       ``workbench.testing``
 ``notebook_progress``       ``executor.map`` in a kernel    ``workbench.jupyter``
 ``transcript_view``         ``Transcript`` in a kernel      ``workbench.jupyter``
+``adapt_foreign``           ``ToolRegistry`` taking another ``workbench.adapters``
+                            framework's tool
 ==========================  ==============================  ===============================
 
 The lower layer calls the slot below; the package (``workbench/__init__``, above every layer and
@@ -51,3 +53,5 @@ notebook_progress: Callable[[int, int, str], Any] = _unfilled("notebook_progress
 transcript_view: Callable[..., Any] = _unfilled("transcript_view")
 """``transcript_view(transcript=None, prompt=None)`` → the notebook view of an agent transcript, or an empty one
 that ``add_step`` fills live (raises ``ImportError`` without ipywidgets)."""
+adapt_foreign: Callable[[Any], list] = _unfilled("adapt_foreign")
+"""``adapt_foreign(obj)`` → the workbench tools of another framework's tool (or toolkit) ``obj``."""

@@ -12,11 +12,36 @@ import types
 import warnings
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
+from workbench import _entry_points
 from workbench._errors import ToolNotFoundError, ToolSpecError
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, SpecOnlyTool, tool
 
-__all__ = ["ToolRegistry", "UntrustedRefTool", "default_registry", "normalize_tool_name"]
+__all__ = ["ToolRegistry", "UntrustedRefTool", "default_registry", "normalize_tool_name", "FOREIGN_TOOL_MODULES",
+           "foreign_kind"]
+
+#: The hook table for tools of other frameworks: the top-level package of a class in a foreign
+#: object's MRO → the ``workbench.adapters`` entry that converts it. Only the class's ``__module__``
+#: string is read, so no framework is imported unless the object comes from it.
+FOREIGN_TOOL_MODULES: dict[str, str] = {
+    "langchain_core": "langchain", "langchain": "langchain", "langchain_community": "langchain",
+    "agents": "openai-agents",
+    "pydantic_ai": "pydantic-ai",
+    "smolagents": "smolagents",
+    "crewai": "crewai", "crewai_tools": "crewai",
+    "llama_index": "llamaindex",
+}
+
+
+def foreign_kind(obj: Any) -> Optional[str]:
+    """The ``FOREIGN_TOOL_MODULES`` entry of ``obj`` (an instance, or a class) if a class of its MRO
+    comes from a framework there, else ``None``."""
+    mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+    for klass in mro:
+        kind = FOREIGN_TOOL_MODULES.get(klass.__module__.partition(".")[0])
+        if kind is not None:
+            return kind
+    return None
 
 #: ``from_spec_dict(trust_refs=...)``: ``True`` (every ref), ``False`` (none) or module prefixes.
 TrustRefs = Union[bool, Iterable[str]]
@@ -162,6 +187,12 @@ def _derived_ref(item: BaseTool) -> Optional[str]:
     return f"{module_name}:{qualname}" if obj is item else None
 
 
+def _describe(obj: Any) -> str:
+    text = repr(obj)
+    text = text if len(text) <= 80 else text[:77] + "..."
+    return f"{text} (a {type(obj).__module__}.{type(obj).__qualname__})"
+
+
 def as_tool_registry(registry: Any) -> Any:
     """A registry from a ``ToolRegistry`` (anything with ``get_tool``), or a list / dict of tools for
     convenience: what the executors accept as their ``registry`` argument."""
@@ -265,6 +296,9 @@ class ToolRegistry:
                 names += self._process_string(item)
             elif isinstance(item, types.ModuleType):
                 names += self._process_module(item)
+            elif not isinstance(item, BaseTool) and foreign_kind(item) is not None:
+                # a framework's tool, or a toolkit / toolset holding several
+                names += [self._register_if_new(t) for t in _entry_points.adapt_foreign(item)]
             else:
                 item_tool = self._as_tool(item)
                 if self.registry.get(item_tool.tool_name) is item_tool:
@@ -308,16 +342,37 @@ class ToolRegistry:
 
     def _process_module(self, module: types.ModuleType) -> list[str]:
         found = [obj for obj in vars(module).values() if isinstance(obj, BaseTool)]
+        found += self._foreign_tools_of(module)
         if not found:
             raise ValueError(f"Module '{module.__name__}' defines no tools (decorate functions with @tool)")
         names = []
         for obj in found:
             ref = f"{module.__name__}:{obj.__qualname__}" if isinstance(obj, DecoratedFunctionTool) else None
-            if self.registry.get(obj.tool_name) is obj:
-                names.append(obj.tool_name)
-            else:
-                names.append(self.register_tool(obj, ref=ref))
+            names.append(self._register_if_new(obj, ref))
         return names
+
+    def _register_if_new(self, item: BaseTool, ref: Optional[str] = None) -> str:
+        """Register ``item`` unless it is here already: the same object, or an adapted tool of the
+        same foreign tool (each adaptation is a new object; listing it twice is no clash)."""
+        existing = self.registry.get(item.tool_name)
+        original = getattr(item, "original", None)
+        if existing is item or (original is not None and getattr(existing, "original", None) is original):
+            return item.tool_name
+        return self.register_tool(item, ref=ref)
+
+    @staticmethod
+    def _foreign_tools_of(module: types.ModuleType) -> list[BaseTool]:
+        """The adapted tools of the other frameworks' tool objects a module defines (an instance of a
+        framework class that is not a tool, such as a model client, is not one of them)."""
+        tools: list[BaseTool] = []
+        for obj in vars(module).values():
+            if isinstance(obj, (type, types.ModuleType, BaseTool)) or foreign_kind(obj) is None:
+                continue
+            try:
+                tools += _entry_points.adapt_foreign(obj)
+            except TypeError:
+                continue
+        return tools
 
     @staticmethod
     def _as_tool(obj: Any, name: Optional[str] = None) -> BaseTool:
@@ -333,9 +388,23 @@ class ToolRegistry:
             return obj()
         if isinstance(obj, (ToolSpec, dict)):
             return SpecOnlyTool(ToolSpec.coerce(obj))
+        if foreign_kind(obj) is not None:
+            adapted = _entry_points.adapt_foreign(obj)
+            if len(adapted) != 1:
+                raise ValueError(f"{type(obj).__name__} holds {len(adapted)} tools "
+                                 f"({', '.join(t.tool_name for t in adapted)}): register them with "
+                                 "process_tools([...]) or ToolRegistry([...]), which take each of them")
+            item = adapted[0]
+            if name and name != item.tool_name:
+                raise ValueError(f"Cannot rename the {item.tool_type} tool '{item.tool_name}' to '{name}': "
+                                 "its name is the one its framework sends to a model")
+            return item
         if callable(obj):
             return tool(obj, name=name)
-        raise ToolSpecError(f"Cannot register {obj!r}: expected a tool, a function, a BaseTool subclass or a ToolSpec")
+        raise ToolSpecError(
+            f"Cannot register {_describe(obj)}: expected a workbench tool, a function, a BaseTool subclass, a "
+            f"ToolSpec (or spec dict), or a tool of one of the frameworks workbench.adapters converts "
+            f"({', '.join(sorted(set(FOREIGN_TOOL_MODULES.values())))})")
 
     # -- lookup ------------------------------------------------------------------------------------
     def get_tool(self, tool_name: str) -> BaseTool:
