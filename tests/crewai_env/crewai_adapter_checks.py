@@ -1,9 +1,10 @@
 """workbench.adapters with CrewAI, in and out.
 
 CrewAI (1.7 and later) requires mcp<2, so it cannot share the test environment of the mcp extra;
-this file runs in an environment of its own (``pip install -e ".[crewai]" pytest pytest-timeout``,
-see docs/notes/adapters.md), where forms, ``map`` and an executor run the adapted tool. In the main
-test environment CrewAI is absent and the module is skipped as a whole.
+this file runs in an environment of its own, ``.venv-crewai`` (``pip install -e ".[crewai]" pytest
+pytest-timeout``, built by .ci/system-deps), where forms, ``map`` and an executor run the adapted tool.
+The main suite runs it there: ``tests/test_adapters_crewai_env.py``. Its name keeps the main
+environment's pytest from collecting it.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
-crewai_tools = pytest.importorskip("crewai.tools", reason="CrewAI runs in its own environment (needs mcp<2)")
 
 from crewai.tools import BaseTool as CrewBaseTool  # noqa: E402
 from crewai.tools import tool as crew_tool  # noqa: E402
