@@ -94,6 +94,8 @@ def test_in_memory_append_and_get():
         "completed_at": "2026-01-01T00:00:00.001Z",
         "latency_ms": 1.2,
         "metadata": {"tool_name": "add", "latency_ms": 1.2},
+        "run_id": None,  # not made by an agent run
+        "turn": None,
     }
     log.close()
 

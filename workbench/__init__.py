@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and editors
+    from workbench.agent import Transcript, arun_agent, run_agent
     from workbench._errors import ToolInputError, ToolNotFoundError, ToolSpecError
     from workbench._events import ToolEvent
     from workbench.context import ToolContext
@@ -45,7 +46,7 @@ __all__ = [
     "ToolNotFoundError", "ToolParam", "ToolParameter", "ToolPermission", "ToolPermissionError", "ToolRegistry", "ToolResponse", "ToolResult",
     "ToolReturn", "ToolSpec", "ToolSpecError", "ToolUse", "default_registry", "format_tool_results", "get_workbench",
     "make_tool_use", "new_tool_use_id", "parse_tool_calls", "to_provider_format", "tool", "ui",
-    "update_tool_runtime_metadata",
+    "update_tool_runtime_metadata", "run_agent", "arun_agent", "Transcript",
 ]
 
 # Every public name is imported on first use (PEP 562): ``import workbench`` costs next to nothing,
@@ -72,6 +73,7 @@ _LAZY = {
     "get_workbench": ("workbench.jupyter", "get_workbench"),
     "ui": ("workbench.jupyter", "ui"),
     "summarize": ("workbench.summary", "summarize"), "DaskExecutor": ("workbench.dask", "DaskExecutor"),
+    **{name: ("workbench.agent", name) for name in ("run_agent", "arun_agent", "Transcript")},
 }
 
 
@@ -127,12 +129,19 @@ def _adapt_foreign(obj: Any) -> list:
     return adapt(obj)
 
 
+def _transcript_view(transcript: Any) -> Any:
+    from workbench.jupyter._transcript_view import TranscriptView
+
+    return TranscriptView(transcript)
+
+
 _entry_points.provider_format = _provider_format
 _entry_points.register_class_tool = _register_class_tool
 _entry_points.call_one = _call_one
 _entry_points.cases_from_log = _cases_from_log
 _entry_points.notebook_progress = _notebook_progress
 _entry_points.adapt_foreign = _adapt_foreign
+_entry_points.transcript_view = _transcript_view
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -15,6 +15,7 @@ entry point                 offered by                      carried out by
 ``notebook_progress``       ``executor.map`` in a kernel    ``workbench.jupyter``
 ``adapt_foreign``           ``ToolRegistry`` taking another ``workbench.adapters``
                             framework's tool
+``transcript_view``         ``Transcript`` in a kernel      ``workbench.jupyter``
 ==========================  ==============================  ===============================
 
 The lower layer calls the slot below; the package (``workbench/__init__``, above every layer and
@@ -51,3 +52,5 @@ notebook_progress: Callable[[int, int, str], Any] = _unfilled("notebook_progress
 
 adapt_foreign: Callable[[Any], list] = _unfilled("adapt_foreign")
 """``adapt_foreign(obj)`` → the workbench tools of another framework's tool (or toolkit) ``obj``."""
+transcript_view: Callable[[Any], Any] = _unfilled("transcript_view")
+"""``transcript_view(transcript)`` → the notebook view of an agent transcript (raises ``ImportError`` without ipywidgets)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import functools
 import inspect
@@ -23,7 +24,7 @@ import traceback
 import types
 import uuid
 import warnings
-from typing import Any, AsyncIterator, Callable, NamedTuple, Optional, Sequence
+from typing import Any, AsyncIterator, Callable, Iterator, NamedTuple, Optional, Sequence
 
 from pydantic import ValidationError as _ValidationError
 
@@ -36,9 +37,27 @@ from workbench.registry import as_tool_registry as _as_registry
 from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, ToolResponse
 from workbench.types import Permission, ToolResult, ToolUse, fast_tool_result, new_tool_use_id, utc_now_iso
 
-__all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "run_sync"]
+__all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "approving", "run_sync"]
 
 Approver = Callable[[ToolUse, BaseTool], Any]  # returns bool or an awaitable of bool
+
+# The approver of the calls made in this context (an agent run's ``approver=``); it wins over the
+# executor's own, so one shared executor serves concurrent runs that each ask their own user.
+_context_approver: contextvars.ContextVar[Optional[Approver]] = contextvars.ContextVar("workbench_approver",
+                                                                                        default=None)
+
+
+@contextlib.contextmanager
+def approving(approver: Optional[Approver]) -> Iterator[None]:
+    """``with approving(approver):`` — ``approver`` answers the ``ASK_USER`` calls that executors run
+    in this context (and the tasks started in it) instead of their own ``approver``; ``None`` leaves
+    each executor's own in charge."""
+    token = _context_approver.set(approver)
+    try:
+        yield
+    finally:
+        _context_approver.reset(token)
+
 
 _ALLOW, _DENY, _ASK = Permission.ALWAYS_ALLOW, Permission.ALWAYS_DENY, Permission.ASK_USER
 _BASE_PERMISSION = BaseTool.__dict__["permission"]
@@ -833,11 +852,12 @@ class ToolExecutor:
 
     async def _approve(self, call: _Call) -> Optional[ToolResult]:
         name = call.spec.name
-        if self.approver is None:
+        approver = _context_approver.get() or self.approver
+        if approver is None:
             return self._error(call, f"Tool '{name}' requires user approval (permission: ask_user) and no approver is configured",
                                "PermissionDenied")
         try:
-            decision = self.approver(call.tool_use, call.tool)
+            decision = approver(call.tool_use, call.tool)
             if _isawaitable(decision):
                 decision = await decision
         except Exception as exc:  # noqa: BLE001

@@ -18,7 +18,14 @@ Rows come back as plain dicts::
      "status": "success", "error": None, "error_type": None,
      "started_at": "2026-01-01T00:00:00.000Z",         # ISO 8601 strings
      "completed_at": "2026-01-01T00:00:00.001Z",
-     "latency_ms": 1.2, "metadata": {...}}             # the result's metadata, parsed
+     "latency_ms": 1.2, "metadata": {...},             # the result's metadata, parsed
+     "run_id": None, "turn": None}                     # the agent run and model turn that made the call
+
+An agent run (``workbench.agent.run_agent(..., log=log)``) is kept whole in the same file: its calls
+carry ``run_id`` and ``turn``, each model turn is a row of ``model_turns`` (request/response JSON,
+text, tool calls, usage, latency, error) and the run itself a row of ``runs``; :meth:`ExecutionLog.runs`
+lists them and :meth:`ExecutionLog.run` opens one, as plain dicts. A log file written before these
+existed is migrated when it is opened (the columns and tables are added; its rows are kept).
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas
 
 __all__ = ["ExecutionLog", "LogListener", "LOG_COLUMNS", "DATAFRAME_COLUMNS", "EXPORT_FORMATS", "OUTCOMES",
-           "PAGE_SORT_COLUMNS"]
+           "PAGE_SORT_COLUMNS", "RUN_COLUMNS", "TURN_COLUMNS"]
 
 _logger = logging.getLogger(__name__)
 
@@ -66,6 +73,8 @@ LOG_COLUMNS: tuple[str, ...] = (
     "completed_at",
     "latency_ms",
     "metadata_json",
+    "run_id",
+    "turn",
 )
 
 #: Columns of :meth:`ExecutionLog.to_dataframe`, in order.
@@ -80,6 +89,20 @@ DATAFRAME_COLUMNS: tuple[str, ...] = (
     "started_at",
     "completed_at",
     "latency_ms",
+    "run_id",
+    "turn",
+)
+
+#: Columns of the ``runs`` table (one row per agent run), in order; ``*_json`` columns hold JSON.
+RUN_COLUMNS: tuple[str, ...] = (
+    "run_id", "model", "started_at", "completed_at", "stopped_because", "error", "final_text", "turns",
+    "tool_calls", "input_tokens", "output_tokens", "duration_ms", "prompt_json", "tools_json", "settings_json",
+)
+
+#: Columns of the ``model_turns`` table (one row per model turn of an agent run), in order.
+TURN_COLUMNS: tuple[str, ...] = (
+    "id", "run_id", "turn", "model", "text", "tool_calls_json", "stop_reason", "input_tokens", "output_tokens",
+    "latency_ms", "request_json", "response_json", "error", "error_kind", "started_at",
 )
 
 #: Supported :meth:`ExecutionLog.export` file extensions.
@@ -100,7 +123,7 @@ _OUTCOME_SQL = {
 PAGE_SORT_COLUMNS: tuple[str, ...] = ("id", "tool_name", "status", "completed_at", "latency_ms")
 _SEARCHED = ("tool_name", "input_json", "output_json", "error")
 _MEMORY = ":memory:"
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
 
 _DDL = (
     """
@@ -116,11 +139,59 @@ _DDL = (
         started_at TEXT,
         completed_at TEXT,
         latency_ms REAL,
-        metadata_json TEXT
+        metadata_json TEXT,
+        run_id TEXT,
+        turn INTEGER
     )
     """,
     "CREATE INDEX IF NOT EXISTS calls_tool_name ON calls (tool_name)",
     "CREATE INDEX IF NOT EXISTS calls_status ON calls (status)",
+)
+
+# Columns added after version 1: a file without them gets them on open (see ExecutionLog._migrate).
+_ADDED_CALL_COLUMNS = (("run_id", "TEXT"), ("turn", "INTEGER"))
+
+_RUN_DDL = (
+    """
+    CREATE TABLE IF NOT EXISTS runs (
+        run_id TEXT PRIMARY KEY,
+        model TEXT,
+        started_at TEXT,
+        completed_at TEXT,
+        stopped_because TEXT,
+        error TEXT,
+        final_text TEXT,
+        turns INTEGER,
+        tool_calls INTEGER,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        duration_ms REAL,
+        prompt_json TEXT,
+        tools_json TEXT,
+        settings_json TEXT
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS model_turns (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        model TEXT,
+        text TEXT,
+        tool_calls_json TEXT,
+        stop_reason TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        latency_ms REAL,
+        request_json TEXT,
+        response_json TEXT,
+        error TEXT,
+        error_kind TEXT,
+        started_at TEXT
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS model_turns_run ON model_turns (run_id, turn)",
+    "CREATE INDEX IF NOT EXISTS calls_run ON calls (run_id, turn)",
 )
 
 _SELECT_COLUMNS = ", ".join(LOG_COLUMNS)
@@ -204,7 +275,7 @@ def _gc_paused(count: int) -> Iterator[None]:
 def _row_dict(row: tuple[Any, ...]) -> dict[str, Any]:
     """A row dict (JSON columns parsed) from a tuple in :data:`LOG_COLUMNS` order."""
     (row_id, tool_name, tool_use_id, input_json, output_json, status, error,
-     error_type, started_at, completed_at, latency_ms, metadata_json) = row
+     error_type, started_at, completed_at, latency_ms, metadata_json, run_id, turn) = row
     return {
         "id": row_id,
         "tool_name": tool_name,
@@ -218,7 +289,26 @@ def _row_dict(row: tuple[Any, ...]) -> dict[str, Any]:
         "completed_at": completed_at,
         "latency_ms": latency_ms,
         "metadata": _loads(metadata_json),
+        "run_id": run_id,
+        "turn": turn,
     }
+
+
+def _json_key(column: str) -> str:
+    return column[:-5] if column.endswith("_json") else column
+
+
+def _run_dict(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A run dict from a ``runs`` row in :data:`RUN_COLUMNS` order (``*_json`` parsed, keys without ``_json``)."""
+    return {_json_key(c): _loads(v) if c.endswith("_json") else v for c, v in zip(RUN_COLUMNS, row)}
+
+
+def _turn_dict(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A model-turn dict (a ``ModelTurn.to_dict()`` plus ``turn``, ``error``, ``error_kind``, ``started_at``)."""
+    data = {_json_key(c): _loads(v) if c.endswith("_json") else v for c, v in zip(TURN_COLUMNS, row)}
+    data["usage"] = {"input_tokens": data.pop("input_tokens") or 0, "output_tokens": data.pop("output_tokens") or 0}
+    data["tool_calls"] = data["tool_calls"] or []
+    return data
 
 
 def _parse_iso(text: Optional[str]) -> Optional[datetime]:
@@ -314,7 +404,10 @@ class ExecutionLog:
                 conn.execute("PRAGMA synchronous=NORMAL")
             for statement in _DDL:
                 conn.execute(statement)
-            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+            self._migrate(conn)
+            for statement in _RUN_DDL:
+                conn.execute(statement)
+            if conn.execute("PRAGMA user_version").fetchone()[0] < _SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
         except BaseException:
             conn.close()
@@ -323,12 +416,22 @@ class ExecutionLog:
         self._cursor = conn.cursor()  # reused by append (always under the lock)
         self._closed = False
 
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> None:
+        """Add the columns a log file written by an older version lacks (its rows get NULLs)."""
+        present = {row[1] for row in conn.execute("PRAGMA table_info(calls)")}
+        for column, kind in _ADDED_CALL_COLUMNS:
+            if column not in present:
+                conn.execute(f"ALTER TABLE calls ADD COLUMN {column} {kind}")
+
     # -- writing -----------------------------------------------------------------------------------
     @staticmethod
     def _params(
         result: ToolResult | Mapping[str, Any],
         tool_use: Optional[ToolUse | Mapping[str, Any]],
         input: Optional[dict[str, Any]],
+        run_id: Optional[str] = None,
+        turn: Optional[int] = None,
     ) -> tuple[Any, ...]:
         """The INSERT parameters (``LOG_COLUMNS[1:]`` order) for one result; validates it."""
         if not isinstance(result, ToolResult):
@@ -377,6 +480,8 @@ class ExecutionLog:
             completed_at,
             latency,
             _dumps(metadata),
+            run_id,
+            turn,
         )
 
     def append(
@@ -385,6 +490,8 @@ class ExecutionLog:
         tool_use: Optional[ToolUse | Mapping[str, Any]] = None,
         *,
         input: Optional[dict[str, Any]] = None,
+        run_id: Optional[str] = None,
+        turn: Optional[int] = None,
     ) -> int:
         """Record one finished call and return its row id.
 
@@ -394,6 +501,7 @@ class ExecutionLog:
             tool_use: the ``ToolUse`` that produced it; gives the tool name when
                 ``result.metadata["tool_name"]`` is absent, and the input.
             input: the call's input, overriding ``tool_use["input"]``.
+            run_id, turn: the agent run and the index of the model turn that made the call.
 
         The row is committed before this returns. Inputs, content and metadata
         are stored as JSON; values JSON cannot hold (bytes, datetimes, custom
@@ -404,7 +512,7 @@ class ExecutionLog:
         Raises:
             ValueError: ``result.status == "in_progress"`` (only final results are logged).
         """
-        params = self._params(result, tool_use, input)
+        params = self._params(result, tool_use, input, run_id, turn)
         with self._lock:
             row_id = self._cursor.execute(_INSERT_SQL, params).lastrowid
         if self._listeners:
@@ -630,18 +738,20 @@ class ExecutionLog:
         Columns (:data:`DATAFRAME_COLUMNS`): ``id`` (int64), ``tool_name``,
         ``tool_use_id``, ``status``, ``error`` (strings), ``input`` (dict or
         ``None``) and ``output`` (list of content blocks) parsed from JSON,
-        ``started_at`` / ``completed_at`` (``datetime64[..., UTC]``) and
-        ``latency_ms`` (float64). The index is a plain ``RangeIndex``.
+        ``started_at`` / ``completed_at`` (``datetime64[..., UTC]``),
+        ``latency_ms`` (float64), ``run_id`` and ``turn`` (nullable ``Int64``: the agent run and
+        model turn that made the call, empty otherwise). The index is a plain ``RangeIndex``.
         """
         import pandas as pd
 
         raw = self._select(
-            "id, tool_name, tool_use_id, status, error, input_json, output_json, started_at, completed_at, latency_ms",
+            "id, tool_name, tool_use_id, status, error, input_json, output_json, started_at, completed_at, latency_ms, "
+            "run_id, turn",
             tool, status, last,
         )
-        columns = list(zip(*raw)) if raw else [()] * 10
+        columns = list(zip(*raw)) if raw else [()] * 12
         del raw
-        ids, names, use_ids, statuses, errors, inputs, outputs, started, completed, latency = columns
+        ids, names, use_ids, statuses, errors, inputs, outputs, started, completed, latency, run_ids, turns = columns
         with _gc_paused(len(ids)):
             inputs = [_loads(v) for v in inputs]
             outputs = [_loads(v) for v in outputs]
@@ -656,6 +766,8 @@ class ExecutionLog:
             "started_at": pd.to_datetime(pd.Series(started, dtype=object), utc=True, format="ISO8601", errors="coerce"),
             "completed_at": pd.to_datetime(pd.Series(completed, dtype=object), utc=True, format="ISO8601", errors="coerce"),
             "latency_ms": pd.Series(latency, dtype="float64"),
+            "run_id": pd.Series(run_ids, dtype=object),
+            "turn": pd.Series(turns, dtype="Int64"),
         }
         return pd.DataFrame(data, columns=list(DATAFRAME_COLUMNS))
 
@@ -776,11 +888,124 @@ class ExecutionLog:
 
         return _entry_points.cases_from_log(self, tool=tool, status=status, last=last, ids=ids, expect=expect)
 
+    # -- agent runs --------------------------------------------------------------------------------
+    def start_run(self, run_id: str, *, model: Optional[str], prompt: list[dict[str, Any]],
+                  tools: list[dict[str, Any]], settings: dict[str, Any], started_at: Optional[str] = None) -> None:
+        """Record the start of an agent run: its model id, the messages it starts from, the tool
+        specs it offers (dicts) and its settings (params, ``tool_choice``, ``max_turns``).
+
+        Raises:
+            ValueError: a run with this id is already in the log.
+        """
+        with self._lock:
+            try:
+                self._conn.execute(
+                    "INSERT INTO runs (run_id, model, started_at, prompt_json, tools_json, settings_json) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (run_id, model, started_at or utc_now_iso(), _dumps(prompt), _dumps(tools), _dumps(settings)))
+            except sqlite3.IntegrityError:
+                raise ValueError(f"the execution log already holds a run with id {run_id!r}; "
+                                 "give each run its own run_id") from None
+
+    def append_turn(self, run_id: str, turn: int, data: Mapping[str, Any]) -> int:
+        """Record one model turn of a run and return its row id.
+
+        ``data`` is a turn as a dict (``ModelTurn.to_dict()``: ``model``, ``text``, ``tool_calls``,
+        ``stop_reason``, ``usage``, ``latency_ms``, ``request``, ``response``) plus, for a failed turn,
+        ``error`` and ``error_kind``, and ``started_at``.
+        """
+        usage = data.get("usage") or {}
+        params = (run_id, turn, data.get("model"), data.get("text"), _dumps(data.get("tool_calls") or []),
+                  data.get("stop_reason"), usage.get("input_tokens"), usage.get("output_tokens"), data.get("latency_ms"),
+                  None if data.get("request") is None else _dumps(data["request"]),
+                  None if data.get("response") is None else _dumps(data["response"]),
+                  data.get("error"), data.get("error_kind"), data.get("started_at") or utc_now_iso())
+        with self._lock:
+            return self._conn.execute(
+                f"INSERT INTO model_turns ({', '.join(TURN_COLUMNS[1:])}) VALUES ({', '.join('?' * (len(TURN_COLUMNS) - 1))})",
+                params).lastrowid  # type: ignore[return-value]
+
+    def end_run(self, run_id: str, *, stopped_because: str, error: Optional[str] = None,
+                final_text: Optional[str] = None, turns: int = 0, tool_calls: int = 0, input_tokens: int = 0,
+                output_tokens: int = 0, duration_ms: Optional[float] = None, completed_at: Optional[str] = None) -> None:
+        """Record how a run ended (``stopped_because``: ``end_turn``, ``max_turns``, ``model_error``,
+        ``cancelled``, or ``error`` when an exception outside the model ended it) and its totals."""
+        with self._lock:
+            self._conn.execute(
+                "UPDATE runs SET completed_at = ?, stopped_because = ?, error = ?, final_text = ?, turns = ?, "
+                "tool_calls = ?, input_tokens = ?, output_tokens = ?, duration_ms = ? WHERE run_id = ?",
+                (completed_at or utc_now_iso(), stopped_because, error, final_text, turns, tool_calls, input_tokens,
+                 output_tokens, duration_ms, run_id))
+
+    def runs(self, last: Optional[int] = None, *, as_frame: bool = False) -> Any:
+        """The agent runs in the log, oldest first: a list of dicts (``RUN_COLUMNS``, the ``*_json``
+        columns parsed into ``prompt``, ``tools`` and ``settings``), or a pandas DataFrame of the same
+        columns with ``as_frame=True``. ``last``: only the ``last`` most recent runs."""
+        sql = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
+        args: list[Any] = []
+        if last is not None:
+            if isinstance(last, bool) or not isinstance(last, int) or last < 0:
+                raise ValueError(f"last must be a non-negative integer, got {last!r}")
+            sql += " ORDER BY rowid DESC LIMIT ?"
+            args.append(last)
+        else:
+            sql += " ORDER BY rowid"
+        with self._lock:
+            raw = self._conn.execute(sql, args).fetchall()
+        if last is not None:
+            raw.reverse()
+        found = [_run_dict(row) for row in raw]
+        if not as_frame:
+            return found
+        import pandas as pd
+
+        columns = [_json_key(c) for c in RUN_COLUMNS]
+        frame = pd.DataFrame(found, columns=columns)
+        for column in ("started_at", "completed_at"):
+            frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601", errors="coerce")
+        return frame
+
+    def run(self, run_id: str) -> dict[str, Any]:
+        """One agent run as a plain dict: the run's fields (as :meth:`runs` gives them) plus ``turns``
+        (its model turns, in order, as dicts: ``turn``, ``model``, ``text``, ``tool_calls``,
+        ``stop_reason``, ``usage``, ``latency_ms``, ``request``, ``response``, ``error``,
+        ``error_kind``, ``started_at``) and ``calls`` (its tool-call rows, in order, as :meth:`rows`).
+        ``workbench.agent.Transcript.from_log(log, run_id)`` makes a transcript of it.
+
+        Raises:
+            KeyError: no run with this id (the message says how many runs the log holds).
+        """
+        with self._lock:
+            raw = self._conn.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if raw is None:
+                count = self._conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+            else:
+                turn_rows = self._conn.execute(
+                    f"SELECT {', '.join(TURN_COLUMNS)} FROM model_turns WHERE run_id = ? ORDER BY turn, id", (run_id,)
+                ).fetchall()
+                call_rows = self._conn.execute(
+                    f"SELECT {_SELECT_COLUMNS} FROM calls WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
+        if raw is None:
+            raise KeyError(f"No agent run {run_id!r} in the execution log ({self._where_text()}): "
+                           f"it holds {count} run{'s' if count != 1 else ''}")
+        found = _run_dict(raw)
+        found["turns"] = [_turn_dict(row) for row in turn_rows]
+        found["calls"] = [_row_dict(row) for row in call_rows]
+        return found
+
+    def rows_of_run(self, run_id: str) -> list[dict[str, Any]]:
+        """The tool-call rows of one agent run, oldest first (as :meth:`rows`)."""
+        with self._lock:
+            raw = self._conn.execute(f"SELECT {_SELECT_COLUMNS} FROM calls WHERE run_id = ? ORDER BY id",
+                                     (run_id,)).fetchall()
+        return [_row_dict(row) for row in raw]
+
     # -- lifecycle ---------------------------------------------------------------------------------
     def clear(self) -> None:
-        """Delete every row (listeners are kept; row ids start again from 1)."""
+        """Delete every row, run and model turn (listeners are kept; row ids start again from 1)."""
         with self._lock:
-            self._conn.execute("DELETE FROM calls")
+            for table in ("calls", "model_turns", "runs"):
+                self._conn.execute(f"DELETE FROM {table}")
 
     def close(self) -> None:
         """Close the database (idempotent). A file log is checkpointed; later calls raise ``sqlite3.ProgrammingError``."""

@@ -11,14 +11,23 @@ from importlib import import_module
 from typing import Any
 
 from workbench.models._base import Message, Model, as_messages, tool_specs
+from workbench.models._cassette import RecordingModel, ReplayModel
+from workbench.models._schema_model import SchemaModel
 from workbench.models._scripted import ScriptedModel
 from workbench.models._turn import ERROR_KINDS, ModelError, ModelTurn, Usage
 
-__all__ = ["ERROR_KINDS", "Message", "Model", "ModelError", "ModelTurn", "ScriptedModel", "Usage", "as_messages",
-           "get", "tool_specs", "MODEL_PROVIDERS"]
+__all__ = ["ERROR_KINDS", "Message", "Model", "ModelError", "ModelTurn", "RecordingModel", "ReplayModel",
+           "SchemaModel", "ScriptedModel", "Usage", "as_messages", "get", "record", "tool_specs", "MODEL_PROVIDERS"]
 
 #: provider prefix → (module, class) of the model class :func:`get` builds; imported on use
-MODEL_PROVIDERS: dict[str, tuple[str, str]] = {}
+MODEL_PROVIDERS: dict[str, tuple[str, str]] = {
+    "openai": ("workbench.models.openai", "OpenAIModel"),
+    "openai-responses": ("workbench.models.openai", "OpenAIResponsesModel"),
+    "ollama": ("workbench.models.openai", "OllamaModel"),
+    "anthropic": ("workbench.models.anthropic", "AnthropicModel"),
+    "gemini": ("workbench.models.gemini", "GeminiModel"),
+    "bedrock": ("workbench.models.bedrock", "BedrockModel"),
+}
 
 
 def get(model_id: "str | Model", **options: Any) -> Model:
@@ -35,3 +44,10 @@ def get(model_id: "str | Model", **options: Any) -> Model:
                          f"known: {', '.join(sorted(MODEL_PROVIDERS))}")
     module, cls = MODEL_PROVIDERS[provider]
     return getattr(import_module(module), cls)(name, **options)
+
+
+def record(model: "str | Model", path: Any, **options: Any) -> RecordingModel:
+    """``model`` (a :class:`Model` or a ``"provider:model"`` string built with ``options``) writing
+    every request and its turn into the cassette at ``path`` (started afresh); replay it with
+    :class:`ReplayModel`. Secrets are never written."""
+    return RecordingModel(get(model, **options), path)

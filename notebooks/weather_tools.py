@@ -1,0 +1,31 @@
+"""Tools for tutorial 09: a weather lookup and a flight booking, with two descriptions of the lookup."""
+
+from workbench import tool
+
+
+@tool
+def get_weather(city: str, units: str = "metric") -> dict:
+    """Current weather for a city: temperature and conditions.
+
+    Args:
+        city: The city, e.g. "Paris" or "Paris, FR".
+        units: "metric" (°C) or "imperial" (°F).
+    """
+    return {"city": city, "temperature": 21 if units == "metric" else 70, "conditions": "sunny"}
+
+
+@tool
+def book_flight(origin: str, destination: str, passengers: int = 1) -> str:
+    """Book a flight between two cities.
+
+    Args:
+        origin: Departure city.
+        destination: Arrival city.
+        passengers: How many seats.
+    """
+    return f"Booked {passengers} seat(s) {origin} → {destination}"
+
+
+@tool(name="get_weather", description="Weather tool.")
+def get_weather_terse(city: str, units: str = "metric") -> dict:
+    return get_weather(city, units)

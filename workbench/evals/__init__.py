@@ -1,0 +1,23 @@
+"""Tool-call evaluations: does a model pick the right tool with the right arguments?
+
+Cases (:class:`EvalCase`) and suites (:class:`EvalSuite`, ``*.evals.json`` files), scored by
+BFCL's rules (:func:`score_calls`), run over models and tool variants (:func:`run_evals`) into an
+:class:`EvalReport`; :func:`load_bfcl` imports the Berkeley Function Calling Leaderboard's data.
+"""
+
+from __future__ import annotations
+
+from workbench.evals._bfcl import BFCL_CATEGORIES, load_bfcl
+from workbench.evals._bfcl_schema import bfcl_function_spec, bfcl_schema
+from workbench.evals._case import EvalCase, EvalSuite
+from workbench.evals._cache import CachedModel, RequestCache
+from workbench.evals._files import EvalFileError, add_eval_case, find_eval_files, load_evals, save_evals, suite_registry
+from workbench.evals._report import Comparison, EvalReport
+from workbench.evals._run import run_evals
+from workbench.evals._scoring import ExpectedCall, Verdict, normalise_string, score_calls
+from workbench.evals._stats import mcnemar_exact, pass_at_k, pass_hat_k
+
+__all__ = ["BFCL_CATEGORIES", "add_eval_case", "CachedModel", "Comparison", "EvalCase", "EvalFileError", "EvalReport", "EvalSuite",
+           "ExpectedCall", "RequestCache", "Verdict", "bfcl_function_spec", "bfcl_schema", "find_eval_files",
+           "load_bfcl", "load_evals", "mcnemar_exact", "normalise_string", "pass_at_k", "pass_hat_k", "run_evals",
+           "save_evals", "score_calls", "suite_registry"]

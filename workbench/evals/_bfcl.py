@@ -1,0 +1,80 @@
+"""``load_bfcl``: the Berkeley Function Calling Leaderboard's data as an evaluation suite.
+
+The data ships inside the ``bfcl-eval`` package (``bfcl_eval/data``); it is read as files, so
+nothing of the leaderboard's model handlers is imported. Function documents become spec-only tools
+(BFCL's type dialect normalised to JSON Schema, names made provider-safe as BFCL does for
+OpenAI-style models), questions become cases with BFCL's possible answers as ``expect_calls``, and
+the irrelevance categories become ``expect_no_call`` cases.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+from workbench.evals._bfcl_schema import bfcl_function_spec, safe_tool_name
+from workbench.evals._case import EvalCase, EvalSuite
+
+#: the categories load_bfcl reads (single-turn AST and relevance categories)
+BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
+                   "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance")
+
+
+def bfcl_data_dir() -> Path:
+    """Where the installed ``bfcl-eval`` keeps its data (found without importing the package)."""
+    spec = importlib.util.find_spec("bfcl_eval")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("load_bfcl needs BFCL's data: pip install 'tool-workbench[bfcl]' (the bfcl-eval package)")
+    return Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
+def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _data_file(folder: Path, category: str) -> Path:
+    matches = sorted(p for p in folder.glob(f"BFCL_v*_{category}.json")
+                     if re.fullmatch(rf"BFCL_v\d+_{re.escape(category)}\.json", p.name))
+    if not matches:
+        raise FileNotFoundError(f"no BFCL data file for category {category!r} in {folder}")
+    return matches[-1]
+
+
+def _messages(question: Any) -> list[dict[str, Any]]:
+    """BFCL's ``question`` (a list of turns, each a list of messages) → one message list (first turn)."""
+    turn = question[0] if question and isinstance(question[0], list) else question
+    return [{"role": m["role"], "content": m["content"]} for m in turn]
+
+
+def _expected(ground_truth: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"name": safe_tool_name(name), "arguments": arguments}
+            for call in ground_truth for name, arguments in call.items()]
+
+
+def load_bfcl(category: str, limit: Optional[int] = None) -> EvalSuite:
+    """BFCL's ``category`` (one of :data:`BFCL_CATEGORIES`) as a suite: each case offers its own
+    function documents as spec-only tools (``case.tools`` holds their spec dicts)."""
+    if category not in BFCL_CATEGORIES:
+        raise ValueError(f"unknown BFCL category {category!r}; known: {', '.join(BFCL_CATEGORIES)}")
+    folder = bfcl_data_dir()
+    answers: dict[str, Any] = {}
+    answer_folder = folder / "possible_answer"
+    if "irrelevance" not in category:
+        answers = {row["id"]: row["ground_truth"] for row in _read_jsonl(_data_file(answer_folder, category))}
+    cases = []
+    for row in _read_jsonl(_data_file(folder, category)):
+        if limit is not None and len(cases) >= limit:
+            break
+        specs = [bfcl_function_spec(doc) for doc in row["function"]]
+        common = dict(id=row["id"], messages=_messages(row["question"]), tools=specs, tags=(category,))
+        if "irrelevance" in category:
+            cases.append(EvalCase(**common, expect_no_call=True))
+        else:
+            cases.append(EvalCase(**common, expect_calls=_expected(answers[row["id"]])))
+    return EvalSuite(name=f"bfcl:{category}", cases=cases)

@@ -1,0 +1,210 @@
+"""``run_evals``: every case, asked of every model against every tool variant, scored.
+
+One *job* is (model, variant, case, repeat). With ``max_turns=1`` (the default, BFCL's single-turn
+setting) the model answers once and its calls are scored without running a tool; with more turns the
+agent loop runs the calls through an executor (spec-only tools answer synthetically) and every call of
+the run is scored. Jobs run concurrently (``concurrency`` requests in flight), locally or, with a
+``DaskExecutor``, in batches on the cluster's workers; results come back to the client, which scores
+them, writes the log and builds the report. Interrupting keeps every finished job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any, Optional
+
+from workbench.agent import Transcript, arun_agent
+from workbench.evals._cache import CachedModel, RequestCache
+from workbench.evals._case import EvalCase, EvalSuite
+from workbench.evals._files import suite_registry
+from workbench.evals._jobs import _Job, _Offer, _row, _score, _single_turn
+from workbench.evals._report import EvalReport
+from workbench.models import Model, get
+
+
+def _models(models: Any, base_dir: Any = None) -> list[Model]:
+    if isinstance(models, (str, Model)):
+        models = [models]
+    out = []
+    for item in models:
+        if isinstance(item, str) and item.startswith("replay:"):
+            from pathlib import Path
+
+            from workbench.models import ReplayModel
+
+            path = Path(item.partition(":")[2])
+            out.append(ReplayModel(path if path.is_absolute() or base_dir is None else Path(base_dir) / path))
+        else:
+            out.append(get(item))
+    if not out:
+        raise ValueError("run_evals needs at least one model")
+    ids = [m.id for m in out]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ValueError(f"run_evals: two models have the id {twice[0]!r}; the report could not tell them apart "
+                         "(give them different names)")
+    return out
+
+
+def _cases(suite_or_cases: Any) -> tuple[list[EvalCase], Optional[EvalSuite]]:
+    if isinstance(suite_or_cases, EvalSuite):
+        return list(suite_or_cases.cases), suite_or_cases
+    if isinstance(suite_or_cases, EvalCase):
+        return [suite_or_cases], None
+    if isinstance(suite_or_cases, str) or hasattr(suite_or_cases, "__fspath__"):
+        from workbench.evals._files import load_evals
+
+        suite = load_evals(suite_or_cases)
+        return list(suite.cases), suite
+    cases = list(suite_or_cases)
+    if not all(isinstance(c, EvalCase) for c in cases):
+        raise TypeError("run_evals takes an EvalSuite, a suite file path or a list of EvalCase")
+    return cases, None
+
+
+class _Evaluation:
+    """One run_evals call's state: jobs, results so far, and the stop flag Ctrl-C / Cancel set."""
+
+    def __init__(self, cases: list[EvalCase], models: list[Model], variants: dict[str, Any], repeats: int,
+                 max_turns: int, tool_choice: Any, params: dict, executor: Any, log: Any) -> None:
+        self.models, self.max_turns, self.tool_choice, self.params = models, max_turns, tool_choice, params
+        self.executor, self.log = executor, log
+        self.offers = {(v, c.id): _Offer(reg, c) for v, reg in variants.items() for c in cases}
+        self.jobs = [_Job(m, v, c, r) for m in range(len(models)) for v in variants for c in cases
+                     for r in range(repeats)]
+        self.rows: list[Optional[dict]] = [None] * len(self.jobs)
+        self.transcripts: dict[str, Transcript] = {}
+        self.stop = threading.Event()
+
+    async def run_job(self, index: int) -> None:
+        job = self.jobs[index]
+        model, offer = self.models[job.model], self.offers[(job.variant, job.case.id)]
+        params = {**self.params, **({"_cache_salt": job.repeat} if isinstance(model, CachedModel) else {})}
+        if self.max_turns == 1:
+            transcript = await _single_turn(model, job.case, offer, self.tool_choice, params)
+        else:
+            transcript = await arun_agent(model, job.case.input_messages, tools=offer.registry, executor=self.executor,
+                                          log=self.log, max_turns=self.max_turns, tool_choice=self.tool_choice, **params)
+        self.finish(index, transcript)
+
+    def finish(self, index: int, transcript: Transcript) -> None:
+        job = self.jobs[index]
+        verdict = _score(job.case, transcript, self.offers[(job.variant, job.case.id)])
+        self.rows[index] = _row(job, self.models[job.model], job.case, transcript, verdict)
+        self.transcripts[transcript.run_id] = transcript
+
+    async def run_all(self, concurrency: int, progress: Any) -> None:
+        queue = iter(range(len(self.jobs)))
+
+        async def worker() -> None:
+            for index in queue:
+                if self.stop.is_set() or (progress is not None and getattr(progress, "cancelled", False)):
+                    self.stop.set()
+                    return
+                await self.run_job(index)
+                if progress is not None:
+                    progress.advance(1, 0 if self.rows[index]["passed"] else 1)
+
+        await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(self.jobs))))))
+
+    def report(self, spec_diffs: dict, cache_hits: int, interrupted: bool) -> EvalReport:
+        rows = [r for r in self.rows if r is not None]
+        return EvalReport(rows, transcripts=self.transcripts, spec_diffs=spec_diffs, cache_hits=cache_hits,
+                          interrupted=interrupted, total_jobs=len(self.jobs))
+
+
+def _variants(variants: Optional[dict[str, Any]], tools: Any, suite: Optional[EvalSuite]) -> dict[str, Any]:
+    from workbench.registry import ToolRegistry, as_tool_registry
+
+    def registry_of(item: Any) -> Any:
+        if item is None:
+            return suite_registry(suite) if suite is not None else ToolRegistry(synthetic=True)
+        if isinstance(item, ToolRegistry):
+            return item
+        return as_tool_registry(list(item) if not isinstance(item, dict) else item)
+
+    if variants:
+        return {str(name): registry_of(reg) for name, reg in variants.items()}
+    return {"default": registry_of(tools)}
+
+
+def _spec_diffs(variants: dict[str, Any]) -> dict[tuple[str, str], Any]:
+    if len(variants) < 2:
+        return {}
+    from workbench.testing import spec_diff
+
+    names = list(variants)
+    return {(a, b): spec_diff(variants[a], variants[b]) for a, b in zip(names, names[1:])}
+
+
+def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: int = 1, concurrency: int = 8,
+              executor: Any = None, cache: Any = None, variants: Optional[dict[str, Any]] = None,
+              progress: Any = True, max_turns: Optional[int] = None, tool_choice: Any = None, log: Any = None,
+              **params: Any) -> EvalReport:
+    """Ask every model every case (``repeats`` times, against each tool variant) and score the calls.
+
+    Args:
+        suite_or_cases: an :class:`EvalSuite`, a ``*.evals.json`` path, or a list of :class:`EvalCase`.
+        models: a model, a model string (``"openai:gpt-4.1-mini"``, ``"replay:cassette.json"``) or a list.
+        tools: the tools offered (a registry or a list of tools/specs); default: the suite's tools.
+        repeats: runs per case; the report gives pass@k and pass^k for ``k = repeats``.
+        concurrency: model requests in flight at once.
+        executor: a ``DaskExecutor`` runs the jobs on its cluster's workers; another executor runs the
+            tool calls of multi-turn cases.
+        cache: a path or :class:`RequestCache`: an identical request is answered from it.
+        variants: ``{"before": registry_a, "after": registry_b}`` runs every case against each.
+        progress: ``False`` for none; a notebook widget or tqdm bar by default.
+        max_turns: 1 scores the model's first answer without running tools (BFCL's setting); more
+            runs the agent loop and scores every call of the run. Default: the suite's (1).
+        log: an ``ExecutionLog`` that keeps the runs (multi-turn and Dask runs included).
+        **params: model parameters (``temperature``, ``max_tokens``…).
+
+    Ctrl-C or the progress widget's Cancel stops the run; the report holds every finished job
+    (``report.interrupted`` is then True).
+    """
+    from workbench.executor import run_sync
+
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+    cases, suite = _cases(suite_or_cases)
+    max_turns = max_turns if max_turns is not None else (suite.max_turns if suite is not None else 1)
+    base_dir = None
+    if suite is not None and suite.path:
+        from pathlib import Path
+
+        base_dir = Path(suite.path).parent
+    model_list = _models(models, base_dir)
+    store = None
+    if cache is not None:
+        store = cache if isinstance(cache, RequestCache) else RequestCache(cache)
+        model_list = [CachedModel(m, store) for m in model_list]
+    tool_variants = _variants(variants, tools, suite)
+    dask = executor if _is_dask(executor) else None
+    evaluation = _Evaluation(cases, model_list, tool_variants, repeats, max_turns, tool_choice, params,
+                             None if dask else executor, log)
+    from workbench._batch import _progress
+
+    bar = _progress(progress, len(evaluation.jobs), 0, "evals")
+    interrupted = False
+    try:
+        if dask is not None:
+            from workbench.evals._dask import run_on_dask
+
+            run_on_dask(evaluation, dask, bar)
+        else:
+            run_sync(evaluation.run_all(concurrency, bar))
+    except KeyboardInterrupt:
+        evaluation.stop.set()
+    finally:
+        if bar is not None:
+            bar.close()
+    interrupted = evaluation.stop.is_set() or any(r is None for r in evaluation.rows)
+    hits = sum(m.hits for m in model_list if isinstance(m, CachedModel))
+    return evaluation.report(_spec_diffs(tool_variants), hits, interrupted)
+
+
+def _is_dask(executor: Any) -> bool:
+    return executor is not None and type(executor).__module__ == "workbench.dask"
