@@ -627,7 +627,7 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             read_timeout: Optional[float] = None, transport: Optional[str] = None,
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
             elicitation: Optional[Callable[[Any], Any]] = None, roots: Sequence[Any] = (),
-            log: Any = None) -> McpConnection:
+            log: Any = None, server: Any = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
     Args:
@@ -661,12 +661,20 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         log: an ``ExecutionLog`` where each sampling and elicitation request lands as a row
             (``mcp:sampling/createMessage`` / ``mcp:elicitation/create``: input = the request,
             output = the answer).
+        server: an MCP server object in this process (``MCPServer``/FastMCP, ``mcp.server.Server``,
+            ``build_server(registry)``), connected in memory: no subprocess, no port
+            (``workbench.mcp._memory``).
 
     Returns an :class:`McpConnection` (also a context manager).
     """
     if url is None and isinstance(command, str) and command.startswith(("http://", "https://")):
         url, command = command, None  # connect("http://…/mcp")
-    if (command is None) == (url is None):
+    if server is not None:  # in memory (workbench.mcp._memory): instead of open_transport below
+        from workbench.mcp._memory import open_in_memory
+
+        opened = open_in_memory(server, command=command, url=url, token=token, env=env, cwd=cwd, headers=headers,
+                                transport=transport, auth=auth)
+    elif (command is None) == (url is None):
         raise ValueError("connect() needs exactly one of command=[...] (stdio) or url='http://…' (streamable HTTP)")
     if token is not None:
         if url is None:
@@ -678,8 +686,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         from workbench.registry import default_registry
 
         registry = default_registry()
-    opened = open_transport(command=command, url=url, env=env, cwd=cwd, headers=headers, transport=transport,
-                            auth=auth)
+    if server is None:
+        opened = open_transport(command=command, url=url, env=env, cwd=cwd, headers=headers, transport=transport,
+                                auth=auth)
     label, stderr_file = opened.label, opened.stderr_file
     connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
@@ -687,7 +696,7 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     connection._refused = opened.refused
     connection._connect_arguments = dict(
         command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
-        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth)
+        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth, server=server)
     return connection._start(connect_timeout)
 
 
