@@ -202,3 +202,31 @@ def test_openapi_tools_served_by_the_workbench_mcp_server(shop):
     assert listed == ["get_item", "hello"]
     assert not ok.is_error and json.loads(ok.content[0].text) == {"item_id": 3, "q": "z", "limit": 10, "trace": None}
     assert missing.is_error and "HTTP 404" in missing.content[0].text
+
+
+@pytest.mark.parametrize("broken", [
+    {"paths": {"/a": {"get": {"parameters": [{"name": "x", "in": "query", "schema": 5}],
+                              "responses": {"200": {"description": "ok"}}}}}},
+    {"paths": {"/a": {"get": {"responses": {"200": {"description": "ok", "content": {
+        "application/json": {"schema": {"type": "object", "properties": []}}}}}}}}},
+    {"paths": {"/a/{id}": {"get": {"responses": {"200": {"description": "ok"}}}}}},  # undeclared path parameter
+    {"paths": {"/a": {"get": {"responses": {"200": {"description": "ok", "content": {
+        "application/json": {"schema": {"$ref": "#/components/schemas/Missing"}}}}}}}}},
+])
+def test_the_faster_3_1_check_agrees_with_openapi_spec_validator(broken):
+    from openapi_spec_validator import validate
+    from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+
+    doc = {"openapi": "3.1.0", "info": {"title": "B", "version": "1"}, **broken}
+    library_error = None
+    try:
+        validate(doc)
+    except Exception as exc:  # noqa: BLE001 - compared below
+        library_error = exc
+    with pytest.raises(ValueError) as ours:
+        from_openapi(doc, base_url="http://127.0.0.1:1")
+    assert library_error is not None
+    if isinstance(library_error, OpenAPIValidationError):
+        assert library_error.message in str(ours.value)
+    else:  # the library lets referencing's error out; we name the $ref
+        assert "a $ref points nowhere: /components/schemas/Missing" in str(ours.value)
