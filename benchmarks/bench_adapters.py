@@ -63,6 +63,9 @@ def alternating(a: Callable[[], Any], b: Callable[[], Any], n: int, rounds: int)
 
 
 def bench_adapting(count: int, rounds: int) -> None:
+    ToolRegistry(_lc_tools(100))  # warm up: imports, pydantic's first schema generations
+    for t in _lc_tools(100):
+        convert_to_openai_tool(t)
     adapt_times, convert_times = [], []
     for _ in range(rounds):
         tools = _lc_tools(count)

@@ -21,7 +21,8 @@ from typing import Annotated, Any
 import anyio
 import pytest
 from langchain_core.tools import InjectedToolCallId  # module level: the tools' string annotations name them
-from pydantic_ai import RunContext
+from agents.tool_context import ToolContext as AgentsToolContext
+from pydantic_ai import RunContext, Tool
 
 from tests import adapter_sample_tools as samples
 from tests.form_catalogue import wb  # noqa: F401 - fixture
@@ -34,7 +35,7 @@ from workbench.adapters import (
     to_pydantic_ai,
     to_smolagents,
 )
-from workbench.adapters._common import AdaptedTool, WorkbenchToolError
+from workbench.adapters import AdaptedTool, WorkbenchToolError
 from workbench.log import ExecutionLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -167,10 +168,16 @@ def test_a_framework_object_that_is_no_tool_gets_an_error_naming_it():
         ToolRegistry().register_tool(LcBaseTool)
 
 
-def test_a_missing_extra_names_the_extra_to_install(monkeypatch):
-    monkeypatch.setitem(sys.modules, "smolagents", None)  # as if the package were not installed
-    with pytest.raises(ImportError, match=r"pip install 'tool-workbench\[smolagents\]'"):
-        to_smolagents(tool(lambda x: x, name="ident"))
+@pytest.mark.parametrize("export, module, extra", [
+    ("to_langchain", "langchain_core.tools", "langchain"), ("to_openai_agents", "agents", "openai-agents"),
+    ("to_pydantic_ai", "pydantic_ai", "pydantic-ai"), ("to_smolagents", "smolagents", "smolagents"),
+    ("to_crewai", "crewai.tools", "crewai"), ("to_llamaindex", "llama_index.core.tools", "llamaindex")])
+def test_a_missing_extra_names_the_extra_to_install(monkeypatch, export, module, extra):
+    import workbench.adapters
+
+    monkeypatch.setitem(sys.modules, module, None)  # as if the package were not installed
+    with pytest.raises(ImportError, match=rf"pip install 'tool-workbench\[{extra}\]'"):
+        getattr(workbench.adapters, export)(add_two)
 
 
 def test_a_toolkit_registers_each_tool_but_register_tool_wants_one():
@@ -178,7 +185,7 @@ def test_a_toolkit_registers_each_tool_but_register_tool_wants_one():
 
     class MathToolkit(BaseToolkit):
         def get_tools(self):
-            return [samples.lc_multiply, to_langchain(_add)]
+            return [samples.lc_multiply, to_langchain(add_two)]
 
     registry = ToolRegistry([MathToolkit()])
     assert registry.list_tools() == ["lc_multiply", "add"]
@@ -224,7 +231,8 @@ def test_langchain_validation_injected_call_id_and_error_handling_apply():
     assert _run(registry, "half", {"n": 8}).value == 4
     odd = _run(registry, "half", {"n": 3})
     assert odd.status == "error" and "n must be even" in odd.metadata["error"]  # LangChain's own validator
-    assert _run(registry, "whoami", {"x": 1}).value.startswith("1 from call_")
+    assert _run(registry, "whoami", {"x": 1}).value == "1 from t-1"  # the workbench call's toolUseId
+    assert registry.get_tool("whoami")(x=2).startswith("2 from call_")  # a direct call: a fresh id
     handled = _run(registry, "flaky", {"x": 5})
     assert handled.status == "success" and handled.value == "cannot do 5"  # handle_tool_error's observation
 
@@ -279,7 +287,13 @@ def test_openai_agents_failure_function_timeout_and_approval_apply():
         await asyncio.sleep(seconds)
         return "rested"
 
-    registry = ToolRegistry([explode, wipe, nap])
+    @function_tool
+    def which_call(ctx: AgentsToolContext, x: int) -> str:
+        """Say which call this is."""
+        return f"{x} from {ctx.tool_call_id}, context {ctx.context!r}"
+
+    registry = ToolRegistry([explode, wipe, nap, which_call])
+    assert _run(registry, "which_call", {"x": 3}).value == "3 from t-1, context None"
     failed = _run(registry, "explode", {"x": 1})
     # the SDK's default failure function: the model reads this message, the run goes on
     assert failed.status == "success" and "An error occurred while running the tool" in failed.value
@@ -312,11 +326,20 @@ def test_pydantic_ai_run_context_model_retry_and_toolsets():
     registry = ToolRegistry([toolset])
     assert registry.list_tools() == ["context_info", "positive"]
     info = SequentialExecutor().run([_use("context_info", {"label": "x"}, "use-7")], registry)[0].value
-    assert info == {"label": "x", "deps": None, "call": "call_" + info["call"][5:], "retry": 0}
+    assert info == {"label": "x", "deps": None, "call": "use-7", "retry": 0}
     retry = _run(registry, "positive", {"n": -1})
     assert retry.status == "error" and "n must be positive, try again" in retry.metadata["error"]
-    # pydantic-ai's own validator (lax: "5" is an int to it; the schema check passes ints only)
     assert _run(registry, "positive", {"n": 5}).value == 5
+
+    def wipe(path: str) -> str:
+        """Wipe a path."""
+        return f"wiped {path}"
+
+    approval = ToolRegistry([Tool(wipe, requires_approval=True)])
+    assert approval.get_tool("wipe").permission is Permission.ASK_USER
+    assert _run(approval, "wipe", {"path": "/x"}).status == "error"  # no approver: denied
+    approved = SequentialExecutor(approver=lambda use, t: True).run([_use("wipe", {"path": "/x"})], approval)
+    assert approved[0].value == "wiped /x"
 
 
 def test_smolagents_setup_runs_once_and_outputs_are_sanitised():
@@ -341,6 +364,13 @@ def test_smolagents_setup_runs_once_and_outputs_are_sanitised():
     assert _run(registry, "counter", {"step": 2}).value == 103
 
 
+def test_smolagents_nullable_inputs_take_null_as_smolagents_does():
+    registry = ToolRegistry([samples.sm_repeat])
+    assert _run(registry, "sm_repeat", {"text": "ab", "times": None}).value == "ab"
+    assert _run(registry, "sm_repeat", {"text": None}).status == "error"  # not nullable: refused
+    assert _run(registry, "sm_repeat", {"text": "ab", "times": "2"}).status == "error"
+
+
 def test_llamaindex_async_partial_params_and_errors():
     from llama_index.core.tools import FunctionTool
 
@@ -361,8 +391,8 @@ def test_llamaindex_async_partial_params_and_errors():
 
 
 # -- out --------------------------------------------------------------------------------------------------------
-@tool
-def _add(a: int, b: int = 1) -> int:
+@tool(name="add")
+def add_two(a: int, b: int = 1) -> int:
     """Add two integers.
 
     Args:
@@ -370,9 +400,6 @@ def _add(a: int, b: int = 1) -> int:
         b: the second number
     """
     return a + b
-
-
-_add.spec.name = "add"  # the module-level name has a leading underscore only to keep pytest away
 
 
 @tool(permission="deny")
@@ -455,9 +482,9 @@ def _error_name(exc: BaseException) -> str:
 @pytest.mark.parametrize("kind", list(EXPORTS))
 def test_exported_tool_is_the_frameworks_object_with_the_workbench_schema(kind):
     export, view, _call, _error = EXPORTS[kind]
-    exported = export(_add)
+    exported = export(add_two)
     framework_view = view(exported)
-    expected = _wb_view(_add.spec)
+    expected = _wb_view(add_two.spec)
     if kind == "smolagents":  # its inputs format: optional inputs are marked nullable
         expected["parameters"]["properties"]["b"]["nullable"] = True
     if kind == "openai-agents":
@@ -469,7 +496,7 @@ def test_exported_tool_is_the_frameworks_object_with_the_workbench_schema(kind):
 def test_exported_tool_runs_through_the_executor_with_log_permissions_approver_and_timeout(kind):
     export, _view, call, error = EXPORTS[kind]
     log = ExecutionLog()
-    assert call(export(_add, log=log), {"a": 2, "b": 3}) == 5
+    assert call(export(add_two, log=log), {"a": 2, "b": 3}) == 5
     rows = log.rows()
     assert [(r["tool_name"], r["status"], r["input"]) for r in rows] == [("add", "success", {"a": 2, "b": 3})]
 
@@ -494,7 +521,7 @@ def test_exported_tool_runs_through_the_executor_with_log_permissions_approver_a
 def test_exported_langchain_tool_reports_bad_input_and_handles_errors_langchains_way():
     from langchain_core.tools import ToolException
 
-    lc = to_langchain(_add)
+    lc = to_langchain(add_two)
     with pytest.raises(ToolException, match=r"(?s)Invalid input for tool 'add'.*a: expected integer"):
         lc.invoke({"a": "two"})
     lc.handle_tool_error = True
@@ -504,9 +531,9 @@ def test_exported_langchain_tool_reports_bad_input_and_handles_errors_langchains
 
 
 def test_exported_openai_agents_tool_in_strict_mode_and_its_bad_json():
-    ft = to_openai_agents(_add, strict=True)
+    ft = to_openai_agents(add_two, strict=True)
     assert ft.strict_json_schema is True
-    assert ft.params_json_schema == _add.to_provider_format("openai", strict=True)["function"]["parameters"]
+    assert ft.params_json_schema == add_two.to_provider_format("openai", strict=True)["function"]["parameters"]
     with pytest.raises(ValueError, match=r"Tool 'add': the arguments are not valid JSON"):
         asyncio.run(ft.on_invoke_tool(None, "{not json"))
 
@@ -516,16 +543,16 @@ def test_exported_pydantic_ai_tool_in_an_agent_run():
     from pydantic_ai.models.test import TestModel
 
     log = ExecutionLog()
-    agent = Agent(TestModel(), tools=[to_pydantic_ai(_add, log=log)])
+    agent = Agent(TestModel(), tools=[to_pydantic_ai(add_two, log=log)])
     agent.run_sync("add something")
     assert [r["tool_name"] for r in log.rows()] == ["add"] and log.rows()[0]["status"] == "success"
 
 
 def test_export_options_are_checked():
     with pytest.raises(TypeError, match="pass approver= to the executor"):
-        to_langchain(_add, executor=SequentialExecutor(), approver=lambda u, t: True)
+        to_langchain(add_two, executor=SequentialExecutor(), approver=lambda u, t: True)
     with pytest.raises(TypeError, match="executor must be a workbench ToolExecutor"):
-        to_langchain(_add, executor=object())
+        to_langchain(add_two, executor=object())
     with pytest.raises(TypeError, match=r"to_langchain needs one tool.*42"):
         to_langchain(42)
 
@@ -595,3 +622,14 @@ def test_adapted_tools_served_by_an_mcp_server_subprocess():
         results = SequentialExecutor().run([_use("srv_lc_multiply", {"a": 3, "b": 5}, "u1"),
                                             _use("srv_pa_power", {"base": 2, "exponent": 5}, "u2")], registry)
     assert [r.value for r in results] == [15, 32]
+
+
+@pytest.mark.parametrize("kind", ["langchain", "openai-agents"])
+def test_property_tests_run_on_adapted_tools(kind):
+    from workbench.testing import check_tool, fuzz_inputs
+
+    (adapted,) = adapt(SAMPLES[kind][0])
+    report = check_tool(adapted, max_examples=25)
+    assert report.ok, report
+    refused = fuzz_inputs(adapted, max_examples=25)
+    assert refused.ok, refused

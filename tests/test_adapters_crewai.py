@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field  # noqa: E402
 
 from workbench import SequentialExecutor, ToolRegistry, tool  # noqa: E402
 from workbench.adapters import adapt, to_crewai  # noqa: E402
-from workbench.adapters._common import AdaptedTool, WorkbenchToolError  # noqa: E402
+from workbench.adapters import AdaptedTool, WorkbenchToolError  # noqa: E402
 from workbench.log import ExecutionLog  # noqa: E402
 
 
@@ -74,8 +74,6 @@ def test_adapted_crewai_tool_in_map_and_a_form():
     (adapted,) = adapt(word_count)
     frame = SequentialExecutor().map(adapted, [{"text": "one two"}, {"text": "x"}], progress=False)
     assert list(frame["value"]) == [2, 1]
-    ipywidgets = pytest.importorskip("ipywidgets")
-    assert ipywidgets
     from workbench.jupyter import ToolForm, reset_workbench
 
     wb = reset_workbench()

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from workbench.tools import BaseTool
 
-__all__ = ["ADAPTERS", "Adapter", "adapt", "as_workbench_tool", "from_mcp_server", "from_openapi",
-           "from_provider_format", "to_crewai", "to_langchain", "to_llamaindex",
+__all__ = ["ADAPTERS", "AdaptedTool", "Adapter", "ForeignToolError", "WorkbenchToolError", "adapt", "as_workbench_tool",
+           "from_mcp_server", "from_openapi", "from_provider_format", "to_crewai", "to_langchain", "to_llamaindex",
            "to_openai_agents", "to_pydantic_ai", "to_smolagents"]
 
 
@@ -124,7 +124,13 @@ def _what(obj: Any) -> str:
     return f"{text} (a {'class ' if isinstance(obj, type) else ''}{kind.__module__}.{kind.__qualname__})"
 
 
+#: the shared classes, from the private module every adapter uses
+SHARED = ("AdaptedTool", "ForeignToolError", "WorkbenchToolError")
+
+
 def __getattr__(name: str) -> Any:
+    if name in SHARED:
+        return getattr(importlib.import_module("workbench.adapters._common"), name)
     adapter = EXPORTS.get(name)
     if adapter is None:
         raise AttributeError(f"module 'workbench.adapters' has no attribute {name!r}")
@@ -132,5 +138,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *EXPORTS})
+    return sorted({*globals(), *EXPORTS, *SHARED})
 

@@ -104,20 +104,26 @@ def _fast_inputs(parameters: dict[str, Any], framework_validator: Any) -> Callab
     return check
 
 
+_CALL_CONTEXT = "<the call's ToolContext>"  # not an identifier: never a parameter of the schema
+
+
 class AdaptedTool(BaseTool):
     """A tool of another framework, as a workbench tool.
 
     ``spec`` holds the name, description and JSON Schema that framework sends to a model; a call runs
     ``call(arguments, call_id)`` — the framework's own invocation path — which returns the value (or,
-    for an async tool, an awaitable of it). ``original`` is the framework's tool object and
-    ``framework`` its name (``"langchain"``, ``"openai-agents"``…).
+    for an async tool, an awaitable of it). ``call_id`` is the executor's ``toolUseId`` when
+    ``wants_call_id``, else ``None`` (a ``call`` that needs an id then makes one: ``new_call_id()``). ``original`` is the framework's tool
+    object and ``framework`` its name (``"langchain"``, ``"openai-agents"``…).
     """
 
     def __init__(self, spec: ToolSpec, original: Any, framework: str,
-                 call: Callable[[dict[str, Any], str], Any]) -> None:
+                 call: Callable[[dict[str, Any], Optional[str]], Any], *, wants_call_id: bool = False) -> None:
         # no super().__init__(): the class-form checks are for subclasses written by hand
         self.__dict__["_wb_spec"] = spec
-        self.__dict__["_wb_ctx"] = None
+        # a context parameter makes the executors pass the call's ToolContext, whose toolUseId is the
+        # id the framework's tool sees (only for tools that can see one: the context costs a little)
+        self.__dict__["_wb_ctx"] = _CALL_CONTEXT if wants_call_id else None
         self.original = original
         self.framework = framework
         self._foreign_call = call
@@ -128,14 +134,13 @@ class AdaptedTool(BaseTool):
 
     def __call__(self, **kwargs: Any) -> Any:
         """Call the framework's tool with ``kwargs`` (its own path; an async tool returns an awaitable)."""
-        return self._foreign_call(kwargs, new_call_id())
+        return self._foreign_call(kwargs, None)
 
     def _call_target_is_async(self) -> bool:
         return self.spec.supports_async
 
     def _invoke(self, arguments: dict[str, Any], context: Optional[ToolContext] = None) -> Any:
-        call_id = context.tool_use.get("toolUseId") if context is not None else None
-        return self._foreign_call(arguments, call_id or new_call_id())
+        return self._foreign_call(arguments, context.tool_use.get("toolUseId") if context is not None else None)
 
     def get_display_properties(self) -> dict[str, str]:
         props = super().get_display_properties()

@@ -43,7 +43,7 @@ def adapt_tool(crew_tool: Any) -> AdaptedTool:
 
     function = convert_tools_to_openai_schema([crew_tool])[0][0]["function"]
 
-    def call(arguments: dict[str, Any], call_id: str) -> Any:
+    def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
         value = crew_tool.run(**arguments)
         if isinstance(value, ToolFailure):
             raise ForeignToolError(value.message)

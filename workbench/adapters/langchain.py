@@ -22,6 +22,7 @@ from workbench.adapters._common import (
     ExportedCall,
     ForeignToolError,
     WorkbenchToolError,
+    new_call_id,
     not_a_tool,
     require,
     spec_of,
@@ -69,22 +70,22 @@ def adapt_tool(lc_tool: Any) -> AdaptedTool:
     name = lc_tool.name
 
     if as_tool_call:
-        def payload(arguments: dict[str, Any], call_id: str) -> Any:
-            return {"type": "tool_call", "name": name, "args": arguments, "id": call_id}
+        def payload(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
+            return {"type": "tool_call", "name": name, "args": arguments, "id": call_id or new_call_id()}
     else:
-        def payload(arguments: dict[str, Any], call_id: str) -> Any:
+        def payload(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return arguments
 
     if is_async:
-        async def call(arguments: dict[str, Any], call_id: str) -> Any:
+        async def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return _message_value(await lc_tool.ainvoke(payload(arguments, call_id)))
     elif as_tool_call:
-        def call(arguments: dict[str, Any], call_id: str) -> Any:
+        def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return _message_value(lc_tool.invoke(payload(arguments, call_id)))
     else:
         invoke = lc_tool.invoke
 
-        def call(arguments: dict[str, Any], call_id: str) -> Any:
+        def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return invoke(arguments)
 
     spec = spec_of(function["name"], function.get("description"),
@@ -92,7 +93,7 @@ def adapt_tool(lc_tool: Any) -> AdaptedTool:
                    supports_async=is_async, framework="LangChain",
                    inputs_validator=getattr(lc_tool.tool_call_schema if as_tool_call else lc_tool.args_schema,
                                             "__pydantic_validator__", None))
-    return AdaptedTool(spec, lc_tool, "langchain", call)
+    return AdaptedTool(spec, lc_tool, "langchain", call, wants_call_id=as_tool_call)
 
 
 def to_langchain(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None, approver: Any = None) -> Any:

@@ -50,10 +50,10 @@ def adapt_tool(li_tool: Any) -> AdaptedTool:
     rewritten = bool(getattr(li_tool, "_callback", None) or getattr(li_tool, "_async_callback", None))
 
     if is_async:
-        async def call(arguments: dict[str, Any], call_id: str) -> Any:
+        async def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return _value(await li_tool.acall(**arguments), rewritten)
     else:
-        def call(arguments: dict[str, Any], call_id: str) -> Any:
+        def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return _value(li_tool.call(**arguments), rewritten)
 
     spec = spec_of(function["name"], function.get("description"), function["parameters"], supports_async=is_async,

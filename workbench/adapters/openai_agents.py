@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from workbench.adapters._common import AdaptedTool, ExportedCall, not_a_tool, require, spec_of, text_of
+from workbench.adapters._common import AdaptedTool, ExportedCall, new_call_id, not_a_tool, require, spec_of, text_of
 from workbench.executor import ToolExecutor
 from workbench.types import Permission
 
@@ -46,9 +46,9 @@ def adapt_tool(function_tool: Any, *, context: Any = None) -> AdaptedTool:
 
     name = function_tool.name
 
-    async def call(arguments: dict[str, Any], call_id: str) -> Any:
+    async def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
         text = json.dumps(arguments)
-        ctx = ToolContext(context=context, tool_name=name, tool_call_id=call_id, tool_arguments=text)
+        ctx = ToolContext(context=context, tool_name=name, tool_call_id=call_id or new_call_id(), tool_arguments=text)
         return await invoke_function_tool(function_tool=function_tool, context=ctx, arguments=text)
 
     spec = spec_of(name, function_tool.description, function_tool.params_json_schema, supports_async=True,
@@ -57,7 +57,7 @@ def adapt_tool(function_tool: Any, *, context: Any = None) -> AdaptedTool:
         spec.permission = Permission.ASK_USER
     if function_tool.timeout_seconds:
         spec.timeout = float(function_tool.timeout_seconds)
-    return AdaptedTool(spec, function_tool, "openai-agents", call)
+    return AdaptedTool(spec, function_tool, "openai-agents", call, wants_call_id=True)
 
 
 def to_openai_agents(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None, approver: Any = None,

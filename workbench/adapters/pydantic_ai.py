@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Optional
 
-from workbench.adapters._common import AdaptedTool, ExportedCall, not_a_tool, require, spec_of
+from workbench.adapters._common import AdaptedTool, ExportedCall, new_call_id, not_a_tool, require, spec_of
 from workbench.executor import ToolExecutor, run_sync
 from workbench.types import Permission
 
@@ -71,8 +71,8 @@ def _adapted(toolset: Any, toolset_tool: Any, deps: Any) -> AdaptedTool:
     name = definition.name
     validator = toolset_tool.args_validator
 
-    async def call(arguments: dict[str, Any], call_id: str) -> Any:
-        ctx = _context(deps, name, call_id)
+    async def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
+        ctx = _context(deps, name, call_id or new_call_id())
         try:
             validated = validator.validate_python(arguments)
             return await toolset.call_tool(name, validated, ctx, toolset_tool)
@@ -84,7 +84,7 @@ def _adapted(toolset: Any, toolset_tool: Any, deps: Any) -> AdaptedTool:
     if definition.kind == "unapproved":  # requires_approval=True
         spec.permission = Permission.ASK_USER
     original = toolset.tools.get(getattr(toolset_tool, "original_name", None) or name, toolset_tool)
-    return AdaptedTool(spec, original, "pydantic-ai", call)
+    return AdaptedTool(spec, original, "pydantic-ai", call, wants_call_id=True)
 
 
 def to_pydantic_ai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None,
