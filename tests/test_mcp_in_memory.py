@@ -100,10 +100,10 @@ def test_a_non_server_is_refused_naming_what_is_accepted():
 def test_in_memory_mcp_tool_in_a_form(wb):  # noqa: F811 - the fixture
     from workbench.jupyter import ToolForm
 
-    connect(server=_weather(), registry=wb.registry, connect_timeout=WAIT)
-    form = ToolForm(wb.registry.get_tool("forecast"), wb)
-    form.set_values({"city": "Kyiv", "days": 3})
-    result = form.run()
+    with connect(server=_weather(), registry=wb.registry, connect_timeout=WAIT):
+        form = ToolForm(wb.registry.get_tool("forecast"), wb)
+        form.set_values({"city": "Kyiv", "days": 3})
+        result = form.run()
     assert result.status == "success", result.content
     assert result.value == "Kyiv: sunny for 3 day(s)"
     assert wb.log.rows()[-1]["tool_name"] == "forecast"
