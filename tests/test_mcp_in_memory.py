@@ -133,3 +133,23 @@ def test_in_memory_mcp_tools_served_again_by_the_workbench_server():
     names, called = anyio.run(main)
     assert names == ["fail", "forecast"]
     assert not called.is_error and called.content[0].text == "Quito: sunny for 1 day(s)"
+
+
+def test_a_server_request_behaves_in_memory_as_over_stdio():
+    """Elicitation from an SDK 2.3 MCPServer tool: whatever stdio gives (at protocol 2026-07-28 the
+    SDK has no back-channel for it), in memory gives the same."""
+    import sys
+    from pathlib import Path
+
+    from tests import mcp_asker_server
+
+    def elicitation(params):
+        return {"name": "Ada"}
+
+    results = []
+    script = str(Path(mcp_asker_server.__file__))
+    for how in (dict(command=[sys.executable, script]), dict(server=mcp_asker_server.server)):
+        registry = ToolRegistry()
+        with connect(registry=registry, elicitation=elicitation, connect_timeout=WAIT, **how) as connection:
+            results.append((connection.protocol_version, registry.call("greet", {}).content))
+    assert results[0] == results[1]
