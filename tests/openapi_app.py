@@ -8,7 +8,8 @@ import time
 from typing import Optional
 
 import uvicorn
-from fastapi import FastAPI, Header, HTTPException
+from fastapi import Depends, FastAPI, Header, HTTPException
+from fastapi.security import HTTPBasic, HTTPBasicCredentials
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel
 
@@ -58,6 +59,13 @@ def secure(authorization: Optional[str] = Header(None)):
     if authorization != f"Bearer {SECRET}":
         raise HTTPException(status_code=401, detail="bad token")
     return {"ok": True}
+
+
+@app.get("/basic", operation_id="basic", tags=["misc"])
+def basic(credentials: HTTPBasicCredentials = Depends(HTTPBasic())):
+    if (credentials.username, credentials.password) != ("ada", SECRET):
+        raise HTTPException(status_code=401, detail="bad credentials")
+    return {"user": credentials.username}
 
 
 class ServerThread:

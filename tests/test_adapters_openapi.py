@@ -32,7 +32,7 @@ def _call(tools, name, arguments, **executor):
 
 
 def test_one_tool_per_operation_named_by_operation_id(tools):
-    assert sorted(tools) == ["create_item", "get_item", "hello", "rename_item", "secure", "slow"]
+    assert sorted(tools) == ["basic", "create_item", "get_item", "hello", "rename_item", "secure", "slow"]
     get_item = tools["get_item"]
     assert isinstance(get_item, OpenApiTool) and (get_item.method, get_item.path) == ("GET", "/items/{item_id}")
     assert get_item.spec.description.startswith("Get an item\n\nReads one item")
@@ -98,7 +98,7 @@ def test_include_and_exclude(shop):
     url = shop.url + "/openapi.json"
     assert sorted(t.tool_name for t in from_openapi(url, include=["items"])) == ["create_item", "get_item",
                                                                                "rename_item"]
-    assert sorted(t.tool_name for t in from_openapi(url, include=["GET *"], exclude=["slow", "sec*"])) == [
+    assert sorted(t.tool_name for t in from_openapi(url, include=["GET *"], exclude=["slow", "sec*", "basic"])) == [
         "get_item", "hello"]
     assert [t.tool_name for t in from_openapi(url, include=["hello"], prefix="shop_")] == ["shop_hello"]
 
@@ -119,6 +119,15 @@ def test_secrets_in_headers_and_auth_reach_no_repr_log_or_error(shop):
     assert not any(SECRET in json.dumps(row, default=str) for row in log.rows())
     wrong = {t.tool_name: t for t in from_openapi(shop.url + "/openapi.json", include=["secure"], auth="wrong")}
     assert "HTTP 401 Unauthorized" in _call(wrong, "secure", {}).metadata["error"]
+
+
+def test_basic_auth_from_a_user_and_password_pair(shop):
+    url = shop.url + "/openapi.json"
+    (basic,) = from_openapi(url, include=["basic"], auth=("ada", SECRET))
+    assert _call({"basic": basic}, "basic", {}).content == [{"json": {"user": "ada"}}]
+    (wrong,) = from_openapi(url, include=["basic"], auth=("ada", "nope"))
+    failed = _call({"basic": wrong}, "basic", {})
+    assert "HTTP 401" in failed.metadata["error"] and SECRET not in repr(failed)
 
 
 def test_an_invalid_document_is_refused_naming_what_is_wrong():
@@ -152,6 +161,9 @@ def test_a_3_0_document_from_a_file_with_refs(tmp_path, shop):
                 "name": {"type": "string"}, "price": {"type": "number"},
                 "tags": {"type": "array", "items": {"$ref": "#/components/schemas/Tag"}}}},
                 "Tag": {"type": "string"}}}}
+    import yaml
+    (tmp_path / "refs.yaml").write_text(yaml.safe_dump(doc))
+    assert sorted(t.tool_name for t in from_openapi(tmp_path / "refs.yaml")) == ["get_items_item_id", "post_items"]
     path = tmp_path / "refs.json"
     path.write_text(json.dumps(doc))
     tools = {t.tool_name: t for t in from_openapi(str(path))}

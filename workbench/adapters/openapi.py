@@ -70,7 +70,8 @@ def _parse(text: str, label: str) -> Any:
     try:
         import yaml
     except ImportError:
-        raise ValueError(f"The OpenAPI document {label} is not JSON (and PyYAML, for YAML, is not installed)") from None
+        raise ValueError(f"The OpenAPI document {label} is not JSON (and PyYAML, for YAML, is not installed: "
+                         "pip install 'tool-workbench[openapi]')") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
