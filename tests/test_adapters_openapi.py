@@ -48,6 +48,11 @@ def test_path_query_and_header_parameters(tools):
     assert result.metadata["http_status"] == 200
 
 
+def test_a_null_query_or_header_value_is_not_sent(tools):
+    result = _call(tools, "get_item", {"item_id": 7, "q": None, "x-trace": None})
+    assert result.content == [{"json": {"item_id": 7, "q": None, "limit": 10, "trace": None}}]
+
+
 def test_a_json_body_is_merged_into_the_input_schema(tools):
     schema = tools["create_item"].spec.parameters
     assert schema["required"] == ["name", "price"]

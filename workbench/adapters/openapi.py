@@ -244,6 +244,8 @@ class OpenApiTool(BaseTool):
         whole_body: Any = None
         for key, value in arguments.items():
             location, original = self.locations.get(key, ("body", key))
+            if value is None and location in ("query", "header", "cookie"):
+                continue  # "not given": a null has no form in a query string or a header
             if location == "path":
                 path = path.replace("{" + str(original) + "}", quote(str(value), safe=""))
             elif location == "query":
