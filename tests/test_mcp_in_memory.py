@@ -153,3 +153,15 @@ def test_a_server_request_behaves_in_memory_as_over_stdio():
         with connect(registry=registry, elicitation=elicitation, connect_timeout=WAIT, **how) as connection:
             results.append((connection.protocol_version, registry.call("greet", {}).content))
     assert results[0] == results[1]
+
+
+def test_a_module_scan_takes_neither_servers_nor_tool_dicts():
+    import types
+
+    module = types.ModuleType("scanned_tools")
+    module.add = add
+    module.server = _weather()
+    module.OPENAI_TOOL = {"type": "function", "function": {"name": "f", "description": "", "parameters": {
+        "type": "object", "properties": {}}}}
+    assert ToolRegistry([module]).list_tools() == ["add"]
+    assert ToolRegistry([module.server, module.OPENAI_TOOL]).list_tools() == ["forecast", "fail", "f"]

@@ -329,10 +329,12 @@ class ToolRegistry:
     @staticmethod
     def _foreign_tools_of(module: types.ModuleType) -> list[BaseTool]:
         """The adapted tools of the other frameworks' tool objects a module defines (an instance of a
-        framework class that is not a tool, such as a model client, is not one of them)."""
+        framework class that is not a tool, such as a model client, is not one of them). Tool dicts
+        and MCP server objects are taken only when listed: a module's dict constant is data, and
+        scanning a module must not start its server."""
         tools: list[BaseTool] = []
         for obj in vars(module).values():
-            if isinstance(obj, (type, types.ModuleType, BaseTool)) or foreign_kind(obj) is None:
+            if isinstance(obj, (type, types.ModuleType, BaseTool, dict)) or foreign_kind(obj) in (None, "mcp-server"):
                 continue
             try:
                 tools += _entry_points.adapt_foreign(obj)
