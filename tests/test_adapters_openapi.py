@@ -111,8 +111,8 @@ def test_include_and_exclude(shop):
 def test_secrets_in_headers_and_auth_reach_no_repr_log_or_error(shop):
     log = ExecutionLog()
     for kwargs in (dict(headers={"Authorization": f"Bearer {SECRET}"}), dict(auth=SECRET)):
-        tools = {t.tool_name: t for t in from_openapi(shop.url + "/openapi.json", include=["secure", "get_item", "slow"],
-                                                      timeout=0.3, **kwargs)}
+        adapted = from_openapi(shop.url + "/openapi.json", include=["secure", "get_item", "slow"], timeout=0.3, **kwargs)
+        tools = {t.tool_name: t for t in adapted}
         ok = _call(tools, "secure", {}, log=log)
         assert ok.content == [{"json": {"ok": True}}]
         failed = _call(tools, "get_item", {"item_id": 404}, log=log)
@@ -159,7 +159,8 @@ def test_a_3_0_document_from_a_file_with_refs(tmp_path, shop):
             "/items": {"post": {"requestBody": {"$ref": "#/components/requestBodies/NewItem"},
                                 "responses": {"200": {"description": "ok"}}}}},
         "components": {
-            "parameters": {"ItemId": {"name": "item_id", "in": "path", "required": True, "schema": {"type": "integer"}}},
+            "parameters": {"ItemId": {"name": "item_id", "in": "path", "required": True,
+                                      "schema": {"type": "integer"}}},
             "requestBodies": {"NewItem": {"required": True, "content": {"application/json": {"schema": {
                 "$ref": "#/components/schemas/Item"}}}}},
             "schemas": {"Item": {"type": "object", "required": ["name", "price"], "properties": {

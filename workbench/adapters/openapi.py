@@ -338,11 +338,13 @@ def _operation_tool(schemas: _Schemas, path: str, method: str, path_item: Mappin
         media = content.get(body_type) or {} if body_type else {}
         raw_schema = media.get("schema") or {}
         target = schemas.lookup(raw_schema)  # the body's own schema, its $ref followed
-        if isinstance(target, Mapping) and target.get("type") == "object" and isinstance(target.get("properties"), Mapping) \
-                and body_type in ("application/json", "application/x-www-form-urlencoded"):
-            inner_required = set(target.get("required") or [])
+        merge = (isinstance(target, Mapping) and target.get("type") == "object"
+                 and isinstance(target.get("properties"), Mapping)
+                 and body_type in ("application/json", "application/x-www-form-urlencoded"))
+        if merge:
+            inner_required = set(target.get("required") or []) if body.get("required") else set()
             for prop, prop_schema in target["properties"].items():
-                add("body", prop, schemas.convert(prop_schema, defs), bool(body.get("required")) and prop in inner_required)
+                add("body", prop, schemas.convert(prop_schema, defs), prop in inner_required)
         else:
             add("body", None, schemas.convert(raw_schema, defs), bool(body.get("required")))
 

@@ -24,7 +24,8 @@ def _one(d: Mapping[str, Any], provider: Optional[str]) -> SpecOnlyTool:
     try:
         return SpecOnlyTool(ToolSpec(**spec))
     except ValueError as exc:
-        raise ValueError(f"The {provider or 'provider'} tool dict '{spec['name']}' is not a valid tool: {exc}") from None
+        raise ValueError(f"The {provider or 'provider'} tool dict '{spec['name']}' is not a valid tool: "
+                         f"{exc}") from None
 
 
 @overload
