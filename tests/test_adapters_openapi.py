@@ -111,7 +111,8 @@ def test_include_and_exclude(shop):
 def test_secrets_in_headers_and_auth_reach_no_repr_log_or_error(shop):
     log = ExecutionLog()
     for kwargs in (dict(headers={"Authorization": f"Bearer {SECRET}"}), dict(auth=SECRET)):
-        adapted = from_openapi(shop.url + "/openapi.json", include=["secure", "get_item", "slow"], timeout=0.3, **kwargs)
+        adapted = from_openapi(shop.url + "/openapi.json", include=["secure", "get_item", "slow"], timeout=0.3,
+                               **kwargs)
         tools = {t.tool_name: t for t in adapted}
         ok = _call(tools, "secure", {}, log=log)
         assert ok.content == [{"json": {"ok": True}}]

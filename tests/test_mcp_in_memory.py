@@ -1,4 +1,5 @@
-"""MCP server objects in this process, connected in memory: connect(server=...), from_mcp_server, ToolRegistry([server])."""
+"""MCP server objects in this process, connected in memory: connect(server=...), from_mcp_server,
+ToolRegistry([server])."""
 
 from __future__ import annotations
 
