@@ -166,3 +166,8 @@ def test_a_module_scan_takes_neither_servers_nor_tool_dicts():
         "type": "object", "properties": {}}}}
     assert ToolRegistry([module]).list_tools() == ["add"]
     assert ToolRegistry([module.server, module.OPENAI_TOOL]).list_tools() == ["forecast", "fail", "f"]
+
+
+def test_connect_without_a_target_names_server_too():
+    with pytest.raises(ValueError, match=r"command=\[...\] \(stdio\), url=.* or server=<an MCP server object> \(in memory\)"):
+        connect(registry=ToolRegistry())

@@ -675,7 +675,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         opened = open_in_memory(server, command=command, url=url, token=token, env=env, cwd=cwd, headers=headers,
                                 transport=transport, auth=auth)
     elif (command is None) == (url is None):
-        raise ValueError("connect() needs exactly one of command=[...] (stdio) or url='http://…' (streamable HTTP)")
+        raise ValueError("connect() needs exactly one of command=[...] (stdio), url='http://…' (streamable HTTP) "
+                         "or server=<an MCP server object> (in memory)")
     if token is not None:
         if url is None:
             raise ValueError("connect(token=...) is for url= (streamable HTTP) servers; a command= server needs none")
