@@ -30,12 +30,20 @@ FOREIGN_TOOL_MODULES: dict[str, str] = {
     "smolagents": "smolagents",
     "crewai": "crewai", "crewai_tools": "crewai",
     "llama_index": "llamaindex",
+    "mcp": "mcp-server",  # an MCP server object (MCPServer / Server) in this process
 }
+
+#: ``foreign_kind`` of a provider tool dict (OpenAI, Anthropic, Bedrock…, BFCL) that ``ToolSpec`` cannot take as is
+PROVIDER_DICT_KIND = "provider-format"
 
 
 def foreign_kind(obj: Any) -> Optional[str]:
     """The ``FOREIGN_TOOL_MODULES`` entry of ``obj`` (an instance, or a class) if a class of its MRO
     comes from a framework there, else ``None``."""
+    if isinstance(obj, dict):
+        from workbench.providers._import import detect_format
+
+        return PROVIDER_DICT_KIND if detect_format(obj, plain=False) is not None else None
     mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
     for klass in mro:
         kind = FOREIGN_TOOL_MODULES.get(klass.__module__.partition(".")[0])
@@ -363,10 +371,12 @@ class ToolRegistry:
     @staticmethod
     def _foreign_tools_of(module: types.ModuleType) -> list[BaseTool]:
         """The adapted tools of the other frameworks' tool objects a module defines (an instance of a
-        framework class that is not a tool, such as a model client, is not one of them)."""
+        framework class that is not a tool, such as a model client, is not one of them). Tool dicts
+        and MCP server objects are taken only when listed: a module's dict constant is data, and
+        scanning a module must not start its server."""
         tools: list[BaseTool] = []
         for obj in vars(module).values():
-            if isinstance(obj, (type, types.ModuleType, BaseTool)) or foreign_kind(obj) is None:
+            if isinstance(obj, (type, types.ModuleType, BaseTool, dict)) or foreign_kind(obj) in (None, "mcp-server"):
                 continue
             try:
                 tools += _entry_points.adapt_foreign(obj)
@@ -386,7 +396,7 @@ class ToolRegistry:
             return obj
         if isinstance(obj, type) and issubclass(obj, BaseTool):
             return obj()
-        if isinstance(obj, (ToolSpec, dict)):
+        if isinstance(obj, ToolSpec) or (isinstance(obj, dict) and foreign_kind(obj) is None):
             return SpecOnlyTool(ToolSpec.coerce(obj))
         if foreign_kind(obj) is not None:
             adapted = _entry_points.adapt_foreign(obj)

@@ -10,6 +10,11 @@ is called through the framework's own invocation path.
 tool object; called the framework's way, it runs through a workbench executor (``executor=``,
 ``log=``, ``approver=``).
 
+*Definitions and servers* — ``from_provider_format(d)`` (a provider's tool dict, or a BFCL function
+document → a spec-only tool), ``from_mcp_server(server)`` (an MCP server object in this process,
+connected in memory) and ``from_openapi(doc, base_url=...)`` (one HTTP tool per operation of an
+OpenAPI 3.0/3.1 document). ``ToolRegistry([...])`` takes provider dicts and MCP server objects too.
+
 Each framework is one module here (imported, with its framework, only when used) and one row of
 ``ADAPTERS``; a new source of tools is a new module and a new row.
 """
@@ -23,7 +28,8 @@ if TYPE_CHECKING:
     from workbench.tools import BaseTool
 
 __all__ = ["ADAPTERS", "AdaptedTool", "Adapter", "ForeignToolError", "WorkbenchToolError", "adapt", "as_workbench_tool",
-           "to_crewai", "to_langchain", "to_llamaindex", "to_openai_agents", "to_pydantic_ai", "to_smolagents"]
+           "from_mcp_server", "from_openapi", "from_provider_format", "to_crewai", "to_langchain", "to_llamaindex",
+           "to_openai_agents", "to_pydantic_ai", "to_smolagents"]
 
 
 class Adapter(NamedTuple):
@@ -50,6 +56,15 @@ ADAPTERS: dict[str, Adapter] = {
                       "a crewai.tools.BaseTool (@tool functions, BaseTool subclasses)"),
     "llamaindex": Adapter("workbench.adapters.llamaindex", "llamaindex", "LlamaIndex",
                           "a llama_index.core.tools.FunctionTool"),
+    # not frameworks: tool definitions and servers (from_provider_format, from_mcp_server, from_openapi)
+    "provider-format": Adapter("workbench.adapters.provider_format", "", "a provider tool format",
+                               "a provider tool dict (OpenAI chat or Responses, Anthropic, Bedrock, Gemini, MCP) "
+                               "or a BFCL function document: a spec-only tool"),
+    "mcp-server": Adapter("workbench.adapters.mcp_server", "mcp", "an MCP server in this process",
+                          "an mcp.server.mcpserver.MCPServer (FastMCP), an mcp.server.Server or "
+                          "workbench.mcp.build_server(...): connected in memory"),
+    "openapi": Adapter("workbench.adapters.openapi", "openapi", "OpenAPI",
+                       "an OpenAPI 3.0/3.1 document, through from_openapi(doc)"),
 }
 
 #: the ``to_…`` exports → the adapter whose module defines them
@@ -60,6 +75,9 @@ EXPORTS: dict[str, str] = {
     "to_smolagents": "smolagents",
     "to_crewai": "crewai",
     "to_llamaindex": "llamaindex",
+    "from_provider_format": "provider-format",
+    "from_mcp_server": "mcp-server",
+    "from_openapi": "openapi",
 }
 
 

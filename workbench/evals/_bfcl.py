@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from workbench.evals._bfcl_schema import bfcl_function_spec, safe_tool_name
+from workbench.providers._bfcl_schema import bfcl_function_spec, safe_tool_name
 from workbench.evals._case import EvalCase, EvalSuite
 
 #: the categories load_bfcl reads (single-turn AST and relevance categories)

@@ -711,7 +711,7 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
             elicitation: Optional[Callable[[Any], Any]] = None, roots: Optional[Sequence[Any]] = None,
             log: Any = None, use_tasks: bool = False, config: Any = None,
-            server: Optional[str] = None) -> McpConnection:
+            server: Any = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
     Args:
@@ -757,10 +757,13 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         use_tasks: also call tools whose ``execution.taskSupport`` is ``"optional"`` as tasks
             (``"required"`` ones always are; see ``workbench.mcp._tasks``).
         config: instead of ``command``/``url``: an ``mcpServers`` config file (path) or dict, as
-            Claude Desktop, Cursor, VS Code and MCP Inspector write them; ``server`` picks the entry
-            (needed when there are several). Its ``env`` and ``headers`` come from the file, ``${VAR}``
+            Claude Desktop, Cursor, VS Code and MCP Inspector write them; ``server`` (a name) picks
+            the entry (needed when there are several). Its ``env`` and ``headers`` come from the file, ``${VAR}``
             expanded from the environment; ``env=`` / ``headers=`` given here are added on top.
             ``connection.config()`` writes such an entry, secrets masked (``workbench.mcp._config``).
+        server: with ``config=``, the name of its entry; otherwise an MCP server object in this process
+            (``MCPServer``/FastMCP, ``mcp.server.Server``, ``build_server(registry)``), connected in
+            memory: no subprocess, no port (``workbench.mcp._memory``).
 
     Returns an :class:`McpConnection` (also a context manager).
     """
@@ -775,16 +778,24 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             headers = {**entry["headers"], **(headers or {})}
         cwd = cwd if cwd is not None else entry.get("cwd")
         transport = transport or (entry.get("transport") if url is not None else None)
-    elif server is not None:
-        raise ValueError("connect(server=...) names an entry of config=; pass config= too")
+    elif isinstance(server, str):
+        raise ValueError(f"connect(server={server!r}) names an entry of config=; pass config= too "
+                         "(an MCP server object in this process is connected in memory)")
     if url is None and isinstance(command, str) and command.startswith(("http://", "https://")):
         url, command = command, None  # connect("http://…/mcp")
     if keepalive is not None and not (isinstance(keepalive, (int, float)) and not isinstance(keepalive, bool)
                                       and keepalive > 0 and keepalive != float("inf")):
         raise ValueError(f"connect(keepalive={keepalive!r}): expected a positive number of seconds between "
                          "liveness probes (or None for none)")
-    if (command is None) == (url is None):
-        raise ValueError("connect() needs exactly one of command=[...] (stdio) or url='http://…' (streamable HTTP)")
+    in_memory = server is not None and config is None
+    if in_memory:  # in memory (workbench.mcp._memory): instead of open_transport below
+        from workbench.mcp._memory import open_in_memory
+
+        opened = open_in_memory(server, command=command, url=url, token=token, env=env, cwd=cwd, headers=headers,
+                                transport=transport, auth=auth)
+    elif (command is None) == (url is None):
+        raise ValueError("connect() needs exactly one of command=[...] (stdio), url='http://…' (streamable HTTP) "
+                         "or server=<an MCP server object> (in memory)")
     if token is not None:
         if url is None:
             raise ValueError("connect(token=...) is for url= (streamable HTTP) servers; a command= server needs none")
@@ -795,8 +806,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         from workbench.registry import default_registry
 
         registry = default_registry()
-    opened = open_transport(command=command, url=url, env=env, cwd=cwd, headers=headers, transport=transport,
-                            auth=auth)
+    if not in_memory:
+        opened = open_transport(command=command, url=url, env=env, cwd=cwd, headers=headers, transport=transport,
+                                auth=auth)
     label, stderr_file = opened.label, opened.stderr_file
     connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
@@ -807,7 +819,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     connection._connect_arguments = dict(
         command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
         headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth,
-        keepalive=keepalive, use_tasks=use_tasks)
+        keepalive=keepalive, use_tasks=use_tasks,
+        server=server if in_memory else None)  # a config entry is already read into command/url/env/headers
     return connection._start(connect_timeout)
 
 
