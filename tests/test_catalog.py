@@ -1,0 +1,75 @@
+"""A catalog of many tools (issue #22): ``ToolRegistry.search`` ranking, and the dashboard / MCP
+inspector building a form only for the tool selected."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench import ToolRegistry, tool
+
+
+def _tool(name: str, description: str):
+    def fn(x: int) -> int:
+        return x
+
+    fn.__doc__ = description
+    return tool(fn, name=name)
+
+
+@pytest.fixture
+def catalog() -> ToolRegistry:
+    return ToolRegistry([
+        _tool("send_weather_report", "Email a report."),          # word prefix in the name
+        _tool("get_user", "Fetch a user by id; weather not involved."),  # only the description
+        _tool("weatherly", "A weather station."),                 # name prefix
+        _tool("forecast", "Tell the WEATHER for a city."),        # description word
+        _tool("weather", "The current weather."),                 # exact name
+        _tool("stormweather_x", "Unrelated."),                    # name contains, not a word start
+        _tool("ping", "Check the server."),                       # no match
+    ])
+
+
+def test_search_ranks_exact_prefix_name_words_then_description(catalog):
+    assert catalog.search("weather") == [
+        "weather", "weatherly", "send_weather_report", "stormweather_x", "get_user", "forecast"]
+
+
+def test_search_is_case_insensitive_and_limited(catalog):
+    assert catalog.search("WEATHER", limit=2) == ["weather", "weatherly"]
+    assert catalog.search("Weather")[:3] == ["weather", "weatherly", "send_weather_report"]
+    assert catalog.search("weather", limit=0) == []
+
+
+def test_search_every_word_must_match_somewhere(catalog):
+    assert catalog.search("weather report") == ["send_weather_report"]
+    assert catalog.search("city weather") == ["forecast"]
+    assert catalog.search("nothing like this") == []
+
+
+def test_search_empty_query_lists_all_in_order(catalog):
+    assert catalog.search("") == catalog.list_tools()
+    assert catalog.search("  ", limit=3) == catalog.list_tools()[:3]
+
+
+def test_search_bad_limit_is_a_clear_error(catalog):
+    with pytest.raises(ValueError, match="limit"):
+        catalog.search("x", limit=-1)
+
+
+def test_search_builds_no_schema_and_skips_docstring_sections():
+    def lookup(city: str) -> str:
+        """Find a city.
+
+        Args:
+            city: the zebra name
+        """
+        return city
+
+    item = tool(lookup)
+    registry = ToolRegistry([item])
+    assert registry.search("find") == ["lookup"]
+    assert registry.search("zebra") == []  # parameter docs are not the description
+    assert item.__dict__["_wb_spec"] is None  # still deferred
+    assert item.spec.description == "Find a city."
+    assert registry.search("find") == ["lookup"]
+    assert ToolRegistry([tool(lookup, description="Explicit text")]).search("explicit") == ["lookup"]
