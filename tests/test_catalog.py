@@ -73,3 +73,40 @@ def test_search_builds_no_schema_and_skips_docstring_sections():
     assert item.spec.description == "Find a city."
     assert registry.search("find") == ["lookup"]
     assert ToolRegistry([tool(lookup, description="Explicit text")]).search("explicit") == ["lookup"]
+
+
+# -- the meta-schema check, remembered per shape ---------------------------------------------------
+from workbench._errors import ToolSpecError  # noqa: E402
+from workbench.spec import ToolSpec  # noqa: E402
+
+
+def _spec(parameters: dict) -> ToolSpec:
+    return ToolSpec(name="t", description="d", parameters=parameters)
+
+
+@pytest.mark.parametrize("bad, where", [
+    ({"type": "object", "properties": {"a": {"type": "string", "minLength": -1, "description": "x"}}}, "properties/a/minLength"),
+    ({"type": "object", "properties": {"description": "not a schema"}}, "properties/description"),
+    ({"type": "object", "properties": {"default": 3}}, "properties/default"),
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "required": "a"}, "required"),
+    ({"type": "object", "properties": {"a": {"type": "string", "description": 5}}}, "properties/a/description"),
+])
+def test_meta_schema_errors_survive_remembered_valid_shapes(bad, where):
+    for description in ("one", "two"):  # valid shapes of the same form, remembered first
+        _spec({"type": "object", "properties": {"a": {"type": "string", "minLength": 1, "description": description},
+                                                "description": {"type": "string"}, "default": {"type": "integer"}},
+               "required": ["a"]}).validate_structure()
+    with pytest.raises(ToolSpecError, match=f"not a valid JSON Schema .* at {where}"):
+        _spec(bad).validate_structure()
+
+
+def test_meta_schema_check_is_remembered_per_shape(monkeypatch):
+    import workbench._meta_schema as meta
+
+    checked = []
+    real = meta._check
+    monkeypatch.setattr(meta, "_check", lambda schema: checked.append(schema) or real(schema))
+    for i in range(20):
+        _spec({"type": "object", "properties": {"q": {"type": "string", "description": f"query {i}", "default": f"d{i}"},
+                                                "n": {"type": "number", "default": i}}}).validate_structure()
+    assert len(checked) <= 3  # the root and two property shapes, checked once each
