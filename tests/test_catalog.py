@@ -107,6 +107,51 @@ def test_meta_schema_check_is_remembered_per_shape(monkeypatch):
     real = meta._check
     monkeypatch.setattr(meta, "_check", lambda schema: checked.append(schema) or real(schema))
     for i in range(20):
-        _spec({"type": "object", "properties": {"q": {"type": "string", "description": f"query {i}", "default": f"d{i}"},
-                                                "n": {"type": "number", "default": i}}}).validate_structure()
-    assert len(checked) <= 3  # the root and two property shapes, checked once each
+        _spec({"type": "object", "properties": {"q": {"type": "string", "description": f"query {i}", "default": f"d{i}",
+                                                      "pattern": "^[a-z]+$"},
+                                                "n": {"type": "number", "default": i, "pattern": "x"}}}).validate_structure()
+    assert 1 <= len(checked) <= 3  # the root and two property shapes, checked once each
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"a": {"type": ["string", "null"], "minLength": 0, "enum": ["x", None]}}},
+    {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "integer", "minimum": 1.5}}},
+    {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, True]}, "b": {"items": {"const": 1}}}},
+    {"type": "object", "x-vendor": {"anything": [1]}, "required": ["a"], "examples": [{}], "deprecated": False},
+    {"type": "object", "properties": {"a": {"type": "array", "prefixItems": [{"type": "string"}], "uniqueItems": True}}},
+])
+def test_plainly_valid_schemas_are_valid_for_jsonschema(schema):
+    import jsonschema
+
+    from workbench._meta_schema import plainly_valid
+
+    assert plainly_valid(schema)
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "strng"}, {"type": []}, {"type": ["string", "string"]}, {"minLength": 1.5}, {"minLength": True},
+    {"required": ["a", "a"]}, {"anyOf": []}, {"properties": {"a": 1}}, {"$ref": "http://x y"}, {"multipleOf": 0},
+    {"pattern": "("}, {"enum": "x"}, {"items": [{"type": "string"}]},
+])
+def test_plainly_valid_never_accepts_an_invalid_schema(schema):
+    import jsonschema
+
+    from workbench._meta_schema import meta_schema_error, plainly_valid
+
+    assert not plainly_valid(schema)
+    assert meta_schema_error(schema) is not None
+    with pytest.raises(jsonschema.SchemaError):
+        jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_everyday_schemas_are_checked_without_importing_jsonschema():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom workbench.spec import ToolSpec\n"
+            "ToolSpec(name='t', description='d', parameters={'type': 'object', 'properties': {'q': {'type': 'string', "
+            "'description': 'x', 'maxLength': 9}}, 'required': ['q']}).validate_structure()\n"
+            "print('jsonschema' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
