@@ -155,3 +155,16 @@ def test_everyday_schemas_are_checked_without_importing_jsonschema():
             "print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- schemas identical to those built before the speed-ups -----------------------------------------
+def test_schemas_and_exports_unchanged_by_the_catalog_speedups():
+    import json
+
+    from tests.catalog_schemas import FIXTURE, current_schemas
+
+    expected = json.loads(FIXTURE.read_text())
+    current = json.loads(json.dumps(current_schemas(), sort_keys=True, default=repr))
+    assert current.keys() == expected.keys()
+    for key in expected:
+        assert current[key] == expected[key], key
