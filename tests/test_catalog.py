@@ -168,3 +168,31 @@ def test_schemas_and_exports_unchanged_by_the_catalog_speedups():
     assert current.keys() == expected.keys()
     for key in expected:
         assert current[key] == expected[key], key
+
+
+@pytest.mark.parametrize("default", [0, -5, 10**30, 1.5, -0.0, float("inf"), float("nan"), True, None, "x", "",
+                                     [1, "a"], {"k": 1}, (1, 2)])
+def test_default_encoding_matches_pydantics(default):
+    import math
+
+    from pydantic.json_schema import GenerateJsonSchema
+
+    from workbench._schema import ToolJsonSchema
+
+    ours, theirs = ToolJsonSchema().encode_default(default), GenerateJsonSchema().encode_default(default)
+    assert type(ours) is type(theirs)
+    assert ours == theirs or (isinstance(ours, float) and math.isnan(ours) and math.isnan(theirs))
+
+
+def test_return_schemas_are_shared_but_copied():
+    @tool
+    def a() -> list[str]:
+        return []
+
+    @tool
+    def b() -> list[str]:
+        return []
+
+    assert a.spec.returns == b.spec.returns == {"type": "array", "items": {"type": "string"}}
+    a.spec.returns["items"]["type"] = "integer"
+    assert b.spec.returns == {"type": "array", "items": {"type": "string"}}
