@@ -42,6 +42,7 @@ def catalog_functions(count: int, offset: int = 0) -> list[Callable[..., Any]]:
     for i in range(offset, offset + count):
         namespace: dict[str, Any] = {"Literal": Literal, "Optional": Optional}
         source = catalog_source(1, i).split("@tool\n", 1)[1]
-        exec(source, namespace)  # noqa: S102 - generated test code
+        # dont_inherit: real annotations, not this module's postponed (string) ones
+        exec(compile(source, f"<catalog tool {i}>", "exec", dont_inherit=True), namespace)  # noqa: S102
         out.append(namespace[f"{TOPICS[i % len(TOPICS)]}_tool_{i:04d}"])
     return out
