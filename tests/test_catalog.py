@@ -196,3 +196,37 @@ def test_return_schemas_are_shared_but_copied():
     assert a.spec.returns == b.spec.returns == {"type": "array", "items": {"type": "string"}}
     a.spec.returns["items"]["type"] = "integer"
     assert b.spec.returns == {"type": "array", "items": {"type": "string"}}
+
+
+_DOCSTRINGS = [
+    "Add.\n\nArgs:\n    a: the first\n    b: the second\n\nReturns:\n    the sum",
+    "Add.\n\n:param a: the first\n:returns: the sum",
+    "Add.\n\nParameters\n----------\na : int\n    the first\n\nReturns\n-------\nint",
+    "Add.\n\n@param a: the first\n@return: the sum",
+    "Add.\n\nArgs:\n    a: the first\n\nExample:\n    >>> add(1, 2)\n    :odd: line",
+    "Just a sentence: with a colon.",
+    "Title\n\nLonger text.\nArgs:\n  a (int): typed\n  b: two\n    lines\nRaises:\n    ValueError: bad",
+    "Mixed.\n\nArgs:\n    a: x\n\nParameters\n----------\nb : int",
+    "Args:\n    a: only a section",
+    "Weird.\n\nArgs:\nnot indented",
+]
+
+
+@pytest.mark.parametrize("doc", _DOCSTRINGS)
+def test_google_fast_path_parses_like_auto_detection(doc, monkeypatch):
+    import workbench._docstrings as docstrings
+
+    def fn():
+        pass
+
+    fn.__doc__ = doc
+    fast = docstrings.parse_docstring(fn)
+    monkeypatch.setattr(docstrings, "_google", lambda _doc: None)
+    assert fast == docstrings.parse_docstring(fn)
+
+
+def test_google_fast_path_is_taken_for_google_docstrings_only():
+    from workbench._docstrings import _google
+
+    assert _google(_DOCSTRINGS[0]) is not None and _google(_DOCSTRINGS[6]) is not None
+    assert _google(_DOCSTRINGS[1]) is None and _google(_DOCSTRINGS[2]) is None and _google(_DOCSTRINGS[5]) is None
