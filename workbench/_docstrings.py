@@ -41,6 +41,10 @@ def parse_docstring(obj: object) -> ParsedDoc:
 _OTHER_STYLES = re.compile(r"^\s*(?:[:@]|-{3,}\s*$)", re.MULTILINE)
 
 
+#: one parser for every docstring: ``docstring_parser.google.parse`` compiles its section regex each call
+_GOOGLE = docstring_parser.google.GoogleParser()
+
+
 def _google(doc: str) -> "docstring_parser.Docstring | None":
     """The Google-style parse when auto-detection would pick it anyway, else None.
 
@@ -51,7 +55,7 @@ def _google(doc: str) -> "docstring_parser.Docstring | None":
     if _OTHER_STYLES.search(doc):
         return None
     try:
-        parsed = docstring_parser.google.parse(doc)
+        parsed = _GOOGLE.parse(doc)
     except docstring_parser.ParseError:
         return None
     return parsed if parsed.meta else None
