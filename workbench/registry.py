@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 import importlib.util
 import os
+import re
 import sys
 import threading
 import types
@@ -211,6 +213,67 @@ def as_tool_registry(registry: Any) -> Any:
     if isinstance(registry, (list, tuple)):
         return ToolRegistry(list(registry))
     raise TypeError(f"Expected a ToolRegistry (or a list of tools), got {type(registry).__name__}")
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words; ``snake_case``, ``kebab-case`` and ``camelCase`` names split into their parts."""
+    return _WORD.findall(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).lower())
+
+
+def _rank(query: str, words: list[str], name: str, description: str) -> Optional[int]:
+    """The rank of one tool for ``query`` (lower is better; None: no match). See ToolRegistry.search."""
+    lname, ldesc = name.lower(), description.lower()
+    if not all(w in lname or w in ldesc for w in words):
+        return None
+    if lname == query:
+        return 0
+    if lname.startswith(query):
+        return 1
+    name_words = _words(name)
+    if all(any(nw.startswith(w) for nw in name_words) for w in words):
+        return 2
+    if query in lname:
+        return 3
+    if all(w in lname for w in words):
+        return 4
+    desc_words = _words(description)
+    if all(any(dw.startswith(w) for dw in desc_words) for w in words):
+        return 5
+    return 6
+
+
+def rank_tools(query: str, entries: Iterable[tuple[str, str]]) -> list[str]:
+    """The names of ``entries`` (``(name, description)`` pairs) matching ``query``, best first."""
+    query = " ".join(str(query or "").lower().split())
+    if not query:
+        return [name for name, _ in entries]
+    words = _WORD.findall(query) or [query]
+    ranked = []
+    for index, (name, description) in enumerate(entries):
+        rank = _rank(query, words, name, description or "")
+        if rank is not None:
+            ranked.append((rank, index, name))
+    ranked.sort()
+    return [name for _, _, name in ranked]
+
+
+_SECTION = re.compile(r"^\s*(?:[A-Z][A-Za-z ]*:\s*$|[A-Z][A-Za-z ]*\n\s*-{3,}|:\w)", re.MULTILINE)
+
+
+def catalog_description(item: BaseTool) -> str:
+    """A tool's description without building its schema: the spec's when built; for a deferred
+    ``@tool`` the explicit description or its docstring up to the first section (``Args:``…)."""
+    if isinstance(item, DecoratedFunctionTool) and item.__dict__.get("_wb_spec", True) is None:
+        explicit = item.__dict__.get("_wb_description")
+        if explicit is not None:
+            return explicit
+        doc = inspect.getdoc(item.tool_func) or ""
+        match = _SECTION.search(doc)
+        return (doc[:match.start()] if match else doc).strip()
+    return item.spec.description or ""
 
 
 class ToolRegistry:
@@ -460,6 +523,23 @@ class ToolRegistry:
 
     def __iter__(self) -> Iterator[BaseTool]:
         return iter(list(self.registry.values()))
+
+    def search(self, query: str, limit: Optional[int] = None) -> list[str]:
+        """Names of the tools matching ``query``, best first (case-insensitive).
+
+        Ranks: the name equals the query, the name starts with it, a word of the name starts with a
+        query word, the name contains the query, then the description (a word of it starts with a query
+        word, or it contains the query); registration order within a rank. Every query word must
+        occur in the name or description. An empty query lists every tool. ``limit`` caps the result.
+        Tools whose schema is not built yet are searched by their docstring's description (the
+        search never builds a schema).
+        """
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+            raise ValueError(f"search(limit=...) must be a non-negative integer, got {limit!r}")
+        with self._lock:
+            items = list(self.registry.items())
+        names = rank_tools(query, [(name, catalog_description(item)) for name, item in items])
+        return names if limit is None else names[:limit]
 
     def get_tool_ref(self, tool_name: str) -> Optional[str]:
         """The ``module:function`` reference of a tool, or None."""

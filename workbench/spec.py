@@ -417,13 +417,12 @@ def _unsupported_type(schema: Any) -> Optional[str]:
 
 
 def _check_meta_schema(label: str, what: str, schema: dict) -> None:
-    import jsonschema
+    from workbench._meta_schema import meta_schema_error
 
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
+    exc = meta_schema_error(schema)
+    if exc is not None:
         where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-        raise ToolSpecError(f"{label}: {what} is not a valid JSON Schema (Draft 2020-12) at {where}: {exc.message}") from None
+        raise ToolSpecError(f"{label}: {what} is not a valid JSON Schema (Draft 2020-12) at {where}: {exc.message}")
 
 
 _PLAIN_SCALARS = {"int": int, "str": str, "float": float, "bool": bool}

@@ -409,6 +409,7 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
                        is_async=inspect.iscoroutinefunction(func))
             lazy.__dict__["_wb_build"] = build
             lazy.__dict__["_wb_name"] = tool_name
+            lazy.__dict__["_wb_description"] = description  # what a catalog shows before the build
             return lazy
         info = inspect_function(func, name=name, description=description, context=context,
                                 explicit_schema=parameters is not None, resolved=resolved)

@@ -5,6 +5,11 @@ the item's tooltip), so 15 tools stay readable where a tab strip cut their names
 are the dashboard's own ``ToolForm`` instances (built when a tool is first selected), so editing
 the dashboard never edits the form under a ``%%tool`` cell. **Load into form** in the dashboard's
 log selects the tool here and fills this form.
+
+A catalog of hundreds of tools opens fast: the list is one HTML widget (never a widget per tool),
+showing the first :data:`PAGE_SIZE` matches of the search (ranked by ``ToolRegistry.search``); the
+descriptions come from ``catalog_description`` (a deferred ``@tool`` is not built to be listed); and
+past :data:`EAGER_FORM_LIMIT` tools no form is built until a tool is selected.
 """
 
 from __future__ import annotations
@@ -16,8 +21,14 @@ import ipywidgets as W
 
 from workbench._html import escape as _e
 from workbench.jupyter._clickable import ClickableHTML
+from workbench.registry import catalog_description
 
-__all__ = ["Dashboard", "first_line"]
+__all__ = ["Dashboard", "first_line", "PAGE_SIZE", "EAGER_FORM_LIMIT"]
+
+#: tools the list shows at once (the rest: "N more — refine the search")
+PAGE_SIZE = 100
+#: up to this many tools the first one's form is shown on opening; past it, none until one is selected
+EAGER_FORM_LIMIT = 50
 
 
 def first_line(text: Optional[str]) -> str:
@@ -69,18 +80,17 @@ class Dashboard(W.VBox):
 
     @property
     def visible_tools(self) -> list[str]:
-        """The tools whose name or description contains the search text (case-insensitive)."""
-        needle = self.search.value.strip().lower()
-        registry = self.workbench.registry
-        if not needle:
+        """The tools matching the search text, best first (``ToolRegistry.search``); all, in list order,
+        without one."""
+        query = self.search.value.strip()
+        if not query:
             return list(self._order)
-        out = []
-        for name in self._order:
-            tool = registry.get(name)
-            text = f"{name}\n{tool.spec.description if tool is not None else ''}".lower()
-            if needle in text:
-                out.append(name)
-        return out
+        listed = set(self._order)
+        return [name for name in self.workbench.registry.search(query) if name in listed]
+
+    def _description(self, name: str) -> str:
+        tool = self.workbench.registry.get(name)
+        return catalog_description(tool) if tool is not None else ""
 
     def refresh(self) -> None:
         """Re-read the registry: update the list, rebuild the shown form if its tool was replaced."""
@@ -92,25 +102,29 @@ class Dashboard(W.VBox):
             if self.selected not in self._order:
                 self.selected = None
             self._draw_list()
-            target = self.selected or (self._order[0] if self._order else None)
-            if target is None:
+            eager = len(self._order) <= EAGER_FORM_LIMIT
+            target = self.selected or (self._order[0] if self._order and eager else None)
+            if target is not None:
+                self.select(target)
+            elif self._order:
+                self.form_area.children = [W.HTML(f"<i>{len(self._order)} tools: search and select one to see its "
+                                                  "form.</i>")]
+            else:
                 self.form_area.children = [W.HTML("<i>No tools registered yet: define one with <code>%%tool</code> "
                                                   "or <code>@tool</code>.</i>")]
-            else:
-                self.select(target)
 
     def _draw_list(self) -> None:
-        registry = self.workbench.registry
         visible = self.visible_tools
         items = []
-        for name in visible:
-            tool = registry.get(name)
-            description = (tool.spec.description or "") if tool is not None else ""
+        for name in visible[:PAGE_SIZE]:
+            description = self._description(name)
             line = first_line(description) or "(no description)"
             items.append(
                 f"<div class='workbench-tool-item' data-key='{_e(name)}' role='option' tabindex='0' "
                 f"title='{_e(name + chr(10) + description.strip())}'>"
                 f"<div class='workbench-tool-name'>{_e(name)}</div><div class='workbench-tool-desc'>{_e(line)}</div></div>")
+        if len(visible) > PAGE_SIZE:
+            items.append(f"<div class='workbench-tool-empty'>{len(visible) - PAGE_SIZE} more — refine the search</div>")
         if not items:
             query = self.search.value.strip()
             items.append(f"<div class='workbench-tool-empty'>{'no tool matches ' + _e(repr(query)) if query else 'no tools'}</div>")
@@ -180,11 +194,9 @@ class Dashboard(W.VBox):
         """The widget view plus a static ``text/html`` (tool list and log) and plain text for saved notebooks."""
         data = super()._repr_mimebundle_(**kwargs) or {}
         data = dict(data[0] if isinstance(data, tuple) else data)
-        registry = self.workbench.registry
         lines, items = [], []
         for name in self._order:
-            tool = registry.get(name)
-            line = first_line(tool.spec.description if tool is not None else "")
+            line = first_line(self._description(name))
             lines.append(f"  {name} — {line}" if line else f"  {name}")
             items.append(f"<li><code>{_e(name)}</code> — {_e(line)}</li>")
         data["text/plain"] = "Tool Workbench dashboard\nTools:\n" + ("\n".join(lines) or "  (none)")

@@ -19,6 +19,7 @@ import ipywidgets as W
 
 from workbench._html import escape
 from workbench._styles import BANNER_STYLE, MUTED
+from workbench.registry import rank_tools
 from workbench.jupyter._mcp_render import (
     contents_html,
     icons_html,
@@ -96,19 +97,24 @@ class McpInspector(W.VBox):
     # -- tools -----------------------------------------------------------------------------------------
     def _build_tools(self) -> None:
         self.tool_picker = W.Dropdown(description="Tool", options=[])
+        # a server may list hundreds of tools: one dropdown (narrowed by the search), a form per tool selected
+        self.tool_search = W.Text(placeholder="Search tools…", continuous_update=True)
+        self.tool_search.observe(lambda _change: self._refresh_tools(), names="value")
         self.tool_forms: dict[str, Any] = {}
         self.tool_box = W.VBox()
         self.removed_banner = W.HTML(layout=W.Layout(display="none"))
         self.skipped_html = W.HTML()
         self.tool_icons = W.HTML()  # the selected tool's icons (only safe https:/data:image sources)
         self.tool_picker.observe(lambda change: self._show_tool(change["new"]), names="value")
-        self.tools_tab = W.VBox([W.HBox([self.tool_picker, self.tool_icons]), self.removed_banner, self.tool_box,
+        self.tools_tab = W.VBox([W.HBox([self.tool_search, self.tool_picker, self.tool_icons]), self.removed_banner, self.tool_box,
                                  self.skipped_html])
         self._refresh_tools()
 
     def _refresh_tools(self) -> None:
         proxies, skipped = self.connection.tool_listing()
         names = sorted(proxies)
+        if self.tool_search.value.strip():
+            names = rank_tools(self.tool_search.value, [(name, proxies[name].spec.description or "") for name in names])
         current = self.tool_picker.value
         removed = [name for name, form in self.tool_forms.items() if getattr(form.tool, "removed", False)]
         options = names + [name for name in removed if name not in names]
