@@ -21,6 +21,16 @@ CELLS = [
     "    \"\"\"Fail on purpose.\"\"\"\n"
     "    x = n + 1\n"
     "    raise ValueError(f'boom number {x}')\n",
+    "import time\nfrom workbench import ToolContext",
+    "%%tool\n"
+    "def stepping(ctx: ToolContext, n: int = 400) -> str:\n"
+    "    \"\"\"Report progress step by step until cancelled.\"\"\"\n"
+    "    for i in range(1, n + 1):\n"
+    "        if ctx.cancelled:\n"
+    "            return 'stopped'\n"
+    "        ctx.report_progress(i / n, f'step {i}')\n"
+    "        time.sleep(0.05)\n"
+    "    return 'done'\n",
 ]
 
 
@@ -58,3 +68,21 @@ def test_a_failing_tool_shows_its_message_once_and_names_its_cell(lab_page):
     assert visible.count("boom number 2") == 1, visible
     assert "Cell In[4], line 4, in explode" in traceback.inner_text()
     assert "ipykernel_" not in visible
+
+
+def test_a_cancelled_run_does_not_look_like_a_result(lab_page):
+    """Defect 9: after Cancel the bar stayed orange at "step 8", Save as test was enabled and Copy result
+    copied the cancellation."""
+    form = lab.form_of(lab_page, "stepping")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-progress").get_by_text("step 8").wait_for(timeout=30_000)
+    form.locator(".workbench-cancel").click()
+    form.locator(".workbench-result-area").get_by_text("was cancelled").wait_for(timeout=30_000)
+    lab_page.wait_for_timeout(500)  # any late progress report would land now
+    form.screenshot(path=str(ARTIFACTS / "round2-cancelled.png"))
+    progress = form.locator(".workbench-progress")
+    if progress.is_visible():  # gone, or saying plainly that the call was cancelled
+        assert "cancelled" in progress.inner_text() and "step" not in progress.inner_text(), progress.inner_text()
+    assert form.locator(".workbench-save-test").is_disabled()
+    copy = form.locator(".workbench-copy-button", has_text="Copy result")
+    assert copy.count() == 0 or not copy.first.is_visible() or copy.first.is_disabled()

@@ -70,6 +70,7 @@ _BAR_STYLES = {"success": "success", "cancelled": "warning"}
 _NOTHING_SENT = "<i>nothing sent yet</i>"
 _NOTHING_RECEIVED = "<i>nothing received yet</i>"
 _SAVE_TOOLTIP_IDLE = "Run a call first: Save as test writes the last finished call as a test case"
+_SAVE_TOOLTIP_CANCELLED = "The last call was cancelled: it has no result to save as a test"
 _SAVE_TOOLTIP_READY = "Save the last call as a test case in the kernel's case folder (set_case_folder)"
 
 _PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
@@ -524,11 +525,11 @@ class ToolForm(W.VBox):
         self.workbench._approval_handlers.pop(result.tool_use_id, None)
         self.result = result
         status = display_status(result)
-        ok = status == "success"
+        ok, cancelled = status == "success", status == "cancelled"
         self.result_html.value = result_area_html(result, self.spec.returns)
         self.response_html.value = json_html(result.to_dict())
         self.copy_response.text = _pretty(result.to_dict())
-        self.copy_result.text = _result_text(result)
+        self.copy_result.text = "" if cancelled else _result_text(result)  # a cancellation is no result
         self.result_tools.layout.display = None if self.copy_result.text else "none"
         mismatch = result.metadata.get("returns_mismatch")
         if mismatch:
@@ -541,15 +542,21 @@ class ToolForm(W.VBox):
             if ok:
                 self.progress.value = 1.0
             self.progress.bar_style = _BAR_STYLES.get(status, "danger")
-            if not (self.progress_history or self.progress_label.value):
-                self.progress_box.layout.display = "none"  # no progress reported: no bar left behind
+            if cancelled or not (self.progress_history or self.progress_label.value):
+                # no progress reported, or a cancelled call (the result says so): no bar left behind
+                self.progress_box.layout.display = "none"
+            if cancelled:
+                self.progress.value, self.progress_label.value = 0.0, ""
             if isinstance(latency, (int, float)):
                 self.elapsed.value = f"took {latency / 1000:.2f} s" if latency >= 1000 else f"took {latency:.1f} ms"
             else:
                 self.elapsed.value = ""
             self.run_button.disabled = self.disconnected
             self.cancel_button.disabled = True
-            self._enable_save(self.tool_use is not None and self.tool_use.get("toolUseId") == result.tool_use_id)
+            self._enable_save(not cancelled and self.tool_use is not None
+                              and self.tool_use.get("toolUseId") == result.tool_use_id)
+            if cancelled:
+                self.save_button.tooltip = _SAVE_TOOLTIP_CANCELLED
             self.shortcuts.busy = False
             self.running = False
             done = self._done
@@ -730,6 +737,9 @@ class ToolForm(W.VBox):
         if self.running or result is None or tool_use is None or tool_use.get("toolUseId") != result.tool_use_id:
             raise RuntimeError(f"Nothing to save for '{self.spec.name}': run a call first (Save as test writes "
                                "the last finished call)")
+        if display_status(result) == "cancelled":
+            raise RuntimeError(f"Nothing to save for '{self.spec.name}': the last call was cancelled, so it has "
+                               "no result to expect (run it to the end first)")
         case = ToolCase.from_result(tool_use, result, expect=expect)
         path = save_case(case, registry=self.workbench.registry)
         self.saved_path = path
