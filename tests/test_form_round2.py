@@ -93,3 +93,56 @@ def test_a_cancelled_run_does_not_look_like_a_result(wb):  # noqa: F811
     form.set_values({"n": 2})  # a run to the end is a result again
     assert form.run().ok
     assert not form.save_button.disabled and form.copy_result.text == "done"
+
+
+@tool
+def shout(text: str) -> str:
+    """Upper-case a text."""
+    return text.upper()
+
+
+def test_the_dashboard_shows_only_the_form_of_a_tool_the_search_shows(wb):  # noqa: F811
+    """Defect 5: a search that hid the selected tool left its form on screen."""
+    from workbench.jupyter import Dashboard
+
+    for item in (person, shout):
+        wb.registry.register_tool(item, replace=True)
+    dashboard = Dashboard(wb)
+    dashboard.select("person")
+    dashboard.search.value = "upper-case"
+    assert dashboard.visible_tools == ["shout"]
+    assert dashboard.selected == "shout" and dashboard.form_area.children == (dashboard.forms["shout"],)
+    assert dashboard.tool_list.selected == "shout"
+    dashboard.search.value = "zzz"
+    assert dashboard.selected is None and dashboard.form is None and dashboard.tool_list.selected == ""
+    assert "No tool matches" in dashboard.form_area.children[0].value
+    dashboard.search.value = ""  # the tool the user picked comes back
+    assert dashboard.selected == "person" and dashboard.form_area.children == (dashboard.forms["person"],)
+    dashboard.search.value = "upper-case"
+    dashboard.select("person")  # e.g. the log's Load into form: the search no longer hides it
+    assert dashboard.search.value == "" and dashboard.form_area.children == (dashboard.forms["person"],)
+    dashboard.close()
+
+
+def test_the_log_details_close_when_a_filter_hides_their_call(wb):  # noqa: F811
+    """Defect 5: the details panel kept a call the filter hid."""
+    from workbench.jupyter import LogTable
+
+    wb.registry.register_tool(shout, replace=True)
+    wb.registry.register_tool(person, replace=True)
+    wb.call("shout", {"text": "needle"})
+    wb.call("person", {"age": 3, "count": 1})
+    table = LogTable(wb.log, interval=0.01, workbench=wb)
+    table.select(1)
+    assert table.details.layout.display is None
+    table.tool_filter.value = "shout"  # still shown: the details stay
+    assert table.selected_row["id"] == 1 and table.details.layout.display is None
+    table.search.value = "no such text"
+    table.flush()
+    assert table.selected_row is None and table.details.layout.display == "none" and table.table.selected == ""
+    table.search.value = ""
+    table.tool_filter.value = "(all tools)"
+    table.select(2)
+    table.status_filter.value = "error"
+    assert table.selected_row is None and table.details.layout.display == "none"
+    table.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser import lab
@@ -31,7 +33,9 @@ CELLS = [
     "        ctx.report_progress(i / n, f'step {i}')\n"
     "        time.sleep(0.05)\n"
     "    return 'done'\n",
+    "import workbench.jupyter\nworkbench.jupyter.ui()",
 ]
+DASH_CELL = 6
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +90,70 @@ def test_a_cancelled_run_does_not_look_like_a_result(lab_page):
     assert form.locator(".workbench-save-test").is_disabled()
     copy = form.locator(".workbench-copy-button", has_text="Copy result")
     assert copy.count() == 0 or not copy.first.is_visible() or copy.first.is_disabled()
+
+
+def _dashboard(page):
+    dash = page.locator(".jp-Notebook .jp-CodeCell").nth(DASH_CELL).locator(".workbench-dashboard").first
+    dash.scroll_into_view_if_needed()
+    return dash
+
+
+def _shown_forms(dash) -> list[str]:
+    """The tool names of the forms the dashboard shows (visible ones)."""
+    names = []
+    for form in dash.locator(".workbench-form").all():
+        if form.is_visible():
+            names += re.findall(r"workbench-form-(\w+)", form.get_attribute("class") or "")
+    return [name for name in names if name not in ("header",)]
+
+
+def test_the_dashboard_shows_the_form_of_a_tool_the_search_shows(lab_page):
+    """Defect 5: the search hid the selected tool, its form stayed on screen."""
+    dash = _dashboard(lab_page)
+    search = dash.get_by_placeholder("Search tools…")
+    dash.locator(".workbench-tool-item").filter(has_text=re.compile(r"^\s*person")).first.click()
+    dash.locator(".workbench-form-person").wait_for(timeout=30_000)
+    search.fill("explode")
+    dash.locator(".workbench-tool-item").filter(has_text="person").wait_for(state="detached", timeout=30_000)
+    dash.locator(".workbench-form-explode").wait_for(timeout=30_000)
+    lab_page.wait_for_timeout(300)
+    assert _shown_forms(dash) == ["explode"]
+    search.fill("no such tool")
+    dash.get_by_text("no tool matches").first.wait_for(timeout=30_000)
+    lab_page.wait_for_timeout(300)
+    dash.screenshot(path=str(ARTIFACTS / "round2-dashboard-no-match.png"))
+    assert _shown_forms(dash) == []
+    search.fill("")  # the tool the user picked comes back
+    dash.locator(".workbench-form-person").wait_for(timeout=30_000)
+    assert _shown_forms(dash) == ["person"]
+
+
+def test_the_log_details_close_when_the_filter_hides_their_call(lab_page):
+    """Defect 5: the details panel kept showing a call the log's filter hid."""
+    dash = _dashboard(lab_page)
+    dash.get_by_placeholder("Search tools…").fill("")
+    dash.locator(".workbench-tool-item").filter(has_text=re.compile(r"^\s*explode")).first.click()
+    form = dash.locator(".workbench-form-explode")
+    lab.row_input(form, "n").fill("5")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-traceback").wait_for(timeout=30_000)
+    dash.locator(".workbench-tool-item").filter(has_text=re.compile(r"^\s*person")).first.click()
+    form = dash.locator(".workbench-form-person")
+    lab.row_input(form, "age").fill("30")
+    lab.row_input(form, "count").fill("4")
+    lab.row_input(form, "count").press("Tab")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-result-area").get_by_text("30 years, 4 items").first.wait_for(timeout=30_000)
+    log = dash.locator(".workbench-log")
+    rows = log.locator("table.workbench-log-table tbody tr.workbench-log-row")
+    rows.filter(has_text="boom number 6").first.click()
+    details = log.locator(".workbench-log-details")
+    details.wait_for(state="visible", timeout=30_000)
+    log.locator("select").first.select_option("person")
+    rows.filter(has_text="boom number 6").wait_for(state="detached", timeout=30_000)
+    lab_page.wait_for_timeout(500)
+    log.screenshot(path=str(ARTIFACTS / "round2-log-filtered.png"))
+    assert not details.is_visible() or "boom number 6" not in details.inner_text()
+    rows.filter(has_text="30 years").first.click()  # a call the filter shows opens as before
+    details.get_by_text("30 years, 4 items").first.wait_for(timeout=30_000)
+    log.locator("select").first.select_option("(all tools)")
