@@ -146,3 +146,20 @@ def test_the_log_details_close_when_a_filter_hides_their_call(wb):  # noqa: F811
     table.status_filter.value = "error"
     assert table.selected_row is None and table.details.layout.display == "none"
     table.close()
+
+
+def test_the_log_table_marks_the_columns_that_never_break():
+    """Defect 6: the tool name (and id, time, status, ms) stay on one line, live and in the saved HTML."""
+    import re as _re
+
+    from workbench.jupyter._log_html import table_html
+
+    row = {"id": 1, "tool_name": "weather_lookup", "status": "success", "input": {"city": "x" * 80},
+           "output": [{"text": "sunny"}], "completed_at": "2026-01-01T10:00:00Z", "latency_ms": 2.0}
+    live = table_html([row], total=1)
+    cells = _re.findall(r"<td[^>]*>", live)
+    assert len(cells) == 7
+    assert [("workbench-log-fit" in cell) for cell in cells] == [True, True, True, True, False, False, True]
+    assert "workbench-log-tool" in cells[2] and "workbench-log-input" in cells[4] and "workbench-log-output" in cells[5]
+    static = table_html([row], total=1, static=True)
+    assert static.count("white-space:nowrap") == 5

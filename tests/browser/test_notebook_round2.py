@@ -33,9 +33,13 @@ CELLS = [
     "        ctx.report_progress(i / n, f'step {i}')\n"
     "        time.sleep(0.05)\n"
     "    return 'done'\n",
+    "%%tool\n"
+    "def weather_lookup(city: str, units: str = 'metric') -> str:\n"
+    "    \"\"\"Look up the weather of a city.\"\"\"\n"
+    "    return f'sunny in {city}, 21 degrees ({units}); light wind from the west, no rain expected today'\n",
     "import workbench.jupyter\nworkbench.jupyter.ui()",
 ]
-DASH_CELL = 6
+DASH_CELL = 7
 
 
 @pytest.fixture(scope="module")
@@ -157,3 +161,35 @@ def test_the_log_details_close_when_the_filter_hides_their_call(lab_page):
     rows.filter(has_text="30 years").first.click()  # a call the filter shows opens as before
     details.get_by_text("30 years, 4 items").first.wait_for(timeout=30_000)
     log.locator("select").first.select_option("(all tools)")
+
+
+# the number of lines a cell's text takes (its text's line boxes)
+LINES = """(el) => { const range = document.createRange(); range.selectNodeContents(el);
+  const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+  return tops.size; }"""
+
+
+def test_the_log_never_breaks_a_tool_name(lab_page):
+    """Defect 6: "weather_l|ookup" broke mid-word while the input column had room."""
+    dash = _dashboard(lab_page)
+    dash.get_by_placeholder("Search tools…").fill("")
+    dash.locator(".workbench-tool-item").filter(has_text="weather_lookup").first.click()
+    form = dash.locator(".workbench-form-weather_lookup")
+    lab.row_input(form, "city").fill("Llanfairpwllgwyngyll on the island of Anglesey, Wales")
+    lab.row_input(form, "city").press("Tab")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-result-area").get_by_text("light wind").first.wait_for(timeout=30_000)
+    log = dash.locator(".workbench-log")
+    row = log.locator("table.workbench-log-table tbody tr.workbench-log-row").filter(has_text="Anglesey").first
+    row.wait_for(timeout=30_000)
+    for width in (1400, 900):
+        lab_page.set_viewport_size({"width": width, "height": 1000})
+        lab_page.wait_for_timeout(500)
+        log.scroll_into_view_if_needed()
+        log.screenshot(path=str(ARTIFACTS / f"round2-log-columns-{width}.png"))
+        cells = row.locator("td")
+        for index in (0, 1, 2, 3, 6):  # id, time, tool, status, ms: never broken
+            assert cells.nth(index).evaluate(LINES) == 1, (width, index, cells.nth(index).inner_text())
+        for index in (4, 5):  # input, output: wrapped in a column of a readable width
+            assert cells.nth(index).bounding_box()["width"] >= 150, (width, index)
+    lab_page.set_viewport_size({"width": 1400, "height": 1000})
