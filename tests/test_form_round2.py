@@ -163,3 +163,117 @@ def test_the_log_table_marks_the_columns_that_never_break():
     assert "workbench-log-tool" in cells[2] and "workbench-log-input" in cells[4] and "workbench-log-output" in cells[5]
     static = table_html([row], total=1, static=True)
     assert static.count("white-space:nowrap") == 5
+
+
+def test_reconnect_brings_a_form_of_a_killed_mcp_server_back(wb):  # noqa: F811
+    """Defect 7: the disconnected banner asked for code; its Reconnect button connects again and the
+    same form runs the new proxy."""
+    from tests.test_mcp_server_death import ROOT, SERVE, WAIT, _kill
+    from workbench.executor import SequentialExecutor
+    from workbench.mcp import connect
+
+    conn = connect(command=SERVE, registry=wb.registry, cwd=str(ROOT), connect_timeout=WAIT)
+    pids, fresh = [], None
+    try:
+        form = ToolForm(wb.registry.get_tool("add"), wb)
+        other = ToolForm(wb.registry.get_tool("add"), wb)  # a second view of the same tool
+        assert form.disconnected_box.layout.display == "none"
+        form.set_values({"a": 2, "b": 3})
+        pids.append(SequentialExecutor().call(wb.registry, "server_pid").value)
+        _kill(pids[0])
+        assert wait_until(lambda: form.disconnected and other.disconnected, WAIT)
+        assert form.disconnected_box.layout.display is None and not form.reconnect_button.disabled
+        assert "Reconnect" in form.disconnected_banner.value
+        form.reconnect_button.click()
+        assert wait_until(lambda: not form.disconnected, WAIT), form.disconnected_banner.value
+        fresh = form.tool.connection
+        assert fresh is not conn and fresh.connected and form.tool is wb.registry.get_tool("add")
+        assert not form.run_button.disabled and form.run_button.button_style == "primary"
+        assert form.disconnected_box.layout.display == "none"
+        assert form.values == {"a": 2, "b": 3}  # what was typed stays
+        assert form.run().value == 5
+        other.reconnect()  # already reconnected elsewhere: takes the live proxy, starts no second server
+        assert other.tool is form.tool and not other.disconnected
+        pids.append(SequentialExecutor().call(wb.registry, "server_pid").value)
+        _kill(pids[1])  # and a form that reconnected follows its new connection
+        assert wait_until(lambda: form.disconnected and other.disconnected, WAIT)
+    finally:
+        for connection in (conn, fresh):
+            if connection is not None:
+                connection.disconnect()
+        for pid in pids:
+            _kill(pid)
+
+
+def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
+    """Defect 7: a server that cannot start again leaves the form disconnected, with the reason."""
+    from tests.test_mcp_server_death import ROOT, WAIT
+    import shutil
+    import sys as _sys
+
+    from workbench.mcp import connect
+
+    module = tmp_path / "vanishing_tools.py"
+    shutil.copy(ROOT / "tests" / "mcp_sample_tools.py", module)
+    conn = connect(command=[_sys.executable, "-m", "workbench.mcp", "serve", "vanishing_tools"],
+                   registry=wb.registry, cwd=str(tmp_path), connect_timeout=WAIT,
+                   env={"PYTHONPATH": f"{ROOT}:{tmp_path}"})
+    try:
+        form = ToolForm(wb.registry.get_tool("add"), wb)
+        module.unlink()  # the server cannot start again
+        conn.disconnect()
+        assert wait_until(lambda: form.disconnected, WAIT)
+        form.reconnect_button.click()
+        assert wait_until(lambda: "Reconnect failed" in form.disconnected_banner.value, WAIT)
+        assert form.disconnected and form.run_button.disabled and not form.reconnect_button.disabled
+        assert form.reconnect_button.description == "Reconnect"
+    finally:
+        conn.disconnect()
+
+
+def test_the_inspect_view_of_a_killed_server_reconnects(tmp_path):
+    """Defect 7: a disconnected inspect view offers Reconnect, which brings every tab back live."""
+    from tests.mcp_servers import ROOT as _ROOT, WAIT as _WAIT, eventually, serve_command
+    from tests.test_mcp_server_death import _kill
+    from workbench.executor import SequentialExecutor
+    from workbench.jupyter._workbench import Workbench
+    from workbench.mcp import inspect
+
+    workbench = Workbench()
+    view = inspect(command=serve_command("tests.mcp_sample_tools"), workbench=workbench, cwd=str(_ROOT),
+                   connect_timeout=_WAIT)
+    old, pids = view.connection, []
+    try:
+        assert view.reconnect_button.layout.display == "none"
+        assert view.children[0] is view.header and view.reconnect_button in view.header.children  # shown by inspect()
+        view.tool_picker.value = "add"
+        old_form = view.tool_forms["add"]
+        pids.append(SequentialExecutor().call(old.registry, "server_pid").value)
+        _kill(pids[0])
+        eventually(lambda: "disconnected" in view.title.value, what="the disconnected title")
+        assert view.reconnect_button.layout.display is None
+        eventually(lambda: old_form.disconnected, what="the tool form disconnected")
+        old_form.reconnect_button.click()  # the button of the form in the view reconnects the whole view
+        eventually(lambda: view.connection is not old and "disconnected" not in view.title.value,
+                   what="the reconnected view")
+        assert view.connection.connected and view.reconnect_button.layout.display == "none"
+        assert "Reconnect failed" not in view.reconnect_message.value
+        assert not view.reconnect_button.disabled and view.reconnect_button.description == "Reconnect"
+        form = view.tool_forms["add"]
+        assert form is not old_form and not form.disconnected and not form.run_button.disabled
+        assert view.tool_box.children == (form,)
+        assert form.set_values({"a": 2, "b": 3}).run().value == 5
+        pids.append(SequentialExecutor().call(view.connection.registry, "server_pid").value)
+        _kill(pids[1])  # the view follows its new connection
+        eventually(lambda: "disconnected" in view.title.value, what="the second disconnect")
+        second = view.connection
+        view.reconnect_button.click()  # and the view's own button
+        eventually(lambda: view.connection is not second and view.connection.connected, what="the second reconnect")
+        eventually(lambda: not view.reconnect_button.disabled, what="the button back")
+        assert view.tool_forms["add"].set_values({"a": 1, "b": 1}).run().value == 2
+        second.disconnect()
+    finally:
+        view.connection.disconnect()
+        old.disconnect()
+        for pid in pids:
+            _kill(pid)

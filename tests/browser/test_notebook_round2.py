@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.browser import lab
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, ROOT
 
 NOTEBOOK = "notebook_round2.ipynb"
 
@@ -38,8 +38,18 @@ CELLS = [
     "    \"\"\"Look up the weather of a city.\"\"\"\n"
     "    return f'sunny in {city}, 21 degrees ({units}); light wind from the west, no rain expected today'\n",
     "import workbench.jupyter\nworkbench.jupyter.ui()",
+    "import sys\nimport workbench.mcp\nfrom workbench.jupyter import get_workbench\n"
+    f"SERVER = dict(command=[sys.executable, '-m', 'workbench.mcp', 'serve', 'tests.mcp_sample_tools'], cwd={str(ROOT)!r},\n"
+    f"              env={{'PYTHONPATH': {str(ROOT)!r}}}, connect_timeout=120)\n"
+    "conn = workbench.mcp.connect(**SERVER, prefix='srv_')\n"
+    "get_workbench().form('srv_add')",
+    "view = workbench.mcp.inspect(**SERVER, prefix='insp_')\nview",
 ]
-DASH_CELL = 7
+DASH_CELL, MCP_FORM_CELL, INSPECT_CELL = 7, 8, 9
+KILL_SERVERS = ("import os, signal\n"
+                "for name in ('srv_server_pid', 'insp_server_pid'):\n"
+                "    os.kill(get_workbench().call(name).value, signal.SIGKILL)\n"
+                "'killed'")
 
 
 @pytest.fixture(scope="module")
@@ -193,3 +203,52 @@ def test_the_log_never_breaks_a_tool_name(lab_page):
         for index in (4, 5):  # input, output: wrapped in a column of a readable width
             assert cells.nth(index).bounding_box()["width"] >= 150, (width, index)
     lab_page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def _cell(page, index: int):
+    return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+
+
+def test_a_disconnected_mcp_form_and_inspect_view_reconnect_with_a_button(lab_page):
+    """Defect 7: after the server died every MCP view said "disconnected" with Run disabled and asked for
+    ``connection.reconnect()`` in code; a Reconnect button brings the form and the inspect view back."""
+    page = lab_page
+    form = _cell(page, MCP_FORM_CELL).locator(".workbench-form-srv_add").first
+    view = _cell(page, INSPECT_CELL).locator(".workbench-mcp-inspector").first
+    form.wait_for(timeout=60_000)
+    view.wait_for(timeout=60_000)
+    lab.add_and_run_cell(page, KILL_SERVERS, "killed")
+    banner = form.locator(".workbench-disconnected")
+    banner.wait_for(timeout=60_000)
+    view.locator(".widget-html", has_text="disconnected").first.wait_for(timeout=60_000)
+    form.scroll_into_view_if_needed()
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        lab.set_theme(page, theme)
+        form.screenshot(path=str(ARTIFACTS / f"round2-disconnected-{theme.split()[-1].lower()}.png"))
+    lab.set_theme(page, "JupyterLab Light")
+    assert form.locator(".workbench-run").is_disabled()
+
+    form.locator(".workbench-reconnect").click()
+    banner.wait_for(state="hidden", timeout=120_000)
+    run = form.locator(".workbench-run")
+    assert run.is_enabled()
+    lab.row_input(form, "a").fill("2")
+    lab.row_input(form, "b").fill("3")
+    lab.row_input(form, "b").press("Tab")
+    run.click()
+    form.locator(".workbench-result-area").get_by_text("5").first.wait_for(timeout=60_000)
+    assert "success" in form.locator(".workbench-result-area").inner_text()
+
+    view.scroll_into_view_if_needed()
+    view.screenshot(path=str(ARTIFACTS / "round2-inspect-disconnected.png"))
+    view.locator(".workbench-mcp-reconnect").click()
+    view.locator(".workbench-mcp-reconnect").wait_for(state="hidden", timeout=120_000)
+    title = view.locator(".widget-html").first
+    page.wait_for_function("(el) => !el.innerText.includes('disconnected')", arg=title.element_handle(),
+                           timeout=60_000)
+    view.locator(".widget-dropdown select").first.select_option(label="insp_add")
+    tool_form = view.locator(".workbench-form-insp_add").first
+    tool_form.wait_for(timeout=60_000)
+    assert tool_form.locator(".workbench-run").is_enabled()
+    assert not tool_form.locator(".workbench-disconnected").is_visible()
+    view.screenshot(path=str(ARTIFACTS / "round2-inspect-reconnected.png"))

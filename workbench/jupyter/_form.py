@@ -29,7 +29,7 @@ import time
 import warnings
 import weakref
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import ipywidgets as W
 
@@ -123,6 +123,9 @@ class ToolForm(W.VBox):
         self._state_lock = threading.RLock()
 
         self.disconnected = False
+        #: what the Reconnect button does instead of :meth:`reconnect` (a view owning the connection,
+        #: e.g. the inspect view, reconnects itself and shows new forms)
+        self.on_reconnect: Optional[Callable[[], Any]] = None
         self._unwatch: Any = None
         self.header = W.HTML(self._header_html())
         self.header.add_class("workbench-form-header")
@@ -132,6 +135,12 @@ class ToolForm(W.VBox):
             layout=W.Layout(display=None if _lacks_description(self.spec) else "none"))
         self.disconnected_banner = W.HTML(layout=W.Layout(display="none"))
         self.disconnected_banner.add_class("workbench-disconnected")
+        self.reconnect_button = W.Button(description="Reconnect", icon="plug", button_style="primary",
+                                         tooltip="Start the tool's MCP server again and run its new tools here")
+        self.reconnect_button.add_class("workbench-reconnect")
+        self.reconnect_button.on_click(lambda _b: self._click_reconnect())
+        self.disconnected_box = W.VBox([self.disconnected_banner, self.reconnect_button],
+                                       layout=W.Layout(display="none"))
         self.fields_box = W.VBox([])
         self.summary = W.HTML(layout=W.Layout(display="none"))
         self.run_button = W.Button(description="Run", button_style="primary", icon="play")
@@ -186,7 +195,7 @@ class ToolForm(W.VBox):
         super().__init__([
             self.header_row,
             self.description_warning,
-            self.disconnected_banner,
+            self.disconnected_box,
             self.fields_box,
             self.json_mode.box,
             self.summary,
@@ -250,19 +259,80 @@ class ToolForm(W.VBox):
 
         self._unwatch = subscribe(self.tool, notify)
 
-    def _show_disconnected(self) -> None:
+    def _show_disconnected(self, problem: str = "") -> None:
         connection = getattr(self.tool, "connection", None)
         label = getattr(connection, "label", None) or "its server"
         self.disconnected = True
+        failed = (f"<div style='margin-top:4px'><b>Reconnect failed</b>: {_e(problem)}</div>" if problem else "")
         self.disconnected_banner.value = (
             f"<div style='{BANNER_STYLE}'><b>disconnected</b>: the MCP server <code>{_e(label)}</code> of this tool "
-            "was disconnected, so it cannot run. Connect again (<code>connection.reconnect()</code> or "
-            "<code>workbench.mcp.connect(…)</code>) and show a new form.</div>")
+            "was disconnected, so it cannot run. <b>Reconnect</b> starts it again and runs its new tool here "
+            f"(in code: <code>connection.reconnect()</code>).{failed}</div>")
         self.disconnected_banner.layout.display = None
+        self.disconnected_box.layout.display = None
+        self.reconnect_button.disabled = not callable(getattr(connection, "reconnect", None))
+        self.reconnect_button.description = "Reconnect"
         self.run_button.disabled = True
         self.run_button.button_style = ""  # a disabled primary button still looks live in the dark theme
         self.run_button.tooltip = "disconnected: the tool's MCP server is gone"
         self.add_class("workbench-form-disconnected")
+
+    def reconnect(self, connect_timeout: Optional[float] = 30.0) -> Any:
+        """Connect the tool's MCP server again (``connection.reconnect()``) and make this form run the new
+        proxy of the same name; returns it (what the banner's **Reconnect** button does). When another
+        view already reconnected the server, the form takes the live proxy without starting a new one.
+        The values typed stay unless the tool's parameters changed."""
+        old = self.tool
+        connection = getattr(old, "connection", None)
+        if connection is None or not callable(getattr(connection, "reconnect", None)):
+            raise RuntimeError(f"'{self.spec.name}' is not a tool of an MCP connection: nothing to reconnect")
+        registry = getattr(connection, "registry", None) or self.workbench.registry
+        current = registry.get(self.spec.name)
+        if current is not None and current is not old and getattr(current, "connected", False):
+            fresh_tool = current
+        else:
+            fresh = connection.reconnect(connect_timeout=connect_timeout)
+            fresh_tool = fresh.proxies.get(self.spec.name) or registry.get(self.spec.name)
+            if fresh_tool is None:
+                raise RuntimeError(f"The MCP server {fresh.label} no longer lists '{self.spec.name}' "
+                                   f"(it lists: {', '.join(fresh.tools) or 'nothing'})")
+        self._rebind(fresh_tool)
+        return fresh_tool
+
+    def _rebind(self, tool: Any) -> None:
+        """Run ``tool`` (a new proxy of the same name) from now on: connected again, Run enabled."""
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
+        same_parameters = tool.spec.parameters == self.spec.parameters
+        self.tool, self.spec, self._own_registry = tool, tool.spec, None
+        self.header.value = self._header_html()
+        if not same_parameters:  # else the fields (and what was typed) stay as they are
+            self._build_fields()
+        self.disconnected = False
+        self.disconnected_banner.layout.display = "none"
+        self.disconnected_box.layout.display = "none"
+        self.run_button.disabled = self.running
+        self.run_button.button_style = "primary"
+        self.run_button.tooltip = ""
+        self.remove_class("workbench-form-disconnected")
+        self._watch_connection()
+
+    def _click_reconnect(self) -> None:
+        """The button: reconnect on a worker thread (starting a server takes a while; the kernel stays
+        responsive), then show the live form, or the reason in the banner — never raise."""
+        self.reconnect_button.disabled = True
+        self.reconnect_button.description = "Reconnecting…"
+
+        action = self.on_reconnect or self.reconnect
+
+        def work() -> None:
+            try:
+                action()
+            except Exception as exc:  # noqa: BLE001 - a button must not raise into the kernel
+                self._show_disconnected(f"{type(exc).__name__}: {exc}")
+
+        threading.Thread(target=work, name=f"workbench-reconnect-{self.spec.name}", daemon=True).start()
 
     def _build_fields(self) -> None:
         self.arrangement = arrange_fields(self.spec.parameters, build_field, self.layout_name)
