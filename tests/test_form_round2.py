@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Annotated
 
@@ -277,3 +278,24 @@ def test_the_inspect_view_of_a_killed_server_reconnects(tmp_path):
         old.disconnect()
         for pid in pids:
             _kill(pid)
+
+
+def test_the_spec_table_is_left_aligned_and_shows_defaults_enums_and_bounds():
+    """Defect 10: the spec's HTML table right-aligned descriptions and left out defaults, enums, bounds."""
+    from typing import Literal
+
+    from workbench.jupyter._render import form_summary_html
+
+    @tool
+    def forecast(days: Annotated[int, Field(ge=1, le=14, description="how many days")],
+                 unit: Literal["celsius", "fahrenheit"] = "celsius", city: str | None = None) -> str:
+        """Forecast."""
+        return ""
+
+    for html in (forecast.spec._repr_html_(), form_summary_html(forecast.spec)):
+        cells = re.findall(r"<t[dh](?=[\s>])([^>]*)>", html)
+        assert cells and all("text-align:left" in cell for cell in cells), html
+        assert "≥ 1" in html and "≤ 14" in html and "how many days" in html
+        assert "one of &quot;celsius&quot;, &quot;fahrenheit&quot;" in html
+        assert re.search(r"<td[^>]*>(<code>)?&quot;celsius&quot;(</code>)?</td>", html), html  # the default
+        assert ">default<" in html and ">allowed<" in html

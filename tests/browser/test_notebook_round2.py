@@ -252,3 +252,56 @@ def test_a_disconnected_mcp_form_and_inspect_view_reconnect_with_a_button(lab_pa
     assert tool_form.locator(".workbench-run").is_enabled()
     assert not tool_form.locator(".workbench-disconnected").is_visible()
     view.screenshot(path=str(ARTIFACTS / "round2-inspect-reconnected.png"))
+
+
+# the WCAG contrast ratio of two rgb() colours
+_RATIO = r"""([a, b]) => { const lum = (c) => { const [r, g, b] = c.match(/[\d.]+/g).map(Number).map(v => { v /= 255;
+  return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x); return (hi + 0.05) / (lo + 0.05); }"""
+
+_LOOK = """(el) => { const s = getComputedStyle(el);
+  return {height: s.height, font: s.fontSize + ' ' + s.fontFamily, radius: s.borderRadius,
+          background: s.backgroundColor, color: s.color}; }"""
+
+
+def test_copy_buttons_look_like_the_other_buttons_and_the_mode_toggle_reads_in_both_themes(lab_page):
+    """Defect 10: "Copy result" was a small native button; the selected Form/JSON toggle had low contrast
+    in the dark theme."""
+    page = lab_page
+    form = lab.form_of(page, "person")
+    lab.row_input(form, "age").fill("30")
+    lab.row_input(form, "count").fill("4")
+    lab.row_input(form, "count").press("Tab")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-result-area").get_by_text("30 years, 4 items").first.wait_for(timeout=30_000)
+    copy = form.locator(".workbench-copy-button", has_text="Copy result")
+    copy.wait_for(timeout=30_000)
+    reset = form.get_by_role("button", name="Reset")
+    looks = {}
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        lab.set_theme(page, theme)
+        form.scroll_into_view_if_needed()
+        form.screenshot(path=str(ARTIFACTS / f"round2-buttons-{theme.split()[-1].lower()}.png"))
+        copy_look, reset_look = copy.evaluate(_LOOK), reset.evaluate(_LOOK)
+        assert copy_look == reset_look, (theme, copy_look, reset_look)
+        selected = form.locator(".workbench-mode-toggle button.mod-active")
+        other = form.locator(".workbench-mode-toggle button:not(.mod-active)")
+        looks[theme] = (selected.evaluate(lab.CONTRAST), other.evaluate(lab.CONTRAST))
+    lab.set_theme(page, "JupyterLab Light")
+    for theme, (selected, other) in looks.items():
+        assert selected["contrast"] >= 4.5, (theme, selected)  # its text
+        # which one is on: the selected button stands apart from the other one (the theme's grey: 1.6:1)
+        assert page.evaluate(_RATIO, [selected["background"], other["background"]]) >= 2, (theme, selected, other)
+
+
+def test_the_spec_table_is_left_aligned_with_defaults_and_bounds(lab_page):
+    """Defect 10: the spec's HTML table right-aligned the descriptions and left out defaults and bounds."""
+    page = lab_page
+    lab.add_and_run_cell(page, "get_workbench().registry.get_tool('person').spec", "parameter")
+    table = page.locator(".jp-Notebook .jp-CodeCell").last.locator("table.workbench-params")
+    table.scroll_into_view_if_needed()
+    table.screenshot(path=str(ARTIFACTS / "round2-spec-table.png"))
+    aligns = table.locator("td, th").evaluate_all("(cells) => cells.map(c => getComputedStyle(c).textAlign)")
+    assert aligns and set(aligns) == {"left"}, aligns
+    text = table.inner_text()
+    assert "≥ 0" in text and "≤ 150" in text and "default" in text
