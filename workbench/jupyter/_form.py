@@ -6,7 +6,7 @@ the Save-as-test message · progress bar
 (only once a call runs) · approval prompt (``ASK_USER`` tools) · returns-mismatch warning · result
 (with a Copy button) · an accordion with the *Request* (ToolUse JSON), the *Response* (ToolResult
 JSON) and *Copy as code*, each with a Copy button. Ctrl/Cmd+Enter in any field runs the form, Esc
-cancels a running call. **Save as test** (enabled once a call finished) writes that call as a
+cancels a running call. **Save as test** (enabled once a call finished; not for a cancelled one) writes that call as a
 ``workbench.testing.ToolCase`` to ``<case folder>/<tool>.cases.json`` (``set_case_folder`` picks the
 folder once per kernel; default ``tool_cases/``) and shows the path written, or why it could not.
 

@@ -62,7 +62,8 @@ class McpInspector(W.VBox):
     ``tool_icons``, ``resource_icons``, ``prompt_icons``, ``tasks_html``, ``task_picker``,
     ``cancel_task_button``, ``level_picker``, ``logs_html``, ``protocol_list`` (``protocol_text``),
     ``server_html``, ``roots_text``, ``copy_entry_button`` / ``copy_file_button`` (the config export),
-    ``sampling_prompt``, ``elicitation_prompt``.
+    ``sampling_prompt``, ``elicitation_prompt``, ``header`` (the title and ``reconnect_button``, shown
+    once the connection ended; ``reconnect()`` in code), ``reconnect_message``.
     """
 
     def __init__(self, connection: Any, workbench: Any = None) -> None:
