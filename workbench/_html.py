@@ -61,13 +61,55 @@ def without_path(path: str, message: str) -> str:
     return message[len(prefix):] if path and message.startswith(prefix) else message
 
 
+#: (schema keyword, how it reads) — a parameter's bounds, in the order they are shown
+_BOUNDS = (("minimum", "≥ {}"), ("exclusiveMinimum", "> {}"), ("maximum", "≤ {}"), ("exclusiveMaximum", "< {}"),
+           ("minLength", "at least {} characters"), ("maxLength", "at most {} characters"),
+           ("minItems", "at least {} items"), ("maxItems", "at most {} items"), ("pattern", "matches {}"),
+           ("format", "format {}"))
+# JupyterLab right-aligns the cells of rendered tables: descriptions read left to right
+_CELL = "style='text-align:left;vertical-align:top'"
+
+
+def _schema_parts(schema: dict, defs: dict) -> list[dict]:
+    """The schema and the members of its ``anyOf``/``oneOf`` (an optional parameter's ``null`` left out),
+    each with a local ``$ref`` resolved."""
+    parts = []
+    for part in [schema, *(schema.get("anyOf") or []), *(schema.get("oneOf") or [])]:
+        if not isinstance(part, dict) or part.get("type") == "null":
+            continue
+        ref = part.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            part = {**(defs.get(ref[len("#/$defs/"):]) or {}), **{k: v for k, v in part.items() if k != "$ref"}}
+        parts.append(part)
+    return parts
+
+
+def parameter_allowed(schema: dict, defs: dict) -> str:
+    """What a parameter accepts beyond its type: its enum values and bounds (``≥ 0, ≤ 150``)."""
+    notes: list[str] = []
+    for part in _schema_parts(schema, defs):
+        if "enum" in part:
+            notes.append("one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in part["enum"]))
+        elif "const" in part:
+            notes.append("exactly " + json.dumps(part["const"], ensure_ascii=False))
+        notes += [text.format(part[key]) for key, text in _BOUNDS if key in part]
+    return "; ".join(dict.fromkeys(notes))
+
+
 def _params_table(spec: Any) -> str:
-    rows = "".join(
-        f"<tr><td><code>{_e(p.name)}</code>{'' if not p.required else ' <span title=required>*</span>'}</td>"
-        f"<td>{_e(p.type)}</td><td>{_e(p.description)}</td></tr>"
-        for p in spec.inputs
-    ) or "<tr><td colspan=3><i>no parameters</i></td></tr>"
-    return f"<table><thead><tr><th>parameter</th><th>type</th><th>description</th></tr></thead><tbody>{rows}</tbody></table>"
+    properties = spec.parameters.get("properties") or {}
+    defs = spec.parameters.get("$defs") or {}
+    rows = []
+    for p in spec.inputs:
+        schema = properties.get(p.name) if isinstance(properties.get(p.name), dict) else {}
+        default = f"<code>{_e(json.dumps(schema['default'], ensure_ascii=False, default=repr))}</code>" if "default" in schema else ""
+        rows.append(
+            f"<tr><td {_CELL}><code>{_e(p.name)}</code>{'' if not p.required else ' <span title=required>*</span>'}</td>"
+            f"<td {_CELL}>{_e(p.type)}</td><td {_CELL}>{default}</td><td {_CELL}>{_e(parameter_allowed(schema, defs))}</td>"
+            f"<td {_CELL}>{_e(p.description)}</td></tr>")
+    body = "".join(rows) or f"<tr><td colspan=5 {_CELL}><i>no parameters</i></td></tr>"
+    head = "".join(f"<th {_CELL}>{label}</th>" for label in ("parameter", "type", "default", "allowed", "description"))
+    return f"<table class='workbench-params'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def spec_html(spec: Any) -> str:

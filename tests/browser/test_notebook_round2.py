@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser import lab
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, ROOT
 
 NOTEBOOK = "notebook_round2.ipynb"
 
@@ -21,7 +23,33 @@ CELLS = [
     "    \"\"\"Fail on purpose.\"\"\"\n"
     "    x = n + 1\n"
     "    raise ValueError(f'boom number {x}')\n",
+    "import time\nfrom workbench import ToolContext",
+    "%%tool\n"
+    "def stepping(ctx: ToolContext, n: int = 400) -> str:\n"
+    "    \"\"\"Report progress step by step until cancelled.\"\"\"\n"
+    "    for i in range(1, n + 1):\n"
+    "        if ctx.cancelled:\n"
+    "            return 'stopped'\n"
+    "        ctx.report_progress(i / n, f'step {i}')\n"
+    "        time.sleep(0.05)\n"
+    "    return 'done'\n",
+    "%%tool\n"
+    "def weather_lookup(city: str, units: str = 'metric') -> str:\n"
+    "    \"\"\"Look up the weather of a city.\"\"\"\n"
+    "    return f'sunny in {city}, 21 degrees ({units}); light wind from the west, no rain expected today'\n",
+    "import workbench.jupyter\nworkbench.jupyter.ui()",
+    "import sys\nimport workbench.mcp\nfrom workbench.jupyter import get_workbench\n"
+    f"SERVER = dict(command=[sys.executable, '-m', 'workbench.mcp', 'serve', 'tests.mcp_sample_tools'], cwd={str(ROOT)!r},\n"
+    f"              env={{'PYTHONPATH': {str(ROOT)!r}}}, connect_timeout=120)\n"
+    "conn = workbench.mcp.connect(**SERVER, prefix='srv_')\n"
+    "get_workbench().form('srv_add')",
+    "view = workbench.mcp.inspect(**SERVER, prefix='insp_')\nview",
 ]
+DASH_CELL, MCP_FORM_CELL, INSPECT_CELL = 7, 8, 9
+KILL_SERVERS = ("import os, signal\n"
+                "for name in ('srv_server_pid', 'insp_server_pid'):\n"
+                "    os.kill(get_workbench().call(name).value, signal.SIGKILL)\n"
+                "'killed'")
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +86,222 @@ def test_a_failing_tool_shows_its_message_once_and_names_its_cell(lab_page):
     assert visible.count("boom number 2") == 1, visible
     assert "Cell In[4], line 4, in explode" in traceback.inner_text()
     assert "ipykernel_" not in visible
+
+
+def test_a_cancelled_run_does_not_look_like_a_result(lab_page):
+    """Defect 9: after Cancel the bar stayed orange at "step 8", Save as test was enabled and Copy result
+    copied the cancellation."""
+    form = lab.form_of(lab_page, "stepping")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-progress").get_by_text("step 8").wait_for(timeout=30_000)
+    form.locator(".workbench-cancel").click()
+    form.locator(".workbench-result-area").get_by_text("was cancelled").wait_for(timeout=30_000)
+    lab_page.wait_for_timeout(500)  # any late progress report would land now
+    form.screenshot(path=str(ARTIFACTS / "round2-cancelled.png"))
+    progress = form.locator(".workbench-progress")
+    if progress.is_visible():  # gone, or saying plainly that the call was cancelled
+        assert "cancelled" in progress.inner_text() and "step" not in progress.inner_text(), progress.inner_text()
+    assert form.locator(".workbench-save-test").is_disabled()
+    copy = form.locator(".workbench-copy-button", has_text="Copy result")
+    assert copy.count() == 0 or not copy.first.is_visible() or copy.first.is_disabled()
+
+
+def _dashboard(page):
+    dash = page.locator(".jp-Notebook .jp-CodeCell").nth(DASH_CELL).locator(".workbench-dashboard").first
+    dash.scroll_into_view_if_needed()
+    return dash
+
+
+def _shown_forms(dash) -> list[str]:
+    """The tool names of the forms the dashboard shows (visible ones)."""
+    names = []
+    for form in dash.locator(".workbench-form").all():
+        if form.is_visible():
+            names += re.findall(r"workbench-form-(\w+)", form.get_attribute("class") or "")
+    return [name for name in names if name not in ("header",)]
+
+
+def test_the_dashboard_shows_the_form_of_a_tool_the_search_shows(lab_page):
+    """Defect 5: the search hid the selected tool, its form stayed on screen."""
+    dash = _dashboard(lab_page)
+    search = dash.get_by_placeholder("Search tools…")
+    dash.locator(".workbench-tool-item").filter(has_text=re.compile(r"^\s*person")).first.click()
+    dash.locator(".workbench-form-person").wait_for(timeout=30_000)
+    search.fill("explode")
+    dash.locator(".workbench-tool-item").filter(has_text="person").wait_for(state="detached", timeout=30_000)
+    dash.locator(".workbench-form-explode").wait_for(timeout=30_000)
+    lab_page.wait_for_timeout(300)
+    assert _shown_forms(dash) == ["explode"]
+    search.fill("no such tool")
+    dash.get_by_text("no tool matches").first.wait_for(timeout=30_000)
+    lab_page.wait_for_timeout(300)
+    dash.screenshot(path=str(ARTIFACTS / "round2-dashboard-no-match.png"))
+    assert _shown_forms(dash) == []
+    search.fill("")  # the tool the user picked comes back
+    dash.locator(".workbench-form-person").wait_for(timeout=30_000)
+    assert _shown_forms(dash) == ["person"]
+
+
+def test_the_log_details_close_when_the_filter_hides_their_call(lab_page):
+    """Defect 5: the details panel kept showing a call the log's filter hid."""
+    dash = _dashboard(lab_page)
+    dash.get_by_placeholder("Search tools…").fill("")
+    dash.locator(".workbench-tool-item").filter(has_text=re.compile(r"^\s*explode")).first.click()
+    form = dash.locator(".workbench-form-explode")
+    lab.row_input(form, "n").fill("5")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-traceback").wait_for(timeout=30_000)
+    dash.locator(".workbench-tool-item").filter(has_text=re.compile(r"^\s*person")).first.click()
+    form = dash.locator(".workbench-form-person")
+    lab.row_input(form, "age").fill("30")
+    lab.row_input(form, "count").fill("4")
+    lab.row_input(form, "count").press("Tab")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-result-area").get_by_text("30 years, 4 items").first.wait_for(timeout=30_000)
+    log = dash.locator(".workbench-log")
+    rows = log.locator("table.workbench-log-table tbody tr.workbench-log-row")
+    rows.filter(has_text="boom number 6").first.click()
+    details = log.locator(".workbench-log-details")
+    details.wait_for(state="visible", timeout=30_000)
+    log.locator("select").first.select_option("person")
+    rows.filter(has_text="boom number 6").wait_for(state="detached", timeout=30_000)
+    lab_page.wait_for_timeout(500)
+    log.screenshot(path=str(ARTIFACTS / "round2-log-filtered.png"))
+    assert not details.is_visible() or "boom number 6" not in details.inner_text()
+    rows.filter(has_text="30 years").first.click()  # a call the filter shows opens as before
+    details.get_by_text("30 years, 4 items").first.wait_for(timeout=30_000)
+    log.locator("select").first.select_option("(all tools)")
+
+
+# the number of lines a cell's text takes (its text's line boxes)
+LINES = """(el) => { const range = document.createRange(); range.selectNodeContents(el);
+  const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+  return tops.size; }"""
+
+
+def test_the_log_never_breaks_a_tool_name(lab_page):
+    """Defect 6: "weather_l|ookup" broke mid-word while the input column had room."""
+    dash = _dashboard(lab_page)
+    dash.get_by_placeholder("Search tools…").fill("")
+    dash.locator(".workbench-tool-item").filter(has_text="weather_lookup").first.click()
+    form = dash.locator(".workbench-form-weather_lookup")
+    lab.row_input(form, "city").fill("Llanfairpwllgwyngyll on the island of Anglesey, Wales")
+    lab.row_input(form, "city").press("Tab")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-result-area").get_by_text("light wind").first.wait_for(timeout=30_000)
+    log = dash.locator(".workbench-log")
+    row = log.locator("table.workbench-log-table tbody tr.workbench-log-row").filter(has_text="Anglesey").first
+    row.wait_for(timeout=30_000)
+    for width in (1400, 900):
+        lab_page.set_viewport_size({"width": width, "height": 1000})
+        lab_page.wait_for_timeout(500)
+        log.scroll_into_view_if_needed()
+        log.screenshot(path=str(ARTIFACTS / f"round2-log-columns-{width}.png"))
+        cells = row.locator("td")
+        for index in (0, 1, 2, 3, 6):  # id, time, tool, status, ms: never broken
+            assert cells.nth(index).evaluate(LINES) == 1, (width, index, cells.nth(index).inner_text())
+        for index in (4, 5):  # input, output: wrapped in a column of a readable width
+            assert cells.nth(index).bounding_box()["width"] >= 150, (width, index)
+    lab_page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def _cell(page, index: int):
+    return page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+
+
+def test_a_disconnected_mcp_form_and_inspect_view_reconnect_with_a_button(lab_page):
+    """Defect 7: after the server died every MCP view said "disconnected" with Run disabled and asked for
+    ``connection.reconnect()`` in code; a Reconnect button brings the form and the inspect view back."""
+    page = lab_page
+    form = _cell(page, MCP_FORM_CELL).locator(".workbench-form-srv_add").first
+    view = _cell(page, INSPECT_CELL).locator(".workbench-mcp-inspector").first
+    form.wait_for(timeout=60_000)
+    view.wait_for(timeout=60_000)
+    lab.add_and_run_cell(page, KILL_SERVERS, "killed")
+    banner = form.locator(".workbench-disconnected")
+    banner.wait_for(timeout=60_000)
+    view.locator(".widget-html", has_text="disconnected").first.wait_for(timeout=60_000)
+    form.scroll_into_view_if_needed()
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        lab.set_theme(page, theme)
+        form.screenshot(path=str(ARTIFACTS / f"round2-disconnected-{theme.split()[-1].lower()}.png"))
+    lab.set_theme(page, "JupyterLab Light")
+    assert form.locator(".workbench-run").is_disabled()
+
+    form.locator(".workbench-reconnect").click()
+    banner.wait_for(state="hidden", timeout=120_000)
+    run = form.locator(".workbench-run")
+    assert run.is_enabled()
+    lab.row_input(form, "a").fill("2")
+    lab.row_input(form, "b").fill("3")
+    lab.row_input(form, "b").press("Tab")
+    run.click()
+    form.locator(".workbench-result-area").get_by_text("5").first.wait_for(timeout=60_000)
+    assert "success" in form.locator(".workbench-result-area").inner_text()
+
+    view.scroll_into_view_if_needed()
+    view.screenshot(path=str(ARTIFACTS / "round2-inspect-disconnected.png"))
+    view.locator(".workbench-mcp-reconnect").click()
+    view.locator(".workbench-mcp-reconnect").wait_for(state="hidden", timeout=120_000)
+    title = view.locator(".widget-html").first
+    page.wait_for_function("(el) => !el.innerText.includes('disconnected')", arg=title.element_handle(),
+                           timeout=60_000)
+    view.locator(".widget-dropdown select").first.select_option(label="insp_add")
+    tool_form = view.locator(".workbench-form-insp_add").first
+    tool_form.wait_for(timeout=60_000)
+    assert tool_form.locator(".workbench-run").is_enabled()
+    assert not tool_form.locator(".workbench-disconnected").is_visible()
+    view.screenshot(path=str(ARTIFACTS / "round2-inspect-reconnected.png"))
+
+
+# the WCAG contrast ratio of two rgb() colours
+_RATIO = r"""([a, b]) => { const lum = (c) => { const [r, g, b] = c.match(/[\d.]+/g).map(Number).map(v => { v /= 255;
+  return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x); return (hi + 0.05) / (lo + 0.05); }"""
+
+_LOOK = """(el) => { const s = getComputedStyle(el);
+  return {height: s.height, font: s.fontSize + ' ' + s.fontFamily, radius: s.borderRadius,
+          background: s.backgroundColor, color: s.color}; }"""
+
+
+def test_copy_buttons_look_like_the_other_buttons_and_the_mode_toggle_reads_in_both_themes(lab_page):
+    """Defect 10: "Copy result" was a small native button; the selected Form/JSON toggle had low contrast
+    in the dark theme."""
+    page = lab_page
+    form = lab.form_of(page, "person")
+    lab.row_input(form, "age").fill("30")
+    lab.row_input(form, "count").fill("4")
+    lab.row_input(form, "count").press("Tab")
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-result-area").get_by_text("30 years, 4 items").first.wait_for(timeout=30_000)
+    copy = form.locator(".workbench-copy-button", has_text="Copy result")
+    copy.wait_for(timeout=30_000)
+    reset = form.get_by_role("button", name="Reset")
+    looks = {}
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        lab.set_theme(page, theme)
+        form.scroll_into_view_if_needed()
+        form.screenshot(path=str(ARTIFACTS / f"round2-buttons-{theme.split()[-1].lower()}.png"))
+        copy_look, reset_look = copy.evaluate(_LOOK), reset.evaluate(_LOOK)
+        assert copy_look == reset_look, (theme, copy_look, reset_look)
+        selected = form.locator(".workbench-mode-toggle button.mod-active")
+        other = form.locator(".workbench-mode-toggle button:not(.mod-active)")
+        looks[theme] = (selected.evaluate(lab.CONTRAST), other.evaluate(lab.CONTRAST))
+    lab.set_theme(page, "JupyterLab Light")
+    for theme, (selected, other) in looks.items():
+        assert selected["contrast"] >= 4.5, (theme, selected)  # its text
+        # which one is on: the selected button stands apart from the other one (the theme's grey: 1.6:1)
+        assert page.evaluate(_RATIO, [selected["background"], other["background"]]) >= 2, (theme, selected, other)
+
+
+def test_the_spec_table_is_left_aligned_with_defaults_and_bounds(lab_page):
+    """Defect 10: the spec's HTML table right-aligned the descriptions and left out defaults and bounds."""
+    page = lab_page
+    lab.add_and_run_cell(page, "get_workbench().registry.get_tool('person').spec", "parameter")
+    table = page.locator(".jp-Notebook .jp-CodeCell").last.locator("table.workbench-params")
+    table.scroll_into_view_if_needed()
+    table.screenshot(path=str(ARTIFACTS / "round2-spec-table.png"))
+    aligns = table.locator("td, th").evaluate_all("(cells) => cells.map(c => getComputedStyle(c).textAlign)")
+    assert aligns and set(aligns) == {"left"}, aligns
+    text = table.inner_text()
+    assert "≥ 0" in text and "≤ 150" in text and "default" in text

@@ -3,8 +3,9 @@
 An anywidget: the text lives in the ``text`` trait (the form updates it), the click is handled in the
 browser, so copying needs no round trip to the kernel. Where the Clipboard API is missing or refused
 (an insecure origin), it falls back to a hidden textarea and ``document.execCommand("copy")``. The
-button says "Copied" (or "Copy failed") for a moment, with the outcome also in ``data-copied``.
-Colours come from JupyterLab's theme variables.
+button says "Copied" (or "Copy failed") for a moment, with the outcome also in ``data-copied``. It
+carries the classes of an ipywidgets ``Button`` (``jupyter-button widget-button``), so it looks like
+the Run / Reset / Save buttons beside it in every theme.
 """
 
 from __future__ import annotations
@@ -39,10 +40,16 @@ async function copyText(text) {
 function render({ model, el }) {
   const button = document.createElement("button");
   button.type = "button";
-  button.className = "workbench-copy-button";
+  // the classes of an ipywidgets Button: the same size, colours and focus ring as Run, Reset…
+  button.className = "jupyter-widgets jupyter-button widget-button workbench-copy-button";
   const label = () => model.get("label");
+  const say = (text) => {
+    const icon = document.createElement("i");
+    icon.className = "fa fa-copy";
+    button.replaceChildren(icon, document.createTextNode(text));
+  };
   const show = () => {
-    button.textContent = label();
+    say(label());
     button.title = model.get("hint");
     button.setAttribute("aria-label", model.get("hint"));
     button.disabled = !model.get("text");
@@ -52,7 +59,7 @@ function render({ model, el }) {
     event.preventDefault();
     event.stopPropagation();
     const ok = await copyText(model.get("text"));
-    button.textContent = ok ? "Copied" : "Copy failed";
+    say(ok ? "Copied" : "Copy failed");
     button.dataset.copied = ok ? "yes" : "no";
     clearTimeout(timer);
     timer = setTimeout(show, 1500);
@@ -68,18 +75,7 @@ export default { render };
 """
 
 _CSS = """
-.workbench-copy-button {
-  font-size: var(--jp-ui-font-size0, 11px);
-  color: var(--jp-ui-font-color1, inherit);
-  background: var(--jp-layout-color2, transparent);
-  border: 1px solid var(--jp-border-color1, gray);
-  border-radius: 4px;
-  padding: 1px 8px;
-  margin: 2px 4px 2px 0;
-  cursor: pointer;
-}
-.workbench-copy-button:hover:not(:disabled) { background: var(--jp-layout-color3, transparent); }
-.workbench-copy-button:disabled { cursor: default; opacity: 0.6; }
+.workbench-copy-button { margin: 2px 4px 2px 0; }
 """
 
 

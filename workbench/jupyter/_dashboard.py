@@ -46,6 +46,10 @@ class Dashboard(W.VBox):
     ``log_table`` (this dashboard's own ``LogTable``). State: ``tool_names`` (every tool, in list
     order), ``visible_tools`` (those matching the search), ``selected``, ``form`` (the shown form),
     ``forms`` (the forms built so far, by tool name).
+
+    The shown form always belongs to a tool the list shows: a search that hides the selected tool
+    shows the first matching tool's form (or none, when nothing matches); once the tool the user
+    picked matches again, its form comes back.
     """
 
     def __init__(self, workbench: Any) -> None:
@@ -54,6 +58,7 @@ class Dashboard(W.VBox):
         self.workbench = workbench
         self.forms: dict[str, Any] = {}
         self.selected: Optional[str] = None
+        self._chosen: Optional[str] = None  # the tool the user picked last (shown again once it matches)
         self._order: list[str] = []  # list order: first registration wins, replacing a tool keeps its place
         self._refresh_lock = threading.RLock()
         self.search = W.Text(placeholder="Search tools…", continuous_update=True, layout=W.Layout(width="100%"))
@@ -65,7 +70,7 @@ class Dashboard(W.VBox):
         self.log_table.load_handler = self.select
         sidebar = W.VBox([self.search, self.count_label, self.tool_list],
                          layout=W.Layout(width="300px", min_width="220px", margin="0 12px 0 0"))
-        self.search.observe(lambda _c: self._draw_list(), names="value")
+        self.search.observe(lambda _c: self._on_search(), names="value")
         self.tool_list.observe(self._on_click_tool, names="selected")
         super().__init__([W.HBox([sidebar, self.form_area], layout=W.Layout(align_items="flex-start")),
                           W.HTML("<h4 style='margin:12px 0 4px 0'>Execution log</h4>"), self.log_table])
@@ -102,16 +107,33 @@ class Dashboard(W.VBox):
             if self.selected not in self._order:
                 self.selected = None
             self._draw_list()
-            eager = len(self._order) <= EAGER_FORM_LIMIT
-            target = self.selected or (self._order[0] if self._order and eager else None)
-            if target is not None:
-                self.select(target)
-            elif self._order:
-                self.form_area.children = [W.HTML(f"<i>{len(self._order)} tools: search and select one to see its "
-                                                  "form.</i>")]
-            else:
-                self.form_area.children = [W.HTML("<i>No tools registered yet: define one with <code>%%tool</code> "
-                                                  "or <code>@tool</code>.</i>")]
+            self._follow_search()
+
+    def _on_search(self) -> None:
+        with self._refresh_lock:
+            self._draw_list()
+            self._follow_search()
+
+    def _follow_search(self) -> None:
+        """Show the form of a tool the list shows: the one the user picked if it matches, else the
+        selected one, else the first match; no form when nothing matches."""
+        visible = self.visible_tools
+        # a big catalog builds no form until one is picked (EAGER_FORM_LIMIT): a keystroke stays cheap
+        first = visible[:1] if len(self._order) <= EAGER_FORM_LIMIT else []
+        for target in (self._chosen, self.selected, *first):
+            if target in visible:
+                self._show(target)
+                return
+        self.selected = None
+        if self.tool_list.selected:
+            self.tool_list.selected = ""
+        if not self._order:
+            message = "No tools registered yet: define one with <code>%%tool</code> or <code>@tool</code>."
+        elif visible:
+            message = f"{len(visible)} of {len(self._order)} tools: search and select one to see its form."
+        else:
+            message = f"No tool matches {_e(repr(self.search.value.strip()))}: clear the search to see the forms."
+        self.form_area.children = [W.HTML(f"<i class='workbench-no-form'>{message}</i>")]
 
     def _draw_list(self) -> None:
         visible = self.visible_tools
@@ -150,10 +172,18 @@ class Dashboard(W.VBox):
         return form
 
     def select(self, name: str) -> Any:
-        """Show tool ``name``'s form (what clicking it in the list does); returns the form."""
+        """Show tool ``name``'s form (what clicking it in the list does); returns the form. A search that
+        hides the tool is cleared, so the form shown is always of a tool the list shows."""
         with self._refresh_lock:
             if name not in self.workbench.registry:
                 raise KeyError(f"no tool {name!r} in the dashboard; tools: {', '.join(self._order) or 'none'}")
+            self._chosen = name
+            if name not in self.visible_tools:
+                self.search.value = ""  # redraws the list and shows the chosen tool's form
+            return self._show(name)
+
+    def _show(self, name: str) -> Any:
+        with self._refresh_lock:
             try:
                 widget = form = self.form_of(name)
             except Exception as exc:  # noqa: BLE001 - one broken tool must not break the dashboard

@@ -6,7 +6,7 @@ the Save-as-test message · progress bar
 (only once a call runs) · approval prompt (``ASK_USER`` tools) · returns-mismatch warning · result
 (with a Copy button) · an accordion with the *Request* (ToolUse JSON), the *Response* (ToolResult
 JSON) and *Copy as code*, each with a Copy button. Ctrl/Cmd+Enter in any field runs the form, Esc
-cancels a running call. **Save as test** (enabled once a call finished) writes that call as a
+cancels a running call. **Save as test** (enabled once a call finished; not for a cancelled one) writes that call as a
 ``workbench.testing.ToolCase`` to ``<case folder>/<tool>.cases.json`` (``set_case_folder`` picks the
 folder once per kernel; default ``tool_cases/``) and shows the path written, or why it could not.
 
@@ -29,7 +29,7 @@ import time
 import warnings
 import weakref
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import ipywidgets as W
 
@@ -70,6 +70,7 @@ _BAR_STYLES = {"success": "success", "cancelled": "warning"}
 _NOTHING_SENT = "<i>nothing sent yet</i>"
 _NOTHING_RECEIVED = "<i>nothing received yet</i>"
 _SAVE_TOOLTIP_IDLE = "Run a call first: Save as test writes the last finished call as a test case"
+_SAVE_TOOLTIP_CANCELLED = "The last call was cancelled: it has no result to save as a test"
 _SAVE_TOOLTIP_READY = "Save the last call as a test case in the kernel's case folder (set_case_folder)"
 
 _PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
@@ -122,6 +123,9 @@ class ToolForm(W.VBox):
         self._state_lock = threading.RLock()
 
         self.disconnected = False
+        #: what the Reconnect button does instead of :meth:`reconnect` (a view owning the connection,
+        #: e.g. the inspect view, reconnects itself and shows new forms)
+        self.on_reconnect: Optional[Callable[[], Any]] = None
         self._unwatch: Any = None
         self.header = W.HTML(self._header_html())
         self.header.add_class("workbench-form-header")
@@ -131,6 +135,12 @@ class ToolForm(W.VBox):
             layout=W.Layout(display=None if _lacks_description(self.spec) else "none"))
         self.disconnected_banner = W.HTML(layout=W.Layout(display="none"))
         self.disconnected_banner.add_class("workbench-disconnected")
+        self.reconnect_button = W.Button(description="Reconnect", icon="plug", button_style="primary",
+                                         tooltip="Start the tool's MCP server again and run its new tools here")
+        self.reconnect_button.add_class("workbench-reconnect")
+        self.reconnect_button.on_click(lambda _b: self._click_reconnect())
+        self.disconnected_box = W.VBox([self.disconnected_banner, self.reconnect_button],
+                                       layout=W.Layout(display="none"))
         self.fields_box = W.VBox([])
         self.summary = W.HTML(layout=W.Layout(display="none"))
         self.run_button = W.Button(description="Run", button_style="primary", icon="play")
@@ -185,7 +195,7 @@ class ToolForm(W.VBox):
         super().__init__([
             self.header_row,
             self.description_warning,
-            self.disconnected_banner,
+            self.disconnected_box,
             self.fields_box,
             self.json_mode.box,
             self.summary,
@@ -249,19 +259,80 @@ class ToolForm(W.VBox):
 
         self._unwatch = subscribe(self.tool, notify)
 
-    def _show_disconnected(self) -> None:
+    def _show_disconnected(self, problem: str = "") -> None:
         connection = getattr(self.tool, "connection", None)
         label = getattr(connection, "label", None) or "its server"
         self.disconnected = True
+        failed = (f"<div style='margin-top:4px'><b>Reconnect failed</b>: {_e(problem)}</div>" if problem else "")
         self.disconnected_banner.value = (
             f"<div style='{BANNER_STYLE}'><b>disconnected</b>: the MCP server <code>{_e(label)}</code> of this tool "
-            "was disconnected, so it cannot run. Connect again (<code>connection.reconnect()</code> or "
-            "<code>workbench.mcp.connect(…)</code>) and show a new form.</div>")
+            "was disconnected, so it cannot run. <b>Reconnect</b> starts it again and runs its new tool here "
+            f"(in code: <code>connection.reconnect()</code>).{failed}</div>")
         self.disconnected_banner.layout.display = None
+        self.disconnected_box.layout.display = None
+        self.reconnect_button.disabled = not callable(getattr(connection, "reconnect", None))
+        self.reconnect_button.description = "Reconnect"
         self.run_button.disabled = True
         self.run_button.button_style = ""  # a disabled primary button still looks live in the dark theme
         self.run_button.tooltip = "disconnected: the tool's MCP server is gone"
         self.add_class("workbench-form-disconnected")
+
+    def reconnect(self, connect_timeout: Optional[float] = 30.0) -> Any:
+        """Connect the tool's MCP server again (``connection.reconnect()``) and make this form run the new
+        proxy of the same name; returns it (what the banner's **Reconnect** button does). When another
+        view already reconnected the server, the form takes the live proxy without starting a new one.
+        The values typed stay unless the tool's parameters changed."""
+        old = self.tool
+        connection = getattr(old, "connection", None)
+        if connection is None or not callable(getattr(connection, "reconnect", None)):
+            raise RuntimeError(f"'{self.spec.name}' is not a tool of an MCP connection: nothing to reconnect")
+        registry = getattr(connection, "registry", None) or self.workbench.registry
+        current = registry.get(self.spec.name)
+        if current is not None and current is not old and getattr(current, "connected", False):
+            fresh_tool = current
+        else:
+            fresh = connection.reconnect(connect_timeout=connect_timeout)
+            fresh_tool = fresh.proxies.get(self.spec.name) or registry.get(self.spec.name)
+            if fresh_tool is None:
+                raise RuntimeError(f"The MCP server {fresh.label} no longer lists '{self.spec.name}' "
+                                   f"(it lists: {', '.join(fresh.tools) or 'nothing'})")
+        self._rebind(fresh_tool)
+        return fresh_tool
+
+    def _rebind(self, tool: Any) -> None:
+        """Run ``tool`` (a new proxy of the same name) from now on: connected again, Run enabled."""
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
+        same_parameters = tool.spec.parameters == self.spec.parameters
+        self.tool, self.spec, self._own_registry = tool, tool.spec, None
+        self.header.value = self._header_html()
+        if not same_parameters:  # else the fields (and what was typed) stay as they are
+            self._build_fields()
+        self.disconnected = False
+        self.disconnected_banner.layout.display = "none"
+        self.disconnected_box.layout.display = "none"
+        self.run_button.disabled = self.running
+        self.run_button.button_style = "primary"
+        self.run_button.tooltip = ""
+        self.remove_class("workbench-form-disconnected")
+        self._watch_connection()
+
+    def _click_reconnect(self) -> None:
+        """The button: reconnect on a worker thread (starting a server takes a while; the kernel stays
+        responsive), then show the live form, or the reason in the banner — never raise."""
+        self.reconnect_button.disabled = True
+        self.reconnect_button.description = "Reconnecting…"
+
+        action = self.on_reconnect or self.reconnect
+
+        def work() -> None:
+            try:
+                action()
+            except Exception as exc:  # noqa: BLE001 - a button must not raise into the kernel
+                self._show_disconnected(f"{type(exc).__name__}: {exc}")
+
+        threading.Thread(target=work, name=f"workbench-reconnect-{self.spec.name}", daemon=True).start()
 
     def _build_fields(self) -> None:
         self.arrangement = arrange_fields(self.spec.parameters, build_field, self.layout_name)
@@ -524,11 +595,11 @@ class ToolForm(W.VBox):
         self.workbench._approval_handlers.pop(result.tool_use_id, None)
         self.result = result
         status = display_status(result)
-        ok = status == "success"
+        ok, cancelled = status == "success", status == "cancelled"
         self.result_html.value = result_area_html(result, self.spec.returns)
         self.response_html.value = json_html(result.to_dict())
         self.copy_response.text = _pretty(result.to_dict())
-        self.copy_result.text = _result_text(result)
+        self.copy_result.text = "" if cancelled else _result_text(result)  # a cancellation is no result
         self.result_tools.layout.display = None if self.copy_result.text else "none"
         mismatch = result.metadata.get("returns_mismatch")
         if mismatch:
@@ -541,15 +612,21 @@ class ToolForm(W.VBox):
             if ok:
                 self.progress.value = 1.0
             self.progress.bar_style = _BAR_STYLES.get(status, "danger")
-            if not (self.progress_history or self.progress_label.value):
-                self.progress_box.layout.display = "none"  # no progress reported: no bar left behind
+            if cancelled or not (self.progress_history or self.progress_label.value):
+                # no progress reported, or a cancelled call (the result says so): no bar left behind
+                self.progress_box.layout.display = "none"
+            if cancelled:
+                self.progress.value, self.progress_label.value = 0.0, ""
             if isinstance(latency, (int, float)):
                 self.elapsed.value = f"took {latency / 1000:.2f} s" if latency >= 1000 else f"took {latency:.1f} ms"
             else:
                 self.elapsed.value = ""
             self.run_button.disabled = self.disconnected
             self.cancel_button.disabled = True
-            self._enable_save(self.tool_use is not None and self.tool_use.get("toolUseId") == result.tool_use_id)
+            self._enable_save(not cancelled and self.tool_use is not None
+                              and self.tool_use.get("toolUseId") == result.tool_use_id)
+            if cancelled:
+                self.save_button.tooltip = _SAVE_TOOLTIP_CANCELLED
             self.shortcuts.busy = False
             self.running = False
             done = self._done
@@ -730,6 +807,9 @@ class ToolForm(W.VBox):
         if self.running or result is None or tool_use is None or tool_use.get("toolUseId") != result.tool_use_id:
             raise RuntimeError(f"Nothing to save for '{self.spec.name}': run a call first (Save as test writes "
                                "the last finished call)")
+        if display_status(result) == "cancelled":
+            raise RuntimeError(f"Nothing to save for '{self.spec.name}': the last call was cancelled, so it has "
+                               "no result to expect (run it to the end first)")
         case = ToolCase.from_result(tool_use, result, expect=expect)
         path = save_case(case, registry=self.workbench.registry)
         self.saved_path = path

@@ -10,6 +10,7 @@ Esc is taken only while a call runs (or waits for approval); otherwise JupyterLa
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 import anywidget
@@ -57,9 +58,11 @@ export default { render };
 
 class FormKeys(anywidget.AnyWidget):
     """Keyboard shortcuts of one form: ``on_run`` for Ctrl/Cmd+Enter, ``on_cancel`` for Esc (only while
-    ``busy``, which the form sets while a call runs)."""
+    ``busy``, which the form sets while a call runs). Every form has one, so it also carries the
+    form's stylesheet (``_static/form.css``)."""
 
     _esm = _ESM
+    _css = Path(__file__).with_name("_static") / "form.css"
     busy = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, on_run: Callable[[], Any], on_cancel: Callable[[], Any], **kwargs: Any) -> None:

@@ -95,26 +95,29 @@ def table_html(rows: list[dict], *, total: int, matching: Optional[int] = None, 
     call (``data-key`` = its id), the outcome as a ``workbench-status-*`` class."""
     matching = total if matching is None else matching
     cell_style = f" style='{_CELL_STATIC}'" if static else ""
+    # short values and identifiers (id, time, tool name, status, ms) are never broken: their columns
+    # take their content's width, and the input and output columns share the rest
+    fit_style = f" style='{_CELL_STATIC};white-space:nowrap'" if static else ""
     body = []
     for row in rows:
         row_outcome = outcome(row)
         if row_outcome == "success":
-            result = _cell(_output_summary(row.get("output")), truncate, style=cell_style)
+            result = _cell(_output_summary(row.get("output")), truncate, "workbench-log-output", cell_style)
         else:
-            result = _cell(str(row.get("error") or ""), truncate, "workbench-log-error",
+            result = _cell(str(row.get("error") or ""), truncate, "workbench-log-output workbench-log-error",
                            f" style='{_CELL_STATIC};color:{status_colour(row_outcome)}'" if static else "")
         row_id = row.get("id")
         chosen = " workbench-selected" if selected is not None and row_id == selected else ""
         completed = row.get("completed_at")
         body.append(
             f"<tr class='workbench-log-row{chosen}' data-key='{_e(row_id)}' tabindex='0'>"
-            f"<td class='workbench-num'{cell_style}>{_e(row_id)}</td>"
-            f"<td title='{_e(completed or '')} (UTC)'{cell_style}>{_e(_time(completed))}</td>"
-            f"<td{cell_style}><code>{_e(row.get('tool_name') or '')}</code></td>"
-            f"<td{cell_style}>{status_html(row_outcome, static=static)}</td>"
-            f"{_cell(_json(row.get('input')), truncate, style=cell_style)}"
+            f"<td class='workbench-num workbench-log-fit'{fit_style}>{_e(row_id)}</td>"
+            f"<td class='workbench-log-fit' title='{_e(completed or '')} (UTC)'{fit_style}>{_e(_time(completed))}</td>"
+            f"<td class='workbench-log-fit workbench-log-tool'{fit_style}><code>{_e(row.get('tool_name') or '')}</code></td>"
+            f"<td class='workbench-log-fit'{fit_style}>{status_html(row_outcome, static=static)}</td>"
+            f"{_cell(_json(row.get('input')), truncate, 'workbench-log-input', cell_style)}"
             f"{result}"
-            f"<td class='workbench-num'{cell_style}>{_e(_latency(row.get('latency_ms')))}</td>"
+            f"<td class='workbench-num workbench-log-fit'{fit_style}>{_e(_latency(row.get('latency_ms')))}</td>"
             "</tr>"
         )
     if not body:

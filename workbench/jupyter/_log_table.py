@@ -70,7 +70,8 @@ class LogTable(W.VBox):
 
     State: ``rows`` (the row dicts shown, in order), ``dataframe`` (the same as a DataFrame),
     ``total`` / ``matching`` (calls logged / matching the filters), ``page_index``, ``sort`` and
-    ``descending``, ``selected_row`` (the row whose details are open).
+    ``descending``, ``selected_row`` (the row whose details are open; a filter that hides its call
+    closes them).
     """
 
     def __init__(self, log: Any, *, max_rows: int = 50, interval: float = 0.25, truncate: int = 60,
@@ -197,6 +198,9 @@ class LogTable(W.VBox):
         self.page_index = 0
         self._cancel_clear()
         self.refresh()
+        shown = {row.get("id") for row in self.rows}
+        if self.selected_row is not None and self.selected_row.get("id") not in shown:
+            self.close_details()  # the details belong to a call the table shows
 
     def _cancel_clear(self) -> None:
         if self._confirm_clear:

@@ -63,7 +63,8 @@ class McpInspector(W.VBox):
     ``tool_icons``, ``resource_icons``, ``prompt_icons``, ``tasks_html``, ``task_picker``,
     ``cancel_task_button``, ``level_picker``, ``logs_html``, ``protocol_list`` (``protocol_text``),
     ``server_html``, ``roots_text``, ``copy_entry_button`` / ``copy_file_button`` (the config export),
-    ``sampling_prompt``, ``elicitation_prompt``.
+    ``sampling_prompt``, ``elicitation_prompt``, ``header`` (the title and ``reconnect_button``, shown
+    once the connection ended; ``reconnect()`` in code), ``reconnect_message``.
     """
 
     def __init__(self, connection: Any, workbench: Any = None) -> None:
@@ -76,6 +77,12 @@ class McpInspector(W.VBox):
         self.sampling_prompt = SamplingPrompt()
         self.elicitation_prompt = ElicitationPrompt(workbench)
         self.title = W.HTML()
+        self.reconnect_button = W.Button(description="Reconnect", icon="plug", button_style="primary",
+                                         tooltip="Start the MCP server again and show its new session here",
+                                         layout=W.Layout(display="none", flex="0 0 auto"))
+        self.reconnect_button.add_class("workbench-mcp-reconnect")
+        self.reconnect_button.on_click(lambda _b: self._click_reconnect())
+        self.reconnect_message = W.HTML()
         self._unsubscribe: list[Any] = []
         self._protocol_lock = threading.Lock()
 
@@ -89,7 +96,10 @@ class McpInspector(W.VBox):
         self.tabs = W.Tab(children=[self.tools_tab, self.resources_tab, self.prompts_tab, self.tasks_tab,
                                     self.logs_tab, self.protocol_tab, self.server_tab], titles=TABS)
         self.tabs.add_class("workbench-mcp-tabs")
-        super().__init__([self.title, self.sampling_prompt.widget, self.elicitation_prompt.widget, self.tabs])
+        # the button never shrinks under a long server label: the row wraps instead
+        self.header = W.HBox([self.title, self.reconnect_button],
+                             layout=W.Layout(align_items="center", flex_flow="row wrap"))
+        super().__init__([self.header, self.reconnect_message, self.sampling_prompt.widget, self.elicitation_prompt.widget, self.tabs])
         self.add_class("workbench-mcp-inspector")
         self._show_title()
         self._follow()
@@ -139,6 +149,7 @@ class McpInspector(W.VBox):
             from workbench.jupyter._form import ToolForm
 
             form = self.tool_forms[name] = ToolForm(proxy, self.workbench)
+            form.on_reconnect = self.reconnect  # the whole view follows the new connection
         self.tool_icons.value = icons_html(getattr(getattr(form.tool, "mcp_tool", None), "icons", None), 24, name)
         removed = bool(getattr(form.tool, "removed", False))
         form.run_button.disabled = removed or form.run_button.disabled
@@ -450,8 +461,10 @@ class McpInspector(W.VBox):
     def _show_title(self) -> None:
         info = self.connection.server_info
         name = getattr(info, "title", None) or getattr(info, "name", None) or self.connection.label
-        state = "" if self.connection.connected else " — <b>disconnected</b>"
+        connected = self.connection.connected
+        state = "" if connected else " — <b>disconnected</b>"
         self.title.value = f"<b>MCP server</b> {escape(name)} <span style='color:{MUTED}'>{escape(self.connection.label)}</span>{state}"
+        self.reconnect_button.layout.display = "none" if connected else None
 
     def _follow(self) -> None:
         connection = self.connection
@@ -484,6 +497,43 @@ class McpInspector(W.VBox):
     def _disconnected(self) -> None:
         self._show_title()
         self._render_server()
+
+    def reconnect(self, connect_timeout: Optional[float] = 30.0) -> Any:
+        """Connect to the server again (``connection.reconnect()``: same command or URL, options and
+        handlers) and show the new session in every tab; returns the new connection (what the
+        **Reconnect** button of a disconnected view does). Resource subscriptions of the old session end."""
+        fresh = self.connection.reconnect(connect_timeout=connect_timeout)
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
+        self._subscriptions = {}
+        self.connection = fresh
+        self.tool_forms = {}  # the forms of the old proxies stay disconnected: new ones for the new proxies
+        self.refresh()
+        self._sync_subscribe_button()
+        self._show_config()
+        self._show_title()
+        self._follow()
+        return fresh
+
+    def _click_reconnect(self) -> None:
+        """The button: reconnect on a worker thread (the kernel stays responsive while the server
+        starts), then the live view, or the reason — never raise."""
+        self.reconnect_button.disabled = True
+        self.reconnect_button.description = "Reconnecting…"
+        self.reconnect_message.value = ""
+
+        def work() -> None:
+            try:
+                self.reconnect()
+            except Exception as exc:  # noqa: BLE001 - a button must not raise into the kernel
+                self.reconnect_message.value = (f"<div style='{BANNER_STYLE}'><b>Reconnect failed</b>: "
+                                                f"{escape(type(exc).__name__)}: {escape(exc)}</div>")
+            finally:
+                self.reconnect_button.disabled = False
+                self.reconnect_button.description = "Reconnect"
+
+        threading.Thread(target=work, name="workbench-mcp-reconnect", daemon=True).start()
 
     def refresh(self) -> None:
         """Re-read everything from the server (past the cache hints) and redraw every tab."""

@@ -326,14 +326,19 @@ def form_summary_html(spec: Any, flags: tuple = ()) -> str:
     parameter table. It is the ``text/html`` shown where the live widget cannot be (a saved notebook on
     GitHub or nbviewer, or opened before its kernel ran)."""
     params = spec.parameters if isinstance(spec.parameters, dict) else {}
+    from workbench._html import parameter_allowed
+
     props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
+    defs = params.get("$defs") if isinstance(params.get("$defs"), dict) else {}
     rows = []
     for p in spec.inputs:
         required = " <small>(required)</small>" if p.required else ""
+        schema = props.get(p.name) if isinstance(props.get(p.name), dict) else {}
         rows.append(f"<tr><td {_CELL}><code>{_e(p.name)}</code>{required}</td><td {_CELL}>{_e(p.type)}</td>"
-                    f"<td {_CELL}>{_e(_default_text(props.get(p.name)))}</td><td {_CELL}>{_e(p.description)}</td></tr>")
-    body = "".join(rows) or f"<tr><td {_CELL} colspan=4><i>no parameters</i></td></tr>"
-    head = "".join(f"<th {_CELL}>{h}</th>" for h in ("parameter", "type", "default", "description"))
+                    f"<td {_CELL}>{_e(_default_text(props.get(p.name)))}</td>"
+                    f"<td {_CELL}>{_e(parameter_allowed(schema, defs))}</td><td {_CELL}>{_e(p.description)}</td></tr>")
+    body = "".join(rows) or f"<tr><td {_CELL} colspan=5><i>no parameters</i></td></tr>"
+    head = "".join(f"<th {_CELL}>{h}</th>" for h in ("parameter", "type", "default", "allowed", "description"))
     badges = "".join(f" <small>[{_e(f)}]</small>" for f in flags)
     return (f"<div class='workbench-form-static' style='{WRAP}'>"
             f"<div><b>Tool form: <code>{_e(spec.name)}</code></b>{badges}</div>"

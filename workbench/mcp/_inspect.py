@@ -46,5 +46,6 @@ def inspect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
         view.sampling_prompt = sampling_prompt
     if elicitation_prompt is not None:
         view.elicitation_prompt = elicitation_prompt
-    view.children = (view.title, view.sampling_prompt.widget, view.elicitation_prompt.widget, view.tabs)
+    view.children = (view.header, view.reconnect_message, view.sampling_prompt.widget, view.elicitation_prompt.widget,
+                     view.tabs)
     return view
