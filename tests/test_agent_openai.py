@@ -12,7 +12,7 @@ pytest.importorskip("openai")
 
 from workbench.models.openai import OpenAIModel  # noqa: E402
 
-KEY = "sk-test-agent-loop-0123456789abcdef"
+KEY = "sk-FAKE-agent-loop-key"
 
 
 @tool

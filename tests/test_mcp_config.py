@@ -15,7 +15,7 @@ from workbench.executor import SequentialExecutor
 from workbench.mcp._config import read_server_config, server_entry
 from workbench.registry import ToolRegistry
 
-SECRET = "sk-live-7f3a9c0e-do-not-leak"
+SECRET = "sk-FAKE-do-not-leak-7f3a"
 
 
 def test_a_config_entry_starts_the_server_with_its_env_expanded_from_the_environment(tmp_path, monkeypatch):

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 CASSETTE = NOTEBOOKS / "cassettes" / "08_trip.json"
 #: the key the recording used: it must appear nowhere in the cassette
-FAKE_KEY = "sk-tutorial-FAKE-0123456789abcdefghij"
+FAKE_KEY = "sk-FAKE-tutorial-key-01"
 PROMPT = "I'm in Oslo today. What should I pack?"
 REPLIES = [
     openai_chat(tool_calls=[("weather", {"city": "Oslo"}, "call_weather_1")], usage=(96, 15)),

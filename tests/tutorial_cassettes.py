@@ -38,7 +38,7 @@ def weather_cassette(path: Path) -> None:
     server = ModelServer()
     try:
         server.script([replies[case.id] for case in SUITE.cases])
-        model = record(OpenAIModel("demo-model", base_url=server.url + "/v1", api_key="sk-placeholder-never-written"), path)
+        model = record(OpenAIModel("demo-model", base_url=server.url + "/v1", api_key="sk-FAKE-never-written"), path)
         run_evals(SUITE, model, tools=[weather_tools.get_weather, weather_tools.book_flight], concurrency=1, progress=False)
     finally:
         server.close()
