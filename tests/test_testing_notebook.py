@@ -233,6 +233,11 @@ def test_tool_case_save_of_a_tool_cell_writes_its_module_and_pytest_runs_it_in_a
     assert "import math" not in text and "Triple x, again." in text and "idempotent=" not in text
     assert len(_cases(saved.path)) == 2
 
+    ip.run_cell('%%tool --no-form --name tripler\ndef triple(x: int) -> int:\n    "Triple x, plus one."\n'
+                '    return 3 * x + 1\n', store_history=False)
+    ip.run_line_magic("tool_case", "run --update")  # new expectations: the module follows the new cell
+    assert "plus one" in module.read_text() and [c["value"] for c in _cases(saved.path)] == [7, 13]
+
     env = {**os.environ, "PYTHONPATH": str(Path(workbench.__file__).resolve().parents[1])}
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", saved.path.name],
                          cwd=folder, env=env, capture_output=True, text=True, timeout=120)

@@ -231,14 +231,9 @@ def _source_of(tool: Any, registry: Any, folder: Path) -> tuple[list[str], Optio
     else:
         module = type(tool).__module__
     if module == "__main__" and isinstance(tool, DecoratedFunctionTool):
-        text = notebook_module_text(tool)
-        if text is not None:  # written beside the case file, so pytest in a fresh process can import it
-            target = folder / generated_module_name(tool.tool_name)
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(target.name + ".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, target)
-            return [target.name], None
+        written = _write_notebook_module(tool, folder)
+        if written is not None:  # beside the case file, so pytest in a fresh process can import it
+            return [written.name], None
     if not module or module == "__main__" or module == "workbench" or module.startswith("workbench."):
         return [], None  # a notebook's tool, or one of workbench's own kinds (an MCP proxy): nothing to import
     file = getattr(sys.modules.get(module), "__file__", None)
@@ -287,6 +282,32 @@ def notebook_module_text(tool: Any) -> Optional[str]:
             "from workbench import tool\n\n"
             f"{cell}\n"
             f"{func.__name__} = tool({func.__name__}{arguments})  # no-op when the cell already applied @tool\n")
+
+
+def _write_notebook_module(tool: Any, folder: Path) -> Optional[Path]:
+    text = notebook_module_text(tool)
+    if text is None:
+        return None
+    target = folder / generated_module_name(tool.tool_name)
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+    return target
+
+
+def refresh_notebook_module(case_file: CaseFile, registry: Any) -> Optional[Path]:
+    """Rewrite the generated ``<tool>_tool.py`` a case file names from the notebook tool of that name
+    in ``registry`` (its current cell), so rewritten expectations and the module stay in step.
+    Returns the path written, or ``None`` (not a generated module, or no cell tool to take it from)."""
+    from workbench.tools import DecoratedFunctionTool
+
+    if case_file.tool is None or case_file.path is None or case_file.tools != [generated_module_name(case_file.tool)]:
+        return None
+    tool = registry.get(case_file.tool) if registry is not None and hasattr(registry, "get") else None
+    if not isinstance(tool, DecoratedFunctionTool) or getattr(tool, "__module__", None) != "__main__":
+        return None
+    return _write_notebook_module(tool, case_file.path.parent)
 
 
 def _spec_json(tool: Any) -> dict[str, Any]:
