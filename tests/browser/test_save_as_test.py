@@ -1,5 +1,6 @@
 """**Save as test** in a real JupyterLab (chromium): disabled until a call finished, then a click writes
-the call to ``<case folder>/<tool>.cases.json`` on disk and the form shows the path it wrote.
+the call to ``<case folder>/<tool>.cases.json`` on disk (the ``%%tool`` cell's source beside it as
+``<tool>_tool.py``, which the file's ``"tools"`` names) and the form shows the path it wrote.
 A dark-theme screenshot of the form with the button goes to ``test-artifacts/``."""
 
 from __future__ import annotations
@@ -58,9 +59,11 @@ def test_run_then_save_as_test_writes_the_case_file(lab_page, lab_server):
     shown.wait_for(timeout=30_000)
     path = lab_server["root"] / FOLDER / "quote.cases.json"
     assert shown.inner_text().endswith(f"{FOLDER}/quote.cases.json")
-    assert "has no importable module" in form.locator(".workbench-save-message").inner_text()  # a notebook tool
+    # a notebook tool: its cell is written beside the case file, so no "tools": [] warning any more
+    assert "has no importable module" not in form.locator(".workbench-save-message").inner_text()
+    assert "def quote(n: int" in (lab_server["root"] / FOLDER / "quote_tool.py").read_text(encoding="utf-8")
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data == {"tool": "quote", "tools": [], "cases": [
+    assert data == {"tool": "quote", "tools": ["quote_tool.py"], "cases": [
         {"id": "case-1", "input": {"n": 3}, "expect": "exact", "value": {"n": 3, "words": ["ok", "ok", "ok"]}}]}
 
     save.click()  # the same call again: an identical case is not saved twice

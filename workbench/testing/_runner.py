@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from workbench.testing._case_files import CaseFile, load_cases
+from workbench.testing._case_files import CaseFile, load_cases, refresh_notebook_module
 from workbench.testing._cases import ToolCase, result_value
 from workbench.testing._json_diff import Difference, compare, project_like, render_differences
 
@@ -231,7 +231,7 @@ def run_cases(cases_or_path: Any, registry: Any = None, *, update: bool = False,
                 for case_file, case in load_cases(cases_or_path)]
     statuses = [o.status for o in outcomes]
     if update:
-        updated = update_case_files(outcomes)
+        updated = update_case_files(outcomes, registry)
         statuses = ["updated" if id(o) in updated else s for o, s in zip(outcomes, statuses)]
     frame = pd.DataFrame({
         "case": [o.case.name for o in outcomes],
@@ -246,9 +246,12 @@ def run_cases(cases_or_path: Any, registry: Any = None, *, update: bool = False,
     return frame
 
 
-def update_case_files(outcomes: list[CaseOutcome]) -> set[int]:
+def update_case_files(outcomes: list[CaseOutcome], registry: Any = None) -> set[int]:
     """Rewrite, in their case files, the expectations of the outcomes that have an update
-    (:meth:`CaseOutcome.updated_case`). Returns the ``id()`` of the outcomes rewritten."""
+    (:meth:`CaseOutcome.updated_case`). Returns the ``id()`` of the outcomes rewritten.
+
+    A file whose ``tools`` is a notebook tool's generated ``<tool>_tool.py`` also gets that module
+    rewritten from the tool of that name in ``registry`` (the notebook's), as the results came from it."""
     by_file: dict[int, tuple[CaseFile, list[tuple[CaseOutcome, ToolCase]]]] = {}
     for outcome in outcomes:
         new = outcome.updated_case()
@@ -264,4 +267,5 @@ def update_case_files(outcomes: list[CaseOutcome]) -> set[int]:
                     fresh.cases[index] = new
                     done.add(id(outcome))
         fresh.save()
+        refresh_notebook_module(fresh, registry)
     return done
