@@ -44,6 +44,10 @@ CELLS = [
     "conn = workbench.mcp.connect(**SERVER, prefix='srv_')\n"
     "get_workbench().form('srv_add')",
     "view = workbench.mcp.inspect(**SERVER, prefix='insp_')\nview",
+    "%%tool\n"
+    "def shout(text: str) -> str:\n"
+    "    \"\"\"Say it louder.\"\"\"\n"
+    "    return text.upper()\n",
 ]
 DASH_CELL, MCP_FORM_CELL, INSPECT_CELL = 7, 8, 9
 KILL_SERVERS = ("import os, signal\n"
@@ -305,3 +309,24 @@ def test_the_spec_table_is_left_aligned_with_defaults_and_bounds(lab_page):
     assert aligns and set(aligns) == {"left"}, aligns
     text = table.inner_text()
     assert "≥ 0" in text and "≤ 150" in text and "default" in text
+
+
+def test_the_form_history_loads_a_recent_input_back_with_one_pick(lab_page):
+    """Form history (#22): the last distinct inputs, newest first, as compact escaped JSON; picking one
+    puts it back into the fields."""
+    form = lab.form_of(lab_page, "shout")
+    for text in ("<b>one</b>", "two"):
+        lab.row_input(form, "text").fill(text)
+        lab.row_input(form, "text").press("Tab")
+        form.locator(".workbench-run").click()
+        form.locator(".workbench-result-area").get_by_text(text.upper()).wait_for(timeout=30_000)
+    select = form.locator(".workbench-form-history select")
+    select.wait_for(timeout=30_000)
+    lab_page.wait_for_function("(el) => el.options.length === 2", arg=select.element_handle(), timeout=30_000)
+    labels = [o.inner_text() for o in select.locator("option").all()]
+    assert labels == ['{"text":"two"}', '{"text":"<b>one</b>"}'], labels
+    assert select.locator("b").count() == 0  # shown as text, not markup
+    select.select_option(label='{"text":"<b>one</b>"}')
+    lab_page.wait_for_function("(el) => el.value === '<b>one</b>'", arg=lab.row_input(form, "text").element_handle(),
+                               timeout=30_000)
+    form.screenshot(path=str(ARTIFACTS / "round2-form-history.png"))

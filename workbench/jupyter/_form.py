@@ -43,6 +43,7 @@ from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._field_table import build_field
 from workbench.jupyter._field_layout import FieldMap, arrange_fields, resolve_layout
+from workbench.jupyter._form_history import FormHistory
 from workbench.jupyter._fields import MISSING, Field, FieldValueError
 from workbench.jupyter._json_mode import JsonMode
 from workbench.jupyter._keys import FormKeys
@@ -182,6 +183,8 @@ class ToolForm(W.VBox):
         self.json_mode.toggle.layout = W.Layout(flex="0 0 auto")
         self.header_row = W.HBox([self.header, self.json_mode.toggle],
                                  layout=W.Layout(align_items="flex-start", width="100%"))
+        self.history_box = FormHistory(workbench.log, self.spec.name, self._load_history_input)
+        self.history_select = self.history_box.select
         self.shortcuts = FormKeys(on_run=self._key_run, on_cancel=self.cancel, layout=W.Layout(display="none"))
 
         self.run_button.on_click(lambda _b: self._click_run())
@@ -199,7 +202,8 @@ class ToolForm(W.VBox):
             self.fields_box,
             self.json_mode.box,
             self.summary,
-            W.HBox([self.run_button, self.cancel_button, self.reset_button, self.save_button, self.elapsed]),
+            W.HBox([self.run_button, self.cancel_button, self.reset_button, self.save_button, self.elapsed,
+                    self.history_select], layout=W.Layout(flex_flow="row wrap", align_items="center")),
             self.save_message,
             self.progress_box,
             self.approval.widget,
@@ -417,6 +421,21 @@ class ToolForm(W.VBox):
             field.clear()
         self.set_values(values)
 
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """This tool's last ten distinct inputs from the execution log, newest first."""
+        return list(self.history_box.inputs)
+
+    def load_history(self, index: int) -> dict[str, Any]:
+        """Put history entry ``index`` (0 = newest) back into the fields (or the JSON editor); returns it."""
+        return self.history_box.load(index)
+
+    def _load_history_input(self, values: dict[str, Any]) -> None:
+        self._load_input(values)
+        if self.json_mode.active:  # the editor shows what was loaded
+            self.json_mode.editor.value = json.dumps(values, indent=2, ensure_ascii=False, default=repr)
+            self.json_mode.check()
+
     # -- JSON mode -----------------------------------------------------------------------------------
     def _on_json_mode(self, active: bool) -> None:
         self.fields_box.layout.display = "none" if active else None
@@ -594,6 +613,7 @@ class ToolForm(W.VBox):
             unsubscribe()
         self.workbench._approval_handlers.pop(result.tool_use_id, None)
         self.result = result
+        self.history_box.refresh()
         status = display_status(result)
         ok, cancelled = status == "success", status == "cancelled"
         self.result_html.value = result_area_html(result, self.spec.returns)
