@@ -330,3 +330,23 @@ def test_the_form_history_loads_a_recent_input_back_with_one_pick(lab_page):
     lab_page.wait_for_function("(el) => el.value === '<b>one</b>'", arg=lab.row_input(form, "text").element_handle(),
                                timeout=30_000)
     form.screenshot(path=str(ARTIFACTS / "round2-form-history.png"))
+
+
+def test_two_pinned_runs_are_compared_side_by_side(lab_page):
+    """Pinning (#22): Pin next to the result keeps the run; two pins show both inputs and a result diff."""
+    form = lab.form_of(lab_page, "shout")
+    for text in ("alpha", "beta"):
+        lab.row_input(form, "text").fill(text)
+        lab.row_input(form, "text").press("Tab")
+        form.locator(".workbench-run").click()
+        form.locator(".workbench-result-area").get_by_text(text.upper()).wait_for(timeout=30_000)
+        form.locator(".workbench-pin").click()
+    compare = form.locator(".workbench-pin-compare")
+    compare.wait_for(timeout=30_000)
+    pins = form.locator(".workbench-pins")
+    text = pins.inner_text()
+    form.screenshot(path=str(ARTIFACTS / "round2-pins.png"))
+    assert "Pinned #1" in text and "Pinned #2" in text and '"alpha"' in text and '"beta"' in text, text
+    assert "ALPHA" in compare.inner_text() and "BETA" in compare.inner_text(), compare.inner_text()
+    form.locator(".workbench-unpin").first.click()
+    compare.wait_for(state="detached", timeout=30_000)

@@ -44,6 +44,7 @@ from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._field_table import build_field
 from workbench.jupyter._field_layout import FieldMap, arrange_fields, resolve_layout
 from workbench.jupyter._form_history import FormHistory
+from workbench.jupyter._form_pins import FormPins, Pin
 from workbench.jupyter._fields import MISSING, Field, FieldValueError
 from workbench.jupyter._json_mode import JsonMode
 from workbench.jupyter._keys import FormKeys
@@ -170,7 +171,9 @@ class ToolForm(W.VBox):
         self.copy_response = CopyButton("Copy JSON", "Copy the ToolResult JSON to the clipboard")
         self.copy_code = CopyButton("Copy code", "Copy the code to the clipboard", text=self.code.value)
         self.code.observe(lambda change: setattr(self.copy_code, "text", change["new"]), names="value")
-        self.result_tools = W.HBox([self.copy_result], layout=W.Layout(display="none"))
+        self.pins_panel = FormPins(self.spec.name, self._last_run)
+        self.pin_button, self.pins_box, self.pins_html = self.pins_panel.button, self.pins_panel.box, self.pins_panel.html
+        self.result_tools = W.HBox([self.copy_result, self.pin_button], layout=W.Layout(display="none"))
         self.details = W.Accordion(children=[W.VBox([self.copy_request, self.request_html]),
                                              W.VBox([self.copy_response, self.response_html]),
                                              W.VBox([self.copy_code, self.code])],
@@ -210,6 +213,7 @@ class ToolForm(W.VBox):
             self.warning,
             self.result_html,
             self.result_tools,
+            self.pins_box,
             self.details,
             self.shortcuts,
         ], layout=W.Layout(border=f"1px solid {BORDER}", padding="6px", margin="4px 0"))
@@ -436,6 +440,31 @@ class ToolForm(W.VBox):
             self.json_mode.editor.value = json.dumps(values, indent=2, ensure_ascii=False, default=repr)
             self.json_mode.check()
 
+    # -- pins ---------------------------------------------------------------------------------------
+    def _last_run(self) -> "Optional[tuple[dict, ToolResult]]":
+        result, use = self.result, self.tool_use
+        if result is None or use is None or use.get("toolUseId") != result.tool_use_id or self.running:
+            return None
+        return use.get("input") or {}, result
+
+    @property
+    def pins(self) -> list[Pin]:
+        """The pinned runs (at most two, oldest first)."""
+        return list(self.pins_panel.pins)
+
+    @property
+    def unpin_buttons(self) -> list[W.Button]:
+        return self.pins_panel.unpin_buttons
+
+    def pin(self) -> Pin:
+        """Pin the last finished run's input and result (a third pin replaces the oldest); two pins are
+        shown side by side with a diff of their results. ``RuntimeError`` before any run."""
+        return self.pins_panel.pin()
+
+    def unpin(self, index: int) -> Pin:
+        """Remove pin ``index`` (0 = the older one)."""
+        return self.pins_panel.unpin(index)
+
     # -- JSON mode -----------------------------------------------------------------------------------
     def _on_json_mode(self, active: bool) -> None:
         self.fields_box.layout.display = "none" if active else None
@@ -465,6 +494,7 @@ class ToolForm(W.VBox):
         self.result = None
         self.result_html.value = ""
         self.result_tools.layout.display = "none"
+        self.pin_button.disabled = True
         self.copy_result.text = self.copy_request.text = self.copy_response.text = ""
         self.warning.layout.display = "none"
         self.progress_box.layout.display = "none"
@@ -621,6 +651,7 @@ class ToolForm(W.VBox):
         self.copy_response.text = _pretty(result.to_dict())
         self.copy_result.text = "" if cancelled else _result_text(result)  # a cancellation is no result
         self.result_tools.layout.display = None if self.copy_result.text else "none"
+        self.pin_button.disabled = self.tool_use is None or self.tool_use.get("toolUseId") != result.tool_use_id
         mismatch = result.metadata.get("returns_mismatch")
         if mismatch:
             self.warning.value = mismatch_html(str(mismatch))
