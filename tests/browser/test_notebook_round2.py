@@ -48,6 +48,14 @@ CELLS = [
     "def shout(text: str) -> str:\n"
     "    \"\"\"Say it louder.\"\"\"\n"
     "    return text.upper()\n",
+    "from pydantic import BaseModel\n"
+    "class Line(BaseModel):\n"
+    "    sku: str\n"
+    "    qty: int\n",
+    "%%tool\n"
+    "def bulk(items: list[Line]) -> int:\n"
+    "    \"\"\"Count the items.\"\"\"\n"
+    "    return len(items)\n",
 ]
 DASH_CELL, MCP_FORM_CELL, INSPECT_CELL = 7, 8, 9
 KILL_SERVERS = ("import os, signal\n"
@@ -350,3 +358,28 @@ def test_two_pinned_runs_are_compared_side_by_side(lab_page):
     assert "ALPHA" in compare.inner_text() and "BETA" in compare.inner_text(), compare.inner_text()
     form.locator(".workbench-unpin").first.click()
     compare.wait_for(state="detached", timeout=30_000)
+
+
+def test_json_to_form_with_300_items_shows_a_page_with_show_more(lab_page):
+    """Defect 4: 300 list-of-model items still showed the JSON editor after 45 s with Form selected."""
+    import json
+    import time
+    form = lab.form_of(lab_page, "bulk")
+    form.locator(".workbench-mode-toggle button", has_text="JSON").click()
+    editor = form.locator(".workbench-json-editor textarea").first
+    editor.wait_for(state="visible", timeout=30_000)
+    editor.fill(json.dumps({"items": [{"sku": f"s{i}", "qty": i} for i in range(300)]}))
+    form.get_by_text("valid input").first.wait_for(timeout=30_000)
+    start = time.monotonic()
+    form.locator(".workbench-mode-toggle button", has_text="Form").click()
+    more = form.locator(".workbench-show-more")
+    more.wait_for(state="visible", timeout=30_000)
+    shown_after = time.monotonic() - start
+    assert "280 more" in more.inner_text(), more.inner_text()
+    assert not editor.is_visible()
+    form.screenshot(path=str(ARTIFACTS / "round2-large-list.png"))
+    more.click()
+    form.locator(".workbench-show-more", has_text="260 more").wait_for(timeout=30_000)
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-result-area").get_by_text("300").wait_for(timeout=30_000)
+    print(f"JSON → Form with 300 items: the first page was on screen after {shown_after:.2f} s")

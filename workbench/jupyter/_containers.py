@@ -18,7 +18,7 @@ from workbench.jupyter._widget_kit import show
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
 
 #: rows a loaded list builds at once; the rest wait behind "show more"
-ROWS_PAGE = 50
+ROWS_PAGE = 20
 
 __all__ = ["ROWS_PAGE", "ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
 
