@@ -95,7 +95,8 @@ class ToolForm(W.VBox):
             (see ``workbench.jupyter._field_layout``).
 
     Programmatic API: ``values``, ``set_values(dict)``, ``run()``, ``await run_async()``,
-    ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``, ``save_as_test()``;
+    ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``, ``save_as_test()``,
+    ``history``/``load_history(i)`` (recent inputs from the log), ``pin()``/``pins``/``unpin(i)``;
     widgets: ``fields``, ``run_button``, ``cancel_button``, ``save_button``, ``save_message``, ``progress``, ``elapsed``, ``approval``, ``result_html``,
     ``warning``, ``description_warning``, ``request_html``, ``response_html``, ``code``, ``summary``.
     """
