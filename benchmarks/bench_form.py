@@ -13,6 +13,8 @@ paint does not show (a collapsed section, list rows not yet added) count only if
    half of them required.
 2. A deep nested model: 5 levels of nested ``BaseModel``, with ``list[Item]`` at some levels.
 3. Widgets and messages per form.
+4. JSON → Form with a 300-item list of a model (#22 defect 4; target ≤ 1 s): the first page (20 rows) is
+   built, the rest wait behind "show more"; the ratio is against building all 300 rows in the same run.
 
 Every number is a median measured in this run; nothing asserts on time.
 """
@@ -167,6 +169,46 @@ def report(name: str, ms: float, widgets: int, messages: int, sent: int) -> None
     print(f"   {'':34s} {widgets:5d} widgets, {messages} messages, {sent / 1024:.0f} KiB sent")
 
 
+class Item(BaseModel):
+    sku: str
+    qty: int
+    note: str = ""
+
+
+def list_tool() -> Any:
+    @tool
+    def order(items: list[Item]) -> int:
+        """Order items."""
+        return len(items)
+
+    return order
+
+
+LIST_TARGET_MS = 1000.0
+
+
+def measure_json_to_form(count: int, rounds: int, build_all: bool = False) -> tuple[float, int]:
+    """(median ms for JSON → Form with ``count`` items, messages sent); ``build_all`` also builds every row."""
+    text = json.dumps({"items": [{"sku": f"s{i}", "qty": i} for i in range(count)]})
+    timings, messages = [], 0
+    with recording():
+        for _ in range(rounds + 1):  # the first round warms up (imports, validators)
+            form = build_and_display(list_tool())
+            form.show_json()
+            form.json_mode.editor.value = text
+            gc.collect()
+            RecordingComm.messages = 0
+            start = time.perf_counter()
+            assert form.show_form()
+            if build_all:
+                field = form.fields["items"]
+                field.show_more(len(field.pending))
+            timings.append((time.perf_counter() - start) * 1e3)
+            messages = RecordingComm.messages
+            W.Widget.close_all()
+    return statistics.median(timings[1:]), messages
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, noisier numbers)")
@@ -178,6 +220,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     report("50-field form", *measure(fifty_field_tool, rounds))
     print(f"\n2. ToolForm over a 5-level nested model with arrays of objects: build + display (median of {rounds})")
     report("deep nested form", *measure(deep_tool, rounds))
+    list_rounds = 3 if options.quick else 7
+    print(f"\n4. JSON → Form with a list of 300 model items (median of {list_rounds})")
+    paged, paged_messages = measure_json_to_form(300, list_rounds)
+    every, every_messages = measure_json_to_form(300, list_rounds, build_all=True)
+    print(f"   {'300 items, first page built':34s} {paged:7.1f} ms   target ≤ {LIST_TARGET_MS:.0f} ms   "
+          f"{paged / LIST_TARGET_MS:5.2f}x   {'met' if paged <= LIST_TARGET_MS else 'MISSED'}   {paged_messages} messages")
+    print(f"   {'300 items, every row built':34s} {every:7.1f} ms   ({paged / every:.2f}x of it)   {every_messages} messages")
     return 0
 
 

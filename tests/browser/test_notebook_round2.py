@@ -44,6 +44,18 @@ CELLS = [
     "conn = workbench.mcp.connect(**SERVER, prefix='srv_')\n"
     "get_workbench().form('srv_add')",
     "view = workbench.mcp.inspect(**SERVER, prefix='insp_')\nview",
+    "%%tool\n"
+    "def shout(text: str) -> str:\n"
+    "    \"\"\"Say it louder.\"\"\"\n"
+    "    return text.upper()\n",
+    "from pydantic import BaseModel\n"
+    "class Line(BaseModel):\n"
+    "    sku: str\n"
+    "    qty: int\n",
+    "%%tool\n"
+    "def bulk(items: list[Line]) -> int:\n"
+    "    \"\"\"Count the items.\"\"\"\n"
+    "    return len(items)\n",
 ]
 DASH_CELL, MCP_FORM_CELL, INSPECT_CELL = 7, 8, 9
 KILL_SERVERS = ("import os, signal\n"
@@ -305,3 +317,69 @@ def test_the_spec_table_is_left_aligned_with_defaults_and_bounds(lab_page):
     assert aligns and set(aligns) == {"left"}, aligns
     text = table.inner_text()
     assert "≥ 0" in text and "≤ 150" in text and "default" in text
+
+
+def test_the_form_history_loads_a_recent_input_back_with_one_pick(lab_page):
+    """Form history (#22): the last distinct inputs, newest first, as compact escaped JSON; picking one
+    puts it back into the fields."""
+    form = lab.form_of(lab_page, "shout")
+    for text in ("<b>one</b>", "two"):
+        lab.row_input(form, "text").fill(text)
+        lab.row_input(form, "text").press("Tab")
+        form.locator(".workbench-run").click()
+        form.locator(".workbench-result-area").get_by_text(text.upper()).wait_for(timeout=30_000)
+    select = form.locator(".workbench-form-history select")
+    select.wait_for(timeout=30_000)
+    lab_page.wait_for_function("(el) => el.options.length === 2", arg=select.element_handle(), timeout=30_000)
+    labels = [o.inner_text() for o in select.locator("option").all()]
+    assert labels == ['{"text":"two"}', '{"text":"<b>one</b>"}'], labels
+    assert select.locator("b").count() == 0  # shown as text, not markup
+    select.select_option(label='{"text":"<b>one</b>"}')
+    lab_page.wait_for_function("(el) => el.value === '<b>one</b>'", arg=lab.row_input(form, "text").element_handle(),
+                               timeout=30_000)
+    form.screenshot(path=str(ARTIFACTS / "round2-form-history.png"))
+
+
+def test_two_pinned_runs_are_compared_side_by_side(lab_page):
+    """Pinning (#22): Pin next to the result keeps the run; two pins show both inputs and a result diff."""
+    form = lab.form_of(lab_page, "shout")
+    for text in ("alpha", "beta"):
+        lab.row_input(form, "text").fill(text)
+        lab.row_input(form, "text").press("Tab")
+        form.locator(".workbench-run").click()
+        form.locator(".workbench-result-area").get_by_text(text.upper()).wait_for(timeout=30_000)
+        form.locator(".workbench-pin").click()
+    compare = form.locator(".workbench-pin-compare")
+    compare.wait_for(timeout=30_000)
+    pins = form.locator(".workbench-pins")
+    text = pins.inner_text()
+    form.screenshot(path=str(ARTIFACTS / "round2-pins.png"))
+    assert "Pinned #1" in text and "Pinned #2" in text and '"alpha"' in text and '"beta"' in text, text
+    assert "ALPHA" in compare.inner_text() and "BETA" in compare.inner_text(), compare.inner_text()
+    form.locator(".workbench-unpin").first.click()
+    compare.wait_for(state="detached", timeout=30_000)
+
+
+def test_json_to_form_with_300_items_shows_a_page_with_show_more(lab_page):
+    """Defect 4: 300 list-of-model items still showed the JSON editor after 45 s with Form selected."""
+    import json
+    import time
+    form = lab.form_of(lab_page, "bulk")
+    form.locator(".workbench-mode-toggle button", has_text="JSON").click()
+    editor = form.locator(".workbench-json-editor textarea").first
+    editor.wait_for(state="visible", timeout=30_000)
+    editor.fill(json.dumps({"items": [{"sku": f"s{i}", "qty": i} for i in range(300)]}))
+    form.get_by_text("valid input").first.wait_for(timeout=30_000)
+    start = time.monotonic()
+    form.locator(".workbench-mode-toggle button", has_text="Form").click()
+    more = form.locator(".workbench-show-more")
+    more.wait_for(state="visible", timeout=30_000)
+    shown_after = time.monotonic() - start
+    assert "280 more" in more.inner_text(), more.inner_text()
+    assert not editor.is_visible()
+    form.screenshot(path=str(ARTIFACTS / "round2-large-list.png"))
+    more.click()
+    form.locator(".workbench-show-more", has_text="260 more").wait_for(timeout=30_000)
+    form.locator(".workbench-run").click()
+    form.locator(".workbench-result-area").get_by_text("300").wait_for(timeout=30_000)
+    print(f"JSON → Form with 300 items: the first page was on screen after {shown_after:.2f} s")

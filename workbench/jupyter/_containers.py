@@ -6,7 +6,8 @@ can nest in any other.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import contextlib
+from typing import Any, Iterator, Optional
 
 import ipywidgets as W
 
@@ -16,7 +17,10 @@ from workbench.jupyter._fields import (
 from workbench.jupyter._widget_kit import show
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
 
-__all__ = ["ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
+#: rows a loaded list builds at once; the rest wait behind "show more"
+ROWS_PAGE = 20
+
+__all__ = ["ROWS_PAGE", "ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
 
 
 def _required_value(item: Field) -> Any:
@@ -144,13 +148,58 @@ class _ListRow:
 
 
 class ListField(_Rows):
-    """An editable list: one row per item (any item schema), with add and remove buttons."""
+    """An editable list: one row per item (any item schema), with add and remove buttons.
+
+    A loaded list builds its first :data:`ROWS_PAGE` rows; the other items wait, as values, behind a
+    "show more" button (building hundreds of rows of a model at once froze the form for a minute).
+    Unbuilt items are still sent; a field path into one (an error) builds the rows up to it."""
 
     def build(self) -> None:
         self.item_schema = self.schema.get("items") if isinstance(self.schema.get("items"), dict) else {}
         super().build()
+        self.pending: list[Any] = []  # the loaded items past the built rows, in order
+        self.more_button = self.ctx.make(W.Button, "add", hidden=True, description="show more",
+                                         icon="angle-double-down", tooltip="Show the next items of this list")
+        self.more_button.add_class("workbench-show-more")
+        self.more_button.on_click(lambda _b: self.show_more())
+        self.input.children = [self.rows_box, self.more_button, self.add_button]
+
+    def show_more(self, count: int = 0) -> None:
+        """Build the next ``count`` (default :data:`ROWS_PAGE`) waiting items."""
+        take = count or ROWS_PAGE
+        batch, self.pending = self.pending[:take], self.pending[take:]
+        with self._batched():
+            for item in batch:
+                self.add_row(item)
+        self._update_more()
+
+    def _update_more(self) -> None:
+        if self.pending:
+            self.more_button.description = f"show more ({len(self.pending)} more)"
+        show(self.more_button, bool(self.pending))
+
+    @contextlib.contextmanager
+    def _batched(self) -> Iterator[None]:
+        """Redraw once after adding many rows (not once per row: each redraw sends every row again)."""
+        self._hold_redraw = True
+        try:
+            yield
+        finally:
+            self._hold_redraw = False
+            self._redraw()
+
+    def _redraw(self) -> None:
+        if not getattr(self, "_hold_redraw", False):
+            super()._redraw()
+
+    def clear_rows(self) -> None:
+        self.pending = []
+        super().clear_rows()
+        self._update_more()
 
     def add_row(self, value: Any = MISSING, *, user: bool = False) -> Field:
+        if user and self.pending:  # a new item goes after every loaded one
+            self.show_more(len(self.pending))
         row = _ListRow()
         item = self.ctx.build(self.item_schema, self.ctx.deeper(), len(self.rows), required=True, parent=self)
         if value is not MISSING:
@@ -171,16 +220,18 @@ class ListField(_Rows):
             row.field.rename(i)
 
     def current(self) -> Any:
-        return [_required_value(row.field) for row in self.rows]
+        return [_required_value(row.field) for row in self.rows] + list(self.pending)
 
     def _load(self, value: Any) -> None:
         if not isinstance(value, (list, tuple, set, frozenset)):
             raise TypeError(f"expected a list, got {type(value).__name__}")
         self.clear_rows()
-        for item in value:
-            self.add_row(item)
+        self.pending = list(value)
+        self.show_more()
 
     def child(self, key: Any) -> Optional[Field]:
+        if isinstance(key, int) and len(self.rows) <= key < len(self.rows) + len(self.pending):
+            self.show_more(key + 1 - len(self.rows))
         if isinstance(key, int) and 0 <= key < len(self.rows):
             return self.rows[key].field
         return None

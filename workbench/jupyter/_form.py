@@ -43,6 +43,8 @@ from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._field_table import build_field
 from workbench.jupyter._field_layout import FieldMap, arrange_fields, resolve_layout
+from workbench.jupyter._form_history import FormHistory
+from workbench.jupyter._form_pins import FormPins, Pin
 from workbench.jupyter._fields import MISSING, Field, FieldValueError
 from workbench.jupyter._json_mode import JsonMode
 from workbench.jupyter._keys import FormKeys
@@ -93,7 +95,8 @@ class ToolForm(W.VBox):
             (see ``workbench.jupyter._field_layout``).
 
     Programmatic API: ``values``, ``set_values(dict)``, ``run()``, ``await run_async()``,
-    ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``, ``save_as_test()``;
+    ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``, ``save_as_test()``,
+    ``history``/``load_history(i)`` (recent inputs from the log), ``pin()``/``pins``/``unpin(i)``;
     widgets: ``fields``, ``run_button``, ``cancel_button``, ``save_button``, ``save_message``, ``progress``, ``elapsed``, ``approval``, ``result_html``,
     ``warning``, ``description_warning``, ``request_html``, ``response_html``, ``code``, ``summary``.
     """
@@ -169,7 +172,9 @@ class ToolForm(W.VBox):
         self.copy_response = CopyButton("Copy JSON", "Copy the ToolResult JSON to the clipboard")
         self.copy_code = CopyButton("Copy code", "Copy the code to the clipboard", text=self.code.value)
         self.code.observe(lambda change: setattr(self.copy_code, "text", change["new"]), names="value")
-        self.result_tools = W.HBox([self.copy_result], layout=W.Layout(display="none"))
+        self.pins_panel = FormPins(self.spec.name, self._last_run)
+        self.pin_button, self.pins_box, self.pins_html = self.pins_panel.button, self.pins_panel.box, self.pins_panel.html
+        self.result_tools = W.HBox([self.copy_result, self.pin_button], layout=W.Layout(display="none"))
         self.details = W.Accordion(children=[W.VBox([self.copy_request, self.request_html]),
                                              W.VBox([self.copy_response, self.response_html]),
                                              W.VBox([self.copy_code, self.code])],
@@ -182,6 +187,8 @@ class ToolForm(W.VBox):
         self.json_mode.toggle.layout = W.Layout(flex="0 0 auto")
         self.header_row = W.HBox([self.header, self.json_mode.toggle],
                                  layout=W.Layout(align_items="flex-start", width="100%"))
+        self.history_box = FormHistory(workbench.log, self.spec.name, self._load_history_input)
+        self.history_select = self.history_box.select
         self.shortcuts = FormKeys(on_run=self._key_run, on_cancel=self.cancel, layout=W.Layout(display="none"))
 
         self.run_button.on_click(lambda _b: self._click_run())
@@ -199,13 +206,15 @@ class ToolForm(W.VBox):
             self.fields_box,
             self.json_mode.box,
             self.summary,
-            W.HBox([self.run_button, self.cancel_button, self.reset_button, self.save_button, self.elapsed]),
+            W.HBox([self.run_button, self.cancel_button, self.reset_button, self.save_button, self.elapsed,
+                    self.history_select], layout=W.Layout(flex_flow="row wrap", align_items="center")),
             self.save_message,
             self.progress_box,
             self.approval.widget,
             self.warning,
             self.result_html,
             self.result_tools,
+            self.pins_box,
             self.details,
             self.shortcuts,
         ], layout=W.Layout(border=f"1px solid {BORDER}", padding="6px", margin="4px 0"))
@@ -417,6 +426,46 @@ class ToolForm(W.VBox):
             field.clear()
         self.set_values(values)
 
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """This tool's last ten distinct inputs from the execution log, newest first."""
+        return list(self.history_box.inputs)
+
+    def load_history(self, index: int) -> dict[str, Any]:
+        """Put history entry ``index`` (0 = newest) back into the fields (or the JSON editor); returns it."""
+        return self.history_box.load(index)
+
+    def _load_history_input(self, values: dict[str, Any]) -> None:
+        self._load_input(values)
+        if self.json_mode.active:  # the editor shows what was loaded
+            self.json_mode.editor.value = json.dumps(values, indent=2, ensure_ascii=False, default=repr)
+            self.json_mode.check()
+
+    # -- pins ---------------------------------------------------------------------------------------
+    def _last_run(self) -> "Optional[tuple[dict, ToolResult]]":
+        result, use = self.result, self.tool_use
+        if result is None or use is None or use.get("toolUseId") != result.tool_use_id or self.running:
+            return None
+        return use.get("input") or {}, result
+
+    @property
+    def pins(self) -> list[Pin]:
+        """The pinned runs (at most two, oldest first)."""
+        return list(self.pins_panel.pins)
+
+    @property
+    def unpin_buttons(self) -> list[W.Button]:
+        return self.pins_panel.unpin_buttons
+
+    def pin(self) -> Pin:
+        """Pin the last finished run's input and result (a third pin replaces the oldest); two pins are
+        shown side by side with a diff of their results. ``RuntimeError`` before any run."""
+        return self.pins_panel.pin()
+
+    def unpin(self, index: int) -> Pin:
+        """Remove pin ``index`` (0 = the older one)."""
+        return self.pins_panel.unpin(index)
+
     # -- JSON mode -----------------------------------------------------------------------------------
     def _on_json_mode(self, active: bool) -> None:
         self.fields_box.layout.display = "none" if active else None
@@ -446,6 +495,7 @@ class ToolForm(W.VBox):
         self.result = None
         self.result_html.value = ""
         self.result_tools.layout.display = "none"
+        self.pin_button.disabled = True
         self.copy_result.text = self.copy_request.text = self.copy_response.text = ""
         self.warning.layout.display = "none"
         self.progress_box.layout.display = "none"
@@ -594,6 +644,7 @@ class ToolForm(W.VBox):
             unsubscribe()
         self.workbench._approval_handlers.pop(result.tool_use_id, None)
         self.result = result
+        self.history_box.refresh()
         status = display_status(result)
         ok, cancelled = status == "success", status == "cancelled"
         self.result_html.value = result_area_html(result, self.spec.returns)
@@ -601,6 +652,7 @@ class ToolForm(W.VBox):
         self.copy_response.text = _pretty(result.to_dict())
         self.copy_result.text = "" if cancelled else _result_text(result)  # a cancellation is no result
         self.result_tools.layout.display = None if self.copy_result.text else "none"
+        self.pin_button.disabled = self.tool_use is None or self.tool_use.get("toolUseId") != result.tool_use_id
         mismatch = result.metadata.get("returns_mismatch")
         if mismatch:
             self.warning.value = mismatch_html(str(mismatch))

@@ -25,6 +25,9 @@ __all__ = ["JsonMode", "parse_input"]
 FORM, JSON = "Form", "JSON"
 
 
+_BUILDING = "<i class='workbench-busy'>Building the form…</i>"
+
+
 def parse_input(text: str, parameters: list[str], tool_name: str) -> tuple[Optional[dict], Optional[str]]:
     """``(the input object, None)`` or ``(None, why it is not one)`` for the editor's text."""
     try:
@@ -114,7 +117,12 @@ class JsonMode:
     def stop(self) -> bool:
         """Back to the fields, filled from the JSON. False (and still in JSON mode) if the JSON is not an
         input object the fields can show."""
+        # sent to the browser at once (comm messages are not held until the handler returns), so a
+        # large input shows that the form is being built instead of nothing
+        self.verdict.value = _BUILDING
         value, problem = self.apply()
+        if self.verdict.value == _BUILDING:
+            self.verdict.value = ""
         if problem is not None:
             self._set_toggle(JSON)
             self.verdict.value = self._error_html([problem, "fix the JSON to go back to the form (nothing was lost)"])
