@@ -2,15 +2,12 @@
 
 import json
 
-import pytest
+import openai  # noqa: F401 - in the test extra: a missing SDK fails the module, never skips it
 
 from tests.model_servers import error_reply, model_server, openai_chat  # noqa: F401 - model_server is a fixture
 from workbench import ExecutionLog, tool
 from workbench.agent import Transcript, run_agent
-
-pytest.importorskip("openai")
-
-from workbench.models.openai import OpenAIModel  # noqa: E402
+from workbench.models.openai import OpenAIModel
 
 KEY = "sk-FAKE-agent-loop-key"
 
@@ -71,7 +68,7 @@ def test_an_sdk_error_ends_the_run_as_a_model_error(model_server):
 
 
 def test_the_same_loop_through_the_anthropic_sdk_sends_tool_result_blocks(model_server):
-    pytest.importorskip("anthropic")
+    import anthropic  # noqa: F401 - in the test extra
     from tests.model_servers import anthropic_message
     from workbench.models.anthropic import AnthropicModel
 
