@@ -1,7 +1,9 @@
 """A real catalog: 1,000 tools (issue #22). A plain script: ``python benchmarks/bench_catalog.py [--quick]``.
 
 1. Building a tool and its JSON Schema (``tool(fn).spec.parameters``) vs pydantic's
-   ``TypeAdapter(fn).json_schema()`` on the same kind of fresh function — target ≤ 1.3×.
+   ``TypeAdapter(fn).json_schema()`` on the same kind of fresh function — target ≤ 1.3×. Also shown:
+   the worst case, tools whose parameters are all of kinds no tool had before (nothing is shared), and
+   a catalog tool built and its first call checked (its input model is built then).
 2. Exporting 1,000 tools to each provider format once their schemas exist — target ≤ 150 ms —
    and from fresh tools (building the schemas too) — target ≤ 400 ms.
 3. ``registry.search`` over 1,000 tools — target ≤ 50 ms.
@@ -84,6 +86,41 @@ def bench_build(count: int, rounds: int) -> dict[str, float]:
             "build_ratio": statistics.median(ratios)}
 
 
+def cold_functions(count: int) -> list[Callable[..., Any]]:
+    """Fresh functions whose every parameter is of a kind no earlier tool had (literals of their own
+    values): nothing is shared — the worst case of ``workbench._field_schemas``."""
+    from typing import Literal
+
+    out = []
+    for _ in range(count):
+        _offset[0] += 1
+        i = _offset[0]
+        namespace: dict[str, Any] = {"Literal": Literal}
+        source = (f"def cold_{i}(mode: Literal['a{i}', 'b{i}'], level: Literal[{i}, {i + 1}] = {i}) -> str:\n"
+                  f"    \"\"\"Cold {i}.\n\n    Args:\n        mode: how\n        level: how much\n    \"\"\"\n"
+                  f"    return mode\n")
+        exec(compile(source, f"<cold tool {i}>", "exec", dont_inherit=True), namespace)  # noqa: S102
+        out.append(namespace[f"cold_{i}"])
+    return out
+
+
+def bench_cold_and_first_call(count: int, rounds: int) -> dict[str, float]:
+    """µs per tool: a build where nothing is shared, against TypeAdapter on the same kind of function;
+    and a fresh catalog tool's build plus its first validated call (the input model is built then)."""
+    ours, theirs, ratios, first_calls = [], [], [], []
+    for _ in range(rounds * max(1, count // 50)):
+        functions = cold_functions(100)
+        a = timed(lambda: [tool(f).spec.parameters for f in functions[:50]]) / 50 * 1e3
+        b = timed(lambda: [pydantic.TypeAdapter(f).json_schema() for f in functions[50:]]) / 50 * 1e3
+        ours.append(a)
+        theirs.append(b)
+        ratios.append(a / b)
+        catalog = fresh(50)
+        first_calls.append(timed(lambda: [tool(f).spec.check_inputs({"query": "x"}) for f in catalog]) / 50 * 1e3)
+    return {"cold_tool_us": statistics.median(ours), "cold_typeadapter_us": statistics.median(theirs),
+            "cold_ratio": statistics.median(ratios), "first_call_us": statistics.median(first_calls)}
+
+
 def bench_export(rounds: int) -> dict[str, float]:
     out: dict[str, float] = {}
     for provider in PROVIDERS:
@@ -153,6 +190,7 @@ def measure(quick: bool) -> dict[str, float]:
     rounds = 3 if quick else 5
     results: dict[str, float] = {}
     results.update(bench_build(100 if quick else 200, rounds))
+    results.update(bench_cold_and_first_call(100 if quick else 200, rounds))
     results.update(bench_export(rounds))
     results.update(bench_search_and_dashboard(rounds))
     results.update(bench_connect(1 if quick else 3))
@@ -171,6 +209,11 @@ def report(now: dict[str, float], before: Optional[dict[str, float]] = None) -> 
     print(f"{'tool(fn).spec.parameters, per tool':<52} {now['tool_us']:8.1f} µs   "
           f"= {ratio:.2f}× TypeAdapter(fn).json_schema() ({now['typeadapter_us']:.1f} µs); target ≤ 1.3×"
           + (f"   before {before.get('build_ratio', before['tool_us'] / before['typeadapter_us']):.2f}×" if before else ""))
+    if "cold_tool_us" in now:
+        print(f"{'  … nothing shared (every parameter a new kind)':<52} {now['cold_tool_us']:8.1f} µs   "
+              f"= {now['cold_ratio']:.2f}× TypeAdapter(fn).json_schema() ({now['cold_typeadapter_us']:.1f} µs)"
+              + (f"   before {before['cold_ratio']:.2f}×" if before and "cold_ratio" in before else ""))
+        row("  … a catalog tool built and its first call checked", "first_call_us", "(no target)", unit="µs")
     for provider in PROVIDERS:
         row(f"export 1,000 built tools → {provider}", f"export_{provider}_ms", "≤ 150 ms")
     for provider in PROVIDERS:

@@ -11,8 +11,9 @@ import copy
 import inspect
 import math
 import sys
+import threading
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
@@ -22,6 +23,7 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from workbench._docstrings import parse_docstring
 from workbench._errors import ToolSpecError
+from workbench._field_schemas import remember, shared_parameters
 
 __all__ = ["FunctionInfo", "inspect_function", "clean_schema", "schema_type_of", "decimal_pattern"]
 
@@ -240,7 +242,11 @@ def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class FunctionInfo:
-    """Everything derived from a function once, at decoration time."""
+    """Everything derived from a function once, at decoration time.
+
+    ``input_model`` (the pydantic model that validates calls) is built when first read: a tool whose
+    schema came from shared parameter schemas (``workbench._field_schemas``) needs it only for its
+    first call."""
 
     name: str
     description: str
@@ -248,7 +254,7 @@ class FunctionInfo:
     returns: dict
     param_names: list[str]
     context_param: str | None
-    input_model: type[BaseModel]
+    model_factory: Callable[[], type[BaseModel]]
     field_names: tuple[tuple[str, str], ...]  # (model field, parameter name)
     positional_only: tuple[str, ...]
     return_adapter: TypeAdapter | None
@@ -256,8 +262,19 @@ class FunctionInfo:
     inf_nan_schema: dict | None = None  # ``parameters`` with INF_NAN_MARK where NaN/Infinity may go, if anywhere
     # (parameter name, annotation, default or inspect.Parameter.empty), for the validator's fast path
     input_fields: tuple[tuple[str, Any, Any], ...] = ()
+    _model: list = field(default_factory=list, repr=False, compare=False)  # [the model], once built
+
+    @property
+    def input_model(self) -> type[BaseModel]:
+        """The tool's input model (built on first use; threads asking together get the same one)."""
+        if not self._model:
+            with _MODEL_LOCK:
+                if not self._model:
+                    self._model.append(self.model_factory())
+        return self._model[0]
 
 
+_MODEL_LOCK = threading.RLock()  # reentrant: a model's build may read another tool's (nested tools)
 _NO_ANNOTATION = inspect.Parameter.empty
 
 
@@ -391,24 +408,34 @@ def inspect_function(
             field_kwargs["default"] = param.default
         if pname in doc.params and not _annotated_description(annotation):
             field_kwargs["description"] = doc.params[pname]
-        fields[f"p{index}"] = (annotation, Field(**field_kwargs))
+        fields[f"p{index}"] = (annotation, field_kwargs)  # Field(**field_kwargs) when the model is built
         field_names.append((f"p{index}", pname))
         input_fields.append((pname, annotation, param.default))
 
-    try:
-        model = create_model(
-            f"{tool_name}_inputs",
-            # allow_inf_nan: JSON has no NaN or Infinity (a field's own allow_inf_nan=True still wins)
-            __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False, protected_namespaces=(), allow_inf_nan=False),
-            **fields,
-        )
-        raw_schema = model.model_json_schema(by_alias=True, schema_generator=ToolJsonSchema)
-    except Exception as exc:
-        raise ToolSpecError(_explain_unsupported(tool_name, fields, field_names, exc)) from None
+    def build_model() -> type[BaseModel]:
+        try:
+            return _input_model(f"{tool_name}_inputs", {internal: (annotation, Field(**kwargs))
+                                                        for internal, (annotation, kwargs) in fields.items()})
+        except Exception as exc:
+            raise ToolSpecError(_explain_unsupported(tool_name, fields, field_names, exc)) from None
 
-    ordered = _parameters_schema(raw_schema)
-    # where NaN/Infinity may go, for the validator; None (the usual case) when nowhere
-    inf_nan_schema = _parameters_schema(raw_schema, keep_marks=True) if INF_NAN_MARK in repr(raw_schema) else None
+    shareable = [(pname, annotation, default, fields[internal][1].get("description"))
+                 for (internal, pname), (_, annotation, default) in zip(field_names, input_fields)]
+    ordered = shared_parameters(shareable)
+    inf_nan_schema = None
+    if ordered is None:  # the model path: a parameter of a kind no tool had before, or not shareable
+        model = build_model()
+        try:
+            raw_schema = model.model_json_schema(by_alias=True, schema_generator=ToolJsonSchema)
+        except Exception as exc:
+            raise ToolSpecError(_explain_unsupported(tool_name, fields, field_names, exc)) from None
+        ordered = _parameters_schema(raw_schema)
+        # where NaN/Infinity may go, for the validator; None (the usual case) when nowhere
+        if INF_NAN_MARK in repr(raw_schema):
+            inf_nan_schema = _parameters_schema(raw_schema, keep_marks=True)
+        else:
+            remember(shareable, ordered)
+        build_model = lambda: model  # noqa: E731
 
     return_adapter, returns = _returns_schema(hints.get("return", _NO_ANNOTATION), doc.returns)
     defs = ordered.get("$defs")
@@ -423,7 +450,7 @@ def inspect_function(
         returns=returns,
         param_names=[p for _, p in field_names],
         context_param=context_param,
-        input_model=model,
+        model_factory=build_model,
         field_names=tuple(field_names),
         positional_only=tuple(positional_only),
         return_adapter=return_adapter,
@@ -431,6 +458,15 @@ def inspect_function(
         inf_nan_schema=inf_nan_schema,
         input_fields=tuple(input_fields),
     )
+
+
+#: the config of every tool's input model. allow_inf_nan: JSON has no NaN or Infinity (a field's own
+#: allow_inf_nan=True still wins)
+_INPUT_CONFIG = ConfigDict(extra="forbid", arbitrary_types_allowed=False, protected_namespaces=(), allow_inf_nan=False)
+
+
+def _input_model(model_name: str, fields: dict[str, Any]) -> type[BaseModel]:
+    return create_model(model_name, __config__=_INPUT_CONFIG, **fields)
 
 
 def _parameters_schema(raw_schema: dict, *, keep_marks: bool = False) -> dict:

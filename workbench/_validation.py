@@ -198,43 +198,50 @@ class FunctionInputValidator:
     def __init__(self, info: FunctionInfo, publish: Optional[Callable[[Any, Callable[[Any], dict]], None]] = None) -> None:
         """``publish(self, check)`` is told the flat check once it is built, if it gives every parameter
         (the spec's ``check_inputs`` then calls it first: one call less on its hot path)."""
-        from workbench._strict_json import SchemaRules
-
-        self._validator = info.input_model.__pydantic_validator__
+        self._validator: Any = None  # the input model's, from _prepare: the model is built on the first call
         self._fields = info.field_names
         self._json_params = info.json_string_params
         self._param_list = ", ".join(info.param_names) or "no parameters"
         self._parameters = info.parameters
-        props = info.parameters.get("properties", {})
-        defs = info.parameters.get("$defs")
-        self._expected = {name: _expected_from_schema(sub, defs) for name, sub in props.items()}
-        self._order = SchemaOrder(info.parameters)
-        self._rules = SchemaRules.for_schema(info.parameters)
-        self._inf_nan_places = SchemaOrder(info.inf_nan_schema) if info.inf_nan_schema is not None else None
         self._names = [name for name, _annotation, _default in info.input_fields]
         self._count = len(self._names)
         self._defaults = tuple((name, default) for name, _annotation, default in info.input_fields)
-        # the fast path's validator is built on the first call, not at decoration: building a TypedDict's
-        # core schema costs about as much as the rest of a tool's build
+        # the rest is built on the first call, not at decoration (a catalog builds 1,000 tools and
+        # calls a few): the input model, the fast path's TypedDict validator (its core schema costs
+        # about as much as the rest of a tool's build) and what error messages are made from
+        self._expected: dict[str, str] = {}
+        self._order: Any = None
+        self._rules: Any = None
+        self._inf_nan_places: Any = None
+        self._scalar_only = False
         self._fast = None
         self._pending: Any = info
-        self._scalar_only = not self._json_params and self._rules is None and all(
-            schema_type_of(sub, defs) and schema_type_of(sub, defs) <= _SCALAR_JSON_TYPES for sub in props.values())
         # the flat check of a scalar-only tool (see __call__); until the first call, a stand-in that builds it
         self._flat_check: Optional[Callable[[Any], dict]] = self._prepare_then_check
         self._publish = publish
 
     def _prepare(self) -> None:
-        """Build the fast check, once: threads calling a fresh tool together wait for the one building it.
+        """Build the checks, once: threads calling a fresh tool together wait for the one building it.
 
-        ``_pending`` is cleared last, after ``_fast`` and ``_flat_check`` are in place, so a thread that
-        sees it ``None`` (on the lock-free hot path or here) sees the finished set-up."""
+        ``_pending`` is cleared last, after everything else is in place, so a thread that sees it
+        ``None`` (on the lock-free hot path or here) sees the finished set-up."""
+        from workbench._strict_json import SchemaRules
+
         if self._pending is None:
             return
         with _PREPARE_LOCK:
             info = self._pending
             if info is None:  # another thread built it while this one waited
                 return
+            props = info.parameters.get("properties", {})
+            defs = info.parameters.get("$defs")
+            self._expected = {name: _expected_from_schema(sub, defs) for name, sub in props.items()}
+            self._order = SchemaOrder(info.parameters)
+            self._rules = SchemaRules.for_schema(info.parameters)
+            self._inf_nan_places = SchemaOrder(info.inf_nan_schema) if info.inf_nan_schema is not None else None
+            self._scalar_only = not self._json_params and self._rules is None and all(
+                schema_type_of(sub, defs) and schema_type_of(sub, defs) <= _SCALAR_JSON_TYPES for sub in props.values())
+            self._validator = info.input_model.__pydantic_validator__
             fast, complete = _typed_dict_validator(info)
             flat_check = fast.validate_python if fast is not None and self._scalar_only else None
             self._fast = fast
