@@ -24,6 +24,8 @@ import threading
 import typing
 from typing import Any, Optional
 
+from workbench._json_copy import copy_json
+
 __all__ = ["shared_parameters", "remember"]
 
 _EMPTY = inspect.Parameter.empty
@@ -65,15 +67,6 @@ def _key(annotation: Any, default: Any, described: bool) -> Optional[tuple]:
     return key
 
 
-def _copy(value: Any) -> Any:
-    """A copy of JSON-like data (``copy.deepcopy`` costs several times more for these small dicts)."""
-    if type(value) is dict:
-        return {key: _copy(item) for key, item in value.items()}
-    if type(value) is list:
-        return [_copy(item) for item in value]
-    return value
-
-
 def shared_parameters(fields: list[Field]) -> Optional[dict]:
     """``parameters`` for ``fields`` from remembered schemas, or None when one of them is of a kind not
     remembered (the caller then takes the model path, and :func:`remember` its schema)."""
@@ -85,7 +78,7 @@ def shared_parameters(fields: list[Field]) -> Optional[dict]:
         if entry is None:
             return None
         schema, is_required = entry
-        schema = _copy(schema)
+        schema = copy_json(schema)
         # these keys are there (the key says so): assigning keeps their place in the schema
         if description is not None:
             schema["description"] = description
@@ -118,4 +111,4 @@ def remember(fields: list[Field], parameters: dict) -> None:
         with _LOCK:
             if len(_SHARED) >= _SHARED_MAX:
                 _SHARED.clear()
-            _SHARED[key] = (_copy(schema), name in required)
+            _SHARED[key] = (copy_json(schema), name in required)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import copy
 
+from workbench._json_copy import copy_json
 from workbench.providers._common import Schema
 from workbench.providers._strict import _STRICT_PROFILES, _strict_schema
 from workbench.spec import ToolSpec
@@ -12,7 +12,7 @@ from workbench.spec import ToolSpec
 def _parameters(spec: ToolSpec, provider: str, strict: bool) -> Schema:
     if strict:
         return _strict_schema(spec.parameters, spec.name, _STRICT_PROFILES[provider])
-    return copy.deepcopy(spec.parameters)
+    return copy_json(spec.parameters)
 
 
 def _reject_strict(provider: str, strict: bool) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
+from workbench._json_copy import copy_json
 from workbench._content import json_text
 from workbench._errors import ToolSpecError
 from workbench._validation import json_type_name
@@ -173,5 +173,5 @@ def gemini_schema(parameters: Schema, tool_name: str = "tool") -> Schema:
 
     Raises ``ToolSpecError`` naming ``tool_name`` and the field for a recursive schema.
     """
-    root = copy.deepcopy(parameters)
+    root = copy_json(parameters)
     return _gemini_node(root, "", _Walk(tool=tool_name, root=root))
