@@ -71,19 +71,20 @@ def median_of(rounds: int, fn: Callable[[], float]) -> float:
     return statistics.median(fn() for _ in range(rounds))
 
 
-def bench_build(count: int, rounds: int) -> dict[str, float]:
+def bench_build(count: int, rounds: int, functions_of: Optional[Callable[[int], list]] = None, prefix: str = "") -> dict[str, float]:
     """µs per tool for ours and pydantic's, interleaved in batches of 50 (a shared machine's load
     drifts: both sides see the same); the ratio is the median of the per-batch ratios."""
+    functions_of = functions_of or fresh
     ours, theirs, ratios = [], [], []
     for _ in range(rounds * max(1, count // 50)):
-        functions = fresh(100)
+        functions = functions_of(100)
         a = timed(lambda: [tool(f).spec.parameters for f in functions[:50]]) / 50 * 1e3
         b = timed(lambda: [pydantic.TypeAdapter(f).json_schema() for f in functions[50:]]) / 50 * 1e3
         ours.append(a)
         theirs.append(b)
         ratios.append(a / b)
-    return {"tool_us": statistics.median(ours), "typeadapter_us": statistics.median(theirs),
-            "build_ratio": statistics.median(ratios)}
+    return {f"{prefix}tool_us": statistics.median(ours), f"{prefix}typeadapter_us": statistics.median(theirs),
+            f"{prefix}{'ratio' if prefix else 'build_ratio'}": statistics.median(ratios)}
 
 
 def cold_functions(count: int) -> list[Callable[..., Any]]:
@@ -107,18 +108,12 @@ def cold_functions(count: int) -> list[Callable[..., Any]]:
 def bench_cold_and_first_call(count: int, rounds: int) -> dict[str, float]:
     """µs per tool: a build where nothing is shared, against TypeAdapter on the same kind of function;
     and a fresh catalog tool's build plus its first validated call (the input model is built then)."""
-    ours, theirs, ratios, first_calls = [], [], [], []
+    out = bench_build(count, rounds, cold_functions, prefix="cold_")
+    first_calls = []
     for _ in range(rounds * max(1, count // 50)):
-        functions = cold_functions(100)
-        a = timed(lambda: [tool(f).spec.parameters for f in functions[:50]]) / 50 * 1e3
-        b = timed(lambda: [pydantic.TypeAdapter(f).json_schema() for f in functions[50:]]) / 50 * 1e3
-        ours.append(a)
-        theirs.append(b)
-        ratios.append(a / b)
         catalog = fresh(50)
         first_calls.append(timed(lambda: [tool(f).spec.check_inputs({"query": "x"}) for f in catalog]) / 50 * 1e3)
-    return {"cold_tool_us": statistics.median(ours), "cold_typeadapter_us": statistics.median(theirs),
-            "cold_ratio": statistics.median(ratios), "first_call_us": statistics.median(first_calls)}
+    return {**out, "first_call_us": statistics.median(first_calls)}
 
 
 def bench_export(rounds: int) -> dict[str, float]:
