@@ -50,14 +50,12 @@ class _Container(Field):
             header_parts = [*self.label_widget("group-label"), *self.header_extras(),
                             *self.row_extras()]
             if header_parts:
-                header = self.ctx.make(W.HBox, children=header_parts)
-                header.add_class("workbench-field-row")
-                parts.append(header)
+                parts.append(self.ctx.make(W.HBox, classes=("workbench-field-row",), children=header_parts))
             parts += self.help_widget("16px")
         elif self.header_extras() and not getattr(self.parent, "hosts_inner_header", False):
             parts.append(self.ctx.make(W.HBox, children=self.header_extras()))
-        parts += [self.input, self.error_label]
-        return self.ctx.make(W.VBox, children=parts)
+        parts.append(self.input)
+        return self.field_box(parts)
 
     def header_extras(self) -> list[W.Widget]:
         return []
@@ -73,7 +71,8 @@ class ObjectField(_Container):
         self.fields: dict[str, Field] = {
             key: self.ctx.build(sub, deeper, key, required=key in required, parent=self) for key, sub in props.items()
         }
-        self.input = self.ctx.make(W.VBox, "indent", children=[f.widget for f in self.fields.values()])
+        self.input = self.ctx.make(W.VBox, "indent", classes=self.input_classes,
+                                   children=[f.widget for f in self.fields.values()])
 
     def _reset_widget(self) -> None:
         for sub in self.fields.values():
@@ -111,7 +110,7 @@ class _Rows(_Container):
         self.rows_box = self.ctx.make(W.VBox, children=[])
         self.add_button = self.ctx.make(W.Button, "add", description="add", icon="plus", tooltip="Add an item")
         self.add_button.on_click(lambda _b: self.add_row(user=True))
-        self.input = self.ctx.make(W.VBox, "indent", children=[self.rows_box, self.add_button])
+        self.input = self.ctx.make(W.VBox, "indent", classes=self.input_classes, children=[self.rows_box, self.add_button])
 
     def _remove_button(self, row: Any) -> W.Button:
         button = self.ctx.make(W.Button, "remove", icon="times", tooltip="Remove this item")
@@ -159,8 +158,8 @@ class ListField(_Rows):
         super().build()
         self.pending: list[Any] = []  # the loaded items past the built rows, in order
         self.more_button = self.ctx.make(W.Button, "add", hidden=True, description="show more",
-                                         icon="angle-double-down", tooltip="Show the next items of this list")
-        self.more_button.add_class("workbench-show-more")
+                                         icon="angle-double-down", tooltip="Show the next items of this list",
+                                         classes=("workbench-show-more",))
         self.more_button.on_click(lambda _b: self.show_more())
         self.input.children = [self.rows_box, self.more_button, self.add_button]
 
@@ -180,10 +179,12 @@ class ListField(_Rows):
 
     @contextlib.contextmanager
     def _batched(self) -> Iterator[None]:
-        """Redraw once after adding many rows (not once per row: each redraw sends every row again)."""
+        """Redraw once after adding many rows (not once per row: each redraw sends every row again), and let
+        the widgets of the new rows send their changes (loaded values, placeholders) once each."""
         self._hold_redraw = True
         try:
-            yield
+            with self.ctx.kit.batch():
+                yield
         finally:
             self._hold_redraw = False
             self._redraw()
@@ -251,7 +252,7 @@ class MultiSelectField(Field):
         self.options = list(items.get("enum") or [])
         labels = [v if isinstance(v, str) else _json_text(v) for v in self.options]
         self.input = self.ctx.make(W.SelectMultiple, "choice", options=labels, value=(),
-                                   rows=min(6, max(2, len(labels))))
+                                   rows=min(6, max(2, len(labels))), classes=self.input_classes)
         self.observe_value(self.input, "index")
 
     def current(self) -> Any:
@@ -281,7 +282,7 @@ class TupleField(_Container):
         prefix = self.schema.get("prefixItems") or []
         deeper = self.ctx.deeper()
         self.items = [self.ctx.build(sub, deeper, i, required=True, parent=self) for i, sub in enumerate(prefix)]
-        self.input = self.ctx.make(W.VBox, "indent", children=[f.widget for f in self.items])
+        self.input = self.ctx.make(W.VBox, "indent", classes=self.input_classes, children=[f.widget for f in self.items])
 
     def _reset_widget(self) -> None:
         for sub in self.items:
@@ -389,8 +390,7 @@ class VariantField(_Container):
         self.labels = unique
         self._built: dict[int, Field] = {}
         self.selector = self.ctx.make(W.Dropdown, "selector", options=self.labels, index=0,
-                                      tooltip="Which alternative to send")
-        self.selector.add_class("workbench-variant-selector")
+                                      tooltip="Which alternative to send", classes=("workbench-variant-selector",))
         self.slot = self.ctx.make(W.VBox, children=[self._variant(0).widget])
         self.selector.observe(self._switched, names="index")
         self.input = self.ctx.make(W.VBox, children=[self.slot])
@@ -482,12 +482,10 @@ class NullableField(_Container):
     def build(self) -> None:
         self.inner = self.ctx.build(self.inner_schema, self.ctx, None, required=True, parent=self)
         self.none_box = self.ctx.make(W.Checkbox, "none-toggle", value=False, description="none", indent=False,
-                                      tooltip="Send null")
-        self.none_box.add_class("workbench-none-toggle")
+                                      tooltip="Send null", classes=("workbench-none-toggle",))
         self.none_box.observe(self._toggled, names="value")
         self.null_pill = self.ctx.make(W.HTML, hidden=True, value="<span style='" + _NULL_STYLE + "'>null</span>",
-                                       tooltip="null will be sent")
-        self.null_pill.add_class("workbench-null")
+                                       tooltip="null will be sent", classes=("workbench-null",))
         self.input = self.ctx.make(W.VBox, children=[self.inner.widget]) if self.inner.container else self.inner.widget
 
     def header_extras(self) -> list[W.Widget]:
@@ -508,10 +506,9 @@ class NullableField(_Container):
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:
             return super().layout()
-        row = self.ctx.make(W.HBox, children=[*self.label_widget(), self.none_box, self.input,
-                                              self.null_pill, *self.row_extras()])
-        row.add_class("workbench-field-row")
-        return self.ctx.make(W.VBox, children=[row, *self.help_widget(self.help_indent), self.error_label])
+        row = self.ctx.make(W.HBox, classes=("workbench-field-row",),
+                            children=[*self.label_widget(), self.none_box, self.input, self.null_pill, *self.row_extras()])
+        return self.field_box([row, *self.help_widget(self.help_indent)])
 
     def _toggled(self, change: Any) -> None:
         for widget in (self.input, *self._inner_header()):
