@@ -17,10 +17,15 @@ from workbench.jupyter._fields import (
 from workbench.jupyter._widget_kit import show
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
 
-#: rows a loaded list builds at once; the rest wait behind "show more"
+#: rows a loaded list builds at once (at most); the rest wait behind "show more"
 ROWS_PAGE = 20
+#: a page of big rows (a model's fields) has fewer rows: about this many widgets, each a model the page
+#: creates and renders (300 items of a two-field model: 10 rows shown in about half a second)
+PAGE_WIDGETS = 150
+#: but never fewer rows than this
+MIN_ROWS = 5
 
-__all__ = ["ROWS_PAGE", "ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
+__all__ = ["ROWS_PAGE", "PAGE_WIDGETS", "MIN_ROWS", "ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
 
 
 def _required_value(item: Field) -> Any:
@@ -142,6 +147,11 @@ class _Rows(_Container):
         self.clear_rows()
 
 
+def _count_widgets(widget: W.Widget) -> int:
+    """The widgets shown in ``widget``'s tree (itself and its children, recursively; shared layouts aside)."""
+    return 1 + sum(_count_widgets(child) for child in getattr(widget, "children", ()))
+
+
 class _ListRow:
     __slots__ = ("field", "box")
 
@@ -149,28 +159,52 @@ class _ListRow:
 class ListField(_Rows):
     """An editable list: one row per item (any item schema), with add and remove buttons.
 
-    A loaded list builds its first :data:`ROWS_PAGE` rows; the other items wait, as values, behind a
-    "show more" button (building hundreds of rows of a model at once froze the form for a minute).
-    Unbuilt items are still sent; a field path into one (an error) builds the rows up to it."""
+    A loaded list builds a page of rows — :data:`ROWS_PAGE` (20), fewer when a row is big (a page makes
+    about :data:`PAGE_WIDGETS` widgets, never fewer than :data:`MIN_ROWS` rows); the other items wait, as
+    values, behind a "show more" button that builds the next page (building hundreds of rows of a model
+    at once froze the form for a minute). Unbuilt items are still sent; a field path into one (an
+    error) builds the rows up to it."""
 
     def build(self) -> None:
         self.item_schema = self.schema.get("items") if isinstance(self.schema.get("items"), dict) else {}
         super().build()
         self.pending: list[Any] = []  # the loaded items past the built rows, in order
+        self._row_widgets: Optional[int] = None  # widgets the first row made (sizes the pages)
         self.more_button = self.ctx.make(W.Button, "add", hidden=True, description="show more",
                                          icon="angle-double-down", tooltip="Show the next items of this list",
                                          classes=("workbench-show-more",))
         self.more_button.on_click(lambda _b: self.show_more())
         self.input.children = [self.rows_box, self.more_button, self.add_button]
 
+    @property
+    def page_rows(self) -> int:
+        """Rows a page builds: :data:`ROWS_PAGE`, fewer for rows of many widgets (known once one is built)."""
+        if not self._row_widgets:
+            return ROWS_PAGE
+        return max(MIN_ROWS, min(ROWS_PAGE, PAGE_WIDGETS // self._row_widgets))
+
     def show_more(self, count: int = 0) -> None:
-        """Build the next ``count`` (default :data:`ROWS_PAGE`) waiting items."""
-        take = count or ROWS_PAGE
-        batch, self.pending = self.pending[:take], self.pending[take:]
-        with self._batched():
-            for item in batch:
-                self.add_row(item)
-        self._update_more()
+        """Build the next ``count`` (default: a page, ``page_rows``) waiting items."""
+        built = 0
+        try:
+            with self._batched():
+                while self.pending and built < (count or self.page_rows):
+                    item = self.pending.pop(0)
+                    try:
+                        self.add_row(item)
+                    except (TypeError, ValueError, KeyError):
+                        self.pending.insert(0, item)  # still sent as it is; the validator names what is wrong
+                        raise
+                    built += 1
+        finally:
+            self._update_more()
+
+    def build_rows(self, count: int) -> None:
+        """Build rows until ``count`` are (or every item is) built. ``TypeError``/``ValueError``/``KeyError``
+        if an item cannot be shown in its row (it stays unbuilt, and is sent as it is)."""
+        missing = min(count, len(self.rows) + len(self.pending)) - len(self.rows)
+        if missing > 0:
+            self.show_more(missing)
 
     def _update_more(self) -> None:
         if self.pending:
@@ -210,6 +244,8 @@ class ListField(_Rows):
             item.refresh_state()
         row.field = item
         row.box = self.ctx.make(W.HBox, children=[item.widget, self._remove_button(row)])
+        if self._row_widgets is None:
+            self._row_widgets = _count_widgets(row.box)
         self.rows.append(row)
         self._redraw()
         if user and not self._quiet:
@@ -231,8 +267,11 @@ class ListField(_Rows):
         self.show_more()
 
     def child(self, key: Any) -> Optional[Field]:
-        if isinstance(key, int) and len(self.rows) <= key < len(self.rows) + len(self.pending):
-            self.show_more(key + 1 - len(self.rows))
+        if isinstance(key, int):
+            try:
+                self.build_rows(key + 1)
+            except (TypeError, ValueError, KeyError):
+                return None  # an item its row cannot show: a problem in it is shown on the list
         if isinstance(key, int) and 0 <= key < len(self.rows):
             return self.rows[key].field
         return None
