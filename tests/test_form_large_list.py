@@ -50,6 +50,7 @@ def test_a_large_list_builds_one_page_and_still_sends_every_item(wb):
     field = form.fields["items"]
     assert field.page_rows == PAGE == 10 and len(field.rows) == PAGE
     assert field.more_button.layout.display != "none" and "290 more" in field.more_button.description
+    assert field.more_button.layout.width == "auto"  # its text in full, not cut to the add button's 80px
     assert form.values == {"items": ITEMS}
     result = form.run()
     assert result.status == "success" and "300" in (result.text or str(result.json))
@@ -233,3 +234,15 @@ def test_run_with_an_unshowable_unbuilt_item_reports_it_instead_of_failing(wb):
     result = form.run()
     assert result.status == "error" and "items[123].qty" in form.errors
     assert "many" in form.fields["items"].error  # shown on the list: the row cannot show the item
+
+
+def test_show_more_says_it_is_working_while_it_builds(wb):
+    form = ToolForm(order)
+    form.set_values({"items": ITEMS})
+    field = form.fields["items"]
+    seen = []
+    add_row = field.add_row
+    field.add_row = lambda *a, **k: (seen.append((field.more_button.description, field.more_button.disabled)), add_row(*a, **k))[1]
+    field.more_button.click()
+    assert seen and seen[0] == ("showing more…", True)
+    assert field.more_button.description == "show more (280 more)" and not field.more_button.disabled

@@ -170,10 +170,10 @@ class ListField(_Rows):
         super().build()
         self.pending: list[Any] = []  # the loaded items past the built rows, in order
         self._row_widgets: Optional[int] = None  # widgets the first row made (sizes the pages)
-        self.more_button = self.ctx.make(W.Button, "add", hidden=True, description="show more",
+        self.more_button = self.ctx.make(W.Button, "more", hidden=True, description="show more",
                                          icon="angle-double-down", tooltip="Show the next items of this list",
                                          classes=("workbench-show-more",))
-        self.more_button.on_click(lambda _b: self.show_more())
+        self.more_button.on_click(lambda _b: self._click_more())
         self.input.children = [self.rows_box, self.more_button, self.add_button]
 
     @property
@@ -198,6 +198,15 @@ class ListField(_Rows):
                     built += 1
         finally:
             self._update_more()
+
+    def _click_more(self) -> None:
+        """The button says it is working (the browser gets that at once) while the next page is built."""
+        self.more_button.disabled = True
+        self.more_button.description = "showing more…"
+        try:
+            self.show_more()
+        finally:
+            self.more_button.disabled = False
 
     def build_rows(self, count: int) -> None:
         """Build rows until ``count`` are (or every item is) built. ``TypeError``/``ValueError``/``KeyError``

@@ -35,6 +35,7 @@ _COMMON: dict[str, dict[str, str]] = {
     "checkbox": {"width": "auto"},  # the default 300px pushed the state note and clear button far away
     "none-toggle": {"width": "70px"},
     "add": {"width": "80px"},
+    "more": {"width": "auto", "min_width": "80px", "align_self": "flex-start"},  # "show more (290 more)" in full
     "remove": {"width": "36px"},
     "key": {"width": "160px"},
     "selector": {"width": "200px"},
