@@ -10,6 +10,7 @@ from pydantic import BaseModel
 import json
 
 import comm
+import ipywidgets as W
 from comm.base_comm import BaseComm
 from ipywidgets.widgets.widget import _instances
 
@@ -246,3 +247,71 @@ def test_show_more_says_it_is_working_while_it_builds(wb):
     field.more_button.click()
     assert seen and seen[0] == ("showing more…", True)
     assert field.more_button.description == "show more (280 more)" and not field.more_button.disabled
+
+
+def test_a_custom_field_whose_layout_places_its_error_line_still_works(wb):
+    """A field class of a user's (``register_widget_rule``) may put ``self.error_label`` in its own layout:
+    it is made there, placed once, and errors show in it."""
+    from workbench.jupyter import build_field
+    from workbench.jupyter._fields import FieldContext, StringField
+
+    class Boxed(StringField):
+        def layout(self):
+            return W.VBox([self.input, self.error_label])
+
+    ctx = FieldContext({}, build_field)
+    field = Boxed({"type": "string", "minLength": 3}, ctx, "code", required=True)
+    assert list(field.widget.children) == [field.input, field.error_label]
+    field.input.value = "ab"
+    assert "at least 3" in field.error_label.value and field.error_label.layout.display != "none"
+    assert list(field.widget.children).count(field.error_label) == 1
+
+
+_PLAIN_FORM = """
+import json, sys
+from pydantic import BaseModel
+from workbench import tool
+from workbench.jupyter import ToolForm
+
+class Line(BaseModel):
+    sku: str
+    qty: int
+
+@tool
+def bulk(items: list[Line]) -> int:
+    '''Count.'''
+    return len(items)
+
+form = ToolForm(bulk)
+form.show_json()
+form.json_mode.editor.value = json.dumps({"items": [{"sku": f"s{i}", "qty": i} for i in range(300)]})
+assert form.show_form()
+form.fields["items"].rows[0].field.fields["sku"].input.value = "typed"
+assert form.run().status == "success"
+print("jsonschema" in sys.modules)
+"""
+
+
+def test_plain_text_boxes_never_import_jsonschema():
+    """Its first import took 1–3 s (``rfc3987_syntax`` compiles 39 grammars) and came with the first
+    text box checked: on the first JSON → Form of a kernel. A plain ``{"type": "string"}`` needs no
+    validator."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, "-c", _PLAIN_FORM], capture_output=True, text=True, env=env, cwd=root,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_a_string_with_constraints_is_still_checked_as_typed(wb):
+    from workbench.jupyter._schema_utils import value_checker
+
+    assert value_checker({"type": "string", "title": "Sku"}, {})("anything") == []
+    assert value_checker({"type": "string", "minLength": 3}, {})("ab")[0][1].startswith("expected")
+    assert value_checker({"type": "integer"}, {})("x") != []  # a value of another type still goes to jsonschema

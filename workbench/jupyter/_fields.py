@@ -303,12 +303,14 @@ class Field:
     @property
     def error_label(self) -> W.HTML:
         """The field's error line (hidden while there is no error), made and put at the end of its box
-        when first needed."""
+        when first needed. A ``layout()`` that places it itself (a custom field's) gets it made there."""
         if self._error_label is None:
             # an inner field's errors describe its owner's control
             self._error_label = self.ctx.make(W.HTML, hidden=True,
                                               classes=("workbench-field-error", self.owner.marks["error"]))
-            self.widget.children = (*self.widget.children, self._error_label)
+            box = getattr(self, "widget", None)
+            if box is not None:  # else: asked for by layout(), which places it
+                box.children = (*box.children, self._error_label)
         return self._error_label
 
     def help_widget(self, indent: Optional[str] = None) -> list[W.Widget]:
