@@ -315,3 +315,19 @@ def test_a_string_with_constraints_is_still_checked_as_typed(wb):
     assert value_checker({"type": "string", "title": "Sku"}, {})("anything") == []
     assert value_checker({"type": "string", "minLength": 3}, {})("ab")[0][1].startswith("expected")
     assert value_checker({"type": "integer"}, {})("x") != []  # a value of another type still goes to jsonschema
+
+
+@tool
+def counts(by_key: dict[str, int]) -> int:
+    """Count keys."""
+    return len(by_key)
+
+
+def test_loading_a_mapping_redraws_its_rows_once(wb, monkeypatch):
+    """Each redraw sends every row again: 100 keys loaded one redraw each sent 100 growing lists."""
+    monkeypatch.setattr(comm, "create_comm", lambda *args, **kwargs: _Counting(*args, **kwargs))
+    form = ToolForm(counts)
+    _Counting.opened, _Counting.updates = [], []
+    form.set_values({"by_key": {f"k{i}": i for i in range(100)}})
+    assert sum("children" in update for update in _Counting.updates) <= 2
+    assert form.values == {"by_key": {f"k{i}": i for i in range(100)}}

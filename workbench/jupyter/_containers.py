@@ -137,7 +137,20 @@ class _Rows(_Container):
         pass
 
     def _redraw(self) -> None:
-        self.rows_box.children = [r.box for r in self.rows]
+        if not getattr(self, "_hold_redraw", False):
+            self.rows_box.children = [r.box for r in self.rows]
+
+    @contextlib.contextmanager
+    def _batched(self) -> Iterator[None]:
+        """Redraw once after adding many rows (not once per row: each redraw sends every row again), and let
+        the widgets of the new rows send their changes (loaded values, placeholders) once each."""
+        self._hold_redraw = True
+        try:
+            with self.ctx.kit.batch():
+                yield
+        finally:
+            self._hold_redraw = False
+            self._redraw()
 
     def clear_rows(self) -> None:
         self.rows = []
@@ -219,22 +232,6 @@ class ListField(_Rows):
         if self.pending:
             self.more_button.description = f"show more ({len(self.pending)} more)"
         show(self.more_button, bool(self.pending))
-
-    @contextlib.contextmanager
-    def _batched(self) -> Iterator[None]:
-        """Redraw once after adding many rows (not once per row: each redraw sends every row again), and let
-        the widgets of the new rows send their changes (loaded values, placeholders) once each."""
-        self._hold_redraw = True
-        try:
-            with self.ctx.kit.batch():
-                yield
-        finally:
-            self._hold_redraw = False
-            self._redraw()
-
-    def _redraw(self) -> None:
-        if not getattr(self, "_hold_redraw", False):
-            super()._redraw()
 
     def clear_rows(self) -> None:
         self.pending = []
@@ -409,8 +406,9 @@ class MappingField(_Rows):
         if not isinstance(value, dict):
             raise TypeError(f"expected an object, got {type(value).__name__}")
         self.clear_rows()
-        for key, item in value.items():
-            self.add_row(item, key=str(key))
+        with self._batched():
+            for key, item in value.items():
+                self.add_row(item, key=str(key))
 
     def child(self, key: Any) -> Optional[Field]:
         return next((r.field for r in self.rows if r.key.value == key), None)
