@@ -80,11 +80,39 @@ def test_adding_or_removing_a_row_keeps_the_unbuilt_items(wb):
     form = ToolForm(order)
     form.set_values({"items": ITEMS[:60]})
     field = form.fields["items"]
-    field.add_button.click()
-    field.rows[-1].field.set({"sku": "new", "qty": 1})
+    field.add_button.click()  # shown at once after "show more", the 50 unbuilt items stay unbuilt
+    assert len(field.rows) == PAGE and len(field.tail) == 1 and field.tail_box.children == (field.tail[0].box,)
+    new = form.field("items[60]")
+    assert new is field.tail[0].field and new.label.value == "[60]"
+    new.set({"sku": "new", "qty": 1})
     assert form.values["items"] == ITEMS[:60] + [{"sku": "new", "qty": 1}]
     field.remove_row(field.rows[0])
+    assert form.values["items"] == ITEMS[1:60] + [{"sku": "new", "qty": 1}] and new.label.value == "[59]"
+    field.more_button.click()
+    assert len(field.rows) == PAGE * 2 - 1 and form.values["items"] == ITEMS[1:60] + [{"sku": "new", "qty": 1}]
+    field.build_rows(59)  # every loaded item built: the added row joins the rows, after them
+    assert field.tail == [] and field.rows[-1].field is new and len(field.rows) == 60
+    assert field.tail_box.children == () and field.rows_box.children[-1] is field.rows[-1].box
     assert form.values["items"] == ITEMS[1:60] + [{"sku": "new", "qty": 1}]
+    field.remove_row(field.tail[0] if field.tail else field.rows[-1])
+    assert form.values["items"] == ITEMS[1:60]
+
+
+def test_an_added_row_can_be_removed_and_errors_find_it(wb):
+    form = ToolForm(order)
+    form.set_values({"items": ITEMS})
+    field = form.fields["items"]
+    field.add_button.click()
+    field.add_button.click()
+    first, second = field.tail
+    second.field.set({"sku": "b", "qty": 2})
+    assert [r.field.label.value for r in field.tail] == ["[300]", "[301]"]
+    result = form.run()  # the first added row is empty: its fields are missing, shown there
+    assert result.status == "error" and "items[300].sku" in form.errors
+    assert form.field("items[300].sku").error and len(field.rows) == PAGE  # nothing else built
+    field.remove_row(first)
+    assert second.field.label.value == "[300]" and form.values["items"] == ITEMS + [{"sku": "b", "qty": 2}]
+    assert form.run().status == "success"
 
 
 def test_json_to_form_with_300_items_shows_a_page_and_keeps_the_input(wb):

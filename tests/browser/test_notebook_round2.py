@@ -392,6 +392,13 @@ def test_json_to_form_with_300_items_shows_a_page_with_show_more(lab_page):
     assert rows.count() == 20
     lab.row_input(form, "qty").fill("7")  # the last row shown (item 19) is editable
     lab.row_input(form, "qty").press("Tab")
+    form.locator(".widget-button", has_text="add").last.click()  # shown at once, after the 280 unbuilt items
+    added = form.locator(".workbench-field-label", has_text=re.compile(r"^\[300\]"))
+    added.wait_for(timeout=30_000)
+    assert rows.count() == 21 and "280 more" in more.inner_text()
+    added.locator("xpath=ancestor::div[contains(@class, 'widget-hbox')][2]").locator(
+        ".widget-button").last.click()  # its remove button
+    added.wait_for(state="detached", timeout=30_000)
     form.locator(".workbench-run").click()
     form.locator(".workbench-result-area").get_by_text("300").wait_for(timeout=30_000)
     form.locator(".workbench-mode-toggle button", has_text="JSON").click()  # every item, with the edit

@@ -176,18 +176,21 @@ class ListField(_Rows):
     about :data:`PAGE_WIDGETS` widgets, never fewer than :data:`MIN_ROWS` rows); the other items wait, as
     values, behind a "show more" button that builds the next page (building hundreds of rows of a model
     at once froze the form for a minute). Unbuilt items are still sent; a field path into one (an
-    error) builds the rows up to it."""
+    error) builds the rows up to it. An item the user adds goes after every loaded one and is shown at
+    once, under "show more" (``tail``), without building the items between."""
 
     def build(self) -> None:
         self.item_schema = self.schema.get("items") if isinstance(self.schema.get("items"), dict) else {}
         super().build()
         self.pending: list[Any] = []  # the loaded items past the built rows, in order
         self._row_widgets: Optional[int] = None  # widgets the first row made (sizes the pages)
+        self.tail: list[_ListRow] = []  # rows added by the user while loaded items wait: they follow those
+        self.tail_box = self.ctx.make(W.VBox, children=[])
         self.more_button = self.ctx.make(W.Button, "more", hidden=True, description="show more",
                                          icon="angle-double-down", tooltip="Show the next items of this list",
                                          classes=("workbench-show-more",))
         self.more_button.on_click(lambda _b: self._click_more())
-        self.input.children = [self.rows_box, self.more_button, self.add_button]
+        self.input.children = [self.rows_box, self.more_button, self.tail_box, self.add_button]
 
     @property
     def page_rows(self) -> int:
@@ -209,6 +212,8 @@ class ListField(_Rows):
                         self.pending.insert(0, item)  # still sent as it is; the validator names what is wrong
                         raise
                     built += 1
+                if not self.pending and self.tail:  # every loaded item is built: the added rows follow them
+                    self.rows, self.tail = self.rows + self.tail, []
         finally:
             self._update_more()
 
@@ -235,14 +240,20 @@ class ListField(_Rows):
 
     def clear_rows(self) -> None:
         self.pending = []
+        self.tail = []
         super().clear_rows()
         self._update_more()
 
+    def _redraw(self) -> None:
+        super()._redraw()
+        if not getattr(self, "_hold_redraw", False):
+            self.tail_box.children = [r.box for r in self.tail]
+
     def add_row(self, value: Any = MISSING, *, user: bool = False) -> Field:
-        if user and self.pending:  # a new item goes after every loaded one
-            self.show_more(len(self.pending))
+        after = user and bool(self.pending)  # a new item goes after every loaded one (those stay unbuilt)
+        index = len(self.rows) + (len(self.pending) + len(self.tail) if after else 0)
         row = _ListRow()
-        item = self.ctx.build(self.item_schema, self.ctx.deeper(), len(self.rows), required=True, parent=self)
+        item = self.ctx.build(self.item_schema, self.ctx.deeper(), index, required=True, parent=self)
         if value is not MISSING:
             item.load(value)
         elif user:
@@ -252,18 +263,32 @@ class ListField(_Rows):
         row.box = self.ctx.make(W.HBox, children=[item.widget, self._remove_button(row)])
         if self._row_widgets is None:
             self._row_widgets = _count_widgets(row.box)
-        self.rows.append(row)
+        (self.tail if after else self.rows).append(row)
         self._redraw()
         if user and not self._quiet:
             self.mark_touched()
         return item
 
+    def remove_row(self, row: Any) -> None:
+        if row in self.tail:
+            self.tail.remove(row)
+            self._renumber()
+            self._redraw()
+            if not self._quiet:
+                self.mark_touched()
+        else:
+            super().remove_row(row)
+
     def _renumber(self) -> None:
         for i, row in enumerate(self.rows):
             row.field.rename(i)
+        start = len(self.rows) + len(self.pending)
+        for i, row in enumerate(self.tail):
+            row.field.rename(start + i)
 
     def current(self) -> Any:
-        return [_required_value(row.field) for row in self.rows] + list(self.pending)
+        return ([_required_value(row.field) for row in self.rows] + list(self.pending)
+                + [_required_value(row.field) for row in self.tail])
 
     def _load(self, value: Any) -> None:
         if not isinstance(value, (list, tuple, set, frozenset)):
@@ -273,6 +298,9 @@ class ListField(_Rows):
         self.show_more()
 
     def child(self, key: Any) -> Optional[Field]:
+        start = len(self.rows) + len(self.pending)
+        if isinstance(key, int) and start <= key < start + len(self.tail) and self.pending:
+            return self.tail[key - start].field
         if isinstance(key, int):
             try:
                 self.build_rows(key + 1)
@@ -283,7 +311,7 @@ class ListField(_Rows):
         return None
 
     def children_fields(self) -> list[Field]:
-        return [r.field for r in self.rows]
+        return [r.field for r in self.rows + self.tail]
 
 
 class MultiSelectField(Field):
