@@ -436,7 +436,8 @@ class ToolForm(W.VBox):
         except ToolInputError as exc:
             for err in exc.errors:
                 parts = parse_error_path(err.get("path") or "$")
-                found = self.fields.get(parts[0]) if parts and isinstance(parts[0], str) else None
+                # only into what was loaded (reading a field of a collapsed section would build it)
+                found = self.fields[parts[0]] if parts and parts[0] in values else None
                 for part in parts[1:]:
                     if found is None:
                         break
