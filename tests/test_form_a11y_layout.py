@@ -103,8 +103,11 @@ def test_every_field_label_is_tied_to_its_control_help_and_errors(wb):
         widget, group = expected(field)
         assert _marked(field, label.target) == [widget], name  # exactly the control (or the group box)
         assert label.group is group, name
+        assert _marked(field, label.error) == [], name  # an error line is made when one first shows
+        line = field.error_label
         errors = _marked(field, label.error)
-        assert field.error_label in errors and all(isinstance(w, W.HTML) for w in errors), name
+        assert line in errors and all(isinstance(w, W.HTML) for w in errors), name
+        assert field.widget.children[-1] is line, name  # under the field, after its help line
         if field.help_text:
             (help_line,) = _marked(field, label.help)
             assert "workbench-field-help" in help_line._dom_classes

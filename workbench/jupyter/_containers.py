@@ -17,10 +17,15 @@ from workbench.jupyter._fields import (
 from workbench.jupyter._widget_kit import show
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
 
-#: rows a loaded list builds at once; the rest wait behind "show more"
+#: rows a loaded list builds at once (at most); the rest wait behind "show more"
 ROWS_PAGE = 20
+#: a page of big rows (a model's fields) has fewer rows: about this many widgets, each a model the page
+#: creates and renders (300 items of a two-field model: 10 rows shown in about half a second)
+PAGE_WIDGETS = 150
+#: but never fewer rows than this
+MIN_ROWS = 5
 
-__all__ = ["ROWS_PAGE", "ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
+__all__ = ["ROWS_PAGE", "PAGE_WIDGETS", "MIN_ROWS", "ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
 
 
 def _required_value(item: Field) -> Any:
@@ -50,14 +55,12 @@ class _Container(Field):
             header_parts = [*self.label_widget("group-label"), *self.header_extras(),
                             *self.row_extras()]
             if header_parts:
-                header = self.ctx.make(W.HBox, children=header_parts)
-                header.add_class("workbench-field-row")
-                parts.append(header)
+                parts.append(self.ctx.make(W.HBox, classes=("workbench-field-row",), children=header_parts))
             parts += self.help_widget("16px")
         elif self.header_extras() and not getattr(self.parent, "hosts_inner_header", False):
             parts.append(self.ctx.make(W.HBox, children=self.header_extras()))
-        parts += [self.input, self.error_label]
-        return self.ctx.make(W.VBox, children=parts)
+        parts.append(self.input)
+        return self.field_box(parts)
 
     def header_extras(self) -> list[W.Widget]:
         return []
@@ -73,7 +76,8 @@ class ObjectField(_Container):
         self.fields: dict[str, Field] = {
             key: self.ctx.build(sub, deeper, key, required=key in required, parent=self) for key, sub in props.items()
         }
-        self.input = self.ctx.make(W.VBox, "indent", children=[f.widget for f in self.fields.values()])
+        self.input = self.ctx.make(W.VBox, "indent", classes=self.input_classes,
+                                   children=[f.widget for f in self.fields.values()])
 
     def _reset_widget(self) -> None:
         for sub in self.fields.values():
@@ -111,7 +115,7 @@ class _Rows(_Container):
         self.rows_box = self.ctx.make(W.VBox, children=[])
         self.add_button = self.ctx.make(W.Button, "add", description="add", icon="plus", tooltip="Add an item")
         self.add_button.on_click(lambda _b: self.add_row(user=True))
-        self.input = self.ctx.make(W.VBox, "indent", children=[self.rows_box, self.add_button])
+        self.input = self.ctx.make(W.VBox, "indent", classes=self.input_classes, children=[self.rows_box, self.add_button])
 
     def _remove_button(self, row: Any) -> W.Button:
         button = self.ctx.make(W.Button, "remove", icon="times", tooltip="Remove this item")
@@ -133,7 +137,20 @@ class _Rows(_Container):
         pass
 
     def _redraw(self) -> None:
-        self.rows_box.children = [r.box for r in self.rows]
+        if not getattr(self, "_hold_redraw", False):
+            self.rows_box.children = [r.box for r in self.rows]
+
+    @contextlib.contextmanager
+    def _batched(self) -> Iterator[None]:
+        """Redraw once after adding many rows (not once per row: each redraw sends every row again), and let
+        the widgets of the new rows send their changes (loaded values, placeholders) once each."""
+        self._hold_redraw = True
+        try:
+            with self.ctx.kit.batch():
+                yield
+        finally:
+            self._hold_redraw = False
+            self._redraw()
 
     def clear_rows(self) -> None:
         self.rows = []
@@ -143,6 +160,11 @@ class _Rows(_Container):
         self.clear_rows()
 
 
+def _count_widgets(widget: W.Widget) -> int:
+    """The widgets shown in ``widget``'s tree (itself and its children, recursively; shared layouts aside)."""
+    return 1 + sum(_count_widgets(child) for child in getattr(widget, "children", ()))
+
+
 class _ListRow:
     __slots__ = ("field", "box")
 
@@ -150,58 +172,88 @@ class _ListRow:
 class ListField(_Rows):
     """An editable list: one row per item (any item schema), with add and remove buttons.
 
-    A loaded list builds its first :data:`ROWS_PAGE` rows; the other items wait, as values, behind a
-    "show more" button (building hundreds of rows of a model at once froze the form for a minute).
-    Unbuilt items are still sent; a field path into one (an error) builds the rows up to it."""
+    A loaded list builds a page of rows — :data:`ROWS_PAGE` (20), fewer when a row is big (a page makes
+    about :data:`PAGE_WIDGETS` widgets, never fewer than :data:`MIN_ROWS` rows); the other items wait, as
+    values, behind a "show more" button that builds the next page (building hundreds of rows of a model
+    at once froze the form for a minute). Unbuilt items are still sent; a field path into one (an
+    error) builds the rows up to it. An item the user adds goes after every loaded one and is shown at
+    once, under "show more" (``tail``), without building the items between."""
 
     def build(self) -> None:
         self.item_schema = self.schema.get("items") if isinstance(self.schema.get("items"), dict) else {}
         super().build()
         self.pending: list[Any] = []  # the loaded items past the built rows, in order
-        self.more_button = self.ctx.make(W.Button, "add", hidden=True, description="show more",
-                                         icon="angle-double-down", tooltip="Show the next items of this list")
-        self.more_button.add_class("workbench-show-more")
-        self.more_button.on_click(lambda _b: self.show_more())
-        self.input.children = [self.rows_box, self.more_button, self.add_button]
+        self._row_widgets: Optional[int] = None  # widgets the first row made (sizes the pages)
+        self.tail: list[_ListRow] = []  # rows added by the user while loaded items wait: they follow those
+        self.tail_box = self.ctx.make(W.VBox, children=[])
+        self.more_button = self.ctx.make(W.Button, "more", hidden=True, description="show more",
+                                         icon="angle-double-down", tooltip="Show the next items of this list",
+                                         classes=("workbench-show-more",))
+        self.more_button.on_click(lambda _b: self._click_more())
+        self.input.children = [self.rows_box, self.more_button, self.tail_box, self.add_button]
+
+    @property
+    def page_rows(self) -> int:
+        """Rows a page builds: :data:`ROWS_PAGE`, fewer for rows of many widgets (known once one is built)."""
+        if not self._row_widgets:
+            return ROWS_PAGE
+        return max(MIN_ROWS, min(ROWS_PAGE, PAGE_WIDGETS // self._row_widgets))
 
     def show_more(self, count: int = 0) -> None:
-        """Build the next ``count`` (default :data:`ROWS_PAGE`) waiting items."""
-        take = count or ROWS_PAGE
-        batch, self.pending = self.pending[:take], self.pending[take:]
-        with self._batched():
-            for item in batch:
-                self.add_row(item)
-        self._update_more()
+        """Build the next ``count`` (default: a page, ``page_rows``) waiting items."""
+        built = 0
+        try:
+            with self._batched():
+                while self.pending and built < (count or self.page_rows):
+                    item = self.pending.pop(0)
+                    try:
+                        self.add_row(item)
+                    except (TypeError, ValueError, KeyError):
+                        self.pending.insert(0, item)  # still sent as it is; the validator names what is wrong
+                        raise
+                    built += 1
+                if not self.pending and self.tail:  # every loaded item is built: the added rows follow them
+                    self.rows, self.tail = self.rows + self.tail, []
+        finally:
+            self._update_more()
+
+    def _click_more(self) -> None:
+        """The button says it is working (the browser gets that at once) while the next page is built."""
+        self.more_button.disabled = True
+        self.more_button.description = "showing more…"
+        try:
+            self.show_more()
+        finally:
+            self.more_button.disabled = False
+
+    def build_rows(self, count: int) -> None:
+        """Build rows until ``count`` are (or every item is) built. ``TypeError``/``ValueError``/``KeyError``
+        if an item cannot be shown in its row (it stays unbuilt, and is sent as it is)."""
+        missing = min(count, len(self.rows) + len(self.pending)) - len(self.rows)
+        if missing > 0:
+            self.show_more(missing)
 
     def _update_more(self) -> None:
         if self.pending:
             self.more_button.description = f"show more ({len(self.pending)} more)"
         show(self.more_button, bool(self.pending))
 
-    @contextlib.contextmanager
-    def _batched(self) -> Iterator[None]:
-        """Redraw once after adding many rows (not once per row: each redraw sends every row again)."""
-        self._hold_redraw = True
-        try:
-            yield
-        finally:
-            self._hold_redraw = False
-            self._redraw()
-
-    def _redraw(self) -> None:
-        if not getattr(self, "_hold_redraw", False):
-            super()._redraw()
-
     def clear_rows(self) -> None:
         self.pending = []
+        self.tail = []
         super().clear_rows()
         self._update_more()
 
+    def _redraw(self) -> None:
+        super()._redraw()
+        if not getattr(self, "_hold_redraw", False):
+            self.tail_box.children = [r.box for r in self.tail]
+
     def add_row(self, value: Any = MISSING, *, user: bool = False) -> Field:
-        if user and self.pending:  # a new item goes after every loaded one
-            self.show_more(len(self.pending))
+        after = user and bool(self.pending)  # a new item goes after every loaded one (those stay unbuilt)
+        index = len(self.rows) + (len(self.pending) + len(self.tail) if after else 0)
         row = _ListRow()
-        item = self.ctx.build(self.item_schema, self.ctx.deeper(), len(self.rows), required=True, parent=self)
+        item = self.ctx.build(self.item_schema, self.ctx.deeper(), index, required=True, parent=self)
         if value is not MISSING:
             item.load(value)
         elif user:
@@ -209,18 +261,34 @@ class ListField(_Rows):
             item.refresh_state()
         row.field = item
         row.box = self.ctx.make(W.HBox, children=[item.widget, self._remove_button(row)])
-        self.rows.append(row)
+        if self._row_widgets is None:
+            self._row_widgets = _count_widgets(row.box)
+        (self.tail if after else self.rows).append(row)
         self._redraw()
         if user and not self._quiet:
             self.mark_touched()
         return item
 
+    def remove_row(self, row: Any) -> None:
+        if row in self.tail:
+            self.tail.remove(row)
+            self._renumber()
+            self._redraw()
+            if not self._quiet:
+                self.mark_touched()
+        else:
+            super().remove_row(row)
+
     def _renumber(self) -> None:
         for i, row in enumerate(self.rows):
             row.field.rename(i)
+        start = len(self.rows) + len(self.pending)
+        for i, row in enumerate(self.tail):
+            row.field.rename(start + i)
 
     def current(self) -> Any:
-        return [_required_value(row.field) for row in self.rows] + list(self.pending)
+        return ([_required_value(row.field) for row in self.rows] + list(self.pending)
+                + [_required_value(row.field) for row in self.tail])
 
     def _load(self, value: Any) -> None:
         if not isinstance(value, (list, tuple, set, frozenset)):
@@ -230,14 +298,20 @@ class ListField(_Rows):
         self.show_more()
 
     def child(self, key: Any) -> Optional[Field]:
-        if isinstance(key, int) and len(self.rows) <= key < len(self.rows) + len(self.pending):
-            self.show_more(key + 1 - len(self.rows))
+        start = len(self.rows) + len(self.pending)
+        if isinstance(key, int) and start <= key < start + len(self.tail) and self.pending:
+            return self.tail[key - start].field
+        if isinstance(key, int):
+            try:
+                self.build_rows(key + 1)
+            except (TypeError, ValueError, KeyError):
+                return None  # an item its row cannot show: a problem in it is shown on the list
         if isinstance(key, int) and 0 <= key < len(self.rows):
             return self.rows[key].field
         return None
 
     def children_fields(self) -> list[Field]:
-        return [r.field for r in self.rows]
+        return [r.field for r in self.rows + self.tail]
 
 
 class MultiSelectField(Field):
@@ -251,7 +325,7 @@ class MultiSelectField(Field):
         self.options = list(items.get("enum") or [])
         labels = [v if isinstance(v, str) else _json_text(v) for v in self.options]
         self.input = self.ctx.make(W.SelectMultiple, "choice", options=labels, value=(),
-                                   rows=min(6, max(2, len(labels))))
+                                   rows=min(6, max(2, len(labels))), classes=self.input_classes)
         self.observe_value(self.input, "index")
 
     def current(self) -> Any:
@@ -281,7 +355,7 @@ class TupleField(_Container):
         prefix = self.schema.get("prefixItems") or []
         deeper = self.ctx.deeper()
         self.items = [self.ctx.build(sub, deeper, i, required=True, parent=self) for i, sub in enumerate(prefix)]
-        self.input = self.ctx.make(W.VBox, "indent", children=[f.widget for f in self.items])
+        self.input = self.ctx.make(W.VBox, "indent", classes=self.input_classes, children=[f.widget for f in self.items])
 
     def _reset_widget(self) -> None:
         for sub in self.items:
@@ -360,8 +434,9 @@ class MappingField(_Rows):
         if not isinstance(value, dict):
             raise TypeError(f"expected an object, got {type(value).__name__}")
         self.clear_rows()
-        for key, item in value.items():
-            self.add_row(item, key=str(key))
+        with self._batched():
+            for key, item in value.items():
+                self.add_row(item, key=str(key))
 
     def child(self, key: Any) -> Optional[Field]:
         return next((r.field for r in self.rows if r.key.value == key), None)
@@ -389,8 +464,7 @@ class VariantField(_Container):
         self.labels = unique
         self._built: dict[int, Field] = {}
         self.selector = self.ctx.make(W.Dropdown, "selector", options=self.labels, index=0,
-                                      tooltip="Which alternative to send")
-        self.selector.add_class("workbench-variant-selector")
+                                      tooltip="Which alternative to send", classes=("workbench-variant-selector",))
         self.slot = self.ctx.make(W.VBox, children=[self._variant(0).widget])
         self.selector.observe(self._switched, names="index")
         self.input = self.ctx.make(W.VBox, children=[self.slot])
@@ -482,12 +556,10 @@ class NullableField(_Container):
     def build(self) -> None:
         self.inner = self.ctx.build(self.inner_schema, self.ctx, None, required=True, parent=self)
         self.none_box = self.ctx.make(W.Checkbox, "none-toggle", value=False, description="none", indent=False,
-                                      tooltip="Send null")
-        self.none_box.add_class("workbench-none-toggle")
+                                      tooltip="Send null", classes=("workbench-none-toggle",))
         self.none_box.observe(self._toggled, names="value")
         self.null_pill = self.ctx.make(W.HTML, hidden=True, value="<span style='" + _NULL_STYLE + "'>null</span>",
-                                       tooltip="null will be sent")
-        self.null_pill.add_class("workbench-null")
+                                       tooltip="null will be sent", classes=("workbench-null",))
         self.input = self.ctx.make(W.VBox, children=[self.inner.widget]) if self.inner.container else self.inner.widget
 
     def header_extras(self) -> list[W.Widget]:
@@ -508,10 +580,9 @@ class NullableField(_Container):
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:
             return super().layout()
-        row = self.ctx.make(W.HBox, children=[*self.label_widget(), self.none_box, self.input,
-                                              self.null_pill, *self.row_extras()])
-        row.add_class("workbench-field-row")
-        return self.ctx.make(W.VBox, children=[row, *self.help_widget(self.help_indent), self.error_label])
+        row = self.ctx.make(W.HBox, classes=("workbench-field-row",),
+                            children=[*self.label_widget(), self.none_box, self.input, self.null_pill, *self.row_extras()])
+        return self.field_box([row, *self.help_widget(self.help_indent)])
 
     def _toggled(self, change: Any) -> None:
         for widget in (self.input, *self._inner_header()):

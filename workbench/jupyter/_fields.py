@@ -177,19 +177,21 @@ class Field:
         self._watchers: list[Callable[["Field", str], Any]] = []
         self.label: Optional[FieldLabel] = None
         self.marks = field_marks()  # classes tying the label to its control, help line and error lines
-        make = ctx.make
-        self.error_label = make(W.HTML, hidden=True)
-        self.error_label.add_class("workbench-field-error")
-        self.error_label.add_class(self.owner.marks["error"])  # an inner field's errors describe its owner's control
-        self.state_label = make(W.HTML, hidden=True)
-        self.state_label.add_class("workbench-field-state")
-        self.clear_button = make(W.Button, "clear", hidden=True, icon="times",
-                                 tooltip="Clear: back to not set (left out of the call)")
-        self.clear_button.add_class("workbench-field-clear")
-        self.clear_button.on_click(lambda _b: self.clear())
+        # Widgets a field may never show are not made up front: a required field has no state note and no
+        # clear button, and the error line is made when an error first shows (a 300-item list's rows made
+        # ~23 widgets each, and every widget is a model the page creates and renders)
+        self._error_label: Optional[W.HTML] = None
+        self.state_label: Optional[W.HTML] = None
+        self.clear_button: Optional[W.Button] = None
+        if self.clearable:
+            self.state_label = ctx.make(W.HTML, hidden=True, classes=("workbench-field-state",))
+            self.clear_button = ctx.make(W.Button, "clear", hidden=True, icon="times",
+                                         tooltip="Clear: back to not set (left out of the call)",
+                                         classes=("workbench-field-clear",))
+            self.clear_button.on_click(lambda _b: self.clear())
         self.build()
         self.widget = self.layout()
-        self.widget.add_class("workbench-field")
+        self.widget.add_class("workbench-field")  # no message: the layouts make their box with it (field_box)
         if "default" in schema:
             try:
                 with self.quiet():
@@ -271,39 +273,61 @@ class Field:
         tied to the control (``label_target``), the help line and the error lines by their classes."""
         if getattr(self.parent, "keyed", False):
             return []
-        label = FieldLabel(value=self.label_name, required=self.marked_required,
-                           description=str(self.schema.get("description") or ""),
-                           help=self.marks["help"] if self.help_text else "", error=self.marks["error"],
-                           layout=self.ctx.size(kind))
-        label.add_class("workbench-field-label")
         target = self.label_target()
         if target is not None:
             widget, group = target
-            widget.add_class(self.marks["target"])
-            label.target, label.group = self.marks["target"], group
+            widget.add_class(self.marks["target"])  # no message when the input was made with it (input_classes)
+        label = FieldLabel(value=self.label_name, required=self.marked_required,
+                           description=str(self.schema.get("description") or ""),
+                           help=self.marks["help"] if self.help_text else "", error=self.marks["error"],
+                           target=self.marks["target"] if target is not None else "",
+                           group=bool(target is not None and target[1]),
+                           layout=self.ctx.size(kind), _dom_classes=("workbench-field-label",))
         self.label = label
         return [label]
 
+    @property
+    def input_classes(self) -> tuple[str, ...]:
+        """The classes ``self.input`` is made with: the mark its label finds it by (``label_target``), so
+        marking it later sends nothing."""
+        return (self.marks["target"],)
+
     def row_extras(self) -> list[W.Widget]:
         """The state note and the clear button, for optional fields (shown after the input)."""
-        return [self.state_label, self.clear_button] if self.clearable else []
+        return [self.state_label, self.clear_button] if self.state_label is not None else []
+
+    def field_box(self, children: list[W.Widget]) -> W.VBox:
+        """The field's outer box (``self.widget``): its rows, help line and, once one shows, its error line."""
+        return self.ctx.make(W.VBox, classes=("workbench-field",), children=children)
+
+    @property
+    def error_label(self) -> W.HTML:
+        """The field's error line (hidden while there is no error), made and put at the end of its box
+        when first needed. A ``layout()`` that places it itself (a custom field's) gets it made there."""
+        if self._error_label is None:
+            # an inner field's errors describe its owner's control
+            self._error_label = self.ctx.make(W.HTML, hidden=True,
+                                              classes=("workbench-field-error", self.owner.marks["error"]))
+            box = getattr(self, "widget", None)
+            if box is not None:  # else: asked for by layout(), which places it
+                box.children = (*box.children, self._error_label)
+        return self._error_label
 
     def help_widget(self, indent: Optional[str] = None) -> list[W.Widget]:
         if not self.help_text:
             return []
         indent = self.ctx.label_width if indent is None else indent
-        widget = self.ctx.make(W.HTML, value=help_html(self.help_text, indent))
-        widget.add_class("workbench-field-help")
-        widget.add_class(self.marks["help"])
+        widget = self.ctx.make(W.HTML, value=help_html(self.help_text, indent),
+                               classes=("workbench-field-help", self.marks["help"]))
         return [widget]
 
     def layout(self) -> W.Widget:
         """Label, input, state and clear button; help line; error line."""
         if self.bare:
-            return self.ctx.make(W.VBox, children=[self.input, self.error_label])
-        row = self.ctx.make(W.HBox, children=[*self.label_widget(), self.input, *self.row_extras()])
-        row.add_class("workbench-field-row")
-        return self.ctx.make(W.VBox, children=[row, *self.help_widget(self.help_indent), self.error_label])
+            return self.field_box([self.input])
+        row = self.ctx.make(W.HBox, classes=("workbench-field-row",),
+                            children=[*self.label_widget(), self.input, *self.row_extras()])
+        return self.field_box([row, *self.help_widget(self.help_indent)])
 
     @property
     def help_indent(self) -> str:
@@ -362,10 +386,11 @@ class Field:
     # -- state ---------------------------------------------------------------------------------------
     def refresh_state(self) -> None:
         """Show *not set* / default / ``""`` / ``null`` as they are now (placeholder, note, clear button)."""
-        note = self.state_note()
-        self.state_label.value = f"<span style='{_STATE_STYLE}'>{_e(note)}</span>" if note else ""
-        show(self.state_label, bool(note))
-        show(self.clear_button, self.clearable and self.is_set)
+        if self.state_label is not None and self.clear_button is not None:
+            note = self.state_note()
+            self.state_label.value = f"<span style='{_STATE_STYLE}'>{_e(note)}</span>" if note else ""
+            show(self.state_label, bool(note))
+            show(self.clear_button, self.is_set)
         if self.text_like:
             self.input.placeholder = self.placeholder()
 
@@ -490,8 +515,9 @@ class Field:
     def clear_error(self) -> None:
         had = bool(self._errors)
         self._errors = []
-        self.error_label.value = ""
-        show(self.error_label, False)
+        if self._error_label is not None:
+            self._error_label.value = ""
+            show(self._error_label, False)
         if had:
             self._sync_invalid()
 
@@ -575,7 +601,7 @@ class StringField(_TextBox):
         self.observe_value(self.input)
 
     def _widget(self, **kw: Any) -> W.Widget:
-        return self.ctx.make(W.Text, "text", continuous_update=True, **kw)
+        return self.ctx.make(W.Text, "text", continuous_update=True, **kw, classes=self.input_classes)
 
     def problems(self) -> list[str]:
         value = self.current()
@@ -615,7 +641,7 @@ class TextareaField(StringField):
     """Multi-line ``Textarea`` for long text (see ``is_long_text``)."""
 
     def _widget(self, **kw: Any) -> W.Widget:
-        return self.ctx.make(W.Textarea, "area", rows=4, continuous_update=True, **kw)
+        return self.ctx.make(W.Textarea, "area", rows=4, continuous_update=True, **kw, classes=self.input_classes)
 
     @property
     def wide(self) -> bool:
@@ -634,7 +660,7 @@ class EnumField(Field):
         for label in labels:  # Dropdown labels must be unique
             seen[label] = seen.get(label, 0) + 1
             unique.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
-        self.input = self.ctx.make(W.Dropdown, "choice", options=unique, index=None)
+        self.input = self.ctx.make(W.Dropdown, "choice", options=unique, index=None, classes=self.input_classes)
         self.observe_value(self.input, "index")
 
     def current(self) -> Any:
@@ -688,7 +714,7 @@ class NumberField(_TextBox):
     def build(self) -> None:
         # continuous_update=False: the value arrives (and is checked) on blur or Enter, not per keystroke
         # ("1" on the way to "150" is not an error worth flashing)
-        self.input = self.ctx.make(W.Text, "number", continuous_update=False)
+        self.input = self.ctx.make(W.Text, "number", continuous_update=False, classes=self.input_classes)
         self.observe_value(self.input)
 
     def hint(self) -> str:
@@ -754,7 +780,7 @@ class BoolField(Field):
 
     def build(self) -> None:
         # width auto: the default 300px pushed the state note and the clear button far from the box
-        self.input = self.ctx.make(W.Checkbox, "checkbox", value=False, indent=False)
+        self.input = self.ctx.make(W.Checkbox, "checkbox", value=False, indent=False, classes=self.input_classes)
         self.observe_value(self.input)
 
     def current(self) -> Any:
@@ -783,7 +809,7 @@ class DateField(Field):
     """``DatePicker``; sends ``YYYY-MM-DD``."""
 
     def build(self) -> None:
-        self.input = self.ctx.make(W.DatePicker, value=None)
+        self.input = self.ctx.make(W.DatePicker, value=None, classes=self.input_classes)
         self.observe_value(self.input)
 
     def current(self) -> Any:
@@ -806,7 +832,7 @@ class DateTimeField(Field):
 
     def build(self) -> None:
         self.tzinfo: Optional[_dt.tzinfo] = None
-        self.input = self.ctx.make(W.NaiveDatetimePicker, value=None)
+        self.input = self.ctx.make(W.NaiveDatetimePicker, value=None, classes=self.input_classes)
         self.observe_value(self.input)
 
     def current(self) -> Any:
@@ -832,7 +858,7 @@ class TimeField(Field):
     """``TimePicker``; sends ``HH:MM:SS``."""
 
     def build(self) -> None:
-        self.input = self.ctx.make(W.TimePicker, value=None, step=1)
+        self.input = self.ctx.make(W.TimePicker, value=None, step=1, classes=self.input_classes)
         self.observe_value(self.input)
 
     def current(self) -> Any:
@@ -858,7 +884,7 @@ class JSONField(_TextBox):
 
     def build(self) -> None:
         # checked on blur: half-typed JSON ({"a": ) is not an error worth flashing at each keystroke
-        self.input = self.ctx.make(W.Textarea, "area", rows=3, continuous_update=False)
+        self.input = self.ctx.make(W.Textarea, "area", rows=3, continuous_update=False, classes=self.input_classes)
         self.observe_value(self.input)
 
     @property

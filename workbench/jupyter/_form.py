@@ -41,6 +41,7 @@ from workbench._styles import (
 )
 from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._copy import CopyButton
+from workbench.jupyter._containers import ListField
 from workbench.jupyter._field_table import build_field
 from workbench.jupyter._field_layout import FieldMap, arrange_fields, resolve_layout
 from workbench.jupyter._form_history import FormHistory
@@ -425,6 +426,26 @@ class ToolForm(W.VBox):
         for _name, field in self.fields.built():  # an unbuilt field is already not set
             field.clear()
         self.set_values(values)
+        self._reveal_problems(values)
+
+    def _reveal_problems(self, values: dict[str, Any]) -> None:
+        """Build the list rows the tool's validator finds a problem in: a row not built yet (a long list
+        shows a page) would hide it, and a value its row cannot show raises here, as a built row's does."""
+        try:
+            self.spec.check_inputs(values)
+        except ToolInputError as exc:
+            for err in exc.errors:
+                parts = parse_error_path(err.get("path") or "$")
+                # only into what was loaded (reading a field of a collapsed section would build it)
+                found = self.fields[parts[0]] if parts and parts[0] in values else None
+                for part in parts[1:]:
+                    if found is None:
+                        break
+                    if isinstance(found, ListField) and isinstance(part, int):
+                        found.build_rows(part + 1)
+                    found = found.child(part)
+        except ValueError:  # e.g. a malformed schema: Run reports it
+            pass
 
     @property
     def history(self) -> list[dict[str, Any]]:

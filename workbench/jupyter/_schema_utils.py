@@ -239,14 +239,43 @@ def value_matches(value: Any, schema: dict, root: dict) -> bool:
         return False
 
 
+#: keywords that never make a value invalid
+_ANNOTATIONS = frozenset({"type", "title", "description", "default", "examples", "$comment", "deprecated",
+                          "readOnly", "writeOnly"})
+#: what a bare ``{"type": …}`` schema accepts, checked without jsonschema
+_PLAIN_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+}
+
+
 def value_checker(schema: dict, root: dict) -> Callable[[Any], list[tuple[tuple, str]]]:
     """A function listing what is wrong with a value for ``schema`` alone (with ``root``'s ``$defs``), in
     ``check_inputs``' words, each with where in the value: ``[((), "expected a string of at least 3
     characters, received 'ab' (string)")]`` (``(("qty",), …)`` inside an object).
 
-    Compiled once (a field checks each keystroke with it). A schema jsonschema cannot apply finds
-    nothing wrong: the validator run by *Run* still has the last word.
+    Compiled once, on first need (a field checks each keystroke with it): a value of the right type for
+    a schema that only names a type (``{"type": "string"}``, most text boxes) needs no validator, so a
+    form of plain fields never imports jsonschema (seconds, the first time in a kernel). A schema
+    jsonschema cannot apply finds nothing wrong: the validator run by *Run* still has the last word.
     """
+    plain = _PLAIN_TYPES.get(schema.get("type")) if isinstance(schema.get("type"), str) and \
+        set(schema) <= _ANNOTATIONS else None
+    compiled: list[Callable[[Any], list[tuple[tuple, str]]]] = []
+
+    def check(value: Any) -> list[tuple[tuple, str]]:
+        if plain is not None and plain(value):
+            return []
+        if not compiled:
+            compiled.append(_compile_checker(schema, root))
+        return compiled[0](value)
+
+    return check
+
+
+def _compile_checker(schema: dict, root: dict) -> Callable[[Any], list[tuple[tuple, str]]]:
     import jsonschema
 
     try:

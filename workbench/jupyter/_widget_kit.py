@@ -10,11 +10,16 @@ A shared layout must never be changed in place (every widget using it would chan
 one way fields hide or show a widget: it swaps a shared layout for its hidden (or shown) twin, and only
 changes a layout of the widget's own in place. The kit is per form (``FieldContext``), so
 ``Widget.close_all()`` or a closed form never leaves another form holding a closed layout.
+
+Every message costs the page too (JupyterLab parses it and updates a model and its views): a widget's
+classes are given when it is made (``make(..., classes=...)``: in its first message, not one update per
+class), and widgets made inside ``batch()`` send what changes afterwards once, when the batch ends.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, Iterable, Iterator, Optional
 
 import ipywidgets as W
 
@@ -30,6 +35,7 @@ _COMMON: dict[str, dict[str, str]] = {
     "checkbox": {"width": "auto"},  # the default 300px pushed the state note and clear button far away
     "none-toggle": {"width": "70px"},
     "add": {"width": "80px"},
+    "more": {"width": "auto", "min_width": "80px", "align_self": "flex-start"},  # "show more (290 more)" in full
     "remove": {"width": "36px"},
     "key": {"width": "160px"},
     "selector": {"width": "200px"},
@@ -58,6 +64,7 @@ class WidgetKit:
         self.compact = compact
         self._layouts: dict[tuple[str, bool], W.Layout] = {}
         self._styles: dict[type, W.Widget] = {}
+        self._held: Optional[contextlib.ExitStack] = None
 
     def layout(self, kind: str = "plain", hidden: bool = False) -> W.Layout:
         """The shared ``Layout`` of ``kind`` (with ``display: none`` when ``hidden``), made on first use."""
@@ -79,9 +86,30 @@ class WidgetKit:
             self._styles[klass] = klass()
         return {"style": self._styles[klass]}
 
-    def make(self, cls: type, kind: str = "plain", *, hidden: bool = False, **kwargs: Any) -> W.Widget:
-        """A ``cls`` widget on the shared layout of ``kind`` and the shared style of its class."""
-        return cls(layout=self.layout(kind, hidden), **self.style(cls), **kwargs)
+    def make(self, cls: type, kind: str = "plain", *, hidden: bool = False, classes: Iterable[str] = (),
+             **kwargs: Any) -> W.Widget:
+        """A ``cls`` widget on the shared layout of ``kind`` and the shared style of its class, with the DOM
+        ``classes`` given (sent with the widget, not as updates)."""
+        if classes:
+            kwargs["_dom_classes"] = tuple(classes)
+        widget = cls(layout=self.layout(kind, hidden), **self.style(cls), **kwargs)
+        if self._held is not None:
+            self._held.enter_context(widget.hold_sync())
+        return widget
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Widgets made inside send their changes made before the end of the batch as one update each
+        (a list row is made, then filled and labelled: without the batch, one message per change)."""
+        if self._held is not None:
+            yield
+            return
+        with contextlib.ExitStack() as held:
+            self._held = held
+            try:
+                yield
+            finally:
+                self._held = None
 
 
 def show(widget: W.Widget, shown: bool) -> None:
