@@ -381,12 +381,17 @@ def test_json_to_form_with_300_items_shows_a_page_with_show_more(lab_page):
     assert not editor.is_visible()
     rows = form.locator(".workbench-field-label", has_text=re.compile(r"^\[\d+\]"))
     assert rows.count() == 10 and lab.row_input(form, "qty").input_value() == "9"
-    more.scroll_into_view_if_needed()  # the list is taller than the page: the last rows and "show more"
-    box = more.bounding_box()
-    form_box = form.bounding_box()
-    top = max(form_box["y"], box["y"] - 420)
-    lab_page.screenshot(path=str(ARTIFACTS / "round2-large-list.png"),
-                        clip={"x": form_box["x"], "y": top, "width": form_box["width"], "height": box["y"] + 110 - top})
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):  # "show more" and the rows read in both themes
+        lab.set_theme(lab_page, theme)
+        more.scroll_into_view_if_needed()  # the list is taller than the page: the last rows and "show more"
+        box, form_box = more.bounding_box(), form.bounding_box()
+        top = max(form_box["y"], box["y"] - 420)
+        clip = {"x": form_box["x"], "y": top, "width": form_box["width"], "height": box["y"] + 110 - top}
+        suffix = "" if theme.endswith("Light") else "-dark"
+        lab_page.screenshot(path=str(ARTIFACTS / f"round2-large-list{suffix}.png"), clip=clip)
+        assert more.evaluate(lab.CONTRAST)["contrast"] >= 4.5, (theme, more.evaluate(lab.CONTRAST))
+        assert rows.first.evaluate(lab.CONTRAST)["contrast"] >= 4.5, (theme, rows.first.evaluate(lab.CONTRAST))
+    lab.set_theme(lab_page, "JupyterLab Light")
     more.click()
     form.locator(".workbench-show-more", has_text="280 more").wait_for(timeout=30_000)
     assert rows.count() == 20
