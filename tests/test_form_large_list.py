@@ -359,3 +359,44 @@ def test_loading_a_mapping_redraws_its_rows_once(wb, monkeypatch):
     form.set_values({"by_key": {f"k{i}": i for i in range(100)}})
     assert sum("children" in update for update in _Counting.updates) <= 2
     assert form.values == {"by_key": {f"k{i}": i for i in range(100)}}
+
+
+def _open_widgets() -> int:
+    return sum(1 for widget in list(_instances.values()) if widget.comm is not None)
+
+
+def test_rows_that_leave_a_list_close_their_widgets(wb):
+    """A list loaded again (each JSON → Form) dropped its old rows but kept their widgets open: models in
+    the kernel and the page for as long as the form lived."""
+    form = ToolForm(order)
+    field = form.fields["items"]
+    form.set_values({"items": ITEMS})
+    old_rows = list(field.rows)
+    after_first = _open_widgets()
+    for _ in range(3):
+        form.set_values({"items": ITEMS})
+    assert _open_widgets() == after_first  # the same number open after three more loads, not 3 pages more
+    assert all(row.box.comm is None for row in old_rows)  # the first page's widgets were closed
+    assert all(row.field.widget.comm is None for row in old_rows)
+    shown = field.rows[3]
+    form.set_values({"items": ITEMS[:5]})
+    assert shown.box.comm is None and len(field.rows) == 5
+    removed = field.rows[1]
+    field.remove_row(removed)
+    assert removed.box.comm is None and all(row.box.comm is not None for row in field.rows)
+    assert form.values == {"items": ITEMS[:1] + ITEMS[2:5]}
+    assert form.run().status == "success"
+
+
+def test_a_mapping_closes_the_widgets_of_its_dropped_rows(wb):
+    @tool
+    def stock(levels: dict[str, int]) -> int:
+        """Stock levels."""
+        return sum(levels.values())
+
+    form = ToolForm(stock)
+    form.set_values({"levels": {f"k{i}": i for i in range(30)}})
+    old_rows = list(form.fields["levels"].rows)
+    form.set_values({"levels": {"a": 1}})
+    assert all(row.box.comm is None for row in old_rows)
+    assert form.values == {"levels": {"a": 1}} and form.run().status == "success"

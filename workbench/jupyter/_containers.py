@@ -130,8 +130,19 @@ class _Rows(_Container):
             self.rows.remove(row)
             self._renumber()
             self._redraw()
+            self._drop([row])
             if not self._quiet:
                 self.mark_touched()
+
+    def _drop(self, rows: list[Any]) -> None:
+        """Close the widgets of rows that left the list, once the list no longer shows them: each widget is a
+        model in the kernel and in the page until it is closed, and a list loaded again and again (JSON →
+        Form) kept every row it ever had."""
+        self._dropped = getattr(self, "_dropped", []) + list(rows)
+        if not getattr(self, "_hold_redraw", False):
+            dropped, self._dropped = self._dropped, []
+            for row in dropped:
+                _close_tree(row.box)
 
     def _renumber(self) -> None:
         pass
@@ -139,25 +150,37 @@ class _Rows(_Container):
     def _redraw(self) -> None:
         if not getattr(self, "_hold_redraw", False):
             self.rows_box.children = [r.box for r in self.rows]
+            if getattr(self, "_dropped", None):
+                self._drop([])
 
     @contextlib.contextmanager
     def _batched(self) -> Iterator[None]:
         """Redraw once after adding many rows (not once per row: each redraw sends every row again), and let
         the widgets of the new rows send their changes (loaded values, placeholders) once each."""
+        outermost = not getattr(self, "_hold_redraw", False)
         self._hold_redraw = True
         try:
             with self.ctx.kit.batch():
                 yield
         finally:
-            self._hold_redraw = False
-            self._redraw()
+            if outermost:
+                self._hold_redraw = False
+                self._redraw()
 
     def clear_rows(self) -> None:
-        self.rows = []
+        dropped, self.rows = self.rows, []
         self._redraw()
+        self._drop(dropped)
 
     def _reset_widget(self) -> None:
         self.clear_rows()
+
+
+def _close_tree(widget: W.Widget) -> None:
+    """Close ``widget`` and the widgets it shows (not layouts and styles: a form's fields share those)."""
+    for child in getattr(widget, "children", ()):
+        _close_tree(child)
+    widget.close()
 
 
 def _count_widgets(widget: W.Widget) -> int:
@@ -240,8 +263,9 @@ class ListField(_Rows):
 
     def clear_rows(self) -> None:
         self.pending = []
-        self.tail = []
+        dropped, self.tail = self.tail, []
         super().clear_rows()
+        self._drop(dropped)
         self._update_more()
 
     def _redraw(self) -> None:
@@ -274,6 +298,7 @@ class ListField(_Rows):
             self.tail.remove(row)
             self._renumber()
             self._redraw()
+            self._drop([row])
             if not self._quiet:
                 self.mark_touched()
         else:
@@ -293,9 +318,12 @@ class ListField(_Rows):
     def _load(self, value: Any) -> None:
         if not isinstance(value, (list, tuple, set, frozenset)):
             raise TypeError(f"expected a list, got {type(value).__name__}")
-        self.clear_rows()
-        self.pending = list(value)
-        self.show_more()
+        # one redraw: the new page replaces the old rows, whose widgets are closed after it (not before:
+        # the page handles each close message before it gets to the new rows)
+        with self._batched():
+            self.clear_rows()
+            self.pending = list(value)
+            self.show_more()
 
     def child(self, key: Any) -> Optional[Field]:
         start = len(self.rows) + len(self.pending)
@@ -433,8 +461,8 @@ class MappingField(_Rows):
     def _load(self, value: Any) -> None:
         if not isinstance(value, dict):
             raise TypeError(f"expected an object, got {type(value).__name__}")
-        self.clear_rows()
-        with self._batched():
+        with self._batched():  # as ListField._load: the old rows are closed after the new ones show
+            self.clear_rows()
             for key, item in value.items():
                 self.add_row(item, key=str(key))
 
