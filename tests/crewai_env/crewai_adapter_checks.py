@@ -111,3 +111,16 @@ def test_to_crewai_runs_through_the_executor():
     assert log.rows()[0]["input"] == {"a": 2, "b": 3}
     with pytest.raises(WorkbenchToolError, match="not allowed to run"):
         to_crewai(forbidden).run(x=1)
+
+
+def test_an_adapted_crewai_tool_round_trips_through_pickle_with_its_settings():
+    """Adapted tools travel (Dask workers, process pools) as their framework's tool, adapted again."""
+    import pickle
+
+    (adapted,) = adapt(RepeatTool())
+    adapted.spec.timeout = 3.5
+    copy = pickle.loads(pickle.dumps(adapted))
+    assert copy is not adapted and copy.tool_name == "repeat" and copy.spec.timeout == 3.5
+    assert copy.spec.parameters == adapted.spec.parameters
+    result = SequentialExecutor().run([_use("repeat", {"text": "ab", "times": 3})], ToolRegistry([copy]))[0]
+    assert result.status == "success" and result.value == "ababab", result

@@ -118,9 +118,14 @@ class AdaptedTool(BaseTool):
     """
 
     def __init__(self, spec: ToolSpec, original: Any, framework: str,
-                 call: Callable[[dict[str, Any], Optional[str]], Any], *, wants_call_id: bool = False) -> None:
+                 call: Callable[[dict[str, Any], Optional[str]], Any], *, wants_call_id: bool = False,
+                 rebuild: Optional[tuple[Callable[..., Any], tuple, dict[str, Any]]] = None) -> None:
+        """``rebuild`` is how to adapt ``original`` again — ``(function, args, kwargs)`` with an importable
+        function returning this tool or a list holding it — which is how the tool is pickled (Dask
+        workers, process pools): ``call`` is a closure, but the framework's tool object can travel."""
         # no super().__init__(): the class-form checks are for subclasses written by hand
         self.__dict__["_wb_spec"] = spec
+        self._rebuild = rebuild
         # a context parameter makes the executors pass the call's ToolContext, whose toolUseId is the
         # id the framework's tool sees (only for tools that can see one: the context costs a little)
         self.__dict__["_wb_ctx"] = _CALL_CONTEXT if wants_call_id else None
@@ -149,6 +154,31 @@ class AdaptedTool(BaseTool):
 
     def __repr__(self) -> str:
         return f"<AdaptedTool {self.tool_name!r} from {self.framework} ({type(self.original).__name__})>"
+
+    def __reduce__(self) -> Any:
+        """Pickled as its recipe: the framework's tool object, adapted again where it is unpickled, with
+        this tool's runtime settings (permission, timeout…, which may have been changed since)."""
+        if self._rebuild is None:
+            raise TypeError(f"Tool '{self.tool_name}' (a {self.framework} tool) cannot be pickled: its adapter "
+                            f"gave no way to rebuild it")
+        runtime = {key: getattr(self.spec, key) for key in _RUNTIME_KEYS}
+        return _rebuild_adapted, (self._rebuild, self.tool_name, runtime)
+
+
+#: the spec settings a user may change on an adapted tool; the rest comes from the framework again
+_RUNTIME_KEYS = ("when_to_use", "long_running", "idempotent", "permission", "timeout")
+
+
+def _rebuild_adapted(recipe: tuple, name: str, runtime: dict[str, Any]) -> AdaptedTool:
+    """An unpickled :class:`AdaptedTool`: ``recipe`` run again, the tool named ``name`` picked, its runtime set."""
+    function, args, kwargs = recipe
+    made = function(*args, **kwargs)
+    found = next((item for item in (made if isinstance(made, list) else [made]) if item.tool_name == name), None)
+    if found is None:
+        raise ValueError(f"Tool '{name}' is no longer among the tools its framework object gives")
+    for key, value in runtime.items():
+        setattr(found.spec, key, value)
+    return found
 
 
 def text_of(result: ToolResult) -> str:

@@ -51,7 +51,14 @@ def adapt_tool(crew_tool: Any) -> AdaptedTool:
 
     parameters = function.get("parameters") or {"type": "object", "properties": {}}
     spec = spec_of(function["name"], function.get("description"), parameters, framework="CrewAI")
-    return AdaptedTool(spec, crew_tool, "crewai", call)
+    # a CrewAI tool holds a lock (its usage count), so it cannot be pickled itself: its fields can
+    fields = {name: getattr(crew_tool, name) for name in type(crew_tool).model_fields}
+    return AdaptedTool(spec, crew_tool, "crewai", call, rebuild=(_adapt_again, (type(crew_tool), fields), {}))
+
+
+def _adapt_again(tool_class: type, fields: dict[str, Any]) -> AdaptedTool:
+    """An unpickled adapted CrewAI tool: its tool made again from its fields, then adapted."""
+    return adapt_tool(tool_class(**fields))
 
 
 def _schema_model(name: str, parameters: dict[str, Any]) -> type:

@@ -93,7 +93,7 @@ def adapt_tool(lc_tool: Any) -> AdaptedTool:
                    supports_async=is_async, framework="LangChain",
                    inputs_validator=getattr(lc_tool.tool_call_schema if as_tool_call else lc_tool.args_schema,
                                             "__pydantic_validator__", None))
-    return AdaptedTool(spec, lc_tool, "langchain", call, wants_call_id=as_tool_call)
+    return AdaptedTool(spec, lc_tool, "langchain", call, wants_call_id=as_tool_call, rebuild=(adapt_tool, (lc_tool,), {}))
 
 
 def to_langchain(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None, approver: Any = None) -> Any:

@@ -59,7 +59,7 @@ def adapt_tool(li_tool: Any) -> AdaptedTool:
     spec = spec_of(function["name"], function.get("description"), function["parameters"], supports_async=is_async,
                    framework="LlamaIndex",
                    inputs_validator=getattr(li_tool.metadata.fn_schema, "__pydantic_validator__", None))
-    return AdaptedTool(spec, li_tool, "llamaindex", call)
+    return AdaptedTool(spec, li_tool, "llamaindex", call, rebuild=(adapt_tool, (li_tool,), {}))
 
 
 def _schema_model(name: str, parameters: dict[str, Any]) -> type:

@@ -57,7 +57,8 @@ def adapt_tool(function_tool: Any, *, context: Any = None) -> AdaptedTool:
         spec.permission = Permission.ASK_USER
     if function_tool.timeout_seconds:
         spec.timeout = float(function_tool.timeout_seconds)
-    return AdaptedTool(spec, function_tool, "openai-agents", call, wants_call_id=True)
+    return AdaptedTool(spec, function_tool, "openai-agents", call, wants_call_id=True,
+                       rebuild=(adapt_tool, (function_tool,), {"context": context}))
 
 
 def to_openai_agents(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None, approver: Any = None,

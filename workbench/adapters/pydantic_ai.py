@@ -84,7 +84,8 @@ def _adapted(toolset: Any, toolset_tool: Any, deps: Any) -> AdaptedTool:
     if definition.kind == "unapproved":  # requires_approval=True
         spec.permission = Permission.ASK_USER
     original = toolset.tools.get(getattr(toolset_tool, "original_name", None) or name, toolset_tool)
-    return AdaptedTool(spec, original, "pydantic-ai", call, wants_call_id=True)
+    return AdaptedTool(spec, original, "pydantic-ai", call, wants_call_id=True,
+                       rebuild=(adapt_toolset, (toolset,), {"deps": deps}))
 
 
 def to_pydantic_ai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None,

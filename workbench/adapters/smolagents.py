@@ -54,7 +54,7 @@ def adapt_tool(sm_tool: Any) -> AdaptedTool:
     nullable = frozenset(k for k, v in sm_tool.inputs.items() if isinstance(v, dict) and v.get("nullable"))
     if nullable:
         spec._input_validator = _allowing_nulls(spec.parameters, nullable)
-    return AdaptedTool(spec, sm_tool, "smolagents", call)
+    return AdaptedTool(spec, sm_tool, "smolagents", call, rebuild=(adapt_tool, (sm_tool,), {}))
 
 
 def _allowing_nulls(parameters: dict[str, Any], nullable: frozenset) -> Any:
