@@ -158,3 +158,15 @@ def close_notebook(page, lab_server: dict) -> None:
             return
         page.wait_for_timeout(100)
     raise AssertionError(f"JupyterLab's workspace still opens {_open_documents(lab_server)}")
+
+
+def wait_visible(locator, form, label: str, timeout: float = 30_000) -> None:
+    """``locator.wait_for()``; on a timeout, a screenshot (``<label>-timeout.png``) and what ``form`` shows
+    go into the failure, so a failure seen only in CI can be read afterwards."""
+    try:
+        locator.wait_for(timeout=timeout)
+    except PlaywrightTimeout:
+        form.page.screenshot(path=str(ARTIFACTS / f"{label}-timeout.png"))
+        shown = form.inner_text(timeout=5_000) if form.count() else "(no form)"
+        status = form.page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.kernelDisplayStatus")
+        raise AssertionError(f"{label}: not shown in {timeout / 1000:.0f} s; kernel {status}; the form shows:\n{shown}") from None
