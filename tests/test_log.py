@@ -14,6 +14,7 @@ import textwrap
 import threading
 import time
 import types
+import uuid
 from pathlib import Path
 
 import pytest
@@ -706,3 +707,61 @@ def test_sigkill_loses_no_committed_row(tmp_path):
             row = stored[f"t{i}"]
             assert row["input"] == {"a": i, "b": 2}
             assert row["output"] == [{"text": "3"}, {"json": 3}]
+
+
+def _open_together(paths_and_starts: int, openers: int, open_one) -> list[BaseException]:
+    errors: list[BaseException] = []
+    for _ in range(paths_and_starts):
+        errors += open_one(openers)
+    return errors
+
+
+def test_threads_opening_a_new_log_file_at_once_all_get_it(tmp_path):
+    """Several connections setting up the same new file: SQLite answers "database is locked" at once
+    (switching to WAL, upgrading locks) instead of waiting; about one round in ten failed."""
+    import threading
+
+    def round_of(openers: int) -> list[BaseException]:
+        path = tmp_path / f"log-{uuid.uuid4().hex}.db"
+        barrier, errors = threading.Barrier(openers), []
+
+        def open_it() -> None:
+            barrier.wait()
+            try:
+                ExecutionLog(path).close()
+            except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_it) for _ in range(openers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return errors
+
+    errors = _open_together(100, 6, round_of)
+    assert errors == [], f"{len(errors)} openings failed, e.g. {errors[0]!r}"
+
+
+def test_processes_opening_a_new_log_file_at_once_all_get_it(tmp_path):
+    """The same across processes (a notebook and a script, a client and the test watching its log)."""
+    import subprocess
+    import sys
+    import time
+
+    code = ("import sys, time\nfrom workbench.log import ExecutionLog\n"
+            "time.sleep(max(0.0, float(sys.argv[2]) - time.time()))\nExecutionLog(sys.argv[1]).append("
+            "{'toolUseId': sys.argv[3], 'status': 'success', 'content': [{'text': 'ok'}]})\n")
+
+    def round_of(openers: int) -> list[BaseException]:
+        path = tmp_path / f"log-{uuid.uuid4().hex}.db"
+        start = time.time() + 1.5  # every process imported and waiting: they open the file together
+        procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(start), f"call-{i}"],
+                                  stderr=subprocess.PIPE, cwd=str(REPO)) for i in range(openers)]
+        failures = [RuntimeError(err.decode()) for err in (p.communicate(timeout=120)[1] for p in procs) if err.strip()]
+        if not failures:
+            assert len(ExecutionLog(path)) == openers  # every process's row is there
+        return failures
+
+    errors = _open_together(8, 6, round_of)
+    assert errors == [], f"{len(errors)} processes failed, e.g. {errors[0]}"

@@ -39,6 +39,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -372,6 +373,25 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
+def _retry_locked(action: Callable[[], Any], seconds: float = 30.0) -> Any:
+    """``action()``, again while SQLite says the database is locked, for up to ``seconds``.
+
+    The connection's busy timeout does not cover the log's set-up: switching a file to WAL while
+    another connection has it open, and a lock upgrade that could deadlock, are answered "database is
+    locked" at once. Two processes opening the same new log file (a notebook and a script, a client
+    and the test watching it) failed that way about one time in ten."""
+    deadline = time.monotonic() + seconds
+    delay = 0.005
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
 class ExecutionLog:
     """A SQLite-backed record of finished tool calls.
 
@@ -386,7 +406,7 @@ class ExecutionLog:
 
     The table is ``calls`` (see :data:`LOG_COLUMNS`) with indexes on
     ``tool_name`` and ``status``. Several ``ExecutionLog`` objects (or
-    processes) may open the same file.
+    processes) may open the same file, also at the same moment.
 
     An ``ExecutionLog`` is always truthy, even when empty, so ``if log:`` means
     "a log was given".
@@ -401,21 +421,33 @@ class ExecutionLog:
         conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=30.0)
         try:
             if self.path is not None:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-            for statement in _DDL:
-                conn.execute(statement)
-            self._migrate(conn)
-            for statement in _RUN_DDL:
-                conn.execute(statement)
-            if conn.execute("PRAGMA user_version").fetchone()[0] < _SCHEMA_VERSION:
-                conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+                _retry_locked(lambda: conn.execute("PRAGMA journal_mode=WAL"))
+                conn.execute("PRAGMA synchronous=NORMAL")  # this connection's own setting: no lock
+            _retry_locked(lambda: self._create_schema(conn))
         except BaseException:
             conn.close()
             raise
         self._conn: sqlite3.Connection = conn
         self._cursor = conn.cursor()  # reused by append (always under the lock)
         self._closed = False
+
+    @classmethod
+    def _create_schema(cls, conn: sqlite3.Connection) -> None:
+        """Tables, indexes and migrations in one write transaction (``BEGIN IMMEDIATE`` takes the write
+        lock first, so two processes creating the same file do not both read and then upgrade)."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _DDL:
+                conn.execute(statement)
+            cls._migrate(conn)
+            for statement in _RUN_DDL:
+                conn.execute(statement)
+            if conn.execute("PRAGMA user_version").fetchone()[0] < _SCHEMA_VERSION:
+                conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:
