@@ -254,6 +254,7 @@ def test_resume_after_the_client_process_is_killed(cluster, executor, tmp_path):
             if db.exists() and len(ExecutionLog(db)) >= 10:
                 break
             time.sleep(0.05)
+        assert proc.poll() is None, f"the client ended by itself (exit {proc.returncode}) before it was killed; see its stderr"
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait()
