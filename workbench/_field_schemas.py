@@ -26,10 +26,17 @@ from typing import Any, Optional
 
 from workbench._json_copy import copy_json
 
-__all__ = ["shared_parameters", "remember"]
+__all__ = ["shared_parameters", "remember", "is_json_scalar"]
 
 _EMPTY = inspect.Parameter.empty
-_NATIVE_DEFAULTS = frozenset({str, int, bool, type(None)})
+_JSON_NATIVE = frozenset({str, int, bool, type(None)})
+
+
+def is_json_scalar(value: Any) -> bool:
+    """A string, integer, boolean, ``None`` or finite float: a default pydantic's JSON Schema encoding
+    leaves as it is (so ``ToolJsonSchema`` writes it directly, and a shared schema takes it as it is)."""
+    kind = type(value)
+    return kind in _JSON_NATIVE or (kind is float and math.isfinite(value))
 
 #: key → (property schema as first seen, required); bounded: cleared when full
 _SHARED: dict[tuple, tuple[dict, bool]] = {}
@@ -37,7 +44,7 @@ _SHARED_MAX = 4096
 _LOCK = threading.Lock()
 
 #: (name, annotation, default or inspect.Parameter.empty, description or None)
-Field = tuple[str, Any, Any, Optional[str]]
+Parameter = tuple[str, Any, Any, Optional[str]]
 
 
 def _shape(annotation: Any, depth: int = 0) -> Any:
@@ -56,8 +63,7 @@ def _shape(annotation: Any, depth: int = 0) -> Any:
 def _key(annotation: Any, default: Any, described: bool) -> Optional[tuple]:
     """The cache key of one parameter, or None when its default is not a JSON scalar (pydantic encodes
     those per value) or its annotation cannot be hashed."""
-    if default is not _EMPTY and type(default) not in _NATIVE_DEFAULTS \
-            and not (type(default) is float and math.isfinite(default)):
+    if default is not _EMPTY and not is_json_scalar(default):
         return None
     key = (_shape(annotation), default is not _EMPTY, described)
     try:
@@ -67,7 +73,7 @@ def _key(annotation: Any, default: Any, described: bool) -> Optional[tuple]:
     return key
 
 
-def shared_parameters(fields: list[Field]) -> Optional[dict]:
+def shared_parameters(fields: list[Parameter]) -> Optional[dict]:
     """``parameters`` for ``fields`` from remembered schemas, or None when one of them is of a kind not
     remembered (the caller then takes the model path, and :func:`remember` its schema)."""
     properties: dict[str, Any] = {}
@@ -93,7 +99,7 @@ def shared_parameters(fields: list[Field]) -> Optional[dict]:
     return parameters
 
 
-def remember(fields: list[Field], parameters: dict) -> None:
+def remember(fields: list[Parameter], parameters: dict) -> None:
     """Remember the schema of each parameter of ``fields`` that stands alone in ``parameters`` (a tool's
     schema from the model path, without NaN/Infinity marks)."""
     properties = parameters.get("properties") or {}

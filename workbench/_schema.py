@@ -7,9 +7,7 @@ sees and the checks its inputs get can never drift apart.
 
 from __future__ import annotations
 
-import copy
 import inspect
-import math
 import sys
 import threading
 import typing
@@ -23,7 +21,8 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from workbench._docstrings import parse_docstring
 from workbench._errors import ToolSpecError
-from workbench._field_schemas import remember, shared_parameters
+from workbench._field_schemas import is_json_scalar, remember, shared_parameters
+from workbench._json_copy import copy_json
 
 __all__ = ["FunctionInfo", "inspect_function", "clean_schema", "schema_type_of", "decimal_pattern"]
 
@@ -51,7 +50,6 @@ class _MethodTable(dict):
         return method
 
 
-_JSON_NATIVE = frozenset({str, int, bool, type(None)})
 
 
 class ToolJsonSchema(GenerateJsonSchema):
@@ -79,8 +77,7 @@ class ToolJsonSchema(GenerateJsonSchema):
     def encode_default(self, dft: Any) -> Any:
         """A JSON-native default is its own encoding: pydantic builds a ``TypeAdapter`` for every
         default it encodes (a quarter of a tool's build); the others still go through it."""
-        kind = type(dft)
-        if kind in _JSON_NATIVE or (kind is float and math.isfinite(dft)):
+        if is_json_scalar(dft):
             return dft
         return super().encode_default(dft)
 
@@ -508,7 +505,7 @@ def _returns_schema(annotation: Any, description: str | None) -> tuple[TypeAdapt
                 _RETURNS.clear()
             _RETURNS[annotation_key] = cached
     adapter, schema = cached
-    return adapter, copy.deepcopy(schema)
+    return adapter, copy_json(schema)
 
 
 def _explain_unsupported(tool_name: str, fields: dict, field_names: list, exc: Exception) -> str:

@@ -112,6 +112,8 @@ class _Rows(_Container):
 
     def build(self) -> None:
         self.rows: list[Any] = []
+        self._hold_redraw = False  # inside _batched(): one redraw at its end
+        self._dropped: list[Any] = []  # rows gone from the list, their widgets closed at the next redraw
         self.rows_box = self.ctx.make(W.VBox, children=[])
         self.add_button = self.ctx.make(W.Button, "add", description="add", icon="plus", tooltip="Add an item")
         self.add_button.on_click(lambda _b: self.add_row(user=True))
@@ -128,36 +130,39 @@ class _Rows(_Container):
     def remove_row(self, row: Any) -> None:
         if row in self.rows:
             self.rows.remove(row)
-            self._renumber()
-            self._redraw()
-            self._drop([row])
-            if not self._quiet:
-                self.mark_touched()
+            self._removed(row)
 
-    def _drop(self, rows: list[Any]) -> None:
-        """Close the widgets of rows that left the list, once the list no longer shows them: each widget is a
-        model in the kernel and in the page until it is closed, and a list loaded again and again (JSON →
-        Form) kept every row it ever had."""
-        self._dropped = getattr(self, "_dropped", []) + list(rows)
-        if not getattr(self, "_hold_redraw", False):
-            dropped, self._dropped = self._dropped, []
-            for row in dropped:
-                _close_tree(row.box)
+    def _removed(self, row: Any) -> None:
+        """After ``row`` left the list: number the rest, redraw (closing its widgets), mark the field touched."""
+        self._dropped.append(row)
+        self._renumber()
+        self._redraw()
+        if not self._quiet:
+            self.mark_touched()
 
     def _renumber(self) -> None:
         pass
 
     def _redraw(self) -> None:
-        if not getattr(self, "_hold_redraw", False):
-            self.rows_box.children = [r.box for r in self.rows]
-            if getattr(self, "_dropped", None):
-                self._drop([])
+        """Show the rows, then close the widgets of the rows gone since the last redraw: each widget is a
+        model in the kernel and in the page until it is closed (a list loaded again and again, JSON → Form,
+        kept every row it ever had), and closing them after the new rows are shown keeps the page from
+        handling a close message per widget before it gets to those."""
+        if self._hold_redraw:
+            return
+        self._show_rows()
+        dropped, self._dropped = self._dropped, []
+        for row in dropped:
+            _close_tree(row.box)
+
+    def _show_rows(self) -> None:
+        self.rows_box.children = [r.box for r in self.rows]
 
     @contextlib.contextmanager
     def _batched(self) -> Iterator[None]:
         """Redraw once after adding many rows (not once per row: each redraw sends every row again), and let
         the widgets of the new rows send their changes (loaded values, placeholders) once each."""
-        outermost = not getattr(self, "_hold_redraw", False)
+        outermost = not self._hold_redraw
         self._hold_redraw = True
         try:
             with self.ctx.kit.batch():
@@ -168,9 +173,9 @@ class _Rows(_Container):
                 self._redraw()
 
     def clear_rows(self) -> None:
-        dropped, self.rows = self.rows, []
+        self._dropped += self.rows
+        self.rows = []
         self._redraw()
-        self._drop(dropped)
 
     def _reset_widget(self) -> None:
         self.clear_rows()
@@ -263,15 +268,14 @@ class ListField(_Rows):
 
     def clear_rows(self) -> None:
         self.pending = []
-        dropped, self.tail = self.tail, []
+        self._dropped += self.tail
+        self.tail = []
         super().clear_rows()
-        self._drop(dropped)
         self._update_more()
 
-    def _redraw(self) -> None:
-        super()._redraw()
-        if not getattr(self, "_hold_redraw", False):
-            self.tail_box.children = [r.box for r in self.tail]
+    def _show_rows(self) -> None:
+        super()._show_rows()
+        self.tail_box.children = [r.box for r in self.tail]
 
     def add_row(self, value: Any = MISSING, *, user: bool = False) -> Field:
         after = user and bool(self.pending)  # a new item goes after every loaded one (those stay unbuilt)
@@ -296,11 +300,7 @@ class ListField(_Rows):
     def remove_row(self, row: Any) -> None:
         if row in self.tail:
             self.tail.remove(row)
-            self._renumber()
-            self._redraw()
-            self._drop([row])
-            if not self._quiet:
-                self.mark_touched()
+            self._removed(row)
         else:
             super().remove_row(row)
 
