@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import re
 import threading
 import time
 import uuid
@@ -23,6 +22,7 @@ from workbench.models import Model, ModelError, ModelTurn, as_messages, get, too
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
 from workbench.registry import ToolRegistry
+from workbench.secrets import mask_params, scrub_text
 from workbench.tools import BaseTool
 from workbench.types import ToolResult, ToolUse, new_tool_use_id, utc_now_iso
 
@@ -35,11 +35,6 @@ StepListener = Callable[[Step], Any]
 
 _DENIED_TYPE = "DeniedByUser"
 _REVIEW_FAILED_TYPE = "ReviewFailed"
-_SECRET_PARAM = re.compile(r"(api[_-]?key|token|secret|password|authorization|credential)", re.IGNORECASE)
-# what a stray exception text may carry: a bearer token, an OpenAI/Anthropic-style key, a key= query
-_SECRET_TEXT = re.compile(r"(Bearer\s+)[^\s'\"]+|\b(sk|pk|rk)-[A-Za-z0-9_\-]{8,}|((?:api[_-]?)?key=)[^&\s'\"]+",
-                          re.IGNORECASE)
-
 _default_executor: Optional[ConcurrentExecutor] = None
 _default_lock = threading.Lock()
 
@@ -114,7 +109,7 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
     run = _Run(Transcript(run_id=run_id or new_run_id(), model=model.id, messages=messages,
                           started_at=utc_now_iso(), prompt=[dict(m) for m in messages],
                           tools=[spec.to_schema() for spec in specs],
-                          settings={"params": _masked(params), "tool_choice": tool_choice, "max_turns": max_turns}),
+                          settings={"params": mask_params(params), "tool_choice": tool_choice, "max_turns": max_turns}),
                log, on_step)
     run.start()
     t0 = time.perf_counter()
@@ -252,7 +247,7 @@ async def _model_turn(model: Model, messages: list[dict], specs: list, tool_choi
         turn = exc.turn if isinstance(exc.turn, ModelTurn) else ModelTurn()
         return ModelStep(_stamped(turn, model, t0), index, str(exc), exc.kind, started_at)
     except Exception as exc:  # noqa: BLE001 - a model that fails in its own way still ends the run as a model error
-        return ModelStep(_stamped(ModelTurn(), model, t0), index, _scrub(f"{type(exc).__name__}: {exc}"), "unknown",
+        return ModelStep(_stamped(ModelTurn(), model, t0), index, scrub_text(f"{type(exc).__name__}: {exc}"), "unknown",
                          started_at)
     return ModelStep(_stamped(turn, model, t0), index, started_at=started_at)
 
@@ -388,23 +383,6 @@ def _registry(tools: Any) -> Any:
                 _registries.pop(next(iter(_registries)))
             _registries[key] = registry
     return registry
-
-
-def _masked(params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` with the values of secret-looking names (``api_key``, ``token``…) replaced."""
-    return {k: ("***" if _SECRET_PARAM.search(str(k)) else v) for k, v in params.items()}
-
-
-def _scrub(text: str) -> str:
-    """``text`` with bearer tokens and key-shaped strings masked (an exception's words, before they are kept)."""
-    def mask(match: re.Match) -> str:
-        if match.group(1):
-            return match.group(1) + "***"
-        if match.group(3):
-            return match.group(3) + "***"
-        return match.group(0)[:3] + "***"
-
-    return _SECRET_TEXT.sub(mask, text)
 
 
 # -- re-running ------------------------------------------------------------------------------------------

@@ -20,20 +20,14 @@ from pathlib import Path
 from typing import Any, Optional
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from workbench.secrets import is_secret_name, is_secret_query_name
+
 __all__ = ["ConfigExport", "is_secret_name", "read_server_config", "server_entry"]
 
-#: a header, env var, argument or query parameter with a name like these holds a secret
-_SECRET_NAME = re.compile(r"auth|token|secret|passw|pwd|api[-_]?key|apikey|credential|cookie|session|private[-_]?key|"
-                          r"access[-_]?key|signature", re.I)
 _PLACEHOLDER = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 #: entry "type" -> connect(transport=...)
 _TYPES = {"stdio": "stdio", "http": "streamable-http", "streamable-http": "streamable-http",
           "streamableHttp": "streamable-http", "sse": "sse"}
-
-
-def is_secret_name(name: str) -> bool:
-    """True for a name (header, env var, option, query parameter) that looks like it holds a secret."""
-    return bool(_SECRET_NAME.search(name))
 
 
 def _env_name(name: str) -> str:
@@ -75,7 +69,7 @@ def _masked_url(url: str) -> str:
     if parts.password is not None:
         host = netloc.rpartition("@")[2]
         netloc = f"{parts.username}:${{MCP_PASSWORD}}@{host}"
-    query = urlencode([(k, f"${{{_env_name(k)}}}" if is_secret_name(k) else v)
+    query = urlencode([(k, f"${{{_env_name(k)}}}" if is_secret_query_name(k) else v)
                        for k, v in parse_qsl(parts.query, keep_blank_values=True)], safe="${}")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 

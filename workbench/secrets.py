@@ -1,0 +1,202 @@
+"""The one secrets policy: which names, schemas and strings are credentials, and how they are masked.
+
+Every serialised thing the workbench writes — transcripts, cassettes, the execution log, exported MCP
+configs, saved evaluation reports, the notebook's saved widget state, errors and reprs — masks secrets
+through this module, so a rule changed here changes everywhere at once.
+
+Three kinds of secret are recognised:
+
+* **Known values**: the exact keys a model, a connection or an adapter was configured with, whatever
+  their shape (``sk-…``, ``gsk_…``, an Azure hex key). :func:`mask` and :func:`scrub_text` replace
+  every occurrence with ``***``. This is the rule that matters; the others are a safety net.
+* **Secret names**: a field, header, parameter, environment variable or option whose name says it
+  holds a credential (:func:`is_secret_name`: ``api_key``, ``Authorization``, ``aws_session_token``,
+  ``password``, ``X-Key`` …). Names are matched by whole words, so ``max_tokens`` is not a secret.
+* **Secret-shaped text**: ``Bearer …``/``Basic …`` credentials, well-known key prefixes (``sk-``,
+  ``gsk_``, ``AIza``, ``ghp_``, ``xoxb-``, ``AKIA``…), credential query parameters and the password of
+  a ``user:password@host`` URL (:func:`scrub_text`), for text such as an SDK's error message where no
+  structure tells what is what.
+
+A tool parameter is secret when its JSON Schema says so (:func:`is_secret_schema`: ``format:
+"password"`` or ``writeOnly: true`` — what pydantic emits for ``SecretStr``); :func:`mask_arguments`
+masks such arguments.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from typing import Any, Iterable, Mapping
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = ["MASK", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments", "mask_params", "mask_url",
+           "secret_parameters", "scrub_text"]
+
+MASK = "***"
+
+# a name (normalised: ``X-Api-Key`` → ``x_api_key``) holds a credential when it contains one of the
+# strong words anywhere (``dbpassword``, ``myapikey``), ``token``/``auth`` as a word's end (``github_token``,
+# ``apitoken``, ``x_auth`` — not ``max_tokens``, ``tokenizer`` or ``author``), or ends in ``key`` or
+# ``session`` (``x_key`` — not ``key_id`` or ``session_id``)
+_SECRET_NAME = re.compile(r"passw|pwd|secret|api_?key|credential|private_?key|access_?key|bearer|cookie"
+                          r"|token(?:$|_)|auth(?:$|_|orization|entication)"
+                          r"|(?:^|_)(?:key|session|code_verifier)$")
+# in a URL's query a signature is a credential too (a presigned URL); in a body it is not (Anthropic's
+# thinking blocks carry a ``signature`` that must go back as sent)
+_SECRET_QUERY_ONLY = frozenset({"sig", "signature", "code"})
+
+# secret-shaped text: (prefix kept, secret masked)
+_SECRET_TEXT = re.compile(
+    r"(?P<scheme>\b(?:Bearer|Basic)\s+)[^\s'\",;]{8,}"
+    r"|(?P<prefixed>\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}|\bgsk_[A-Za-z0-9]{8,}|\bAIza[0-9A-Za-z_\-]{20,}"
+    r"|\bgh[pousr]_[A-Za-z0-9]{16,}|\bxox[abprs]-[A-Za-z0-9\-]{8,}|\bAKIA[0-9A-Z]{12,}|\bhf_[A-Za-z0-9]{16,})"
+    r"|(?P<query>[?&;](?:api[_-]?key|key|token|access_token|sig|signature|secret|password|code)=)[^&\s'\"#]+"
+    r"|(?P<userinfo>://[^/\s:@]+:)[^@\s/]+(?=@)",
+    re.IGNORECASE)
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", str(name).lower()).strip("_")
+
+
+def is_secret_name(name: str) -> bool:
+    """True for a name (a field, header, parameter, env var, option or query parameter) that
+    says it holds a credential: ``api_key``, ``Authorization``, ``X-Key``, ``AWS_SESSION_TOKEN``,
+    ``--token``… — but not ``max_tokens`` or ``key_id``."""
+    return bool(_SECRET_NAME.search(_normal(name)))
+
+
+def is_secret_query_name(name: str) -> bool:
+    """True for a URL query parameter that carries a credential: a secret name, or ``sig``,
+    ``signature`` or ``code`` (presigned URLs, OAuth redirects)."""
+    return is_secret_name(name) or _normal(name) in _SECRET_QUERY_ONLY
+
+
+def is_secret_schema(schema: Any) -> bool:
+    """True for a JSON Schema of a secret value: ``format: "password"`` or ``writeOnly: true``
+    (pydantic's schema for ``SecretStr``/``SecretBytes``), also under a nullable ``anyOf``."""
+    if not isinstance(schema, Mapping):
+        return False
+    if schema.get("format") == "password" or schema.get("writeOnly") is True:
+        return True
+    variants = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(variants, list):
+        return any(is_secret_schema(v) for v in variants if isinstance(v, Mapping) and v.get("type") != "null")
+    return False
+
+
+def secret_parameters(parameters: Any) -> frozenset[str]:
+    """The names of a tool's top-level parameters whose schema marks them secret (``$ref``s to a
+    ``$defs`` entry are followed one level)."""
+    if not isinstance(parameters, Mapping):
+        return frozenset()
+    props = parameters.get("properties")
+    if not isinstance(props, Mapping):
+        return frozenset()
+    defs = parameters.get("$defs") or {}
+    names = set()
+    for name, schema in props.items():
+        ref = schema.get("$ref") if isinstance(schema, Mapping) else None
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            schema = defs.get(ref[len("#/$defs/"):], schema)
+        if is_secret_schema(schema):
+            names.add(name)
+    return frozenset(names)
+
+
+def mask_arguments(arguments: Any, secret_names: Iterable[str]) -> Any:
+    """``arguments`` (a tool call's input) with the values of the named secret parameters
+    replaced by ``***`` — a copy when anything changes, else ``arguments`` itself."""
+    names = set(secret_names)
+    if not names or not isinstance(arguments, Mapping) or not names.intersection(arguments):
+        return arguments
+    return {k: (MASK if k in names and v is not None else v) for k, v in arguments.items()}
+
+
+def _known(secrets: Iterable[str]) -> list[str]:
+    # longest first, so a key that contains another is masked whole; very short strings would mask
+    # ordinary text and are not credentials anyway
+    return sorted({s for s in secrets if isinstance(s, str) and len(s) >= 4}, key=len, reverse=True)
+
+
+def mask(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """``value`` as JSON with every known secret string replaced by ``***``, the values of
+    secret-named fields masked, and bytes as base64 text — a copy when anything changes, else
+    ``value`` itself."""
+    known = _known(secrets)
+    try:  # the common case, checked at C speed: plain JSON holding no secret and no secret-named field
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        return _mask(value, known)
+    if any(secret in text for secret in known) or _has_secret_field(value):
+        return _mask(value, known)
+    return value
+
+
+def _has_secret_field(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(is_secret_name(k) and isinstance(v, str) and v or _has_secret_field(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_secret_field(v) for v in value)
+    return False
+
+
+def _mask(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, MASK)
+        return value
+    if isinstance(value, dict):
+        return {str(k): (MASK if is_secret_name(str(k)) and isinstance(v, str) and v else _mask(v, secrets))
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_mask(v, secrets) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return _mask(dump(mode="json", by_alias=True, exclude_none=True), secrets)
+    return _mask(str(value), secrets)
+
+
+def mask_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` (a model's settings) with the values of secret-named keys replaced by ``***``."""
+    return {k: (MASK if is_secret_name(str(k)) and v not in (None, "") else v) for k, v in params.items()}
+
+
+def scrub_text(text: Any, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every known secret and every secret-shaped string (``Bearer …``, ``sk-…``,
+    ``gsk_…``, ``?api_key=…``, a URL's password…) replaced by ``***``."""
+    out = str(text)
+    for secret in _known(secrets):
+        if secret in out:
+            out = out.replace(secret, MASK)
+    return _SECRET_TEXT.sub(_mask_match, out)
+
+
+def _mask_match(match: re.Match) -> str:
+    for keep in ("scheme", "query", "userinfo"):
+        if match.group(keep):
+            return match.group(keep) + MASK
+    return match.group(0)[:3] + MASK
+
+
+def mask_url(url: str) -> str:
+    """``url`` with a password (or a lone token as user name) and secret-named query parameters
+    masked: ``https://user:pw@host/v1?api-key=k`` → ``https://user:***@host/v1?api-key=***``."""
+    try:
+        parts = urlsplit(str(url))
+    except ValueError:
+        return scrub_text(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user, colon, _password = userinfo.partition(":")
+        netloc = f"{user}:{MASK}@{host}" if colon else f"{MASK}@{host}"
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    query = urlencode([(k, MASK if is_secret_query_name(k) else v) for k, v in pairs], safe="*") if pairs else parts.query
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
