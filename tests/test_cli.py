@@ -1,0 +1,113 @@
+"""The ``workbench`` command, run as a subprocess as CI runs it: exit codes, output and files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import workbench
+from workbench.evals import EvalCase, EvalSuite, run_evals, save_evals
+from workbench.models import ScriptedModel, record
+
+from tests.model_servers import model_server, openai_chat  # noqa: F401 - fixture
+
+TOOLS = '''
+from workbench import tool
+
+@tool
+def get_weather(city: str) -> dict:
+    """The weather in a city."""
+    return {"city": city}
+'''
+
+CASES = [EvalCase("paris", prompt="Weather in Paris?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}]),
+         EvalCase("rome", prompt="Weather in Rome?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Rome"]}}])]
+
+ROOT = Path(workbench.__file__).resolve().parent.parent
+
+
+def _answer(messages, tools):
+    city = "Paris" if "Paris" in messages[-1]["content"] else "Lyon"  # wrong for Rome
+    return {"tool_calls": [{"name": "get_weather", "input": {"city": city}}]}
+
+
+def _env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def workbench_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, env=_env(), capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture
+def suite(tmp_path, monkeypatch):
+    """weather.evals.json beside its tool module and a cassette in which Paris passes and Rome fails."""
+    (tmp_path / "weather_tools.py").write_text(TOOLS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = save_evals(EvalSuite("weather", cases=CASES, tools=["weather_tools"], model="replay:weather.cassette.json"),
+                      tmp_path / "weather.evals.json")
+    run_evals(path, record(ScriptedModel([_answer], repeat_last=True, name="recorded"), tmp_path / "weather.cassette.json"),
+              progress=False)
+    return path
+
+
+def test_a_run_prints_the_summary_and_exits_0_when_the_threshold_holds(suite):
+    done = workbench_cli("eval", suite.name, "--min-pass", "0.5", cwd=suite.parent)
+    assert done.returncode == 0, done.stderr
+    assert "accuracy" in done.stdout and "replay" in done.stdout
+    assert done.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_a_threshold_that_does_not_hold_exits_1_and_says_which(suite):
+    done = workbench_cli("eval", suite.name, "--model", "replay:weather.cassette.json", "--min-pass", "0.9",
+                         cwd=suite.parent)
+    assert done.returncode == 1, done.stderr
+    assert "below --min-pass 0.9" in done.stdout and "accuracy 0.500" in done.stdout
+
+
+@pytest.mark.parametrize("args, said", [
+    (["eval", "missing.evals.json"], "missing.evals.json: no such file"),
+    (["eval", "broken.evals.json"], "broken.evals.json"),
+    (["eval", "weather.evals.json", "--model", "nosuchprovider:x"], "model 'nosuchprovider:x'"),
+    (["eval", "weather.evals.json", "--repeats", "0"], "expected a positive integer"),
+    (["eval", "weather.evals.json", "--min-pass", "2"], "expected a number from 0 to 1"),
+    (["eval"], "give a suite file"),
+])
+def test_usage_errors_exit_2_with_one_line(suite, args, said):
+    (suite.parent / "broken.evals.json").write_text('{"cases": [')
+    done = workbench_cli(*args, cwd=suite.parent)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert said in done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") <= 1  # argparse's usage line may precede its error line
+
+
+def test_an_unreachable_server_is_one_line_and_exit_2(suite):
+    done = workbench_cli("eval", suite.name, "--model", "openai:gpt-4.1-mini", "--base-url", "http://127.0.0.1:9/v1",
+                         cwd=suite.parent)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "cannot reach" in done.stderr and "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") == 0
+
+
+def test_an_openai_compatible_server_needs_a_base_url_and_no_key(suite, model_server):
+    model_server.always(openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]))
+    done = workbench_cli("eval", suite.name, "--model", "openai:local-model", "--base-url", model_server.url + "/v1",
+                         cwd=suite.parent)
+    assert done.returncode == 0, done.stderr
+    assert len(model_server.requests) == 2  # one per case
+    assert model_server.requests[0].path == "/v1/chat/completions"
+    assert "local-model" in done.stdout
+
+
+def test_python_dash_m_workbench_and_the_console_script_agree(suite):
+    help_text = workbench_cli("eval", "--help", cwd=suite.parent)
+    assert help_text.returncode == 0 and "--min-pass" in help_text.stdout and "--compare" in help_text.stdout
