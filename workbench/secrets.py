@@ -31,7 +31,8 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 __all__ = ["MASK", "Replace", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments",
-           "mask_command", "mask_header", "mask_params", "mask_url", "secret_parameters", "scrub_text"]
+           "mask_command", "mask_header", "mask_params", "mask_result", "mask_url", "mask_values", "secret_parameters",
+           "secret_values", "scrub_text"]
 
 MASK = "***"
 
@@ -112,6 +113,57 @@ def mask_arguments(arguments: Any, secret_names: Iterable[str]) -> Any:
     if not names or not isinstance(arguments, Mapping) or not names.intersection(arguments):
         return arguments
     return {k: (MASK if k in names and v is not None else v) for k, v in arguments.items()}
+
+
+def secret_values(arguments: Any, secret_names: Iterable[str]) -> list[str]:
+    """The string values ``arguments`` gives the named secret parameters (what :func:`mask_values`
+    then finds in an error message or a result)."""
+    if not isinstance(arguments, Mapping):
+        return []
+    values = (arguments.get(name) for name in secret_names)
+    # a number given for a secret is quoted by the validation error that refuses it
+    return [v if isinstance(v, str) else str(v) for v in values
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+
+
+def mask_values(value: Any, secrets: Iterable[str]) -> Any:
+    """``value`` (JSON) with every occurrence of the known ``secrets`` replaced by ``***`` — field
+    names are not looked at (unlike :func:`mask`) — a copy when anything changes, else ``value``."""
+    known = _known(secrets)
+    if not known:
+        return value
+    if isinstance(value, str):
+        return _mask(value, known)
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        return _replace_known(value, known)
+    return _replace_known(value, known) if any(secret in text for secret in known) else value
+
+
+def _replace_known(value: Any, known: list[str]) -> Any:
+    if isinstance(value, str):
+        return _mask(value, known)
+    if isinstance(value, Mapping):
+        return {k: _replace_known(v, known) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_replace_known(v, known) for v in value]
+    return value
+
+
+def mask_result(result: Any, secrets: Iterable[str]) -> Any:
+    """A ``ToolResult`` whose content and metadata (error message, validation errors' ``received``…)
+    hold none of ``secrets`` — a copy when anything changes, else ``result`` itself."""
+    known = _known(secrets)
+    if not known:
+        return result
+    from workbench.types import fast_tool_result  # the types sit above this module
+
+    content, metadata, value = (mask_values(part, known) for part in (result.content, result.metadata, result.value))
+    if content is result.content and metadata is result.metadata and value is result.value:
+        return result
+    return fast_tool_result(result.tool_use_id, result.status, content, metadata, result.started_at,
+                            result.completed_at, result.progress, value)
 
 
 def _known(secrets: Iterable[str]) -> list[str]:
