@@ -123,3 +123,27 @@ def test_inline_errors_about_a_secret_do_not_quote_it_and_save_as_test_refuses(w
                                            "which a case file would hold in clear"):
         form.save_as_test()
 
+
+
+def test_the_log_table_shows_the_mask_and_never_sends_it_as_the_secret(wb):
+    from workbench.jupyter import LogTable
+
+    received.clear()
+    wb.registry.register(login)
+    wb.call("login", {"user": "bob", "password": PASSWORD})
+    table = LogTable(wb.log, workbench=wb)
+    table.select(1)
+    static = json.dumps(table._repr_mimebundle_(), default=str)  # the HTML and text saved in the notebook
+    assert PASSWORD not in table.table.value + table.details_html.value + table.copy_button.text + static
+    assert "***" in table.details_html.value
+    with pytest.raises(ValueError, match=r"call #1 cannot be re-run: its secret parameter\(s\) password were not "
+                                         r"stored in the log \(they show as \*\*\*\); Load into form and type them"):
+        table.rerun()
+    table.rerun_button.click()  # the button says it in the message line
+    assert "cannot be re-run" in table.message.value and received == [PASSWORD]
+    form = table.load_into_form()
+    assert form.values == {"user": "bob"}  # the password is left for the user to type, not filled with ***
+    assert "left out password: a secret the log does not store: type it" in table.message.value
+    form.set_values({"password": PASSWORD})
+    assert form.run().status == "success" and received == [PASSWORD, PASSWORD]
+    table.close()

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from pydantic_core import from_json as _from_json, to_json as _to_json
 
-from workbench.secrets import MASK
+from workbench.secrets import MASK, masked_parameters
 from workbench.types import ToolResult, ToolUse, make_tool_use, utc_now_iso
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -401,7 +401,7 @@ def _check_secrets_given(row_id: int, tool_name: str, tool_input: Any, registry:
         secret = as_tool_registry(registry).get_tool(tool_name).spec.secret_parameters
     except Exception:  # noqa: BLE001 - an unknown tool, a registry the executor understands and this does not
         return
-    missing = sorted(name for name in secret if isinstance(tool_input, dict) and tool_input.get(name) == MASK)
+    missing = masked_parameters(tool_input, secret)
     if missing:
         names = ", ".join(missing)
         raise ValueError(f"Cannot replay call {row_id} of tool '{tool_name}': its secret parameter(s) {names} "

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 __all__ = ["MASK", "Replace", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments",
-           "mask_command", "mask_header", "mask_params", "mask_result", "mask_url", "mask_values", "secret_parameters",
+           "mask_command", "mask_header", "masked_parameters", "mask_params", "mask_result", "mask_url", "mask_values", "secret_parameters",
            "secret_values", "scrub_text"]
 
 MASK = "***"
@@ -113,6 +113,14 @@ def mask_arguments(arguments: Any, secret_names: Iterable[str]) -> Any:
     if not names or not isinstance(arguments, Mapping) or not names.intersection(arguments):
         return arguments
     return {k: (MASK if k in names and v is not None else v) for k, v in arguments.items()}
+
+
+def masked_parameters(arguments: Any, secret_names: Iterable[str]) -> list[str]:
+    """The secret parameters whose value in ``arguments`` is the mask (a logged input): they must be
+    given again, never sent as ``***``."""
+    if not isinstance(arguments, Mapping):
+        return []
+    return sorted(name for name in secret_names if arguments.get(name) == MASK)
 
 
 def secret_values(arguments: Any, secret_names: Iterable[str]) -> list[str]:
