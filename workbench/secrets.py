@@ -28,10 +28,10 @@ import base64
 import json
 import re
 from typing import Any, Iterable, Mapping
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = ["MASK", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments", "mask_params", "mask_url",
-           "secret_parameters", "scrub_text"]
+           "secret_parameters", "scrub_text", "url_secrets"]
 
 MASK = "***"
 
@@ -200,3 +200,23 @@ def mask_url(url: str) -> str:
     pairs = parse_qsl(parts.query, keep_blank_values=True)
     query = urlencode([(k, MASK if is_secret_query_name(k) else v) for k, v in pairs], safe="*") if pairs else parts.query
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def url_secrets(url: Any) -> list[str]:
+    """The credentials written into ``url``: the password of ``user:password@host`` (or a lone token
+    as user name) and the values of secret-named query parameters — to mask wherever they show up
+    (an SDK's error message, a hint naming the server), as :func:`mask_url` masks the URL itself."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(str(url))
+    except ValueError:
+        return []
+    written = []
+    if "@" in parts.netloc:
+        user, colon, password = parts.netloc.rpartition("@")[0].partition(":")
+        written.append(password if colon else user)
+    # the values as written (percent-encoded, as an error message may quote the URL) and decoded
+    pairs = (pair.partition("=")[::2] for pair in parts.query.split("&"))
+    written += [value for name, value in pairs if is_secret_query_name(unquote(name))]
+    return [s for s in dict.fromkeys(written + [unquote(s) for s in written]) if s]
