@@ -28,11 +28,11 @@ import base64
 import json
 import re
 from typing import Any, Callable, Iterable, Mapping, Optional
-from urllib.parse import unquote_plus, urlsplit, urlunsplit
+from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 __all__ = ["MASK", "Replace", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments",
-           "mask_command", "mask_header", "masked_parameters", "mask_params", "mask_result", "mask_url", "mask_values", "secret_parameters",
-           "secret_values", "scrub_text"]
+           "mask_command", "mask_header", "masked_parameters", "mask_params", "mask_result", "mask_url", "mask_values",
+           "secret_parameters", "secret_values", "scrub_text", "url_secrets"]
 
 MASK = "***"
 
@@ -351,3 +351,23 @@ def _mask_value(text: str, replace: Replace) -> str:
     if assignment and is_secret_name(assignment.group(1)):
         return f"{assignment.group(1)}={replace(assignment.group(1))}"
     return replace("secret") if scrub_text(text) != text else text
+
+
+def url_secrets(url: Any) -> list[str]:
+    """The credentials written into ``url``: the password of ``user:password@host`` (or a lone token
+    as user name) and the values of secret-named query parameters — to mask wherever they show up
+    (an SDK's error message, a hint naming the server), as :func:`mask_url` masks the URL itself."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(str(url))
+    except ValueError:
+        return []
+    written = []
+    if "@" in parts.netloc:
+        user, colon, password = parts.netloc.rpartition("@")[0].partition(":")
+        written.append(password if colon else user)
+    # the values as written (percent-encoded, as an error message may quote the URL) and decoded
+    pairs = (pair.partition("=")[::2] for pair in parts.query.split("&"))
+    written += [value for name, value in pairs if is_secret_query_name(unquote(name))]
+    return [s for s in dict.fromkeys(written + [unquote(s) for s in written]) if s]

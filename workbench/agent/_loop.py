@@ -17,8 +17,10 @@ import uuid
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
+from workbench._unicode import replace_surrogates
 from workbench.executor import ConcurrentExecutor, approving, run_sync
 from workbench.models import Model, ModelError, ModelTurn, as_messages, get, tool_specs
+from workbench.models._turn import without_surrogates
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
 from workbench.registry import ToolRegistry
@@ -245,15 +247,25 @@ async def _model_turn(model: Model, messages: list[dict], specs: list, tool_choi
             raise TypeError(f"{type(model).__name__}.acomplete returned {type(turn).__name__}, not a ModelTurn")
     except ModelError as exc:
         turn = exc.turn if isinstance(exc.turn, ModelTurn) else ModelTurn()
-        return ModelStep(_stamped(turn, model, t0), index, str(exc), exc.kind, started_at)
+        return ModelStep(_stamped(turn, model, t0), index, _error_text(str(exc), model), exc.kind, started_at)
     except Exception as exc:  # noqa: BLE001 - a model that fails in its own way still ends the run as a model error
-        return ModelStep(_stamped(ModelTurn(), model, t0), index, scrub_text(f"{type(exc).__name__}: {exc}"), "unknown",
-                         started_at)
+        return ModelStep(_stamped(ModelTurn(), model, t0), index, _error_text(f"{type(exc).__name__}: {exc}", model),
+                         "unknown", started_at)
     return ModelStep(_stamped(turn, model, t0), index, started_at=started_at)
 
 
+def _error_text(text: str, model: Model) -> str:
+    """A model's error as the run keeps it: the model's own secrets (its key, whatever its shape) and
+    secret-shaped text masked, in valid Unicode."""
+    secrets = getattr(model, "_secrets", None)
+    known = list(secrets()) if callable(secrets) else []
+    return replace_surrogates(scrub_text(text, known))
+
+
 def _stamped(turn: ModelTurn, model: Model, t0: float) -> ModelTurn:
-    """``turn`` with its model id, and the latency the loop measured when the model gave none."""
+    """``turn`` with its model id, and the latency the loop measured when the model gave none — in valid
+    Unicode only (whatever model sent it: the log, files and views cannot hold lone surrogates)."""
+    without_surrogates(turn)
     if not turn.latency_ms:
         turn.latency_ms = (time.perf_counter() - t0) * 1000.0
     turn.model = turn.model or model.id

@@ -17,9 +17,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
+from workbench._unicode import replace_surrogates
 from workbench.models._base import Message, Model, as_messages, tool_specs
 from workbench.models._secrets import mask
-from workbench.models._turn import ModelError, ModelTurn
+from workbench.models._turn import ModelError, ModelTurn, without_surrogates
 from workbench.types import ToolResult
 
 CASSETTE_VERSION = 1
@@ -86,6 +87,7 @@ class RecordingModel(Model):
         except ModelError as error:
             self._add(request, error=error)
             raise
+        turn = without_surrogates(turn)  # a cassette file holds valid Unicode only
         self._add(request, turn=turn)
         return turn
 
@@ -97,6 +99,7 @@ class RecordingModel(Model):
         except ModelError as error:
             self._add(request, error=error)
             raise
+        turn = without_surrogates(turn)  # a cassette file holds valid Unicode only
         self._add(request, turn=turn)
         return turn
 
@@ -107,7 +110,8 @@ class RecordingModel(Model):
             entry["turn"] = turn.to_dict()
         else:
             assert error is not None
-            entry["error"] = {"kind": error.kind, "message": str(error), "status_code": error.status_code}
+            entry["error"] = {"kind": error.kind, "message": replace_surrogates(str(error)),
+                              "status_code": error.status_code}
         self.interactions.append(mask(entry, self._secrets()))
         self._write()
 
