@@ -78,6 +78,8 @@ def paired(a_runs: Any, b_runs: Any, a: str, b: str, cell: Sequence[str] = ()) -
     wins = sum(d > 0 for d in differences)
     losses = sum(d < 0 for d in differences)
     mean, low, high = mean_interval([float(d) for d in differences])
+    # a difference of pass rates lies in [-1, 1]; the t interval knows nothing of that bound
+    low, high = (max(-1.0, low), min(1.0, high)) if low == low else (low, high)
     n = len(rates)
     return Comparison(a, b, n, wins, losses, n - wins - losses,
                       float(sum(ra for ra, _ in rates.values()) / n) if n else float("nan"),

@@ -97,7 +97,9 @@ def report_page(report: Any) -> str:
     made = f"<p class='wb-eval-made'>Created {_esc(report.created_at)}</p>" if report.created_at else ""
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-            f"<title>{_esc(title)}</title></head><body><h1>{_esc(title)}</h1>{made}{report_html(report)}</body></html>\n")
+            f"<title>{_esc(title)}</title><style>body{{font-family:system-ui,sans-serif;margin:16px 24px}}"
+            "h1{font-size:1.4em}</style></head>"
+            f"<body><h1>{_esc(title)}</h1>{made}{report_html(report)}</body></html>\n")
 
 
 def _fmt(value: Any, column: str = "") -> str:
