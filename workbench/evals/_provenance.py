@@ -3,6 +3,7 @@ each variant's tool specs and their hash, the suite, the run's settings, package
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import platform
@@ -21,8 +22,8 @@ def specs_hash(specs: list[dict[str, Any]]) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
-def versions() -> dict[str, str]:
-    """Python's version and those of the installed packages that shape a result."""
+@functools.lru_cache(maxsize=1)  # reading package metadata costs ~30 ms; the pytest plugin runs one case at a time
+def _installed() -> tuple[tuple[str, str], ...]:
     from importlib.metadata import PackageNotFoundError, version
 
     found = {"python": platform.python_version()}
@@ -31,11 +32,18 @@ def versions() -> dict[str, str]:
             found[name] = version(name)
         except PackageNotFoundError:
             continue
-    return found
+    return tuple(found.items())
+
+
+def versions() -> dict[str, str]:
+    """Python's version and those of the installed packages that shape a result."""
+    return dict(_installed())
 
 
 def _inner(model: Any) -> Any:
-    return getattr(model, "model", model) if type(model).__name__ == "CachedModel" else model
+    from workbench.evals._cache import CachedModel
+
+    return model.model if isinstance(model, CachedModel) else model
 
 
 def describe_model(model: Any, run_params: dict[str, Any]) -> dict[str, Any]:
