@@ -108,7 +108,8 @@ class ReportComparison:
 
         rows = [{"model": model, "variant": variant, **{k: v for k, v in c.to_dict().items() if k not in ("a", "b")}}
                 for (model, variant), c in self.comparisons.items()]
-        return pd.DataFrame(rows, columns=None if rows else ["model", "variant", *Comparison.__dataclass_fields__])
+        fields = [f for f in Comparison.__dataclass_fields__ if f not in ("a", "b")]
+        return pd.DataFrame(rows, columns=["model", "variant", *fields])
 
     def __str__(self) -> str:
         lines = [f"{len(self.regressions)} regression(s), {len(self.fixes)} fix(es)"]
