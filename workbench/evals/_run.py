@@ -19,6 +19,7 @@ from workbench.evals._cache import CachedModel, RequestCache
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._files import suite_registry
 from workbench.evals._jobs import _Job, _Offer, _row, _score, _single_turn
+from workbench.evals._provenance import run_provenance
 from workbench.evals._report import EvalReport
 from workbench.models import Model, get
 
@@ -108,10 +109,10 @@ class _Evaluation:
 
         await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(self.jobs))))))
 
-    def report(self, spec_diffs: dict, cache_hits: int, interrupted: bool) -> EvalReport:
+    def report(self, spec_diffs: dict, cache_hits: int, interrupted: bool, provenance: dict) -> EvalReport:
         rows = [r for r in self.rows if r is not None]
         return EvalReport(rows, transcripts=self.transcripts, spec_diffs=spec_diffs, cache_hits=cache_hits,
-                          interrupted=interrupted, total_jobs=len(self.jobs))
+                          interrupted=interrupted, total_jobs=len(self.jobs), **provenance)
 
 
 def _variants(variants: Optional[dict[str, Any]], tools: Any, suite: Optional[EvalSuite]) -> dict[str, Any]:
@@ -203,7 +204,9 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
             bar.close()
     interrupted = evaluation.stop.is_set() or any(r is None for r in evaluation.rows)
     hits = sum(m.hits for m in model_list if isinstance(m, CachedModel))
-    return evaluation.report(_spec_diffs(tool_variants), hits, interrupted)
+    provenance = run_provenance(model_list, tool_variants, cases, suite, {"repeats": repeats, "max_turns": max_turns,
+                                "tool_choice": tool_choice}, params)
+    return evaluation.report(_spec_diffs(tool_variants), hits, interrupted, provenance)
 
 
 def _is_dask(executor: Any) -> bool:
