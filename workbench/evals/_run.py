@@ -14,29 +14,19 @@ import asyncio
 import threading
 from typing import Any, Optional
 
-from workbench.agent import Transcript, arun_agent
+from workbench.agent import Transcript
 from workbench.evals._cache import CachedModel, RequestCache
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._files import suite_registry
-from workbench.evals._jobs import _Job, _Offer, _row, _score, _single_turn
+from workbench.evals._jobs import _conversation, _Job, _Offer, _row, _score, _transcript, log_transcript
 from workbench.evals._report import EvalReport
-from workbench.models import Model, get
+from workbench.models import Model, resolve_model
 
 
 def _models(models: Any, base_dir: Any = None) -> list[Model]:
     if isinstance(models, (str, Model)):
         models = [models]
-    out = []
-    for item in models:
-        if isinstance(item, str) and item.startswith("replay:"):
-            from pathlib import Path
-
-            from workbench.models import ReplayModel
-
-            path = Path(item.partition(":")[2])
-            out.append(ReplayModel(path if path.is_absolute() or base_dir is None else Path(base_dir) / path))
-        else:
-            out.append(get(item))
+    out = [resolve_model(item, base_dir=base_dir) for item in models]
     if not out:
         raise ValueError("run_evals needs at least one model")
     ids = [m.id for m in out]
@@ -77,22 +67,27 @@ class _Evaluation:
         self.transcripts: dict[str, Transcript] = {}
         self.stop = threading.Event()
 
+    def key(self, index: int) -> str:
+        """Job ``index``'s conversation key (model, variant, case, repeat)."""
+        job = self.jobs[index]
+        return _conversation(self.models[job.model], job.variant, job.case, job.repeat)
+
     async def run_job(self, index: int) -> None:
         job = self.jobs[index]
         model, offer = self.models[job.model], self.offers[(job.variant, job.case.id)]
         params = {**self.params, **({"_cache_salt": job.repeat} if isinstance(model, CachedModel) else {})}
-        if self.max_turns == 1:
-            transcript = await _single_turn(model, job.case, offer, self.tool_choice, params)
-        else:
-            transcript = await arun_agent(model, job.case.input_messages, tools=offer.registry, executor=self.executor,
-                                          log=self.log, max_turns=self.max_turns, tool_choice=self.tool_choice, **params)
-        self.finish(index, transcript)
+        transcript = await _transcript(model, self.key(index), job.case, offer, self.max_turns, self.tool_choice,
+                                       params, self.executor, self.log)
+        self.finish(index, transcript, logged=self.max_turns > 1)  # the agent loop logs its own run
 
-    def finish(self, index: int, transcript: Transcript) -> None:
+    def finish(self, index: int, transcript: Transcript, *, logged: bool) -> None:
+        """Score job ``index``'s transcript into its row and, unless already ``logged``, write it to the log."""
         job = self.jobs[index]
         verdict = _score(job.case, transcript, self.offers[(job.variant, job.case.id)])
         self.rows[index] = _row(job, self.models[job.model], job.case, transcript, verdict)
         self.transcripts[transcript.run_id] = transcript
+        if self.log is not None and not logged:
+            log_transcript(self.log, transcript)
 
     async def run_all(self, concurrency: int, progress: Any) -> None:
         queue = iter(range(len(self.jobs)))
