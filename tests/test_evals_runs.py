@@ -217,3 +217,48 @@ def test_unknown_strings_name_every_known_provider():
         run_agent("replay:", "q", tools=[get_weather])
     with pytest.raises(FileNotFoundError, match="no cassette at"):
         run_evals(paris_cases(1), "replay:missing.json", tools=[get_weather], progress=False)
+
+
+# -- suite and cassette files: bad input is a file error (issue 26, item 13) ---------------------------
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"cases": [], "extra": ' + DEEP + "}", r"deep.evals.json: not JSON \(JSON text nests deeper than"),
+    ('{"cases": [], "max_turns": 1e400}', r"deep.evals.json: suite 'deep': max_turns must be a positive integer, got inf"),
+    ('{"cases": [], "max_turns": -5}', r"deep.evals.json: suite 'deep': max_turns must be a positive integer, got -5"),
+    ('{"cases": [], "max_turns": 2.5}', r"max_turns must be a positive integer, got 2.5"),
+    ('{"cases": [], "max_turns": true}', r"max_turns must be a positive integer, got True"),
+])
+def test_bad_suite_files_are_file_errors(tmp_path, text, expected):
+    from workbench.evals import EvalFileError, load_evals
+
+    path = tmp_path / "deep.evals.json"
+    path.write_text(text)
+    with pytest.raises(EvalFileError, match=expected):
+        load_evals(path)
+
+
+def test_a_suite_file_with_two_turns_still_loads(tmp_path):
+    from workbench.evals import load_evals
+
+    path = tmp_path / "ok.evals.json"
+    path.write_text(json.dumps({"cases": [{"id": "a", "prompt": "p", "expect_no_call": True}], "max_turns": 2}))
+    assert load_evals(path).max_turns == 2
+    with pytest.raises(ValueError, match="max_turns must be a positive integer, got 0"):
+        run_evals(paris_cases(1), ScriptedModel([CALL_PARIS]), tools=[get_weather], max_turns=0, progress=False)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"version": 1, "interactions": ' + DEEP + "}", r"not a cassette: not JSON \(JSON text nests deeper than"),
+    ('{"version": 1, "interactions": [', r"not a cassette: not JSON"),
+    ('{"version": 1, "interactions": [1]}', r"'interactions' must be a list of objects"),
+])
+def test_bad_cassettes_are_clear_errors(tmp_path, text, expected):
+    path = tmp_path / "bad.cassette.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=r"ReplayModel: .*bad.cassette.json.*" + expected):
+        ReplayModel(path)
+    with pytest.raises(ValueError, match=expected):
+        run_evals(paris_cases(1), f"replay:{path}", tools=[get_weather], progress=False)

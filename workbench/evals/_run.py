@@ -166,6 +166,8 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     cases, suite = _cases(suite_or_cases)
     max_turns = max_turns if max_turns is not None else (suite.max_turns if suite is not None else 1)
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
     base_dir = None
     if suite is not None and suite.path:
         from pathlib import Path

@@ -21,12 +21,15 @@ import threading
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
+from workbench._json_text import MAX_JSON_DEPTH, loads
 from workbench.models._base import Message, Model, as_messages, conversation_key, tool_specs
 from workbench.models._secrets import mask
 from workbench.models._turn import ModelError, ModelTurn
 from workbench.types import ToolResult
 
 CASSETTE_VERSION = 1
+#: a cassette nests requests a few levels around messages and tool arguments of up to MAX_JSON_DEPTH levels
+MAX_CASSETTE_DEPTH = 2 * MAX_JSON_DEPTH
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -157,12 +160,18 @@ class ReplayModel(Model):
     def __init__(self, path: PathLike):
         self.path = Path(path)
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = loads(self.path.read_text(encoding="utf-8"), max_depth=MAX_CASSETTE_DEPTH)
         except FileNotFoundError:
             raise FileNotFoundError(f"ReplayModel: no cassette at {self.path} (write one with "
                                     "workbench.models.record(model, path))") from None
+        except ValueError as exc:  # malformed or too deep JSON, or text that is not UTF-8
+            raise ValueError(f"ReplayModel: {self.path} is not a cassette: not JSON ({exc})") from None
         if not isinstance(data, dict) or data.get("version") != CASSETTE_VERSION:
             raise ValueError(f"ReplayModel: {self.path} is not a version-{CASSETTE_VERSION} cassette")
+        if not isinstance(data.get("interactions", []), list) or not all(
+                isinstance(i, dict) and isinstance(i.get("request"), dict) for i in data.get("interactions") or []):
+            raise ValueError(f"ReplayModel: {self.path}: 'interactions' must be a list of objects, each with a "
+                             "'request' object")
         self.provider, _, self.name = str(data.get("model") or "replay:replay").partition(":")
         self.interactions: list[dict[str, Any]] = data.get("interactions") or []
         self._keys = [_canonical(i["request"]) for i in self.interactions]
