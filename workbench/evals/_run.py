@@ -141,7 +141,9 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
 
     Args:
         suite_or_cases: an :class:`EvalSuite`, a ``*.evals.json`` path, or a list of :class:`EvalCase`.
-        models: a model, a model string (``"openai:gpt-4.1-mini"``, ``"replay:cassette.json"``) or a list.
+        models: a model, a model string (``"openai:gpt-4.1-mini"``, ``"replay:cassette.json"``, read by
+            ``workbench.models.get``'s resolver, a cassette relative to the suite file) or a list. Each
+            job is a fresh conversation of its model (``Model.fresh``).
         tools: the tools offered (a registry or a list of tools/specs); default: the suite's tools.
         repeats: runs per case; the report gives pass@k and pass^k for ``k = repeats``.
         concurrency: model requests in flight at once.
@@ -152,7 +154,8 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
         progress: ``False`` for none; a notebook widget or tqdm bar by default.
         max_turns: 1 scores the model's first answer without running tools (BFCL's setting); more
             runs the agent loop and scores every call of the run. Default: the suite's (1).
-        log: an ``ExecutionLog`` that keeps the runs (multi-turn and Dask runs included).
+        log: an ``ExecutionLog`` that keeps every job's run (its model turns and, with more turns,
+            its tool calls), under the ``run_id`` of its result row — single-turn and Dask runs included.
         **params: model parameters (``temperature``, ``max_tokens``…).
 
     Ctrl-C or the progress widget's Cancel stops the run; the report holds every finished job
