@@ -262,3 +262,16 @@ def test_bad_cassettes_are_clear_errors(tmp_path, text, expected):
         ReplayModel(path)
     with pytest.raises(ValueError, match=expected):
         run_evals(paris_cases(1), f"replay:{path}", tools=[get_weather], progress=False)
+
+
+def test_the_repeat_number_keys_the_cache_without_reaching_the_transcript(tmp_path):
+    model = ScriptedModel([CALL_PARIS, "It is 21 degrees."])
+    cache = tmp_path / "evals.sqlite"
+    report = run_evals(paris_cases(1), model, tools=[get_weather], cache=cache, repeats=2, max_turns=3, progress=False)
+    assert len(model.calls) == 4  # each repeat is its own request
+    for transcript in report.transcripts.values():
+        assert transcript.settings["params"] == {}, transcript.settings
+        assert rerun(transcript, model, tools=[get_weather]).final_text == "It is 21 degrees."
+    asked = len(model.calls)
+    again = run_evals(paris_cases(1), model, tools=[get_weather], cache=cache, repeats=2, max_turns=3, progress=False)
+    assert again.cache_hits == 4 and len(model.calls) == asked

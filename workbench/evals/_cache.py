@@ -82,6 +82,7 @@ class CachedModel(Model):
         self.cache = cache
         self.provider, self.name = model.provider, model.name
         self._counts = Counter()  # shared with this model's conversations
+        self._repeat = 0
 
     @property
     def hits(self) -> int:
@@ -91,6 +92,13 @@ class CachedModel(Model):
     def misses(self) -> int:
         return self._counts["misses"]
 
+    def for_repeat(self, repeat: int) -> "CachedModel":
+        """This model answering repeat ``repeat`` of a case: each repeat is its own request (a cached
+        answer to repeat 0 does not answer repeat 1), while the provider is sent the same thing."""
+        salted = copy.copy(self)
+        salted._repeat = repeat
+        return salted
+
     def fresh(self) -> "CachedModel":
         """A new conversation of the wrapped model, answered from the same cache."""
         conversation = copy.copy(self)
@@ -99,8 +107,8 @@ class CachedModel(Model):
 
     async def acomplete(self, messages: Sequence[dict], *, tools: Any = None, tool_choice: Any = None,
                         **params: Any) -> ModelTurn:
-        salt = params.pop("_cache_salt", None)  # run_evals' repeat number: each repeat is its own request
-        key = request_key(self.model, messages, tools, tool_choice, {**params, "_repeat": salt} if salt else params)
+        key = request_key(self.model, messages, tools, tool_choice,
+                          {**params, "_repeat": self._repeat} if self._repeat else params)
         turn = self.cache.get(key)
         if turn is not None:
             self._counts["hits"] += 1

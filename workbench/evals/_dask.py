@@ -14,12 +14,10 @@ def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, param
     (index, transcript dict); each job is a fresh conversation of its model."""
     from workbench.evals._jobs import _transcript
 
-    async def one(index: int, model_index: int, key: str, case: Any, offer: Any, salt: int,
+    async def one(index: int, model_index: int, key: str, case: Any, offer: Any, repeat: int,
                   limit: asyncio.Semaphore):
         async with limit:
-            model = models[model_index]
-            extra = {"_cache_salt": salt} if hasattr(model, "cache") else {}
-            transcript = await _transcript(model, key, case, offer, max_turns, tool_choice, {**params, **extra})
+            transcript = await _transcript(models[model_index], key, case, repeat, offer, max_turns, tool_choice, params)
             return index, transcript.to_dict()
 
     async def main() -> list:

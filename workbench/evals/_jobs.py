@@ -29,11 +29,15 @@ def _conversation(model: Model, variant: str, case: EvalCase, repeat: int) -> st
     return json.dumps([model.id, variant, case.id, repeat])
 
 
-async def _transcript(model: Model, key: str, case: EvalCase, offer: "_Offer", max_turns: int, tool_choice: Any,
-                      params: dict, executor: Any = None, log: Any = None) -> Transcript:
+async def _transcript(model: Model, key: str, case: EvalCase, repeat: int, offer: "_Offer", max_turns: int,
+                      tool_choice: Any, params: dict, executor: Any = None, log: Any = None) -> Transcript:
     """One job's conversation, named ``key`` (see ``conversation_key``): one turn scored as it is
     (``max_turns=1``) or the agent loop, with the tools run through ``executor``."""
     from workbench.agent import arun_agent
+    from workbench.evals._cache import CachedModel
+
+    if isinstance(model, CachedModel):
+        model = model.for_repeat(repeat)
 
     token = conversation_key.set(key)
     try:
@@ -97,8 +101,7 @@ async def _single_turn(model: Model, case: EvalCase, offer: _Offer, tool_choice:
     """One model turn, no tool run: the transcript of a single-turn evaluation (a fresh conversation)."""
     model = model.fresh()
     messages = case.input_messages
-    settings = {"params": mask_params({k: v for k, v in params.items() if not k.startswith("_")}),
-                "tool_choice": tool_choice, "max_turns": 1}
+    settings = {"params": mask_params(params), "tool_choice": tool_choice, "max_turns": 1}
     transcript = Transcript(run_id=new_run_id(), model=model.id, messages=list(messages), started_at=utc_now_iso(),
                             prompt=[dict(m) for m in messages], tools=[s.to_schema() for s in offer.specs],
                             settings=settings)

@@ -75,9 +75,8 @@ class _Evaluation:
     async def run_job(self, index: int) -> None:
         job = self.jobs[index]
         model, offer = self.models[job.model], self.offers[(job.variant, job.case.id)]
-        params = {**self.params, **({"_cache_salt": job.repeat} if isinstance(model, CachedModel) else {})}
-        transcript = await _transcript(model, self.key(index), job.case, offer, self.max_turns, self.tool_choice,
-                                       params, self.executor, self.log)
+        transcript = await _transcript(model, self.key(index), job.case, job.repeat, offer, self.max_turns,
+                                       self.tool_choice, self.params, self.executor, self.log)
         self.finish(index, transcript, logged=self.max_turns > 1)  # the agent loop logs its own run
 
     def finish(self, index: int, transcript: Transcript, *, logged: bool) -> None:
