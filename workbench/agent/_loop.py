@@ -102,7 +102,7 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
     ``stopped_because="cancelled"`` and returns the transcript so far."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-    model = get(model)
+    model = get(model).fresh()  # every run starts the model's conversation afresh (a script at its first turn)
     registry = _registry(tools)
     specs = tool_specs(registry)
     messages = as_messages(prompt_or_messages, system)

@@ -101,6 +101,8 @@ class EvalSuite:
     max_turns: int = 1
 
     def __post_init__(self) -> None:
+        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
+            raise ValueError(f"suite {self.name!r}: max_turns must be a positive integer, got {self.max_turns!r}")
         seen: set[str] = set()
         for case in self.cases:
             if case.id in seen:

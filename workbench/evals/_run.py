@@ -14,30 +14,20 @@ import asyncio
 import threading
 from typing import Any, Optional
 
-from workbench.agent import Transcript, arun_agent
+from workbench.agent import Transcript
 from workbench.evals._cache import CachedModel, RequestCache
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._files import suite_registry
-from workbench.evals._jobs import _Job, _Offer, _row, _score, _single_turn
+from workbench.evals._jobs import _conversation, _Job, _Offer, _row, _score, _transcript, log_transcript
 from workbench.evals._provenance import run_provenance
 from workbench.evals._report import EvalReport
-from workbench.models import Model, get
+from workbench.models import Model, resolve_model
 
 
 def _models(models: Any, base_dir: Any = None) -> list[Model]:
     if isinstance(models, (str, Model)):
         models = [models]
-    out = []
-    for item in models:
-        if isinstance(item, str) and item.startswith("replay:"):
-            from pathlib import Path
-
-            from workbench.models import ReplayModel
-
-            path = Path(item.partition(":")[2])
-            out.append(ReplayModel(path if path.is_absolute() or base_dir is None else Path(base_dir) / path))
-        else:
-            out.append(get(item))
+    out = [resolve_model(item, base_dir=base_dir) for item in models]
     if not out:
         raise ValueError("run_evals needs at least one model")
     ids = [m.id for m in out]
@@ -78,22 +68,26 @@ class _Evaluation:
         self.transcripts: dict[str, Transcript] = {}
         self.stop = threading.Event()
 
+    def key(self, index: int) -> str:
+        """Job ``index``'s conversation key (model, variant, case, repeat)."""
+        job = self.jobs[index]
+        return _conversation(self.models[job.model], job.variant, job.case, job.repeat)
+
     async def run_job(self, index: int) -> None:
         job = self.jobs[index]
         model, offer = self.models[job.model], self.offers[(job.variant, job.case.id)]
-        params = {**self.params, **({"_cache_salt": job.repeat} if isinstance(model, CachedModel) else {})}
-        if self.max_turns == 1:
-            transcript = await _single_turn(model, job.case, offer, self.tool_choice, params)
-        else:
-            transcript = await arun_agent(model, job.case.input_messages, tools=offer.registry, executor=self.executor,
-                                          log=self.log, max_turns=self.max_turns, tool_choice=self.tool_choice, **params)
-        self.finish(index, transcript)
+        transcript = await _transcript(model, self.key(index), job.case, job.repeat, offer, self.max_turns,
+                                       self.tool_choice, self.params, self.executor, self.log)
+        self.finish(index, transcript, logged=self.max_turns > 1)  # the agent loop logs its own run
 
-    def finish(self, index: int, transcript: Transcript) -> None:
+    def finish(self, index: int, transcript: Transcript, *, logged: bool) -> None:
+        """Score job ``index``'s transcript into its row and, unless already ``logged``, write it to the log."""
         job = self.jobs[index]
         verdict = _score(job.case, transcript, self.offers[(job.variant, job.case.id)])
         self.rows[index] = _row(job, self.models[job.model], job.case, transcript, verdict)
         self.transcripts[transcript.run_id] = transcript
+        if self.log is not None and not logged:
+            log_transcript(self.log, transcript)
 
     async def run_all(self, concurrency: int, progress: Any) -> None:
         queue = iter(range(len(self.jobs)))
@@ -147,7 +141,9 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
 
     Args:
         suite_or_cases: an :class:`EvalSuite`, a ``*.evals.json`` path, or a list of :class:`EvalCase`.
-        models: a model, a model string (``"openai:gpt-4.1-mini"``, ``"replay:cassette.json"``) or a list.
+        models: a model, a model string (``"openai:gpt-4.1-mini"``, ``"replay:cassette.json"``, read by
+            ``workbench.models.get``'s resolver, a cassette relative to the suite file) or a list. Each
+            job is a fresh conversation of its model (``Model.fresh``).
         tools: the tools offered (a registry or a list of tools/specs); default: the suite's tools.
         repeats: runs per case; the report gives pass@k and pass^k for ``k = repeats``.
         concurrency: model requests in flight at once.
@@ -158,7 +154,8 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
         progress: ``False`` for none; a notebook widget or tqdm bar by default.
         max_turns: 1 scores the model's first answer without running tools (BFCL's setting); more
             runs the agent loop and scores every call of the run. Default: the suite's (1).
-        log: an ``ExecutionLog`` that keeps the runs (multi-turn and Dask runs included).
+        log: an ``ExecutionLog`` that keeps every job's run (its model turns and, with more turns,
+            its tool calls), under the ``run_id`` of its result row — single-turn and Dask runs included.
         **params: model parameters (``temperature``, ``max_tokens``…).
 
     Ctrl-C or the progress widget's Cancel stops the run; the report holds every finished job
@@ -172,6 +169,8 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     cases, suite = _cases(suite_or_cases)
     max_turns = max_turns if max_turns is not None else (suite.max_turns if suite is not None else 1)
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
     base_dir = None
     if suite is not None and suite.path:
         from pathlib import Path
