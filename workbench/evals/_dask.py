@@ -18,7 +18,9 @@ def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, param
         async with limit:
             model = models[model_index]
             extra = {"_cache_salt": salt} if hasattr(model, "cache") else {}
-            if max_turns == 1:
+            if hasattr(case, "arun"):  # a multi-turn case runs its own user turns
+                transcript = await case.arun(model, tool_choice=tool_choice, **params, **extra)
+            elif max_turns == 1:
                 transcript = await _single_turn(model, case, offer, tool_choice, {**params, **extra})
             else:
                 transcript = await arun_agent(model, case.input_messages, tools=offer.registry, max_turns=max_turns,
