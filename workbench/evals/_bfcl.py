@@ -83,8 +83,9 @@ def load_bfcl(category: str, limit: Optional[int] = None) -> EvalSuite:
     asks the user turns in order and is scored by ``final_state``. A category BFCL has but this
     does not support (:data:`UNSUPPORTED_CATEGORIES`) raises ``ValueError`` saying why."""
     if category not in BFCL_CATEGORIES:
-        why = next((text for prefix, text in UNSUPPORTED_CATEGORIES.items() if category.startswith(prefix)), None)
-        if why is not None:
+        prefix = max((p for p in UNSUPPORTED_CATEGORIES if category.startswith(p)), key=len, default=None)
+        if prefix is not None:
+            why = UNSUPPORTED_CATEGORIES[prefix]
             raise ValueError(f"BFCL category {category!r} is not supported: {why}. Supported: {', '.join(BFCL_CATEGORIES)}")
         raise ValueError(f"unknown BFCL category {category!r}; known: {', '.join(BFCL_CATEGORIES)}")
     if category.startswith("multi_turn_"):

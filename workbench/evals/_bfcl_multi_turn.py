@@ -283,14 +283,38 @@ def _short(value: Any, limit: int = 70) -> str:
 
 
 def _state_difference(model: Any, truth: Any) -> Optional[str]:
-    """How ``model``'s public state differs from ``truth``'s (BFCL compares every public attribute)."""
+    """Where ``model``'s public state first differs from ``truth``'s (BFCL compares every public
+    attribute with ``==``), as ``path is X, expected Y``; None when it does not."""
     differing = [attr for attr in vars(truth) if not attr.startswith("_")
                  and getattr(model, attr, None) != getattr(truth, attr)]
     if not differing:
         return None
-    attr = differing[0]
-    more = f" (and {len(differing) - 1} more)" if len(differing) > 1 else ""
-    return f"{attr} is {_short(getattr(model, attr, None))}, expected {_short(getattr(truth, attr))}{more}"
+    more = f" (and {len(differing) - 1} more attributes)" if len(differing) > 1 else ""
+    return _first_difference(getattr(model, differing[0], None), getattr(truth, differing[0]), differing[0], set()) + more
+
+
+def _first_difference(model: Any, truth: Any, path: str, seen: set) -> str:
+    """The first place below ``path`` where two unequal values differ (dicts by key, lists by item,
+    objects by public attribute; a back-reference already walked is not walked again)."""
+    if isinstance(truth, dict) and isinstance(model, dict):
+        for key in truth:
+            if key not in model:
+                return f"{path}[{key!r}] is missing"
+            if model[key] != truth[key]:
+                return _first_difference(model[key], truth[key], f"{path}[{key!r}]", seen)
+        extra = next(k for k in model if k not in truth)
+        return f"{path}[{extra!r}] is unexpected ({_short(model[extra], 50)})"
+    if isinstance(truth, (list, tuple)) and isinstance(model, (list, tuple)) and len(model) == len(truth):
+        index = next(i for i, (a, b) in enumerate(zip(model, truth)) if a != b)
+        return _first_difference(model[index], truth[index], f"{path}[{index}]", seen)
+    if type(model) is type(truth) and hasattr(truth, "__dict__") and id(truth) not in seen:
+        seen.add(id(truth))
+        for attr, value in vars(truth).items():
+            if not attr.startswith("_") and id(value) not in seen and getattr(model, attr, None) != value:
+                return _first_difference(getattr(model, attr, None), value, f"{path}.{attr}", seen)
+    if isinstance(truth, (list, tuple)) and isinstance(model, (list, tuple)):
+        return f"{path} has {len(model)} items, expected {len(truth)}"
+    return f"{path} is {_short(model)}, expected {_short(truth)}"
 
 
 def final_state_score(case: Any, transcript: Any) -> tuple[Optional[bool], str]:
