@@ -1,8 +1,10 @@
 """Tool-call evaluations: does a model pick the right tool with the right arguments?
 
 Cases (:class:`EvalCase`) and suites (:class:`EvalSuite`, ``*.evals.json`` files), scored by
-BFCL's rules (:func:`score_calls`), run over models and tool variants (:func:`run_evals`) into an
-:class:`EvalReport`; :func:`load_bfcl` imports the Berkeley Function Calling Leaderboard's data.
+BFCL's rules (:func:`score_calls`) or other scorers (:class:`Scorer`: ``text_contains``,
+``text_matches``, ``judge``, BFCL multi-turn's ``final_state``), run over models and tool variants
+(:func:`run_evals`) into an :class:`EvalReport`; :func:`load_bfcl` imports the Berkeley Function
+Calling Leaderboard's data, multi-turn categories included (:class:`BFCLMultiTurnCase`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ from workbench.evals._report import Comparison, EvalReport
 from workbench.evals._run import run_evals
 from workbench.evals._scoring import ExpectedCall, Verdict, normalise_string, score_calls
 from workbench.evals._stats import mcnemar_exact, pass_at_k, pass_hat_k
+from workbench.evals._scorers import Score, Scorer, judge, text_contains, text_matches
+from workbench.evals._bfcl_multi_turn import BFCLMultiTurnCase
+from workbench.evals._bfcl_playback import BFCLPlayback
 
-__all__ = ["BFCL_CATEGORIES", "add_eval_case", "CachedModel", "Comparison", "EvalCase", "EvalFileError", "EvalReport", "EvalSuite",
+__all__ = ["BFCLMultiTurnCase", "BFCLPlayback", "Score", "Scorer", "judge", "text_contains", "text_matches",
+           "BFCL_CATEGORIES", "add_eval_case", "CachedModel", "Comparison", "EvalCase", "EvalFileError", "EvalReport", "EvalSuite",
            "ExpectedCall", "RequestCache", "Verdict", "bfcl_function_spec", "bfcl_schema", "find_eval_files",
            "load_bfcl", "load_evals", "mcnemar_exact", "normalise_string", "pass_at_k", "pass_hat_k", "run_evals",
            "save_evals", "score_calls", "suite_registry"]
