@@ -51,18 +51,30 @@ def _fallback(value: Any) -> Any:
     return repr(value) if converted is value else converted
 
 
+def _has_decimal(value: Any) -> bool:
+    """Whether a ``Decimal`` sits in the plain dicts, lists and tuples of ``value`` (a quick look: most results have none)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        for inner in (item.values() if type(item) is dict else item):
+            kind = type(inner)
+            if kind is Decimal:
+                return True
+            if kind is dict or kind is list or kind is tuple:
+                stack.append(inner)
+    return False
+
+
 def _with_decimals_as_numbers(value: Any) -> Any:
     """``value`` with the ``Decimal``s inside plain dicts, lists and tuples as numbers (pydantic would
-    write them as strings); the same object when there is none."""
+    write them as strings)."""
     kind = type(value)
     if kind is Decimal:
         return number_like(value)
     if kind is dict:
-        items = {k: _with_decimals_as_numbers(v) for k, v in value.items()}
-        return value if all(items[k] is v for k, v in value.items()) else items
+        return {k: _with_decimals_as_numbers(v) for k, v in value.items()}
     if kind is list or kind is tuple:
-        converted = [_with_decimals_as_numbers(v) for v in value]
-        return value if all(a is b for a, b in zip(converted, value)) else converted
+        return [_with_decimals_as_numbers(v) for v in value]
     return value
 
 
@@ -70,7 +82,10 @@ def to_jsonable(value: Any) -> Any:
     """A JSON-compatible copy of ``value`` (dataclasses, models, dates, UUIDs … handled by pydantic).
     Number-like objects (``Decimal``, numpy scalars, ``mpmath.mpf``) become JSON numbers, not strings
     or reprs; anything else JSON cannot hold becomes its ``repr``."""
-    return to_jsonable_python(_with_decimals_as_numbers(value), fallback=_fallback, bytes_mode="base64")
+    kind = type(value)
+    if kind is Decimal or ((kind is dict or kind is list or kind is tuple) and _has_decimal(value)):
+        value = _with_decimals_as_numbers(value)
+    return to_jsonable_python(value, fallback=_fallback, bytes_mode="base64")
 
 
 def json_text(value: Any) -> str:
