@@ -59,7 +59,7 @@ def default_executor() -> ConcurrentExecutor:
 def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any, system: Optional[str] = None,
               executor: Any = None, log: Any = None, max_turns: int = 10, tool_choice: Any = None,
               approver: Any = None, review: Optional[Review] = None, on_step: Optional[StepListener] = None,
-              run_id: Optional[str] = None, **params: Any) -> Transcript:
+              run_id: Optional[str] = None, new_conversation: bool = True, **params: Any) -> Transcript:
     """Run ``model`` on ``prompt_or_messages`` with ``tools`` until it answers without a tool call.
 
     Args:
@@ -82,6 +82,10 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
             instead — its ``toolUseId`` stays the model's; the transcript keeps both calls.
         on_step: ``on_step(step)`` (sync or async) with each step as it is appended.
         run_id: the run's id (default: a fresh one).
+        new_conversation: True (the default) starts the model's conversation afresh
+            (``model.fresh()``: a script at its first turn); False continues the conversation of the
+            ``model`` object given — for a caller that asks several user turns of one conversation
+            and called ``model.fresh()`` once itself.
         **params: passed to the model each turn (``temperature``, ``max_tokens``…).
 
     Returns:
@@ -90,19 +94,21 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
     """
     return run_sync(arun_agent(model, prompt_or_messages, tools=tools, system=system, executor=executor, log=log,
                                max_turns=max_turns, tool_choice=tool_choice, approver=approver, review=review,
-                               on_step=on_step, run_id=run_id, **params))
+                               on_step=on_step, run_id=run_id, new_conversation=new_conversation, **params))
 
 
 async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any,
                      system: Optional[str] = None, executor: Any = None, log: Any = None, max_turns: int = 10,
                      tool_choice: Any = None, approver: Any = None, review: Optional[Review] = None,
                      on_step: Optional[StepListener] = None, run_id: Optional[str] = None,
-                     **params: Any) -> Transcript:
+                     new_conversation: bool = True, **params: Any) -> Transcript:
     """The async form of :func:`run_agent` (same arguments). Cancelling the task ends the run with
     ``stopped_because="cancelled"`` and returns the transcript so far."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-    model = get(model).fresh()  # every run starts the model's conversation afresh (a script at its first turn)
+    model = get(model)
+    if new_conversation:  # every run starts the model's conversation afresh (a script at its first turn)
+        model = model.fresh()
     registry = _registry(tools)
     specs = tool_specs(registry)
     messages = as_messages(prompt_or_messages, system)

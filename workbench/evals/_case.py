@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, ClassVar, Optional, Sequence, Union
 
 from workbench.evals._scoring import ExpectedCall
 
@@ -34,6 +34,9 @@ class EvalCase:
     check: Optional[Check] = None
     tags: Sequence[str] = ()
     system: Optional[str] = None
+
+    #: the scorers ``run_evals`` applies when given none (BFCL multi-turn cases: ``final_state``)
+    default_scorers: ClassVar[tuple[str, ...]] = ("calls",)
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:

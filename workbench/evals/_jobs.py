@@ -41,6 +41,8 @@ async def _transcript(model: Model, key: str, case: EvalCase, repeat: int, offer
 
     token = conversation_key.set(key)
     try:
+        if hasattr(case, "arun"):  # a multi-turn case asks its own user turns (BFCL multi-turn)
+            return await case.arun(model, executor=executor, log=log, tool_choice=tool_choice, **params)
         if max_turns == 1:
             return await _single_turn(model, case, offer, tool_choice, params)
         return await arun_agent(model, case.input_messages, tools=offer.registry, executor=executor, log=log,

@@ -109,8 +109,14 @@ class EvalReport:
                 "cached": int(group["cached"].sum()),
                 "model_errors": int(group["model_error"].notna().sum()),
                 "rate_limited": int((group["model_error"] == "rate_limit").sum()),
+                **{name: _mean(group[name]) for name in self.scorer_columns},
             })
         return pd.DataFrame(out)
+
+    @property
+    def scorer_columns(self) -> list[str]:
+        """The results' scorer columns (one per scorer of the run: its score, or empty where it did not apply)."""
+        return [c for c in self.results.columns if c not in _COLUMNS]
 
     def _side(self, name: str) -> tuple[str, str]:
         models, variants = set(self.results["model"]), set(self.results["variant"])
@@ -160,6 +166,12 @@ class EvalReport:
 _COLUMNS = ["case", "model", "variant", "repeat", "passed", "reason", "error_type", "expected", "actual",
             "expect_no_call", "true_positives", "false_positives", "false_negatives", "arguments_ok", "turns",
             "latency_ms", "input_tokens", "output_tokens", "cached", "tags", "run_id", "model_error"]
+
+
+def _mean(column: Any) -> float:
+    """The mean score of a scorer column (bools as 0/1), over the runs it applied to."""
+    values = [float(v) for v in column if v is not None and v == v]
+    return sum(values) / len(values) if values else float("nan")
 
 
 def _esc(value: Any) -> str:

@@ -18,9 +18,10 @@ from workbench.agent import Transcript
 from workbench.evals._cache import CachedModel, RequestCache
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._files import suite_registry
-from workbench.evals._jobs import _conversation, _Job, _Offer, _row, _score, _transcript, log_transcript
+from workbench.evals._jobs import _conversation, _Job, _Offer, _row, _transcript, log_transcript
 from workbench.evals._provenance import run_provenance
 from workbench.evals._report import EvalReport
+from workbench.evals._scorers import PassIf, apply_scorers, combined_verdict, resolve_scorers, scorer_name
 from workbench.models import Model, resolve_model
 
 
@@ -58,8 +59,10 @@ class _Evaluation:
     """One run_evals call's state: jobs, results so far, and the stop flag Ctrl-C / Cancel set."""
 
     def __init__(self, cases: list[EvalCase], models: list[Model], variants: dict[str, Any], repeats: int,
-                 max_turns: int, tool_choice: Any, params: dict, executor: Any, log: Any) -> None:
+                 max_turns: int, tool_choice: Any, params: dict, executor: Any, log: Any,
+                 scorers: Optional[list] = None, pass_if: PassIf = "all") -> None:
         self.models, self.max_turns, self.tool_choice, self.params = models, max_turns, tool_choice, params
+        self.scorers, self.pass_if = resolve_scorers(None, cases) if scorers is None else scorers, pass_if
         self.executor, self.log = executor, log
         self.offers = {(v, c.id): _Offer(reg, c) for v, reg in variants.items() for c in cases}
         self.jobs = [_Job(m, v, c, r) for m in range(len(models)) for v in variants for c in cases
@@ -78,13 +81,25 @@ class _Evaluation:
         model, offer = self.models[job.model], self.offers[(job.variant, job.case.id)]
         transcript = await _transcript(model, self.key(index), job.case, job.repeat, offer, self.max_turns,
                                        self.tool_choice, self.params, self.executor, self.log)
-        self.finish(index, transcript, logged=self.max_turns > 1)  # the agent loop logs its own run
+        scores = await apply_scorers(self.scorers, job.case, transcript, offer.schemas)
+        # the agent loop (multi-turn and BFCL multi-turn cases) logs its own run
+        self.finish(index, transcript, scores, logged=self.max_turns > 1 or hasattr(job.case, "arun"))
 
-    def finish(self, index: int, transcript: Transcript, *, logged: bool) -> None:
-        """Score job ``index``'s transcript into its row and, unless already ``logged``, write it to the log."""
+    def finish(self, index: int, transcript: Transcript, scores: Optional[dict] = None, *, logged: bool) -> None:
+        """Score job ``index``'s transcript into its row (with ``scores`` when already computed) and,
+        unless already ``logged``, write it to the log."""
+        from workbench.executor import run_sync
+
         job = self.jobs[index]
-        verdict = _score(job.case, transcript, self.offers[(job.variant, job.case.id)])
-        self.rows[index] = _row(job, self.models[job.model], job.case, transcript, verdict)
+        if scores is None:
+            offer = self.offers[(job.variant, job.case.id)]
+            scores = run_sync(apply_scorers(self.scorers, job.case, transcript, offer.schemas))
+        verdict = combined_verdict(transcript, scores, self.pass_if)
+        row = _row(job, self.models[job.model], job.case, transcript, verdict)
+        if hasattr(job.case, "expected_text"):
+            row["expected"] = job.case.expected_text()
+        row.update({name: score.value for name, score in scores.items()})
+        self.rows[index] = row
         self.transcripts[transcript.run_id] = transcript
         if self.log is not None and not logged:
             log_transcript(self.log, transcript)
@@ -136,7 +151,7 @@ def _spec_diffs(variants: dict[str, Any]) -> dict[tuple[str, str], Any]:
 def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: int = 1, concurrency: int = 8,
               executor: Any = None, cache: Any = None, variants: Optional[dict[str, Any]] = None,
               progress: Any = True, max_turns: Optional[int] = None, tool_choice: Any = None, log: Any = None,
-              **params: Any) -> EvalReport:
+              scorers: Any = None, pass_if: PassIf = "all", **params: Any) -> EvalReport:
     """Ask every model every case (``repeats`` times, against each tool variant) and score the calls.
 
     Args:
@@ -156,6 +171,12 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
             runs the agent loop and scores every call of the run. Default: the suite's (1).
         log: an ``ExecutionLog`` that keeps every job's run (its model turns and, with more turns,
             its tool calls), under the ``run_id`` of its result row — single-turn and Dask runs included.
+        scorers: how each run is scored: built-in names (``"calls"``, ``"final_state"``), scorers from
+            ``text_contains``/``text_matches``/``judge``, or callables ``(case, transcript) -> score``
+            (see :mod:`workbench.evals._scorers`); default: the cases' own (``"calls"``; BFCL
+            multi-turn cases: ``"final_state"``). Each is a column of ``results`` and ``summary()``.
+        pass_if: a run passes when every scorer passes (``"all"``), one does (``"any"``), the named
+            one does, or ``pass_if(scores)`` (scorer name → ``Score``) returns True.
         **params: model parameters (``temperature``, ``max_tokens``…).
 
     Ctrl-C or the progress widget's Cancel stops the run; the report holds every finished job
@@ -181,10 +202,12 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
     if cache is not None:
         store = cache if isinstance(cache, RequestCache) else RequestCache(cache)
         model_list = [CachedModel(m, store) for m in model_list]
+    scorer_list = resolve_scorers(scorers, cases, store)
+    _check_scorers(scorer_list, pass_if)
     tool_variants = _variants(variants, tools, suite)
     dask = executor if _is_dask(executor) else None
     evaluation = _Evaluation(cases, model_list, tool_variants, repeats, max_turns, tool_choice, params,
-                             None if dask else executor, log)
+                             None if dask else executor, log, scorer_list, pass_if)
     from workbench._batch import _progress
 
     bar = _progress(progress, len(evaluation.jobs), 0, "evals")
@@ -210,3 +233,17 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
 
 def _is_dask(executor: Any) -> bool:
     return executor is not None and type(executor).__module__ == "workbench.dask"
+
+
+def _check_scorers(scorers: list, pass_if: Any) -> None:
+    from workbench.evals._report import _COLUMNS
+
+    names = [scorer_name(s) for s in scorers]
+    taken = [n for n in names if n in _COLUMNS]
+    if taken:
+        raise ValueError(f"a scorer may not be named {taken[0]!r}: that is a column of the results already")
+    if isinstance(pass_if, str) and pass_if not in ("all", "any") and pass_if not in names:
+        raise ValueError(f"pass_if={pass_if!r} names no scorer of this run ({', '.join(names)}); "
+                         "use 'all', 'any', a scorer's name or a function of the scores")
+    if not isinstance(pass_if, str) and not callable(pass_if):
+        raise TypeError(f"pass_if must be 'all', 'any', a scorer's name or a function, not {pass_if!r:.60}")
