@@ -275,3 +275,17 @@ def test_the_repeat_number_keys_the_cache_without_reaching_the_transcript(tmp_pa
     asked = len(model.calls)
     again = run_evals(paris_cases(1), model, tools=[get_weather], cache=cache, repeats=2, max_turns=3, progress=False)
     assert again.cache_hits == 4 and len(model.calls) == asked
+
+
+def test_the_user_turns_of_one_conversation_continue_one_script():
+    """A multi-turn conversation (BFCL multi-turn's shape) is one conversation: its second user turn
+    gets the script's second answer, not the first one again; a second conversation starts afresh."""
+    from workbench.evals._turns import arun_turns
+    from workbench.executor import run_sync
+
+    script = ScriptedModel([{"text": "first answer"}, {"text": "second answer"}])
+    turns = [[{"role": "user", "content": "one"}], [{"role": "user", "content": "two"}]]
+    for _ in range(2):
+        transcript = run_sync(arun_turns(script, turns, lambda index: []))
+        assert [step.turn.text for step in transcript.model_steps] == ["first answer", "second answer"]
+        assert transcript.stopped_because == "end_turn"
