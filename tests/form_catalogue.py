@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal, Optional, TypedDict, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 
 from workbench import tool
 
@@ -268,6 +268,12 @@ def c_any(value, extra: Any = None) -> dict:
 
 
 @_t
+def c_secret(password: SecretStr, note: str = "") -> dict:
+    """A secret (a password box; masked in what the form shows)."""
+    return {"type": type(password).__name__, "length": len(password.get_secret_value())}
+
+
+@_t
 def c_const(kind: Literal["fixed"] = "fixed", n: int = 0) -> dict:
     """A one-value Literal (const)."""
     return {"kind": kind, "n": n}
@@ -329,6 +335,8 @@ CATALOGUE: list[Entry] = [
           {"object", "list", "json (recursive)"}, lambda out: out == 3),
     Entry("Any", c_any, {"value": [1, "two"], "extra": {"k": 1}}, {"json (fallback)"},
           lambda out: out == {"value": [1, "two"], "extra": {"k": 1}}, {"extra": None}),
+    Entry("SecretStr", c_secret, {"password": "pw-12345"}, {"password"},
+          lambda out: out == {"type": "SecretStr", "length": 8}, {"note": ""}),
     Entry("const", c_const, {"kind": "fixed", "n": 1}, {"const"}, lambda out: out == {"kind": "fixed", "n": 1},
           {"kind": "fixed", "n": 0}),
 ]

@@ -180,7 +180,7 @@ def test_variants_are_compared_with_mcnemar_and_their_spec_diff():
     report = run_evals(cases, ScriptedModel([answer], repeat_last=True), progress=False,
                        variants={"before": ToolRegistry([vague]), "after": ToolRegistry([get_weather])})
     comparison = report.compare("before", "after")
-    assert (comparison.wins, comparison.losses, comparison.pairs) == (12, 0, 12)
+    assert (comparison.wins, comparison.losses, comparison.cases) == (12, 0, 12)
     assert comparison.p_value == pytest.approx(2 / 2 ** 12) and "better" in str(comparison)
     diff = report.spec_diffs[("before", "after")]
     assert "description" in str(diff)

@@ -6,6 +6,7 @@ environment a config gave it) and the project's own HTTP server with a bearer to
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -113,3 +114,75 @@ def test_bad_configs_say_what_is_wrong(tmp_path, monkeypatch):
         connect(command=["x"], config=two)
     with pytest.raises(ValueError, match="pass config= too"):
         connect(command=["x"], server="a")
+
+
+# the secret of every shape below; not shaped like a known key, so only the structural rules can find it
+S = "s3cr3t-Value-9f2a"
+_URL = "https://mcp.example.com/mcp"
+#: (shape, connect() arguments, the exported entry): every place a credential goes on a command line or in a URL
+SECRET_SHAPES = [
+    ("env value", {"command": ["srv"], "env": {"API_KEY": S}}, {"command": "srv", "args": [], "env": {"API_KEY": "${API_KEY}"}}),
+    ("--token x", ["srv", "--token", S], ["--token", "${TOKEN}"]),
+    ("--token=x", ["srv", f"--token={S}"], ["--token=${TOKEN}"]),
+    ("--api-key x", ["srv", "--api-key", S], ["--api-key", "${API_KEY}"]),
+    ("--api-key=x", ["srv", f"--api-key={S}"], ["--api-key=${API_KEY}"]),
+    ("mcp-remote --header 'Authorization: Bearer x' (two args)",
+     ["npx", "mcp-remote", _URL, "--header", f"Authorization: Bearer {S}"],
+     ["mcp-remote", _URL, "--header", "Authorization: Bearer ${MCP_TOKEN}"]),
+    ("mcp-remote --header=Authorization: Bearer x", ["npx", "mcp-remote", _URL, f"--header=Authorization: Bearer {S}"],
+     ["mcp-remote", _URL, "--header=Authorization: Bearer ${MCP_TOKEN}"]),
+    ("--header Authorization:Bearer x (no space)", ["npx", "mcp-remote", _URL, "--header", f"Authorization:Bearer {S}"],
+     ["mcp-remote", _URL, "--header", "Authorization:Bearer ${MCP_TOKEN}"]),
+    ("-H 'X-Api-Key: x'", ["srv", "-H", f"X-Api-Key: {S}"], ["-H", "X-Api-Key: ${X_API_KEY}"]),
+    ("--header 'X-Key: x'", ["srv", "--header", f"X-Key: {S}"], ["--header", "X-Key: ${X_KEY}"]),
+    ("?api_key= in a URL argument", ["srv", f"{_URL}?api_key={S}&region=eu"], [f"{_URL}?api_key=${{API_KEY}}&region=eu"]),
+    ("?key= in a URL argument", ["srv", f"{_URL}?key={S}"], [f"{_URL}?key=${{KEY}}"]),
+    ("?sig= in a URL argument", ["srv", f"{_URL}?sv=2024&sig={S}"], [f"{_URL}?sv=2024&sig=${{SIG}}"]),
+    ("token as a URL argument's user name", ["srv", f"https://{S}@mcp.example.com/mcp"],
+     ["https://${MCP_USER}@mcp.example.com/mcp"]),
+    ("password in a URL argument", ["srv", f"https://bob:{S}@mcp.example.com/mcp"],
+     ["https://bob:${MCP_PASSWORD}@mcp.example.com/mcp"]),
+    ("a URL as an option's value", ["srv", f"--url={_URL}?token={S}"], [f"--url={_URL}?token=${{TOKEN}}"]),
+    ("-k x", ["srv", "-k", S], ["-k", "${KEY}"]),
+    ("docker -e NAME=x", ["docker", "run", "-e", f"GITHUB_TOKEN={S}", "img"],
+     ["run", "-e", "GITHUB_TOKEN=${GITHUB_TOKEN}", "img"]),
+    ("a bare key-shaped argument", ["srv", f"sk-{S}"], ["${SECRET}"]),
+    ("Authorization header", {"url": _URL, "headers": {"Authorization": f"Bearer {S}"}},
+     {"type": "http", "url": _URL, "headers": {"Authorization": "Bearer ${MCP_TOKEN}"}}),
+    ("X-Key header", {"url": _URL, "headers": {"X-Key": S}}, {"type": "http", "url": _URL, "headers": {"X-Key": "${X_KEY}"}}),
+    ("Cookie header", {"url": _URL, "headers": {"Cookie": S}},
+     {"type": "http", "url": _URL, "headers": {"Cookie": "${COOKIE}"}}),
+    ("URL password", {"url": f"https://bob:{S}@mcp.example.com/mcp"},
+     {"type": "http", "url": "https://bob:${MCP_PASSWORD}@mcp.example.com/mcp"}),
+    ("token as the URL's user name", {"url": f"https://{S}@mcp.example.com/mcp", "transport": "sse"},
+     {"type": "sse", "url": "https://${MCP_USER}@mcp.example.com/mcp"}),
+    ("?key= and ?sig= in the URL", {"url": f"{_URL}?key={S}&sig={S}&v=1"},
+     {"type": "http", "url": f"{_URL}?key=${{KEY}}&sig=${{SIG}}&v=1"}),
+]
+
+
+@pytest.mark.parametrize("shape, arguments, expected", SECRET_SHAPES, ids=[row[0] for row in SECRET_SHAPES])
+def test_every_shape_of_secret_is_a_placeholder_that_reads_back(shape, arguments, expected, monkeypatch):
+    if isinstance(arguments, list):  # a command line: the expected value is its "args"
+        arguments = {"command": arguments}
+        expected = {"command": arguments["command"][0], "args": expected, "env": {}}
+    entry = server_entry(arguments)
+    assert entry == expected
+    assert S not in json.dumps(entry)
+    # every placeholder is a variable that, set to the secret, gives back what connect() was given
+    for name in set(re.findall(r"\$\{([A-Z_]+)\}", json.dumps(entry))):
+        monkeypatch.setenv(name, f"sk-{S}" if name == "SECRET" else S)
+    back = read_server_config({"mcpServers": {"s": entry}})
+    if "command" in arguments:
+        assert back["command"] == list(arguments["command"])
+        assert (back["env"] or {}) == (arguments.get("env") or {})
+    else:
+        assert back["url"] == arguments["url"] and (back["headers"] or {}) == (arguments.get("headers") or {})
+
+
+def test_arguments_and_headers_without_secrets_are_kept_as_written():
+    argv = ["srv", "--port", "8080", "-v", "--header", "Accept: text/plain", "-H", "X-Trace: on", "--name=docs",
+            f"{_URL}?region=eu&q=a%20b", "PLAIN=1", "--", "-"]
+    assert server_entry({"command": argv})["args"] == argv[1:]
+    assert server_entry({"url": f"{_URL}?region=eu&q=a%20b", "headers": {"X-Trace": "on"}}) == {
+        "type": "http", "url": f"{_URL}?region=eu&q=a%20b", "headers": {"X-Trace": "on"}}

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import base64
 import json
+import numbers
+from decimal import Decimal
 from typing import Any, Callable
 
 from pydantic_core import to_jsonable_python
 
-__all__ = ["to_content_blocks", "to_jsonable", "json_text", "canonical_json", "image_block", "IMAGE_MAGIC"]
+__all__ = ["to_content_blocks", "to_jsonable", "number_like", "json_text", "canonical_json", "image_block", "IMAGE_MAGIC"]
 
 Block = dict[str, Any]
 
@@ -26,9 +28,64 @@ IMAGE_MAGIC: dict[bytes, str] = {
 }
 
 
+def number_like(value: Any) -> Any:
+    """``value`` as a JSON number when it is a number-like object JSON has no type for — ``Decimal``,
+    numpy scalars, ``mpmath.mpf``, any other ``numbers.Real`` — else ``value`` itself."""
+    kind = type(value)
+    if kind is Decimal:
+        if not value.is_finite():
+            return float(value)
+        return int(value) if value.as_tuple().exponent >= 0 else float(value)  # type: ignore[operator]
+    if kind.__module__ == "numpy" and getattr(value, "ndim", None) == 0:  # a numpy scalar: its Python twin
+        item = value.item()
+        return item if isinstance(item, (bool, int, float, str)) else value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
+def _fallback(value: Any) -> Any:
+    converted = number_like(value)
+    return repr(value) if converted is value else converted
+
+
+def _has_decimal(value: Any) -> bool:
+    """Whether a ``Decimal`` sits in the plain dicts, lists and tuples of ``value`` (a quick look: most results have none)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        for inner in (item.values() if type(item) is dict else item):
+            kind = type(inner)
+            if kind is Decimal:
+                return True
+            if kind is dict or kind is list or kind is tuple:
+                stack.append(inner)
+    return False
+
+
+def _with_decimals_as_numbers(value: Any) -> Any:
+    """``value`` with the ``Decimal``s inside plain dicts, lists and tuples as numbers (pydantic would
+    write them as strings)."""
+    kind = type(value)
+    if kind is Decimal:
+        return number_like(value)
+    if kind is dict:
+        return {k: _with_decimals_as_numbers(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_with_decimals_as_numbers(v) for v in value]
+    return value
+
+
 def to_jsonable(value: Any) -> Any:
-    """A JSON-compatible copy of ``value`` (dataclasses, models, dates, UUIDs … handled by pydantic)."""
-    return to_jsonable_python(value, fallback=repr, bytes_mode="base64")
+    """A JSON-compatible copy of ``value`` (dataclasses, models, dates, UUIDs … handled by pydantic).
+    Number-like objects (``Decimal``, numpy scalars, ``mpmath.mpf``) become JSON numbers, not strings
+    or reprs; anything else JSON cannot hold becomes its ``repr``."""
+    kind = type(value)
+    if kind is Decimal or ((kind is dict or kind is list or kind is tuple) and _has_decimal(value)):
+        value = _with_decimals_as_numbers(value)
+    return to_jsonable_python(value, fallback=_fallback, bytes_mode="base64")
 
 
 def json_text(value: Any) -> str:

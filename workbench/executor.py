@@ -34,6 +34,7 @@ from workbench._errors import ToolInputError
 from workbench._events import EventListener, ToolEvent
 from workbench.context import ToolContext
 from workbench.registry import as_tool_registry as _as_registry
+from workbench.secrets import mask_arguments, mask_result, secret_values
 from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, ToolResponse
 from workbench.types import Permission, ToolResult, ToolUse, fast_tool_result, new_tool_use_id, utc_now_iso
 
@@ -246,6 +247,17 @@ def _new_plan(item: Any, spec: Any) -> _Plan:
     direct = (type(item)._invoke is DecoratedFunctionTool._invoke and not item._positional_only
               and item.__dict__.get("_wb_ctx") is None)
     return _Plan(spec, item, validator, item._func if direct else None, bool(spec.supports_async), _returns_check(spec))
+
+
+def _append_masked(log: Any, result: ToolResult, tool_use: Any, secret_names: frozenset[str]) -> None:
+    """Log a call to a tool with secret parameters: their values are ``***`` in the row's input, and
+    nowhere in its output, error or metadata (a validation error's ``received``, a message quoting it)."""
+    raw = tool_use.get("input")
+    masked = mask_arguments(raw, secret_names)
+    if masked is raw:  # no secret given
+        log.append(result, tool_use)
+        return
+    log.append(mask_result(result, secret_values(raw, secret_names)), tool_use, input=masked)
 
 
 class _Call:
@@ -652,7 +664,11 @@ class ToolExecutor:
         """Log and announce a final result."""
         if run.log is not None:
             try:
-                run.log.append(result, call.tool_use)
+                spec = getattr(call, "spec", None)  # unset: the tool was not found
+                if spec is not None and spec.secret_parameters:
+                    _append_masked(run.log, result, call.tool_use, spec.secret_parameters)
+                else:
+                    run.log.append(result, call.tool_use)
             except Exception as exc:  # noqa: BLE001 - a full disk must not turn into a lost result
                 result.metadata["log_error"] = f"{type(exc).__name__}: {exc}"
                 warnings.warn(f"workbench: could not write the execution log: {exc}", RuntimeWarning, stacklevel=2)

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from pydantic_core import from_json as _from_json, to_json as _to_json
 
+from workbench.secrets import MASK, masked_parameters
 from workbench.types import ToolResult, ToolUse, make_tool_use, utc_now_iso
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -390,6 +391,22 @@ def _retry_locked(action: Callable[[], Any], seconds: float = 30.0) -> Any:
                 raise
         time.sleep(delay)
         delay = min(delay * 2, 0.1)
+
+
+def _check_secrets_given(row_id: int, tool_name: str, tool_input: Any, registry: Any) -> None:
+    """Refuse to replay a row whose secret parameters the log stored as ``***`` (and nothing replaced)."""
+    from workbench.registry import as_tool_registry  # the registry sits above the log
+
+    try:
+        secret = as_tool_registry(registry).get_tool(tool_name).spec.secret_parameters
+    except Exception:  # noqa: BLE001 - an unknown tool, a registry the executor understands and this does not
+        return
+    missing = masked_parameters(tool_input, secret)
+    if missing:
+        names = ", ".join(missing)
+        raise ValueError(f"Cannot replay call {row_id} of tool '{tool_name}': its secret parameter(s) {names} "
+                         f"were not stored in the log (they show as {MASK}); give them with "
+                         f"replay({row_id}, ..., inputs={{{', '.join(f'{n!r}: ...' for n in missing)}}})")
 
 
 class ExecutionLog:
@@ -876,7 +893,8 @@ class ExecutionLog:
         pq.write_table(pa.Table.from_arrays(arrays, schema=pa.schema(fields)), target)
 
     # -- replay ------------------------------------------------------------------------------------
-    def replay(self, row_id: int, registry: Any = None, executor: Any = None) -> ToolResult:
+    def replay(self, row_id: int, registry: Any = None, executor: Any = None, *,
+               inputs: Optional[Mapping[str, Any]] = None) -> ToolResult:
         """Call the logged tool again with the same input; returns the new ``ToolResult``.
 
         Args:
@@ -885,6 +903,8 @@ class ExecutionLog:
                 (default: the module-level default registry).
             executor: anything with ``run(tool_uses, registry, *, log=None)``
                 (default: a new ``workbench.executor.SequentialExecutor()``).
+            inputs: values that replace the logged ones — the secret parameters (a ``SecretStr``),
+                which the log stores as ``***``.
 
         The call gets a fresh ``toolUseId`` and is logged here too (``log=self``),
         as a new row. Inputs that were not JSON when logged (bytes, datetimes,
@@ -892,7 +912,8 @@ class ExecutionLog:
 
         Raises:
             KeyError: no such row.
-            ValueError: the row has no tool name.
+            ValueError: the row has no tool name, or its input has a secret the log did not store
+                (``***``) and ``inputs`` does not give it: it is never sent as ``***``.
         """
         row = self.get(row_id)
         if not row["tool_name"]:
@@ -905,8 +926,11 @@ class ExecutionLog:
             from workbench.executor import SequentialExecutor
 
             executor = SequentialExecutor()
-        tool_input = row["input"]
-        tool_use = make_tool_use(row["tool_name"], {} if tool_input is None else tool_input)
+        tool_input = {} if row["input"] is None else row["input"]
+        if inputs:
+            tool_input = {**tool_input, **inputs}
+        _check_secrets_given(row_id, row["tool_name"], tool_input, registry)
+        tool_use = make_tool_use(row["tool_name"], tool_input)
         return executor.run([tool_use], registry, log=self)[0]
 
     def to_cases(self, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None, *,

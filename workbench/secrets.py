@@ -27,11 +27,12 @@ from __future__ import annotations
 import base64
 import json
 import re
-from typing import Any, Iterable, Mapping
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from typing import Any, Callable, Iterable, Mapping, Optional
+from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
-__all__ = ["MASK", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments", "mask_params", "mask_url",
-           "secret_parameters", "scrub_text"]
+__all__ = ["MASK", "Replace", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments",
+           "mask_command", "mask_header", "masked_parameters", "mask_params", "mask_result", "mask_url", "mask_values",
+           "secret_parameters", "secret_values", "scrub_text", "url_secrets"]
 
 MASK = "***"
 
@@ -114,6 +115,65 @@ def mask_arguments(arguments: Any, secret_names: Iterable[str]) -> Any:
     return {k: (MASK if k in names and v is not None else v) for k, v in arguments.items()}
 
 
+def masked_parameters(arguments: Any, secret_names: Iterable[str]) -> list[str]:
+    """The secret parameters whose value in ``arguments`` is the mask (a logged input): they must be
+    given again, never sent as ``***``."""
+    if not isinstance(arguments, Mapping):
+        return []
+    return sorted(name for name in secret_names if arguments.get(name) == MASK)
+
+
+def secret_values(arguments: Any, secret_names: Iterable[str]) -> list[str]:
+    """The string values ``arguments`` gives the named secret parameters (what :func:`mask_values`
+    then finds in an error message or a result)."""
+    if not isinstance(arguments, Mapping):
+        return []
+    values = (arguments.get(name) for name in secret_names)
+    # a number given for a secret is quoted by the validation error that refuses it
+    return [v if isinstance(v, str) else str(v) for v in values
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+
+
+def mask_values(value: Any, secrets: Iterable[str]) -> Any:
+    """``value`` (JSON) with every occurrence of the known ``secrets`` replaced by ``***`` — field
+    names are not looked at (unlike :func:`mask`) — a copy when anything changes, else ``value``."""
+    known = _known(secrets)
+    if not known:
+        return value
+    if isinstance(value, str):
+        return _mask(value, known)
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        return _replace_known(value, known)
+    return _replace_known(value, known) if any(secret in text for secret in known) else value
+
+
+def _replace_known(value: Any, known: list[str]) -> Any:
+    if isinstance(value, str):
+        return _mask(value, known)
+    if isinstance(value, Mapping):
+        return {k: _replace_known(v, known) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_replace_known(v, known) for v in value]
+    return value
+
+
+def mask_result(result: Any, secrets: Iterable[str]) -> Any:
+    """A ``ToolResult`` whose content and metadata (error message, validation errors' ``received``…)
+    hold none of ``secrets`` — a copy when anything changes, else ``result`` itself."""
+    known = _known(secrets)
+    if not known:
+        return result
+    from workbench.types import fast_tool_result  # the types sit above this module
+
+    content, metadata, value = (mask_values(part, known) for part in (result.content, result.metadata, result.value))
+    if content is result.content and metadata is result.metadata and value is result.value:
+        return result
+    return fast_tool_result(result.tool_use_id, result.status, content, metadata, result.started_at,
+                            result.completed_at, result.progress, value)
+
+
 def _known(secrets: Iterable[str]) -> list[str]:
     # longest first, so a key that contains another is masked whole; very short strings would mask
     # ordinary text and are not credentials anyway
@@ -185,9 +245,22 @@ def _mask_match(match: re.Match) -> str:
     return match.group(0)[:3] + MASK
 
 
-def mask_url(url: str) -> str:
+#: how a secret is replaced: given the secret's name (a query parameter, header, option or env name;
+#: ``url_user`` / ``url_password`` for a URL's user info), the text that stands in for it
+Replace = Callable[[str], str]
+
+
+def _masked(_name: str) -> str:
+    return MASK
+
+
+def mask_url(url: str, replace: Optional[Replace] = None) -> str:
     """``url`` with a password (or a lone token as user name) and secret-named query parameters
-    masked: ``https://user:pw@host/v1?api-key=k`` → ``https://user:***@host/v1?api-key=***``."""
+    masked: ``https://user:pw@host/v1?api-key=k`` → ``https://user:***@host/v1?api-key=***``.
+
+    ``replace(name)`` gives the text put in a secret's place (default ``***``); ``name`` is the query
+    parameter's name, or ``url_password`` / ``url_user``. Everything else keeps its original spelling."""
+    replace = replace or _masked
     try:
         parts = urlsplit(str(url))
     except ValueError:
@@ -196,7 +269,105 @@ def mask_url(url: str) -> str:
     if "@" in netloc:
         userinfo, _, host = netloc.rpartition("@")
         user, colon, _password = userinfo.partition(":")
-        netloc = f"{user}:{MASK}@{host}" if colon else f"{MASK}@{host}"
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    query = urlencode([(k, MASK if is_secret_query_name(k) else v) for k, v in pairs], safe="*") if pairs else parts.query
+        netloc = f"{user}:{replace('url_password')}@{host}" if colon else f"{replace('url_user')}@{host}"
+    query = "&".join(_masked_query_item(item, replace) for item in parts.query.split("&")) if parts.query else ""
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _masked_query_item(item: str, replace: Replace) -> str:
+    raw_name, eq, _value = item.partition("=")
+    name = unquote_plus(raw_name)
+    return f"{raw_name}={replace(name)}" if eq and is_secret_query_name(name) else item
+
+
+def mask_header(name: str, value: str, replace: Optional[Replace] = None) -> str:
+    """An HTTP header's value with its credential masked: ``Authorization: Bearer X`` keeps its scheme
+    (``Bearer ***``), a secret-named header (``X-Api-Key``, ``Cookie``…) is masked whole, any other
+    header is returned as it is. ``replace`` as for :func:`mask_url` (called with the header's name)."""
+    replace = replace or _masked
+    if _normal(name) in _CREDENTIAL_HEADERS:
+        scheme, space, credential = str(value).strip().partition(" ")
+        return f"{scheme} {replace(name)}" if space and credential else replace(name)
+    return replace(name) if is_secret_name(name) else value
+
+
+# headers whose value is ``<scheme> <credential>``
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy_authorization"})
+# short options that take a credential (``-k KEY``); long ones say so by name (``--api-key``)
+_SECRET_SHORT_OPTIONS = {"-k": "key"}
+# ``Name: value`` (a header given as an argument, as to ``mcp-remote --header`` or ``curl -H``)
+_HEADER_ARG = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_\-]*)\s*:(?!//)\s*(.*)$", re.DOTALL)
+# ``NAME=value`` (an environment assignment, as to ``env`` or ``docker run -e``)
+_ASSIGNMENT_ARG = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)=(.*)$", re.DOTALL)
+
+
+def mask_command(argv: Iterable[str], replace: Optional[Replace] = None) -> list[str]:
+    """A command line's arguments with every credential masked:
+
+    * the value of a secret-named option, as two arguments or one (``--token X``, ``--api-key=X``)
+      and of ``-k X``;
+    * a secret header given as an argument, alone or as an option's value (``--header "Authorization:
+      Bearer X"``, ``--header=X-Key:X``, ``-H "Cookie: …"``): masked as by :func:`mask_header`;
+    * a URL argument's password, token user name and credential query parameters (:func:`mask_url`);
+    * ``NAME=X`` when ``NAME`` is secret (``docker run -e API_KEY=X``);
+    * anything else that looks like a credential (``sk-…``, ``Bearer …``: :func:`scrub_text`).
+
+    ``replace(name)`` gives the text put in a secret's place (default ``***``); ``name`` is the option's,
+    header's or variable's name (``secret`` for a bare credential)."""
+    replace = replace or _masked
+    out: list[str] = []
+    pending: Optional[str] = None  # the option whose value is the next argument
+    for arg in argv:
+        arg = str(arg)
+        if pending is not None:
+            out.append(replace(pending))
+            pending = None
+            continue
+        if arg.startswith("-"):
+            option, eq, value = arg.partition("=")
+            name = _SECRET_SHORT_OPTIONS.get(option) or option.lstrip("-")
+            if option in _SECRET_SHORT_OPTIONS or (option.startswith("--") and is_secret_name(name)):
+                if eq:
+                    out.append(f"{option}={replace(name)}")
+                else:
+                    out.append(arg)
+                    pending = name
+                continue
+            out.append(f"{option}={_mask_value(value, replace)}" if eq else arg)
+            continue
+        out.append(_mask_value(arg, replace))
+    return out
+
+
+def _mask_value(text: str, replace: Replace) -> str:
+    """One argument (or an option's value) with its credentials masked (see :func:`mask_command`)."""
+    if "://" in text:
+        return mask_url(text, replace)
+    header = _HEADER_ARG.match(text)
+    if header and (is_secret_name(header.group(1))):
+        name, value = header.group(1), header.group(2)
+        return f"{text[:header.start(2)]}{mask_header(name, value, replace)}"
+    assignment = _ASSIGNMENT_ARG.match(text)
+    if assignment and is_secret_name(assignment.group(1)):
+        return f"{assignment.group(1)}={replace(assignment.group(1))}"
+    return replace("secret") if scrub_text(text) != text else text
+
+
+def url_secrets(url: Any) -> list[str]:
+    """The credentials written into ``url``: the password of ``user:password@host`` (or a lone token
+    as user name) and the values of secret-named query parameters — to mask wherever they show up
+    (an SDK's error message, a hint naming the server), as :func:`mask_url` masks the URL itself."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(str(url))
+    except ValueError:
+        return []
+    written = []
+    if "@" in parts.netloc:
+        user, colon, password = parts.netloc.rpartition("@")[0].partition(":")
+        written.append(password if colon else user)
+    # the values as written (percent-encoded, as an error message may quote the URL) and decoded
+    pairs = (pair.partition("=")[::2] for pair in parts.query.split("&"))
+    written += [value for name, value in pairs if is_secret_query_name(unquote(name))]
+    return [s for s in dict.fromkeys(written + [unquote(s) for s in written]) if s]

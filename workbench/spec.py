@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from workbench._errors import ToolInputError, ToolSpecError
+from workbench.secrets import secret_parameters
 from workbench.types import Permission
 
 __all__ = ["ToolSpec", "ToolParam", "ToolParameter", "ToolReturn", "update_tool_runtime_metadata", "TOOL_NAME_PATTERN"]
@@ -98,6 +99,7 @@ class ToolSpec(BaseModel):
     _generated: bool = PrivateAttr(default=False)  # schemas made by pydantic need no meta-schema check
     _call_plan: Any = PrivateAttr(default=None)  # the executors' cache for this spec (workbench.executor._plan_of)
     _flat_check: Optional[Callable[[Any], dict]] = PrivateAttr(default=None)  # see check_inputs
+    _secret_names: Optional[frozenset[str]] = PrivateAttr(default=None)  # see secret_parameters
 
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
@@ -105,6 +107,8 @@ class ToolSpec(BaseModel):
         private = self.__pydantic_private__
         if private is not None:
             private["_call_plan"] = None
+            if name == "parameters":
+                private["_secret_names"] = None
             if name == "_input_validator":
                 private["_flat_check"] = None  # it was the old validator's
 
@@ -219,6 +223,16 @@ class ToolSpec(BaseModel):
         return out
 
     # -- checks ----------------------------------------------------------------------------------
+    @property
+    def secret_parameters(self) -> frozenset[str]:
+        """The top-level parameters whose schema marks them secret (``format: "password"`` or
+        ``writeOnly``: a ``SecretStr``): their values are masked in the execution log, forms and
+        anything else serialised (``workbench.secrets.secret_parameters``)."""
+        names = self.__pydantic_private__["_secret_names"]
+        if names is None:
+            names = self.__pydantic_private__["_secret_names"] = secret_parameters(self.parameters)
+        return names
+
     def validate(self) -> None:  # type: ignore[override]  # pydantic's deprecated classmethod
         """Raise ``ToolSpecError`` naming the first problem with this spec; return None if it is sound.
 

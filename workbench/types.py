@@ -215,7 +215,7 @@ def fast_tool_result(tool_use_id: str, status: str, content: list, metadata: dic
     obj = _new(_cls)
     _set_dict(obj, {"tool_use_id": tool_use_id, "status": status, "content": content, "metadata": metadata,
                     "started_at": started_at, "completed_at": completed_at, "progress": progress, "value": value})
-    _set_fields_set(obj, _fields)
+    _set_fields_set(obj, set(_fields))  # a set of its own: model_copy(update=…) and assignment add to it
     _set_extra(obj, None)
     _set_private(obj, None)
     return obj

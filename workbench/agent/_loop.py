@@ -17,8 +17,10 @@ import uuid
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
+from workbench._unicode import replace_surrogates
 from workbench.executor import ConcurrentExecutor, approving, run_sync
 from workbench.models import Model, ModelError, ModelTurn, as_messages, get, tool_specs
+from workbench.models._turn import without_surrogates
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
 from workbench.registry import ToolRegistry
@@ -57,7 +59,7 @@ def default_executor() -> ConcurrentExecutor:
 def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any, system: Optional[str] = None,
               executor: Any = None, log: Any = None, max_turns: int = 10, tool_choice: Any = None,
               approver: Any = None, review: Optional[Review] = None, on_step: Optional[StepListener] = None,
-              run_id: Optional[str] = None, **params: Any) -> Transcript:
+              run_id: Optional[str] = None, new_conversation: bool = True, **params: Any) -> Transcript:
     """Run ``model`` on ``prompt_or_messages`` with ``tools`` until it answers without a tool call.
 
     Args:
@@ -80,6 +82,10 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
             instead — its ``toolUseId`` stays the model's; the transcript keeps both calls.
         on_step: ``on_step(step)`` (sync or async) with each step as it is appended.
         run_id: the run's id (default: a fresh one).
+        new_conversation: True (the default) starts the model's conversation afresh
+            (``model.fresh()``: a script at its first turn); False continues the conversation of the
+            ``model`` object given — for a caller that asks several user turns of one conversation
+            and called ``model.fresh()`` once itself.
         **params: passed to the model each turn (``temperature``, ``max_tokens``…).
 
     Returns:
@@ -88,19 +94,21 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
     """
     return run_sync(arun_agent(model, prompt_or_messages, tools=tools, system=system, executor=executor, log=log,
                                max_turns=max_turns, tool_choice=tool_choice, approver=approver, review=review,
-                               on_step=on_step, run_id=run_id, **params))
+                               on_step=on_step, run_id=run_id, new_conversation=new_conversation, **params))
 
 
 async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any,
                      system: Optional[str] = None, executor: Any = None, log: Any = None, max_turns: int = 10,
                      tool_choice: Any = None, approver: Any = None, review: Optional[Review] = None,
                      on_step: Optional[StepListener] = None, run_id: Optional[str] = None,
-                     **params: Any) -> Transcript:
+                     new_conversation: bool = True, **params: Any) -> Transcript:
     """The async form of :func:`run_agent` (same arguments). Cancelling the task ends the run with
     ``stopped_because="cancelled"`` and returns the transcript so far."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
     model = get(model)
+    if new_conversation:  # every run starts the model's conversation afresh (a script at its first turn)
+        model = model.fresh()
     registry = _registry(tools)
     specs = tool_specs(registry)
     messages = as_messages(prompt_or_messages, system)
@@ -245,15 +253,25 @@ async def _model_turn(model: Model, messages: list[dict], specs: list, tool_choi
             raise TypeError(f"{type(model).__name__}.acomplete returned {type(turn).__name__}, not a ModelTurn")
     except ModelError as exc:
         turn = exc.turn if isinstance(exc.turn, ModelTurn) else ModelTurn()
-        return ModelStep(_stamped(turn, model, t0), index, str(exc), exc.kind, started_at)
+        return ModelStep(_stamped(turn, model, t0), index, _error_text(str(exc), model), exc.kind, started_at)
     except Exception as exc:  # noqa: BLE001 - a model that fails in its own way still ends the run as a model error
-        return ModelStep(_stamped(ModelTurn(), model, t0), index, scrub_text(f"{type(exc).__name__}: {exc}"), "unknown",
-                         started_at)
+        return ModelStep(_stamped(ModelTurn(), model, t0), index, _error_text(f"{type(exc).__name__}: {exc}", model),
+                         "unknown", started_at)
     return ModelStep(_stamped(turn, model, t0), index, started_at=started_at)
 
 
+def _error_text(text: str, model: Model) -> str:
+    """A model's error as the run keeps it: the model's own secrets (its key, whatever its shape) and
+    secret-shaped text masked, in valid Unicode."""
+    secrets = getattr(model, "_secrets", None)
+    known = list(secrets()) if callable(secrets) else []
+    return replace_surrogates(scrub_text(text, known))
+
+
 def _stamped(turn: ModelTurn, model: Model, t0: float) -> ModelTurn:
-    """``turn`` with its model id, and the latency the loop measured when the model gave none."""
+    """``turn`` with its model id, and the latency the loop measured when the model gave none — in valid
+    Unicode only (whatever model sent it: the log, files and views cannot hold lone surrogates)."""
+    without_surrogates(turn)
     if not turn.latency_ms:
         turn.latency_ms = (time.perf_counter() - t0) * 1000.0
     turn.model = turn.model or model.id

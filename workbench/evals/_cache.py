@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import sqlite3
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-from workbench.models import Model, ModelTurn, tool_specs
+from workbench.models import Model, ModelTurn
+from workbench.models._cassette import neutral_request
 
 
 def _default(value: Any) -> Any:
@@ -18,10 +21,24 @@ def _default(value: Any) -> Any:
     return repr(value)
 
 
+def _renumbered(value: Any, ids: dict[str, str]) -> Any:
+    """``value`` with every ``toolUseId`` replaced by its order of appearance: an id only pairs a call
+    with its result, and an offline model's calls get fresh random ids each run."""
+    if isinstance(value, dict):
+        out = {k: _renumbered(v, ids) for k, v in value.items()}
+        if isinstance(out.get("toolUseId"), str):
+            out["toolUseId"] = ids.setdefault(out["toolUseId"], f"call_{len(ids)}")
+        return out
+    if isinstance(value, list):
+        return [_renumbered(v, ids) for v in value]
+    return value
+
+
 def request_key(model: Model, messages: Sequence[dict], tools: Any, tool_choice: Any, params: dict) -> str:
-    """The cache key of a request: model id, messages, offered tool specs, tool_choice and parameters."""
-    payload = {"model": model.id, "messages": list(messages), "tools": [s.to_schema() for s in tool_specs(tools)],
-               "tool_choice": tool_choice, "params": params}
+    """The cache key of a request: the model id and what is sent to it — messages (tool results by
+    status and content, not their timings), offered tool specs, tool_choice and parameters."""
+    request = neutral_request(messages, tools, tool_choice, params)
+    payload = {"model": model.id, **_renumbered(request, {})}
     text = json.dumps(payload, sort_keys=True, default=_default, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -57,25 +74,47 @@ class RequestCache:
 
 class CachedModel(Model):
     """``model`` with its answers cached: a request seen before is answered from ``cache`` without
-    reaching the model. ``hits`` and ``misses`` count requests; a cached turn has ``cached = True``."""
+    reaching the model. ``hits`` and ``misses`` count requests (of every conversation); a cached turn
+    has ``cached = True``."""
 
     def __init__(self, model: Model, cache: RequestCache) -> None:
         self.model = model
         self.cache = cache
         self.provider, self.name = model.provider, model.name
-        self.hits = 0
-        self.misses = 0
+        self._counts = Counter()  # shared with this model's conversations
+        self._repeat = 0
+
+    @property
+    def hits(self) -> int:
+        return self._counts["hits"]
+
+    @property
+    def misses(self) -> int:
+        return self._counts["misses"]
+
+    def for_repeat(self, repeat: int) -> "CachedModel":
+        """This model answering repeat ``repeat`` of a case: each repeat is its own request (a cached
+        answer to repeat 0 does not answer repeat 1), while the provider is sent the same thing."""
+        salted = copy.copy(self)
+        salted._repeat = repeat
+        return salted
+
+    def fresh(self) -> "CachedModel":
+        """A new conversation of the wrapped model, answered from the same cache."""
+        conversation = copy.copy(self)
+        conversation.model = self.model.fresh()
+        return conversation
 
     async def acomplete(self, messages: Sequence[dict], *, tools: Any = None, tool_choice: Any = None,
                         **params: Any) -> ModelTurn:
-        salt = params.pop("_cache_salt", None)  # run_evals' repeat number: each repeat is its own request
-        key = request_key(self.model, messages, tools, tool_choice, {**params, "_repeat": salt} if salt else params)
+        key = request_key(self.model, messages, tools, tool_choice,
+                          {**params, "_repeat": self._repeat} if self._repeat else params)
         turn = self.cache.get(key)
         if turn is not None:
-            self.hits += 1
+            self._counts["hits"] += 1
             turn.cached = True  # type: ignore[attr-defined]
             return turn
-        self.misses += 1
+        self._counts["misses"] += 1
         turn = await self.model.acomplete(messages, tools=tools, tool_choice=tool_choice, **params)
         self.cache.put(key, self.model.id, turn)
         turn.cached = False  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, ClassVar, Optional, Sequence, Union
 
 from workbench.evals._scoring import ExpectedCall
 
@@ -34,6 +34,9 @@ class EvalCase:
     check: Optional[Check] = None
     tags: Sequence[str] = ()
     system: Optional[str] = None
+
+    #: the scorers ``run_evals`` applies when given none (BFCL multi-turn cases: ``final_state``)
+    default_scorers: ClassVar[tuple[str, ...]] = ("calls",)
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
@@ -101,6 +104,8 @@ class EvalSuite:
     max_turns: int = 1
 
     def __post_init__(self) -> None:
+        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
+            raise ValueError(f"suite {self.name!r}: max_turns must be a positive integer, got {self.max_turns!r}")
         seen: set[str] = set()
         for case in self.cases:
             if case.id in seen:

@@ -17,10 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any, Union
 
+from workbench._json_text import MAX_JSON_DEPTH, loads
 from workbench.evals._case import EvalCase, EvalSuite
 
 PathLike = Union[str, "os.PathLike[str]"]
 SUFFIX = ".evals.json"
+#: a suite nests its cases a few levels around messages and expected values of up to MAX_JSON_DEPTH levels
+MAX_FILE_DEPTH = 2 * MAX_JSON_DEPTH
 
 
 class EvalFileError(ValueError):
@@ -68,12 +71,15 @@ def add_eval_case(path: PathLike, case: EvalCase, *, tools: Any = None) -> Path:
 
 
 def load_evals(path: PathLike) -> EvalSuite:
-    """Read a suite file (its tools are resolved when the suite is run, see :func:`suite_registry`)."""
+    """Read a suite file (its tools are resolved when the suite is run, see :func:`suite_registry`).
+    Its JSON is measured before it is parsed: a file nested deeper than any suite needs is refused."""
     where = Path(path)
     try:
-        data = json.loads(where.read_text(encoding="utf-8"))
+        data = loads(where.read_text(encoding="utf-8"), max_depth=MAX_FILE_DEPTH)
     except FileNotFoundError:
         raise EvalFileError(f"{where}: no such suite file") from None
+    except OSError as exc:
+        raise EvalFileError(f"{where}: cannot read the suite file ({exc.strerror or exc})") from None
     except ValueError as exc:
         raise EvalFileError(f"{where}: not JSON ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
@@ -82,7 +88,7 @@ def load_evals(path: PathLike) -> EvalSuite:
         cases = [EvalCase.from_dict(c) for c in data["cases"]]
         return EvalSuite(name=str(data.get("name") or where.name.removesuffix(SUFFIX)), cases=cases,
                          tools=list(data.get("tools") or []), model=data.get("model"), path=str(where),
-                         max_turns=int(data.get("max_turns", 1)))
+                         max_turns=data.get("max_turns", 1))
     except (TypeError, ValueError) as exc:
         raise EvalFileError(f"{where}: {exc}") from None
 

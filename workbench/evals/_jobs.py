@@ -11,6 +11,8 @@ from workbench.agent import ModelStep, Transcript, new_run_id
 from workbench.evals._case import EvalCase
 from workbench.evals._scoring import Verdict, score_calls
 from workbench.models import Model, ModelError, ModelTurn, tool_specs
+from workbench.models._base import conversation_key
+from workbench.secrets import mask_params
 from workbench.types import utc_now_iso
 
 
@@ -20,6 +22,33 @@ class _Job:
     variant: str
     case: EvalCase
     repeat: int
+
+
+def _conversation(model: Model, variant: str, case: EvalCase, repeat: int) -> str:
+    """A job's conversation key: the same for the same job in any run, order or process."""
+    return json.dumps([model.id, variant, case.id, repeat])
+
+
+async def _transcript(model: Model, key: str, case: EvalCase, repeat: int, offer: "_Offer", max_turns: int,
+                      tool_choice: Any, params: dict, executor: Any = None, log: Any = None) -> Transcript:
+    """One job's conversation, named ``key`` (see ``conversation_key``): one turn scored as it is
+    (``max_turns=1``) or the agent loop, with the tools run through ``executor``."""
+    from workbench.agent import arun_agent
+    from workbench.evals._cache import CachedModel
+
+    if isinstance(model, CachedModel):
+        model = model.for_repeat(repeat)
+
+    token = conversation_key.set(key)
+    try:
+        if hasattr(case, "arun"):  # a multi-turn case asks its own user turns (BFCL multi-turn)
+            return await case.arun(model, executor=executor, log=log, tool_choice=tool_choice, **params)
+        if max_turns == 1:
+            return await _single_turn(model, case, offer, tool_choice, params)
+        return await arun_agent(model, case.input_messages, tools=offer.registry, executor=executor, log=log,
+                                max_turns=max_turns, tool_choice=tool_choice, **params)
+    finally:
+        conversation_key.reset(token)
 
 
 class _Offer:
@@ -71,10 +100,13 @@ class _Offer:
 
 
 async def _single_turn(model: Model, case: EvalCase, offer: _Offer, tool_choice: Any, params: dict) -> Transcript:
-    """One model turn, no tool run: the transcript of a single-turn evaluation."""
+    """One model turn, no tool run: the transcript of a single-turn evaluation (a fresh conversation)."""
+    model = model.fresh()
     messages = case.input_messages
+    settings = {"params": mask_params(params), "tool_choice": tool_choice, "max_turns": 1}
     transcript = Transcript(run_id=new_run_id(), model=model.id, messages=list(messages), started_at=utc_now_iso(),
-                            prompt=[dict(m) for m in messages])
+                            prompt=[dict(m) for m in messages], tools=[s.to_schema() for s in offer.specs],
+                            settings=settings)
     t0 = time.perf_counter()
     try:
         turn = await model.acomplete(messages, tools=offer.specs, tool_choice=tool_choice, **params)
@@ -122,3 +154,19 @@ def _row(job: _Job, model: Model, case: EvalCase, transcript: Transcript, verdic
         "tags": ",".join(case.tags), "run_id": transcript.run_id,
         "model_error": next((s.error_kind for s in turns if s.error), None),
     }
+
+
+def log_transcript(log: Any, transcript: Transcript) -> None:
+    """Write a finished transcript (a single turn, or a run on a Dask worker) into ``log``: the run,
+    its model turns and its tool calls, under the transcript's run id."""
+    log.start_run(transcript.run_id, model=transcript.model, prompt=transcript.prompt, tools=transcript.tools,
+                  settings=transcript.settings, started_at=transcript.started_at)
+    for step in transcript.model_steps:
+        log.append_turn(transcript.run_id, step.index, {**step.turn.to_dict(), "error": step.error,
+                                                         "error_kind": step.error_kind, "started_at": step.started_at})
+    for step in transcript.tool_steps:
+        log.append(step.result, step.tool_use, run_id=transcript.run_id, turn=step.turn_index)
+    usage = transcript.usage
+    log.end_run(transcript.run_id, stopped_because=transcript.stopped_because or "end_turn", error=transcript.error,
+                final_text=transcript.final_text, turns=len(transcript.model_steps), tool_calls=len(transcript.tool_steps),
+                input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, duration_ms=transcript.duration_ms)

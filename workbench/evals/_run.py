@@ -14,29 +14,21 @@ import asyncio
 import threading
 from typing import Any, Optional
 
-from workbench.agent import Transcript, arun_agent
+from workbench.agent import Transcript
 from workbench.evals._cache import CachedModel, RequestCache
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._files import suite_registry
-from workbench.evals._jobs import _Job, _Offer, _row, _score, _single_turn
+from workbench.evals._jobs import _conversation, _Job, _Offer, _row, _transcript, log_transcript
+from workbench.evals._provenance import run_provenance
 from workbench.evals._report import EvalReport
-from workbench.models import Model, get
+from workbench.evals._scorers import PassIf, apply_scorers, combined_verdict, resolve_scorers, scorer_name
+from workbench.models import Model, resolve_model
 
 
 def _models(models: Any, base_dir: Any = None) -> list[Model]:
     if isinstance(models, (str, Model)):
         models = [models]
-    out = []
-    for item in models:
-        if isinstance(item, str) and item.startswith("replay:"):
-            from pathlib import Path
-
-            from workbench.models import ReplayModel
-
-            path = Path(item.partition(":")[2])
-            out.append(ReplayModel(path if path.is_absolute() or base_dir is None else Path(base_dir) / path))
-        else:
-            out.append(get(item))
+    out = [resolve_model(item, base_dir=base_dir) for item in models]
     if not out:
         raise ValueError("run_evals needs at least one model")
     ids = [m.id for m in out]
@@ -67,8 +59,10 @@ class _Evaluation:
     """One run_evals call's state: jobs, results so far, and the stop flag Ctrl-C / Cancel set."""
 
     def __init__(self, cases: list[EvalCase], models: list[Model], variants: dict[str, Any], repeats: int,
-                 max_turns: int, tool_choice: Any, params: dict, executor: Any, log: Any) -> None:
+                 max_turns: int, tool_choice: Any, params: dict, executor: Any, log: Any,
+                 scorers: Optional[list] = None, pass_if: PassIf = "all") -> None:
         self.models, self.max_turns, self.tool_choice, self.params = models, max_turns, tool_choice, params
+        self.scorers, self.pass_if = resolve_scorers(None, cases) if scorers is None else scorers, pass_if
         self.executor, self.log = executor, log
         self.offers = {(v, c.id): _Offer(reg, c) for v, reg in variants.items() for c in cases}
         self.jobs = [_Job(m, v, c, r) for m in range(len(models)) for v in variants for c in cases
@@ -77,22 +71,38 @@ class _Evaluation:
         self.transcripts: dict[str, Transcript] = {}
         self.stop = threading.Event()
 
+    def key(self, index: int) -> str:
+        """Job ``index``'s conversation key (model, variant, case, repeat)."""
+        job = self.jobs[index]
+        return _conversation(self.models[job.model], job.variant, job.case, job.repeat)
+
     async def run_job(self, index: int) -> None:
         job = self.jobs[index]
         model, offer = self.models[job.model], self.offers[(job.variant, job.case.id)]
-        params = {**self.params, **({"_cache_salt": job.repeat} if isinstance(model, CachedModel) else {})}
-        if self.max_turns == 1:
-            transcript = await _single_turn(model, job.case, offer, self.tool_choice, params)
-        else:
-            transcript = await arun_agent(model, job.case.input_messages, tools=offer.registry, executor=self.executor,
-                                          log=self.log, max_turns=self.max_turns, tool_choice=self.tool_choice, **params)
-        self.finish(index, transcript)
+        transcript = await _transcript(model, self.key(index), job.case, job.repeat, offer, self.max_turns,
+                                       self.tool_choice, self.params, self.executor, self.log)
+        scores = await apply_scorers(self.scorers, job.case, transcript, offer.schemas)
+        # the agent loop (multi-turn and BFCL multi-turn cases) logs its own run
+        self.finish(index, transcript, scores, logged=self.max_turns > 1 or hasattr(job.case, "arun"))
 
-    def finish(self, index: int, transcript: Transcript) -> None:
+    def finish(self, index: int, transcript: Transcript, scores: Optional[dict] = None, *, logged: bool) -> None:
+        """Score job ``index``'s transcript into its row (with ``scores`` when already computed) and,
+        unless already ``logged``, write it to the log."""
+        from workbench.executor import run_sync
+
         job = self.jobs[index]
-        verdict = _score(job.case, transcript, self.offers[(job.variant, job.case.id)])
-        self.rows[index] = _row(job, self.models[job.model], job.case, transcript, verdict)
+        if scores is None:
+            offer = self.offers[(job.variant, job.case.id)]
+            scores = run_sync(apply_scorers(self.scorers, job.case, transcript, offer.schemas))
+        verdict = combined_verdict(transcript, scores, self.pass_if)
+        row = _row(job, self.models[job.model], job.case, transcript, verdict)
+        if hasattr(job.case, "expected_text"):
+            row["expected"] = job.case.expected_text()
+        row.update({name: score.value for name, score in scores.items()})
+        self.rows[index] = row
         self.transcripts[transcript.run_id] = transcript
+        if self.log is not None and not logged:
+            log_transcript(self.log, transcript)
 
     async def run_all(self, concurrency: int, progress: Any) -> None:
         queue = iter(range(len(self.jobs)))
@@ -108,10 +118,10 @@ class _Evaluation:
 
         await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(self.jobs))))))
 
-    def report(self, spec_diffs: dict, cache_hits: int, interrupted: bool) -> EvalReport:
+    def report(self, spec_diffs: dict, cache_hits: int, interrupted: bool, provenance: dict) -> EvalReport:
         rows = [r for r in self.rows if r is not None]
         return EvalReport(rows, transcripts=self.transcripts, spec_diffs=spec_diffs, cache_hits=cache_hits,
-                          interrupted=interrupted, total_jobs=len(self.jobs))
+                          interrupted=interrupted, total_jobs=len(self.jobs), **provenance)
 
 
 def _variants(variants: Optional[dict[str, Any]], tools: Any, suite: Optional[EvalSuite]) -> dict[str, Any]:
@@ -141,12 +151,14 @@ def _spec_diffs(variants: dict[str, Any]) -> dict[tuple[str, str], Any]:
 def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: int = 1, concurrency: int = 8,
               executor: Any = None, cache: Any = None, variants: Optional[dict[str, Any]] = None,
               progress: Any = True, max_turns: Optional[int] = None, tool_choice: Any = None, log: Any = None,
-              **params: Any) -> EvalReport:
+              scorers: Any = None, pass_if: PassIf = "all", **params: Any) -> EvalReport:
     """Ask every model every case (``repeats`` times, against each tool variant) and score the calls.
 
     Args:
         suite_or_cases: an :class:`EvalSuite`, a ``*.evals.json`` path, or a list of :class:`EvalCase`.
-        models: a model, a model string (``"openai:gpt-4.1-mini"``, ``"replay:cassette.json"``) or a list.
+        models: a model, a model string (``"openai:gpt-4.1-mini"``, ``"replay:cassette.json"``, read by
+            ``workbench.models.get``'s resolver, a cassette relative to the suite file) or a list. Each
+            job is a fresh conversation of its model (``Model.fresh``).
         tools: the tools offered (a registry or a list of tools/specs); default: the suite's tools.
         repeats: runs per case; the report gives pass@k and pass^k for ``k = repeats``.
         concurrency: model requests in flight at once.
@@ -157,7 +169,14 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
         progress: ``False`` for none; a notebook widget or tqdm bar by default.
         max_turns: 1 scores the model's first answer without running tools (BFCL's setting); more
             runs the agent loop and scores every call of the run. Default: the suite's (1).
-        log: an ``ExecutionLog`` that keeps the runs (multi-turn and Dask runs included).
+        log: an ``ExecutionLog`` that keeps every job's run (its model turns and, with more turns,
+            its tool calls), under the ``run_id`` of its result row — single-turn and Dask runs included.
+        scorers: how each run is scored: built-in names (``"calls"``, ``"final_state"``), scorers from
+            ``text_contains``/``text_matches``/``judge``, or callables ``(case, transcript) -> score``
+            (see :mod:`workbench.evals._scorers`); default: the cases' own (``"calls"``; BFCL
+            multi-turn cases: ``"final_state"``). Each is a column of ``results`` and ``summary()``.
+        pass_if: a run passes when every scorer passes (``"all"``), one does (``"any"``), the named
+            one does, or ``pass_if(scores)`` (scorer name → ``Score``) returns True.
         **params: model parameters (``temperature``, ``max_tokens``…).
 
     Ctrl-C or the progress widget's Cancel stops the run; the report holds every finished job
@@ -171,6 +190,8 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     cases, suite = _cases(suite_or_cases)
     max_turns = max_turns if max_turns is not None else (suite.max_turns if suite is not None else 1)
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
     base_dir = None
     if suite is not None and suite.path:
         from pathlib import Path
@@ -181,10 +202,12 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
     if cache is not None:
         store = cache if isinstance(cache, RequestCache) else RequestCache(cache)
         model_list = [CachedModel(m, store) for m in model_list]
+    scorer_list = resolve_scorers(scorers, cases, store)
+    _check_scorers(scorer_list, pass_if)
     tool_variants = _variants(variants, tools, suite)
     dask = executor if _is_dask(executor) else None
     evaluation = _Evaluation(cases, model_list, tool_variants, repeats, max_turns, tool_choice, params,
-                             None if dask else executor, log)
+                             None if dask else executor, log, scorer_list, pass_if)
     from workbench._batch import _progress
 
     bar = _progress(progress, len(evaluation.jobs), 0, "evals")
@@ -203,8 +226,24 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
             bar.close()
     interrupted = evaluation.stop.is_set() or any(r is None for r in evaluation.rows)
     hits = sum(m.hits for m in model_list if isinstance(m, CachedModel))
-    return evaluation.report(_spec_diffs(tool_variants), hits, interrupted)
+    provenance = run_provenance(model_list, tool_variants, cases, suite, {"repeats": repeats, "max_turns": max_turns,
+                                "tool_choice": tool_choice}, params)
+    return evaluation.report(_spec_diffs(tool_variants), hits, interrupted, provenance)
 
 
 def _is_dask(executor: Any) -> bool:
     return executor is not None and type(executor).__module__ == "workbench.dask"
+
+
+def _check_scorers(scorers: list, pass_if: Any) -> None:
+    from workbench.evals._report import _COLUMNS
+
+    names = [scorer_name(s) for s in scorers]
+    taken = [n for n in names if n in _COLUMNS]
+    if taken:
+        raise ValueError(f"a scorer may not be named {taken[0]!r}: that is a column of the results already")
+    if isinstance(pass_if, str) and pass_if not in ("all", "any") and pass_if not in names:
+        raise ValueError(f"pass_if={pass_if!r} names no scorer of this run ({', '.join(names)}); "
+                         "use 'all', 'any', a scorer's name or a function of the scores")
+    if not isinstance(pass_if, str) and not callable(pass_if):
+        raise TypeError(f"pass_if must be 'all', 'any', a scorer's name or a function, not {pass_if!r:.60}")

@@ -12,10 +12,18 @@ The rules are those of BFCL's ``ast_checker`` (``bfcl_eval.eval_checker.ast_eval
 * strings are compared after BFCL's normalisation (lower case; spaces and ``,./-_*^`` removed;
   ``'`` read as ``"``) — also inside lists and one level of objects;
 * lists are compared element by element, objects key by key (an unexpected key fails, a missing
-  key fails unless ``""`` is allowed), lists of objects object by object;
+  key fails unless ``""`` is allowed), lists of objects object by object; ``""`` among a list
+  parameter's values also accepts ``[]``, and lets any list past the item-type check (as in BFCL);
+* a Python tuple is read as a list for a parameter BFCL types ``tuple`` (``x-bfcl-type``), and
+  fails the type check anywhere else (as in BFCL);
+* without a schema for the tool, arguments are judged by the expectation alone: every argument
+  must be an expected one, typed as its expected values are;
 * ``order="exact"`` requires the calls in the given order, ``order="any"`` matches each expected
   call, in turn, with the first still unmatched actual call that fits (BFCL's parallel checker);
-  the number of calls must be the expected number either way.
+  the number of calls must be the expected number either way;
+* ``expect_no_call``: any call fails — also one whose arguments are not a JSON object, which BFCL's
+  runner counts as "no call" (its output-format check drops it). Here a call attempted is a call:
+  the agent loop would run it. This is the one documented difference from BFCL's verdicts.
 
 bfcl-eval itself cannot be imported here (its checker module imports every model handler of the
 leaderboard and their SDKs), so the rules are restated; ``tests/test_evals_bfcl_agreement.py``
@@ -29,11 +37,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
+from workbench.providers._bfcl_schema import TUPLE_MARK
+
 _NORMALISE = re.compile(r"[ ,./\-_*^]")
 
 #: JSON Schema type → the Python type BFCL checks a value against (no type: BFCL's "any", a string)
 _PY_TYPES: dict[str, type] = {"integer": int, "number": float, "string": str, "boolean": bool, "array": list,
                               "object": dict}
+#: a Python value's type → its JSON Schema type (a parameter without a schema is typed by its expected values)
+_JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+                                dict: "object"}
 
 
 def normalise_string(text: str) -> str:
@@ -120,8 +133,8 @@ def _type_ok(value: Any, acceptable: Sequence[Any], outer: type, inner: Optional
     if type(value) is outer:
         if inner is None:
             return True, is_variable
-        for candidate in acceptable:
-            if type(candidate) is list and all(_type_ok(item, candidate, inner, None)[0] for item in value):
+        for candidate in acceptable:  # BFCL: a candidate that is not a list ("", "may be omitted") passes
+            if type(candidate) is not list or all(_type_ok(item, candidate, inner, None)[0] for item in value):
                 return True, is_variable
         return False, False  # BFCL: a failed item check is final, even for a "variable"
     if answer_type is not None and type(value) is answer_type:
@@ -151,7 +164,21 @@ def _dict_ok(value: Mapping[str, Any], acceptable: Sequence[Any]) -> Optional[st
     return problem
 
 
+def _expected_schema(acceptable: Sequence[Any]) -> dict[str, Any]:
+    """The schema a parameter without one is judged by: the JSON type of its first expected value
+    (and, for a list, of that list's first item); none when only ``""`` is expected."""
+    answer = next((a for a in acceptable if a != ""), None)
+    kind = _JSON_TYPES.get(type(answer))
+    if kind is None:
+        return {}
+    if kind == "array" and answer and type(answer[0]) in _JSON_TYPES:
+        return {"type": kind, "items": {"type": _JSON_TYPES[type(answer[0])]}}
+    return {"type": kind}
+
+
 def _value_problem(param: str, value: Any, acceptable: list[Any], schema: Mapping[str, Any]) -> Optional[str]:
+    if type(value) is tuple and schema.get(TUPLE_MARK) == "tuple":  # BFCL reads a tuple as a list for its tuple type
+        value = list(value)
     outer, inner = _param_type(schema)
     if outer is float and type(value) is int:  # BFCL: an integer is fine where a float is expected
         value = float(value)
@@ -180,15 +207,21 @@ def _value_problem(param: str, value: Any, acceptable: list[Any], schema: Mappin
     return None
 
 
-def call_problem(call: Mapping[str, Any], expected: ExpectedCall, schema: Mapping[str, Any]) -> Optional[str]:
+def call_problem(call: Mapping[str, Any], expected: ExpectedCall, schema: Optional[Mapping[str, Any]]) -> Optional[str]:
     """None when ``call`` (a ToolUse) matches ``expected`` by BFCL's rules, else the reason in a few words
-    (prefixed by the tool's name). ``schema`` is the tool's parameters JSON Schema."""
+    (prefixed by the tool's name). ``schema`` is the tool's parameters JSON Schema; without one
+    (None) the arguments are judged by the expectation alone: each must be an expected one, typed
+    as its expected values are."""
     if call.get("name") != expected.name:
         return f"expected {expected.name}, got {call.get('name')}"
     args = call.get("input")
     if not isinstance(args, Mapping):
         return f"{expected.name}: arguments are not a JSON object"
-    properties = schema.get("properties", {}) or {}
+    if schema is None:
+        properties = {param: _expected_schema(values) for param, values in expected.arguments.items()}
+        schema = {}
+    else:
+        properties = schema.get("properties", {}) or {}
     for param in schema.get("required", []) or []:
         if param not in args:
             return f"{expected.name}: missing required argument {param}"
@@ -204,12 +237,16 @@ def call_problem(call: Mapping[str, Any], expected: ExpectedCall, schema: Mappin
     return None
 
 
-def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any], schemas: Mapping[str, Mapping[str, Any]],
-                *, order: str = "any", expect_no_call: bool = False) -> Verdict:
+def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any],
+                schemas: Optional[Mapping[str, Mapping[str, Any]]] = None, *, order: str = "any",
+                expect_no_call: bool = False) -> Verdict:
     """Score ``calls`` (ToolUse dicts, in the order the model made them) against ``expected``.
 
-    ``schemas`` maps a tool name to its parameters JSON Schema. ``order`` is ``"any"`` or ``"exact"``.
+    ``schemas`` maps a tool name to its parameters JSON Schema; a tool without one (or no
+    ``schemas`` at all) has its arguments judged by the expectation alone. ``order`` is ``"any"``
+    or ``"exact"``.
     """
+    schemas = schemas or {}
     if order not in ("any", "exact"):
         raise ValueError(f"order must be 'any' or 'exact', not {order!r}")
     calls = list(calls)
@@ -234,7 +271,7 @@ def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any], sch
                        "wrong_count", **counts)
     if order == "exact":
         for call, want in zip(calls, wanted):
-            problem = call_problem(call, want, schemas.get(want.name, {}))
+            problem = call_problem(call, want, schemas.get(want.name))
             if problem is not None:
                 return Verdict(False, problem, "wrong_order" if call.get("name") != want.name else "arguments",
                                arguments_ok=False if call.get("name") == want.name else None, **counts)
@@ -245,7 +282,7 @@ def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any], sch
         for index, call in enumerate(calls):
             if index in matched:
                 continue
-            problem = call_problem(call, want, schemas.get(want.name, {}))
+            problem = call_problem(call, want, schemas.get(want.name))
             if problem is None:
                 matched.add(index)
                 break

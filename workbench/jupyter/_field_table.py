@@ -15,6 +15,7 @@ variant                ``anyOf``/``oneOf`` (≥ 2, no null), ``type: [X, Y]``   
 date                   string, ``format: date``                                    DatePicker
 date-time              string, ``format: date-time``                               NaiveDatetimePicker
 time                   string, ``format: time``                                    TimePicker
+password               string, ``format: password`` or ``writeOnly`` (SecretStr)   SecretInput (password box)
 long text              string and ``is_long_text`` (format/maxLength/name/desc)     Textarea
 string                 string (uuid, path, email, binary… get a placeholder)       Text
 integer                integer                                                     Text, read as a JSON integer
@@ -48,9 +49,10 @@ from workbench.jupyter._containers import (
 )
 from workbench.jupyter._fields import (
     BoolField, ConstField, DateField, DateTimeField, EnumField, Field, FieldContext, FloatField, IntField, JSONField,
-    StringField, TextareaField, TimeField,
+    PasswordField, StringField, TextareaField, TimeField,
 )
 from workbench.jupyter._schema_utils import is_long_text, json_types, resolve, split_nullable, variants_of
+from workbench.secrets import is_secret_schema
 
 __all__ = ["Where", "WidgetRule", "WIDGET_RULES", "MAX_DEPTH", "build_field", "register_widget_rule", "widget_table",
            "FALLBACK_RULE"]
@@ -108,6 +110,8 @@ WIDGET_RULES: list[WidgetRule] = [
     WidgetRule("date", _string_format("date"), DateField, "DatePicker"),
     WidgetRule("date-time", _string_format("date-time"), DateTimeField, "NaiveDatetimePicker"),
     WidgetRule("time", _string_format("time"), TimeField, "TimePicker"),
+    WidgetRule("password", lambda s, n: _only(s, "string") and is_secret_schema(s), PasswordField,
+               "password box (SecretInput)"),
     WidgetRule("long text", lambda s, n: _only(s, "string") and is_long_text(n.name, s), TextareaField, "Textarea"),
     WidgetRule("string", lambda s, n: _only(s, "string"), StringField, "Text"),
     WidgetRule("integer", lambda s, n: _only(s, "integer"), IntField, "Text (JSON integer)"),

@@ -39,7 +39,9 @@ import ipywidgets as W
 
 from workbench._json_text import loads as load_json
 from workbench._html import escape as _e
+from workbench.secrets import MASK, mask_values
 from workbench.jupyter._field_label import FieldLabel, field_marks
+from workbench.jupyter._secret_input import SecretInput
 from workbench.jupyter._widget_kit import LABEL_WIDTH, WidgetKit, show
 from workbench.jupyter._widget_kit import LAYOUTS as KIT_LAYOUTS
 from workbench.jupyter._schema_utils import (
@@ -47,7 +49,7 @@ from workbench.jupyter._schema_utils import (
 )
 
 __all__ = [
-    "MISSING", "Field", "FieldContext", "FieldValueError", "StringField", "TextareaField", "EnumField",
+    "MISSING", "Field", "FieldContext", "FieldValueError", "StringField", "TextareaField", "PasswordField", "EnumField",
     "ConstField", "NumberField", "IntField", "FloatField", "BoolField", "DateField", "DateTimeField", "TimeField",
     "JSONField", "help_html", "missing_message", "not_set_text", "default_text", "LAYOUTS", "WIDTHS",
 ]
@@ -646,6 +648,26 @@ class TextareaField(StringField):
     @property
     def wide(self) -> bool:
         return True
+
+
+class PasswordField(StringField):
+    """A secret (``SecretStr``: ``format: "password"`` / ``writeOnly``) in a password box whose value is
+    never saved with the notebook (``SecretInput``); the form masks it in everything it shows."""
+
+    def _widget(self, **kw: Any) -> W.Widget:
+        return self.ctx.make(SecretInput, "text", **kw, classes=self.input_classes)
+
+    def hint(self) -> str:
+        return "secret: not logged or saved"
+
+    def problems(self) -> list[str]:
+        value = self.current()
+        return [mask_values(problem, [value]) for problem in super().problems()] if isinstance(value, str) else []
+
+    def placeholder(self) -> str:
+        if self.default is not MISSING and not (self.touched or self.explicit):
+            return not_set_text(MASK) if not self.owner.is_set else default_text(MASK)
+        return super().placeholder()
 
 
 class EnumField(Field):

@@ -54,6 +54,7 @@ from workbench.jupyter._render import (
     result_area_html, tool_use_html,
 )
 from workbench.jupyter._throttle import Throttle
+from workbench.secrets import MASK, mask_arguments, mask_result, mask_values, secret_values
 from workbench.types import Permission, ToolResult, new_tool_use_id, utc_now_iso
 
 __all__ = ["ToolForm", "PendingRun", "PROGRESS_INTERVAL", "NO_DESCRIPTION_WARNING"]
@@ -117,6 +118,8 @@ class ToolForm(W.VBox):
         self.errors: dict[str, str] = {}
         self.result: Optional[ToolResult] = None
         self.tool_use: Optional[dict] = None
+        self._secrets: list[str] = []  # the secret parameters' values of the call on screen (masked in what shows)
+        self._shown_result: Optional[ToolResult] = None  # ``result`` with those values masked
         self.progress_history: list[float] = []
         self.running = False
         self._current_id: Optional[str] = None
@@ -181,7 +184,9 @@ class ToolForm(W.VBox):
                                              W.VBox([self.copy_code, self.code])],
                                    titles=("Request (ToolUse)", "Response (ToolResult)", "Copy as code"))
         self.details.selected_index = None
-        self.json_mode = JsonMode(self.spec, read=lambda: self.values, write=self._load_input,
+        # the JSON editor shows secrets as *** (its text is saved with the notebook); *** typed back keeps them
+        self.json_mode = JsonMode(self.spec, read=lambda: mask_arguments(self.values, self.spec.secret_parameters),
+                                  write=self._load_input,
                                   on_mode=self._on_json_mode)
         # the Form ⇄ JSON switch sits at the right of the header; the header takes the rest (and wraps)
         self.header.layout = W.Layout(flex="1 1 auto", min_width="0")
@@ -419,14 +424,34 @@ class ToolForm(W.VBox):
         return self
 
     def _load_input(self, values: dict[str, Any]) -> None:
-        """Make the fields hold exactly ``values``: the others go back to *not set* (JSON mode → form)."""
+        """Make the fields hold exactly ``values``: the others go back to *not set* (JSON mode → form).
+        A secret given as ``***`` (a logged input, the JSON editor) keeps what its field holds."""
         unknown = [k for k in values if k not in self.fields]
         if unknown:
             raise KeyError(f"{self.spec.name} has no parameter(s) {', '.join(map(repr, unknown))}")
+        values = self._keep_secrets(values)
         for _name, field in self.fields.built():  # an unbuilt field is already not set
             field.clear()
         self.set_values(values)
         self._reveal_problems(values)
+
+    def _keep_secrets(self, values: dict[str, Any]) -> dict[str, Any]:
+        """``values`` with each secret given as ``***`` replaced by what its field holds (left out if nothing):
+        the mask is never sent as the secret."""
+        masked = [name for name in self.spec.secret_parameters if values.get(name) == MASK]
+        if not masked:
+            return values
+        built = dict(self.fields.built())
+        values = {k: v for k, v in values.items() if k not in masked}
+        for name in masked:
+            field = built.get(name)
+            try:
+                held = field.get() if field is not None else MISSING
+            except FieldValueError:
+                held = MISSING
+            if held is not MISSING:
+                values[name] = held
+        return values
 
     def _reveal_problems(self, values: dict[str, Any]) -> None:
         """Build the list rows the tool's validator finds a problem in: a row not built yet (a long list
@@ -467,7 +492,7 @@ class ToolForm(W.VBox):
         result, use = self.result, self.tool_use
         if result is None or use is None or use.get("toolUseId") != result.tool_use_id or self.running:
             return None
-        return use.get("input") or {}, result
+        return use.get("input") or {}, self._shown_result or result
 
     @property
     def pins(self) -> list[Pin]:
@@ -513,7 +538,7 @@ class ToolForm(W.VBox):
 
     def _clear_outcome(self) -> None:
         """Forget the previous call's outcome on screen: result, warning, progress, timing, request/response."""
-        self.result = None
+        self.result = self._shown_result = None
         self.result_html.value = ""
         self.result_tools.layout.display = "none"
         self.pin_button.disabled = True
@@ -546,6 +571,7 @@ class ToolForm(W.VBox):
         # the fields that parsed are checked too, so every invalid field is reported at once; a
         # parameter whose field did not parse is left out of ``values``, so its "missing" is skipped
         unparsed = {problem["name"] for problem in problems}
+        secrets = secret_values(values, self.spec.secret_parameters)
         try:
             self.spec.check_inputs(values)
         except ToolInputError as exc:
@@ -554,10 +580,11 @@ class ToolForm(W.VBox):
                 path = parse_error_path(err.get("path") or "$")
                 if path and path[0] in unparsed:
                     continue
-                errors[key] = f"{errors[key]}; {err['message']}" if key in errors else err["message"]
+                message = mask_values(err["message"], secrets)  # "received '…'" must not show a secret
+                errors[key] = f"{errors[key]}; {message}" if key in errors else message
                 target = self._deepest_field(parse_error_path(err.get("path") or "$"))
                 if target is not None:
-                    target.show_error(err["message"])
+                    target.show_error(message)
         except ValueError as exc:  # e.g. a malformed schema (ToolSpecError)
             errors["$"] = str(exc)
         self._show_errors(errors)
@@ -606,8 +633,12 @@ class ToolForm(W.VBox):
             self.running = True
             self._current_id = tool_use["toolUseId"]
             self._done = concurrent.futures.Future()
-        self.tool_use = tool_use
-        self.result = None
+        # what shows (and is saved with the notebook: request, code, pins) has the secrets masked; the call has them
+        secret = self.spec.secret_parameters
+        self._secrets = secret_values(tool_use["input"], secret)
+        shown = {**tool_use, "input": mask_arguments(tool_use["input"], secret)} if secret else tool_use
+        self.tool_use = shown
+        self.result = self._shown_result = None
         self.progress_history = []
         self.progress.value = 0.0
         self.progress.bar_style = "info"
@@ -616,10 +647,10 @@ class ToolForm(W.VBox):
         self.elapsed.value = "elapsed 0.0 s"
         self.warning.layout.display = "none"
         self.result_html.value = f"<div class='workbench-running' style='color:{MUTED}'><i>running…</i></div>"
-        self.request_html.value = tool_use_html(tool_use)
-        self.copy_request.text = _pretty(tool_use)
+        self.request_html.value = tool_use_html(shown)
+        self.copy_request.text = _pretty(shown)
         self.response_html.value = "<i>waiting for the result…</i>"
-        self.code.value = copy_as_code(self.spec.name, tool_use["input"])
+        self.code.value = copy_as_code(self.spec.name, shown["input"])
         self.run_button.disabled = True
         self.cancel_button.disabled = False
         self._enable_save(False)
@@ -665,13 +696,14 @@ class ToolForm(W.VBox):
             unsubscribe()
         self.workbench._approval_handlers.pop(result.tool_use_id, None)
         self.result = result
+        shown = self._shown_result = mask_result(result, self._secrets)
         self.history_box.refresh()
         status = display_status(result)
         ok, cancelled = status == "success", status == "cancelled"
-        self.result_html.value = result_area_html(result, self.spec.returns)
-        self.response_html.value = json_html(result.to_dict())
-        self.copy_response.text = _pretty(result.to_dict())
-        self.copy_result.text = "" if cancelled else _result_text(result)  # a cancellation is no result
+        self.result_html.value = result_area_html(shown, self.spec.returns)
+        self.response_html.value = json_html(shown.to_dict())
+        self.copy_response.text = _pretty(shown.to_dict())
+        self.copy_result.text = "" if cancelled else _result_text(shown)  # a cancellation is no result
         self.result_tools.layout.display = None if self.copy_result.text else "none"
         self.pin_button.disabled = self.tool_use is None or self.tool_use.get("toolUseId") != result.tool_use_id
         mismatch = result.metadata.get("returns_mismatch")
@@ -883,6 +915,10 @@ class ToolForm(W.VBox):
         if display_status(result) == "cancelled":
             raise RuntimeError(f"Nothing to save for '{self.spec.name}': the last call was cancelled, so it has "
                                "no result to expect (run it to the end first)")
+        if self._secrets:
+            names = ", ".join(sorted(self.spec.secret_parameters))
+            raise RuntimeError(f"Not saved: '{self.spec.name}' has secret parameter(s) ({names}), which a case file "
+                               "would hold in clear; write that case by hand, with the secret from the environment")
         case = ToolCase.from_result(tool_use, result, expect=expect)
         path = save_case(case, registry=self.workbench.registry)
         self.saved_path = path

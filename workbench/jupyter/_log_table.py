@@ -25,6 +25,7 @@ from workbench.jupyter._clickable import ClickableHTML
 from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._log_html import details_html, outcome, plain_text, row_json, table_html
 from workbench.jupyter._throttle import Throttle
+from workbench.secrets import masked_parameters
 
 __all__ = ["LogTable", "fill_form"]
 
@@ -43,9 +44,13 @@ def fill_form(form: Any, values: dict) -> dict[str, str]:
     """Reset ``form`` and set ``values`` as a user would; returns ``{name: why}`` for the values it
     could not take (unknown parameter, a value its widget cannot show), which are left out."""
     form.reset()
+    # a secret the log stored as *** is left for the user to type: the mask is never sent as the secret
+    masked = masked_parameters(values, form.spec.secret_parameters)
+    values = {k: v for k, v in values.items() if k not in masked}
+    unstored = {name: "a secret the log does not store: type it" for name in masked}
     try:
         form.set_values(dict(values))
-        return {}
+        return unstored
     except (KeyError, TypeError, ValueError):
         form.reset()
     problems: dict[str, str] = {}
@@ -54,7 +59,7 @@ def fill_form(form: Any, values: dict) -> dict[str, str]:
             form.set_values({key: value})
         except (KeyError, TypeError, ValueError) as exc:
             problems[key] = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-    return problems
+    return {**problems, **unstored}
 
 
 class LogTable(W.VBox):
@@ -379,6 +384,14 @@ class LogTable(W.VBox):
         name = row.get("tool_name")
         if not name:
             raise ValueError(f"call #{row['id']} does not record which tool it called")
+        try:
+            secret = self._workbench().registry.get_tool(name).spec.secret_parameters
+        except KeyError:  # the executor reports the unknown tool as the re-run's result
+            secret = frozenset()
+        masked = masked_parameters(row.get("input"), secret)
+        if masked:
+            raise ValueError(f"call #{row['id']} cannot be re-run: its secret parameter(s) {', '.join(masked)} were "
+                             "not stored in the log (they show as ***); Load into form and type them")
         self._say(f"re-running call #{row['id']} ({name})…")
         done = self._workbench().submit(name, dict(row.get("input") or {}), approver=self.approval.ask,
                                         log=self.execution_log)

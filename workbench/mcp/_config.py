@@ -18,9 +18,8 @@ import re
 import shlex
 from pathlib import Path
 from typing import Any, Optional
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from workbench.secrets import is_secret_name, is_secret_query_name
+from workbench.secrets import is_secret_name, mask_command, mask_header, mask_url
 
 __all__ = ["ConfigExport", "is_secret_name", "read_server_config", "server_entry"]
 
@@ -30,48 +29,20 @@ _TYPES = {"stdio": "stdio", "http": "streamable-http", "streamable-http": "strea
           "streamableHttp": "streamable-http", "sse": "sse"}
 
 
+#: placeholders of secrets whose name is not a variable's (a URL's user info, the Authorization header)
+_PLACEHOLDER_NAMES = {"authorization": "MCP_TOKEN", "proxy_authorization": "MCP_PROXY_TOKEN",
+                      "url_password": "MCP_PASSWORD", "url_user": "MCP_USER"}
+
+
 def _env_name(name: str) -> str:
     """``X-Api-Key`` → ``X_API_KEY`` (a placeholder's variable name)."""
     return re.sub(r"[^A-Za-z0-9_]", "_", name).upper().strip("_") or "SECRET"
 
 
-def _masked_header(name: str, value: str) -> str:
-    if name.lower() == "authorization":
-        scheme, _, _credential = value.partition(" ")
-        return f"{scheme} ${{MCP_TOKEN}}" if _credential else "${MCP_TOKEN}"
-    return f"${{{_env_name(name)}}}" if is_secret_name(name) else value
-
-
-def _masked_args(args: list[str]) -> list[str]:
-    """Arguments with the values of token-like options replaced (``--token x``, ``--api-key=x``)."""
-    out: list[str] = []
-    hide_next = False
-    for arg in args:
-        if hide_next:
-            out.append(f"${{{_env_name(out[-1].lstrip('-'))}}}")
-            hide_next = False
-            continue
-        option, eq, value = arg.partition("=")
-        if arg.startswith("-") and is_secret_name(option):
-            if eq:
-                out.append(f"{option}=${{{_env_name(option.lstrip('-'))}}}")
-            else:
-                out.append(arg)
-                hide_next = True
-            continue
-        out.append(arg)
-    return out
-
-
-def _masked_url(url: str) -> str:
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if parts.password is not None:
-        host = netloc.rpartition("@")[2]
-        netloc = f"{parts.username}:${{MCP_PASSWORD}}@{host}"
-    query = urlencode([(k, f"${{{_env_name(k)}}}" if is_secret_query_name(k) else v)
-                       for k, v in parse_qsl(parts.query, keep_blank_values=True)], safe="${}")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+def _placeholder(name: str) -> str:
+    """The ``${NAME}`` that stands in for the secret called ``name`` (see ``workbench.secrets.Replace``)."""
+    variable = _PLACEHOLDER_NAMES.get(re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")) or _env_name(name)
+    return f"${{{variable}}}"
 
 
 def server_entry(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -79,14 +50,15 @@ def server_entry(arguments: dict[str, Any]) -> dict[str, Any]:
     command = arguments.get("command")
     if command is not None:
         argv = shlex.split(command) if isinstance(command, str) else [os.fspath(part) for part in command]
-        entry: dict[str, Any] = {"command": argv[0], "args": _masked_args(argv[1:]),
+        entry: dict[str, Any] = {"command": argv[0], "args": mask_command(argv[1:], _placeholder),
                                  "env": {name: f"${{{name}}}" for name in (arguments.get("env") or {})}}
         if arguments.get("cwd") is not None:
             entry["cwd"] = os.fspath(arguments["cwd"])
         return entry
     kind = "sse" if arguments.get("transport") == "sse" else "http"
-    entry = {"type": kind, "url": _masked_url(str(arguments["url"]))}
-    headers = {name: _masked_header(name, str(value)) for name, value in (arguments.get("headers") or {}).items()}
+    entry = {"type": kind, "url": mask_url(str(arguments["url"]), _placeholder)}
+    headers = {name: mask_header(name, str(value), _placeholder)
+               for name, value in (arguments.get("headers") or {}).items()}
     if headers:
         entry["headers"] = headers
     return entry

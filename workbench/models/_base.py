@@ -17,12 +17,18 @@ from __future__ import annotations
 import asyncio
 import time
 from abc import ABC, abstractmethod
+from contextvars import ContextVar
 from typing import Any, Iterable, Optional, Sequence
 
 from workbench.models._turn import ModelTurn
 from workbench.spec import ToolSpec
 
 Message = dict[str, Any]
+
+#: the name of the conversation being run, when it has one: ``run_evals`` names each job's
+#: (``model/variant/case/repeat``), so a recording tags its interactions with it and a replay answers
+#: each conversation from its own — the same on any thread, worker or order
+conversation_key: ContextVar[Optional[str]] = ContextVar("workbench_conversation_key", default=None)
 
 
 def as_messages(prompt_or_messages: "str | Sequence[Message]", system: Optional[str] = None) -> list[Message]:
@@ -78,6 +84,13 @@ class Model(ABC):
     def id(self) -> str:
         """``"provider:name"``, the string :func:`workbench.models.get` takes."""
         return f"{self.provider}:{self.name}"
+
+    def fresh(self) -> "Model":
+        """This model for a new conversation. Every run (each ``run_agent`` call, each job of
+        ``run_evals``) asks for one, so a model that keeps state between turns (a script's position)
+        starts afresh each time. A stateless model — every provider model — returns itself; a model
+        with state returns a copy that shares what should be shared (records, a cassette, counters)."""
+        return self
 
     def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
                  **params: Any) -> ModelTurn:

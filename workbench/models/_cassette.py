@@ -5,24 +5,32 @@ A cassette is JSON: ``{"version": 1, "model": "openai:gpt-4.1-mini", "interactio
 ..., "turn": ...} or {"request": ..., "error": ...}]}``. The request is the neutral one — messages,
 tool specs (name, description, parameters), tool_choice, params — so a cassette does not depend on
 the provider's wire format, and tool results are compared by id, status and content (not their
-timings). Secrets are masked before anything is written.
+timings). Secrets are masked before anything is written. An interaction made in a named
+conversation (each job of ``run_evals``) carries its ``"conversation"``, so a replay answers every
+conversation of a recorded run — each repeat included — with its own turns.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
-from workbench.models._base import Message, Model, as_messages, tool_specs
+from workbench._json_text import MAX_JSON_DEPTH, loads
+from workbench._unicode import replace_surrogates
+from workbench.models._base import Message, Model, as_messages, conversation_key, tool_specs
 from workbench.models._secrets import mask
-from workbench.models._turn import ModelError, ModelTurn
+from workbench.models._turn import ModelError, ModelTurn, without_surrogates
 from workbench.types import ToolResult
 
 CASSETTE_VERSION = 1
+#: a cassette nests requests a few levels around messages and tool arguments of up to MAX_JSON_DEPTH levels
+MAX_CASSETTE_DEPTH = 2 * MAX_JSON_DEPTH
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -64,7 +72,8 @@ def _pretty(value: Any) -> list[str]:
 
 class RecordingModel(Model):
     """Wraps ``model``: every turn (or failure) it answers is appended to the cassette at ``path``.
-    The id is the wrapped model's; the file is rewritten after each turn, so it is never half-written."""
+    The id is the wrapped model's; the file is rewritten after each turn, so it is never half-written.
+    Each conversation (:meth:`fresh`) records into the same cassette."""
 
     def __init__(self, model: Model, path: PathLike):
         self.model = model
@@ -72,7 +81,17 @@ class RecordingModel(Model):
         self.provider = model.provider
         self.name = model.name
         self.interactions: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._conversation: Optional[str] = None
         self._write()
+
+    def fresh(self) -> "RecordingModel":
+        """A new conversation of the wrapped model, written into this cassette (named by the running
+        conversation's key, when there is one)."""
+        conversation = copy.copy(self)  # shallow: the interactions, the file and the lock are shared
+        conversation.model = self.model.fresh()
+        conversation._conversation = conversation_key.get()
+        return conversation
 
     def _secrets(self) -> list[str]:
         secrets = getattr(self.model, "_secrets", None)
@@ -86,6 +105,7 @@ class RecordingModel(Model):
         except ModelError as error:
             self._add(request, error=error)
             raise
+        turn = without_surrogates(turn)  # a cassette file holds valid Unicode only
         self._add(request, turn=turn)
         return turn
 
@@ -97,19 +117,24 @@ class RecordingModel(Model):
         except ModelError as error:
             self._add(request, error=error)
             raise
+        turn = without_surrogates(turn)  # a cassette file holds valid Unicode only
         self._add(request, turn=turn)
         return turn
 
     def _add(self, request: dict[str, Any], *, turn: Optional[ModelTurn] = None,
              error: Optional[ModelError] = None) -> None:
         entry: dict[str, Any] = {"request": request}
+        if self._conversation is not None:
+            entry["conversation"] = self._conversation
         if turn is not None:
             entry["turn"] = turn.to_dict()
         else:
             assert error is not None
-            entry["error"] = {"kind": error.kind, "message": str(error), "status_code": error.status_code}
-        self.interactions.append(mask(entry, self._secrets()))
-        self._write()
+            entry["error"] = {"kind": error.kind, "message": replace_surrogates(str(error)),
+                              "status_code": error.status_code}
+        with self._lock:  # conversations in threads append to one list and one file
+            self.interactions.append(mask(entry, self._secrets()))
+            self._write()
 
     def _write(self) -> None:
         data = {"version": CASSETTE_VERSION, "model": self.model.id, "interactions": self.interactions}
@@ -131,22 +156,38 @@ class ReplayModel(Model):
     interaction's turn — or its error, raised again as a :class:`ModelError`. Equal requests are
     answered in recorded order, the last one again when they run out. A request that matches none
     raises ``ModelError(kind="replay_mismatch")`` holding a unified diff of the closest recorded
-    request against it. The id is the recorded model's.
+    request against it. The id is the recorded model's. Each conversation (:meth:`fresh`) is
+    answered from the start of the cassette — from its own recorded interactions when the cassette
+    names conversations — so runs replay alike in any order, thread or process.
     """
 
     def __init__(self, path: PathLike):
         self.path = Path(path)
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = loads(self.path.read_text(encoding="utf-8"), max_depth=MAX_CASSETTE_DEPTH)
         except FileNotFoundError:
             raise FileNotFoundError(f"ReplayModel: no cassette at {self.path} (write one with "
                                     "workbench.models.record(model, path))") from None
+        except ValueError as exc:  # malformed or too deep JSON, or text that is not UTF-8
+            raise ValueError(f"ReplayModel: {self.path} is not a cassette: not JSON ({exc})") from None
         if not isinstance(data, dict) or data.get("version") != CASSETTE_VERSION:
             raise ValueError(f"ReplayModel: {self.path} is not a version-{CASSETTE_VERSION} cassette")
+        if not isinstance(data.get("interactions", []), list) or not all(
+                isinstance(i, dict) and isinstance(i.get("request"), dict) for i in data.get("interactions") or []):
+            raise ValueError(f"ReplayModel: {self.path}: 'interactions' must be a list of objects, each with a "
+                             "'request' object")
         self.provider, _, self.name = str(data.get("model") or "replay:replay").partition(":")
         self.interactions: list[dict[str, Any]] = data.get("interactions") or []
         self._keys = [_canonical(i["request"]) for i in self.interactions]
         self._used: set[int] = set()
+        self._conversation: Optional[str] = None
+
+    def fresh(self) -> "ReplayModel":
+        """A new conversation: equal requests are answered from the first recorded one again."""
+        conversation = copy.copy(self)  # shallow: the interactions are shared, read-only
+        conversation._used = set()
+        conversation._conversation = conversation_key.get()
+        return conversation
 
     def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
                  **params: Any) -> ModelTurn:
@@ -155,6 +196,9 @@ class ReplayModel(Model):
         matches = [i for i, k in enumerate(self._keys) if k == key]
         if not matches:
             raise self._mismatch(request)
+        own = [i for i in matches if self._conversation is not None
+               and self.interactions[i].get("conversation") == self._conversation]
+        matches = own or matches
         index = next((i for i in matches if i not in self._used), matches[-1])
         self._used.add(index)
         interaction = self.interactions[index]

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, Mapping, Optional, Sequence
 
+from workbench._unicode import replace_surrogates
 from workbench.models._base import Message, Model, as_messages, tool_specs
-from workbench.models._secrets import mask, scrub_text
 from workbench.models._turn import ModelError, ModelTurn
+from workbench.secrets import mask, mask_url, scrub_text, url_secrets
 from workbench.providers import tool_choice_to_provider
 from workbench.providers._export import STRICT_CAPABLE
 from workbench.spec import ToolSpec
@@ -31,12 +32,14 @@ from workbench.types import ToolResult
 @dataclass
 class Failure:
     """An SDK exception taken apart: HTTP ``status`` (if any), the provider's error ``code`` and
-    ``message``, the response ``headers``."""
+    ``message``, the response ``headers``; ``kind`` when the failure itself says it (else it is
+    worked out from the rest, see :func:`failure_kind`)."""
 
     status: Optional[int] = None
     code: str = ""
     message: str = ""
     headers: Optional[Mapping[str, str]] = None
+    kind: str = ""
 
 
 #: HTTP status → error kind (refined by the provider's code and message, see ``_TEXT_KINDS``)
@@ -68,6 +71,7 @@ _HINTS = {
     "connection": "cannot reach {where}",
     "server": "the provider failed (retried {retries} time(s)); try again later",
     "bad_request": "the provider rejected the request",
+    "bad_response": "{where} answered with something the provider does not send (a proxy's page?)",
 }
 
 _RETRIED_KINDS = frozenset({"rate_limit", "server", "timeout", "connection"})
@@ -78,6 +82,8 @@ MAX_RETRY_AFTER = 120.0
 
 def failure_kind(failure: Failure, exc: BaseException) -> str:
     """The :data:`ERROR_KINDS` entry for a failure: by status, refined by the code and message."""
+    if failure.kind:
+        return failure.kind
     text = f"{failure.code} {failure.message}".lower()
     status_kind = _STATUS_KINDS.get(failure.status or 0) or ("server" if (failure.status or 0) >= 500 else None)
     if status_kind in ("rate_limit", "server") or (status_kind == "authentication"):
@@ -201,7 +207,32 @@ def status_failure(exc: BaseException, module: Any) -> Optional[Failure]:
         return Failure(code="timeout", message="the request timed out")
     if isinstance(exc, module.APIConnectionError):
         return Failure(message=f"connection error ({type(exc.__cause__ or exc).__name__})")
+    if isinstance(exc, module.APIError):  # no HTTP status: an error event in a stream, a malformed answer
+        error = exc.body if isinstance(exc.body, dict) else {}
+        code = " ".join(str(error.get(k)) for k in ("code", "type") if error.get(k))
+        return Failure(code=code, message=str(exc.message or type(exc).__name__))
     return None
+
+
+class BadResponse(Exception):
+    """Raised by a model's ``_send`` when a successful answer is not what the provider sends
+    (reported as a ``bad_response`` :class:`ModelError`)."""
+
+
+#: how much of an answer that is not JSON an error quotes
+_QUOTED = 200
+
+
+def unrecognised_failure(exc: BaseException) -> Failure:
+    """Any other exception from sending a request, taken apart without the SDK's help: a 200 answer
+    whose body is not JSON is a ``bad_response`` quoting its start; anything else keeps its type
+    and message (both are scrubbed of secrets before anyone sees them)."""
+    if isinstance(exc, json.JSONDecodeError):
+        quoted = exc.doc[:_QUOTED] + ("…" if len(exc.doc) > _QUOTED else "")
+        return Failure(kind="bad_response", message=f"the answer is not JSON ({exc.msg}): {quoted!r}")
+    if isinstance(exc, BadResponse):
+        return Failure(kind="bad_response", message=str(exc))
+    return Failure(message=f"{type(exc).__name__}: {exc}")
 
 
 class ProviderModel(Model):
@@ -260,7 +291,8 @@ class ProviderModel(Model):
         raise NotImplementedError
 
     def _failure(self, exc: BaseException) -> Optional[Failure]:
-        """The SDK exception taken apart, or None when it is not the provider's (a bug: re-raised)."""
+        """The SDK exception taken apart, or None when the SDK does not say what it is (then
+        :func:`unrecognised_failure` does)."""
         return None
 
     # -- the cycle --------------------------------------------------------------------------------
@@ -274,9 +306,14 @@ class ProviderModel(Model):
                 return os.environ[name]
         return None
 
-    def _secrets(self) -> list[str]:
+    def _key_secrets(self) -> list[str]:
+        """The credentials this model was configured with (masked wherever they show up)."""
         key = self.api_key
         return [key] if key else []
+
+    def _secrets(self) -> list[str]:
+        """Every secret of this model: its credentials and those written into its ``base_url``."""
+        return self._key_secrets() + url_secrets(self.base_url)
 
     def _missing_key(self) -> ModelError:
         names = " or ".join(self.key_env)
@@ -357,7 +394,8 @@ class ProviderModel(Model):
     def _turn(self, request: dict[str, Any], response: dict[str, Any], specs: list[ToolSpec],
               started: float) -> ModelTurn:
         secrets = self._secrets()
-        response = mask(response, secrets)  # read from the masked answer: a key echoed back never reaches the text
+        # read from the masked answer (a key echoed back never reaches the text), in valid Unicode only
+        response = mask(replace_surrogates(response), secrets)
         turn = self._read(response, specs)
         turn.request = mask(request, secrets)
         turn.response = response
@@ -366,19 +404,18 @@ class ProviderModel(Model):
         return turn
 
     def _error(self, exc: BaseException, request: dict[str, Any], started: float, attempt: int) -> ModelError:
-        failure = self._failure(exc)
-        if failure is None:
-            raise exc
+        failure = self._failure(exc) or unrecognised_failure(exc)
         kind = failure_kind(failure, exc)
         secrets = self._secrets()
         retries = self.max_retries if self.sdk_retries else attempt
         hint = _HINTS.get(kind, "").format(env=" or ".join(self.key_env) or "the provider's credentials",
                                           model=self.name, retries=retries, timeout=self.timeout,
-                                          where=self.base_url or f"the {self.provider} API")
+                                          where=self._where())
         said = failure.message or str(exc) or type(exc).__name__
         status = f" (HTTP {failure.status})" if failure.status else ""
         message = scrub_text(f"{self.provider} model '{self.name}': {kind.replace('_', ' ')}{status}: {said}"
                              + (f" — {hint}" if hint else ""), secrets)
+        message = replace_surrogates(message)  # a provider's message may quote the model's text
         turn = ModelTurn(request=mask(request, secrets), model=self.id,
                          latency_ms=(time.perf_counter() - started) * 1000.0, stop_reason="error")
         return ModelError(message, kind=kind, provider=self.provider, model=self.name, status_code=failure.status,
@@ -396,6 +433,10 @@ class ProviderModel(Model):
             return self.none_choice
         return tool_choice_to_provider(choice, self.wire)
 
+    def _where(self) -> str:
+        """Where requests go, as shown to users (credentials in ``base_url`` masked)."""
+        return mask_url(self.base_url) if self.base_url else f"the {self.provider} API"
+
     def __repr__(self) -> str:
-        where = f" at {self.base_url}" if self.base_url else ""
+        where = f" at {self._where()}" if self.base_url else ""
         return f"<{type(self).__name__} {self.id}{where}>"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 from typing import Any, Callable, Sequence, Union
 
@@ -18,6 +19,11 @@ class ScriptedModel(Model):
     a string (a text answer) or a function of ``(messages, tools)`` — tools as specs — returning any
     of those (sync or async). A call past the last turn raises :class:`ModelError`
     (``kind="script_exhausted"``) unless ``repeat_last=True``. ``calls`` records every request.
+
+    Each conversation starts the script afresh: ``run_agent`` and every job of ``run_evals`` (each
+    case, repeat, variant and model, in threads or on Dask workers) get :meth:`fresh`, a copy at the
+    first turn whose requests are recorded in this model's ``calls`` too. Calling :meth:`complete`
+    directly continues one conversation, turn after turn.
     """
 
     provider = "scripted"
@@ -27,14 +33,23 @@ class ScriptedModel(Model):
         self.name = name
         self.repeat_last = repeat_last
         self.calls: list[dict[str, Any]] = []
+        self._asked = 0  # turns asked of this conversation (``calls`` may be shared with its copies)
 
     def reset(self) -> None:
-        """Start the script again from its first turn."""
+        """Start the script again from its first turn (and forget the recorded calls)."""
         self.calls.clear()
+        self._asked = 0
+
+    def fresh(self) -> "ScriptedModel":
+        """A copy at the script's first turn, recording its requests into this model's ``calls``."""
+        conversation = copy.copy(self)  # shallow: the turns and the ``calls`` list are shared
+        conversation._asked = 0
+        return conversation
 
     async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
                         **params: Any) -> ModelTurn:
-        index = len(self.calls)
+        index = self._asked
+        self._asked += 1
         specs = tool_specs(tools)
         self.calls.append({"messages": list(messages), "tools": [s.name for s in specs],
                            "tool_choice": tool_choice, "params": params})

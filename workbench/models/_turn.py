@@ -63,9 +63,23 @@ class ModelTurn:
         return turn
 
 
+def without_surrogates(turn: ModelTurn) -> ModelTurn:
+    """``turn`` (changed in place) holding valid Unicode only: the lone UTF-16 surrogates a model may
+    send (``"\\ud800"`` is valid JSON) in its text, calls, request or response replaced by U+FFFD
+    (see :mod:`workbench._unicode`)."""
+    from workbench._unicode import replace_surrogates
+
+    for name in ("text", "tool_calls", "stop_reason", "request", "response", "model"):
+        value = getattr(turn, name)
+        if value is not None:
+            setattr(turn, name, replace_surrogates(value))
+    return turn
+
+
 #: the kinds of provider failure a :class:`ModelError` names
 ERROR_KINDS = ("authentication", "permission", "not_found", "rate_limit", "context_length", "bad_request",
-               "timeout", "connection", "server", "refusal", "replay_mismatch", "script_exhausted", "unknown")
+               "timeout", "connection", "server", "refusal", "bad_response", "replay_mismatch", "script_exhausted",
+               "unknown")
 
 
 class ModelError(RuntimeError):

@@ -6,8 +6,8 @@ import json
 from typing import Any, Optional
 
 from workbench.models._base import Message
-from workbench.models._provider import (Failure, ProviderModel, call_names, content_text, merge_roles, sdk,
-                                        sdk_call, status_failure, tool_results)
+from workbench.models._provider import (BadResponse, Failure, ProviderModel, call_names, content_text, merge_roles,
+                                        sdk, sdk_call, status_failure, tool_results)
 from workbench.models._turn import ModelTurn, Usage
 from workbench.providers import format_tool_results, parse_tool_calls, to_provider_format
 from workbench.spec import ToolSpec
@@ -16,6 +16,9 @@ from workbench.spec import ToolSpec
 STOP_REASONS = {"end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_use",
                 "max_tokens": "max_tokens", "refusal": "refusal", "pause_turn": "pause_turn",
                 "model_context_window_exceeded": "max_tokens"}
+
+#: why a stream that carried no message (a proxy's page, not server-sent events) is a bad response
+_NO_MESSAGE = "the answer carried no message_start (not a Messages stream)"
 
 #: the max_tokens sent when none is given (the Messages API requires one)
 DEFAULT_MAX_TOKENS = 4096
@@ -75,13 +78,21 @@ class AnthropicModel(ProviderModel):
     def _send(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
             with sdk_call(client.messages.stream, _without_stream(request)) as stream:
-                return stream.get_final_message().model_dump(mode="json", exclude_none=True)
+                try:
+                    message = stream.get_final_message()
+                except AssertionError:  # the SDK asserts that a message arrived
+                    raise BadResponse(_NO_MESSAGE) from None
+                return message.model_dump(mode="json", exclude_none=True)
         return json.loads(sdk_call(client.messages.with_raw_response.create, request).http_response.content)
 
     async def _asend(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
             async with sdk_call(client.messages.stream, _without_stream(request)) as stream:
-                return (await stream.get_final_message()).model_dump(mode="json", exclude_none=True)
+                try:
+                    message = await stream.get_final_message()
+                except AssertionError:
+                    raise BadResponse(_NO_MESSAGE) from None
+                return message.model_dump(mode="json", exclude_none=True)
         raw = await sdk_call(client.messages.with_raw_response.create, request)
         return json.loads(raw.http_response.content)
 

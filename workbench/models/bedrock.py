@@ -7,8 +7,8 @@ import os
 from typing import Any, Optional
 
 from workbench.models._base import Message
-from workbench.models._provider import (Failure, ProviderModel, call_names, content_text, merge_roles, sdk,
-                                        tool_results)
+from workbench.models._provider import (BadResponse, Failure, ProviderModel, call_names, content_text, merge_roles,
+                                        sdk, tool_results)
 from workbench.models._turn import ModelTurn, Usage
 from workbench.providers import format_tool_results, parse_tool_calls, to_provider_format
 from workbench.spec import ToolSpec
@@ -54,7 +54,7 @@ class BedrockModel(ProviderModel):
         self._credentials = {"aws_access_key_id": aws_access_key_id, "aws_secret_access_key": aws_secret_access_key,
                              "aws_session_token": aws_session_token}
 
-    def _secrets(self) -> list[str]:
+    def _key_secrets(self) -> list[str]:
         given = [self._credentials["aws_secret_access_key"], self._credentials["aws_session_token"]]
         return [s for s in given + [os.environ.get(name) for name in SECRET_ENV] if s]
 
@@ -80,6 +80,9 @@ class BedrockModel(ProviderModel):
                            "AWS_SECRET_ACCESS_KEY, use a profile, or pass aws_access_key_id=/aws_secret_access_key=")
         if isinstance(exc, botocore.BotoCoreError):
             return Failure(message=f"{type(exc).__name__}: {exc}")
+        if isinstance(exc, sdk("botocore.eventstream", "boto3", self.provider).ParserError):
+            return Failure(kind="bad_response",
+                           message=f"the answer is not an AWS event stream ({type(exc).__name__})")
         return None
 
     def _build(self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any,
@@ -111,7 +114,10 @@ class BedrockModel(ProviderModel):
             call = {k: v for k, v in request.items() if k != "stream"}
             return assemble_stream(client.converse_stream(**call)["stream"])
         response = client.converse(**request)
-        response.pop("ResponseMetadata", None)
+        meta = response.pop("ResponseMetadata", None) or {}
+        if "output" not in response:  # botocore reads a body that is not JSON as an empty answer
+            content_type = (meta.get("HTTPHeaders") or {}).get("content-type") or "no content type"
+            raise BadResponse(f"the answer is not a Converse response ({content_type}, no 'output')")
         return response
 
     def _read(self, response: dict[str, Any], specs: list[ToolSpec]) -> ModelTurn:

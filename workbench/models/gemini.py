@@ -62,6 +62,8 @@ class GeminiModel(ProviderModel):
             reasons = " ".join(str(d.get("reason", "")) for d in details.get("details") or [] if isinstance(d, dict))
             headers = getattr(exc.response, "headers", None)
             return Failure(exc.code, f"{exc.status or ''} {reasons}".strip(), str(exc.message or ""), headers)
+        if isinstance(exc, errors.UnknownApiResponseError):  # a streamed answer that is not JSON
+            return Failure(kind="bad_response", message=str(exc))
         name = type(exc).__name__
         if "Timeout" in name or "Connect" in name:
             return Failure(message=f"{name}: {exc}")

@@ -10,8 +10,8 @@ import os
 from typing import Any, Optional
 
 from workbench.models._base import Message
-from workbench.models._provider import (Failure, ProviderModel, arguments_text, call_names, content_text, sdk,
-                                        sdk_call, status_failure, tool_results)
+from workbench.models._provider import (BadResponse, Failure, ProviderModel, arguments_text, call_names,
+                                        content_text, sdk, sdk_call, status_failure, tool_results)
 from workbench.models._turn import ModelTurn, Usage
 from workbench.providers import format_tool_results, parse_tool_calls, to_provider_format
 from workbench.spec import ToolSpec
@@ -133,7 +133,9 @@ def assemble_chat_stream(chunks: Any) -> dict[str, Any]:
     calls: dict[int, dict[str, Any]] = {}
     finish = None
     usage = None
+    seen = False
     for chunk in chunks:
+        seen = True
         head = head or {k: chunk.get(k) for k in ("id", "created", "model", "system_fingerprint") if k in chunk}
         usage = chunk.get("usage") or usage
         for choice in chunk.get("choices") or []:
@@ -148,6 +150,8 @@ def assemble_chat_stream(chunks: Any) -> dict[str, Any]:
                 call["function"]["name"] += function.get("name") or ""
                 call["function"]["arguments"] += function.get("arguments") or ""
             finish = choice.get("finish_reason") or finish
+    if not seen:  # an answer that is not a stream of events (a proxy's page) reads as none
+        raise BadResponse("the answer carried no chat.completion.chunk (not a Chat Completions stream)")
     message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None,
                                "refusal": "".join(refusal) or None}
     if calls:
@@ -249,10 +253,12 @@ class OpenAIResponsesModel(_OpenAIBase):
 
 def _final_response(events: Any) -> dict[str, Any]:
     """The response a Responses stream ends with (``response.completed`` / ``incomplete`` / ``failed``)."""
-    final: dict[str, Any] = {}
+    final: Optional[dict[str, Any]] = None
     for event in events:
         if event.get("type") in ("response.completed", "response.incomplete", "response.failed"):
             final = event.get("response") or {}
+    if final is None:
+        raise BadResponse("the stream ended without response.completed, .incomplete or .failed")
     return final
 
 
@@ -272,5 +278,5 @@ class OllamaModel(OpenAIModel):
             base_url = (host if "://" in host else f"http://{host}").rstrip("/") + "/v1"
         super().__init__(model, base_url=base_url, api_key=api_key or "ollama", **options)
 
-    def _secrets(self) -> list[str]:
-        return [] if self.api_key == "ollama" else super()._secrets()  # the placeholder is no secret
+    def _key_secrets(self) -> list[str]:
+        return [] if self.api_key == "ollama" else super()._key_secrets()  # the placeholder is no secret

@@ -1,4 +1,7 @@
-"""BFCL's function documents (``"type": "dict"``, ``"float"``, ``"tuple"``, ``"any"``) as JSON Schema tools."""
+"""BFCL's function documents (``"type": "dict"``, ``"float"``, ``"tuple"``, ``"any"``) as JSON Schema tools.
+
+A ``tuple`` becomes an array marked ``"x-bfcl-type": "tuple"`` (an annotation providers ignore): BFCL's
+checker accepts a Python tuple for a tuple parameter, never for an array one, and the scorer does too."""
 
 from __future__ import annotations
 
@@ -6,9 +9,12 @@ import copy
 import re
 from typing import Any, Mapping
 
+#: the annotation a parameter BFCL types ``tuple`` keeps (its JSON Schema type is ``array``)
+TUPLE_MARK = "x-bfcl-type"
+
 #: BFCL's type names → JSON Schema (``any`` has no type: every value is allowed)
 BFCL_TYPES: dict[str, dict[str, Any]] = {
-    "dict": {"type": "object"}, "float": {"type": "number"}, "tuple": {"type": "array"}, "any": {},
+    "dict": {"type": "object"}, "float": {"type": "number"}, "tuple": {"type": "array", TUPLE_MARK: "tuple"}, "any": {},
     "integer": {"type": "integer"}, "number": {"type": "number"}, "string": {"type": "string"},
     "boolean": {"type": "boolean"}, "array": {"type": "array"}, "object": {"type": "object"},
     "null": {"type": "null"},

@@ -40,7 +40,7 @@ def _parse_gemini(response: Any) -> list[ToolUse]:
 
 def _gemini_response(result: ToolResult) -> dict[str, Any]:
     name = result.metadata.get("tool_name")
-    if not name:
+    if not isinstance(name, str):  # "" is a name: the answer to a call whose name the model left empty
         raise ValueError(f"Tool result '{result.tool_use_id}' has no metadata['tool_name']: Gemini function "
                          "responses are matched to calls by name")
     if result.status == "error":
