@@ -62,7 +62,7 @@ def suite(tmp_path, monkeypatch):
 def test_a_run_prints_the_summary_and_exits_0_when_the_threshold_holds(suite):
     done = workbench_cli("eval", suite.name, "--min-pass", "0.5", cwd=suite.parent)
     assert done.returncode == 0, done.stderr
-    assert "accuracy" in done.stdout and "replay" in done.stdout
+    assert "accuracy" in done.stdout and "0.500" in done.stdout  # one of the two cases passes
     assert done.stderr == ""  # no progress bar when stderr is not a terminal
 
 
@@ -111,3 +111,40 @@ def test_an_openai_compatible_server_needs_a_base_url_and_no_key(suite, model_se
 def test_python_dash_m_workbench_and_the_console_script_agree(suite):
     help_text = workbench_cli("eval", "--help", cwd=suite.parent)
     assert help_text.returncode == 0 and "--min-pass" in help_text.stdout and "--compare" in help_text.stdout
+
+
+def _right(messages, tools):
+    city = "Paris" if "Paris" in messages[-1]["content"] else "Rome"
+    return {"tool_calls": [{"name": "get_weather", "input": {"city": city}}]}
+
+
+def test_save_and_html_write_the_report_and_compare_finds_the_regression(suite):
+    folder = suite.parent
+    # yesterday's model answered both cases; today's cassette gets Rome wrong
+    run_evals(suite, record(ScriptedModel([_right], repeat_last=True, name="recorded"), folder / "old.cassette.json"),
+              progress=False)
+    old = workbench_cli("eval", suite.name, "--model", "replay:old.cassette.json", "--save", "old.json", cwd=folder)
+    new = workbench_cli("eval", suite.name, "--save", "new.json", "--html", "new.html", cwd=folder)
+    assert old.returncode == new.returncode == 0, (old.stderr, new.stderr)
+    from workbench.evals import EvalReport
+
+    assert EvalReport.load(folder / "new.json").summary()["accuracy"].tolist() == [0.5]
+    page = (folder / "new.html").read_text()
+    assert page.lstrip().lower().startswith("<!doctype html") and "<svg" in page
+
+    compared = workbench_cli("eval", "--compare", "old.json", "new.json", cwd=folder)
+    assert compared.returncode == 1, compared.stderr
+    assert "1 regression(s)" in compared.stdout and "regressed: rome" in compared.stdout
+
+    same = workbench_cli("eval", "--compare", "new.json", "new.json", cwd=folder)
+    assert same.returncode == 0 and "0 regression(s)" in same.stdout
+
+    fixed = workbench_cli("eval", "--compare", "new.json", "old.json", cwd=folder)
+    assert fixed.returncode == 0 and "fixed: rome" in fixed.stdout
+
+
+def test_compare_of_a_file_that_is_not_a_report_is_a_usage_error(suite):
+    (suite.parent / "notes.json").write_text('{"hello": 1}')
+    done = workbench_cli("eval", "--compare", "notes.json", "missing.json", cwd=suite.parent)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "notes.json" in done.stderr or "missing.json" in done.stderr

@@ -189,9 +189,19 @@ def _unreachable(report: Any) -> Optional[str]:
     return _one_line(rows["reason"].iloc[0])
 
 
+#: the summary columns a terminal shows (the saved report and --html hold every column)
+_TERMINAL_COLUMNS = ["model", "variant", "cases", "runs", "accuracy", "accuracy_low", "accuracy_high", "precision",
+                     "recall", "f1", "argument_accuracy", "irrelevance_accuracy"]
+
+
 def _print_summary(report: Any, min_pass: Optional[float], out: TextIO) -> int:
     summary = report.summary()
-    print(summary.to_string(index=False), file=out)
+    shown = summary[[c for c in _TERMINAL_COLUMNS if c in summary.columns]].rename(
+        columns={"accuracy_low": "95% low", "accuracy_high": "95% high", "argument_accuracy": "arguments",
+                 "irrelevance_accuracy": "irrelevance"})
+    print(shown.to_string(index=False, na_rep="–", float_format=lambda v: f"{v:.3f}"), file=out)
+    print(f"accuracy: the mean of the per-case pass rates over {int(summary['cases'].max()) if len(summary) else 0} "
+          "cases; 95% interval by case (the case is the unit of evidence)", file=out)
     if min_pass is None:
         return EXIT_OK
     below = [(row["model"], row["variant"], row["accuracy"]) for _, row in summary.iterrows()
