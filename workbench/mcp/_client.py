@@ -703,6 +703,21 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _server_given_as_command(command: Any, server: Any) -> tuple[Any, None]:
+    """``connect(server_object)``: the object is the server (in memory); anything else that is no
+    command line is refused, naming what ``connect()`` takes."""
+    from workbench.mcp._memory import SERVER_CLASSES
+
+    if isinstance(command, SERVER_CLASSES):
+        if server is not None:
+            raise ValueError("connect() got an MCP server object given both as the first argument and as server=: "
+                             "pass it once")
+        return command, None
+    raise TypeError(f"connect() takes a command line (a string or a list of strings), url=, config= or server= "
+                    f"(an MCP server object in this process), not {type(command).__module__}."
+                    f"{type(command).__qualname__}")
+
+
 def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str] = None, registry: Any = None,
             prefix: str = "", replace: bool = False, env: Optional[dict[str, str]] = None,
             cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
@@ -716,7 +731,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
 
     Args:
         command: start a server over stdio: ``["python", "-m", "pkg.server"]`` (or one string,
-            split with ``shlex``). The process gets only a minimal environment (the SDK's default:
+            split with ``shlex``; an ``http(s)://`` string is taken as ``url=``, an MCP server object
+            as ``server=``). The process gets only a minimal environment (the SDK's default:
             ``PATH``, ``HOME``…) plus ``env``; it runs in ``cwd``. Its stderr is kept
             (``connection.stderr``) and shown when connecting fails.
         url: a Streamable HTTP endpoint (``http://127.0.0.1:8000/mcp``); ``headers`` are sent
@@ -767,6 +783,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
 
     Returns an :class:`McpConnection` (also a context manager).
     """
+    if command is not None and not isinstance(command, (str, os.PathLike, list, tuple)):
+        server, command = _server_given_as_command(command, server)
     if config is not None:
         if command is not None or url is not None:
             raise ValueError("connect() got config= and also command=/url=: the server comes from the config entry")
