@@ -218,3 +218,126 @@ def test_notebook_json_inputs_nested_too_deep_are_refused_plainly():
     assert type(caught.value).__name__ == "UsageError"
     assert parse_call_arguments("items=" + DEEP_ARRAY) == {"items": DEEP_ARRAY}  # kept as text, like other non-JSON
     assert "<pre" in _text_html(DEEP_ARRAY, "application/json")
+
+
+# -- the depth check is one linear pass (issue 26, item 5) ----------------------------------------------------
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from workbench import _json_text
+from workbench._json_text import too_deep_at
+
+
+def _reference_depth(value) -> int:
+    """How deeply a decoded JSON value nests arrays and objects (recursive: the values are shallow)."""
+    if isinstance(value, list):
+        return 1 + max(map(_reference_depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_reference_depth, value.values()), default=0)
+    return 0
+
+
+def _reference_too_deep_at(text: str, max_depth: int) -> int:
+    """Character by character: a backslash escapes the next character; a string ends at the next quote
+    (an unterminated one runs to the end)."""
+    depth, in_string, escaped = 0, False, False
+    for i, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_string:
+            in_string = char != '"'
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > max_depth:
+                return i
+        elif char in "]}":
+            depth -= 1
+    return -1
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='ab[]{}"\\\n'),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(alphabet='k[]{"\\', max_size=3),
+                                                                       children, max_size=3),
+    max_leaves=30)
+
+
+@given(_json_values, st.integers(min_value=0, max_value=8), st.booleans())
+def test_too_deep_at_agrees_with_the_decoded_depth(value, max_depth, ascii_only):
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    position = too_deep_at(text, max_depth)
+    assert (position >= 0) == (_reference_depth(value) > max_depth)
+    assert position == _reference_too_deep_at(text, max_depth)
+
+
+@given(st.text(alphabet='[]{}"\\ a'), st.integers(min_value=0, max_value=6))
+def test_too_deep_at_agrees_with_a_character_scan_on_any_text(text, max_depth):
+    assert too_deep_at(text, max_depth) == _reference_too_deep_at(text, max_depth)
+
+
+@given(st.lists(st.sampled_from(['"', '\\', "[", "]", "{", "}", "a"]), min_size=1, max_size=40),
+       st.integers(min_value=0, max_value=6), st.integers(min_value=1, max_value=8))
+def test_too_deep_at_is_the_same_whatever_the_slices(pieces, max_depth, chunk):
+    """Strings, escapes and brackets cut across the slices the text is measured in."""
+    text = "".join(pieces) * 3
+    expected = _reference_too_deep_at(text, max_depth)
+    original = _json_text._CHUNK
+    _json_text._CHUNK = chunk
+    try:
+        assert too_deep_at(text, max_depth) == expected
+    finally:
+        _json_text._CHUNK = original
+
+
+def test_too_deep_at_known_answers():
+    assert too_deep_at("[[[", 2) == 2
+    assert too_deep_at('[["[[["]', 2) == -1 and too_deep_at('[["[[[", [', 2) == 9
+    assert too_deep_at('[["\\"[", [[', 2) == 9  # an escaped quote does not end the string
+    assert too_deep_at('[["\\\\", [[', 2) == 8  # an escaped backslash does
+    assert too_deep_at('[[[ "unterminated [[[[', 2) == 2
+    assert too_deep_at('[ "unterminated [[[[', 2) == -1  # the rest is inside the string: the parser says so
+    assert too_deep_at('[[ "ends in a backslash\\', 2) == -1
+    assert too_deep_at("[]" * 500 + "[[[", 2) == 1002
+    assert too_deep_at('[]' * 40_000 + '"' + "x" * 70_000 + '"' + "[[[", 2) == 150_004  # strings across slices
+
+
+# quotes the old scan restarted at, each one scanning to the end of the text: quadratic
+ADVERSARIAL = ['\\"' * 200_000 + "[" * (MAX_JSON_DEPTH + 1),
+               "[" * MAX_JSON_DEPTH + '"' + '\\"' * 200_000 + "]" * MAX_JSON_DEPTH,
+               '"' + "\\" * 400_001 + "[" * (MAX_JSON_DEPTH + 1),
+               "[]" * 200_000 + "[" * (MAX_JSON_DEPTH + 1)]
+
+
+class _Counted:
+    """A compiled pattern that notes how many characters each call was given."""
+
+    def __init__(self, pattern, calls):
+        self.pattern, self.calls = pattern, calls
+
+    def sub(self, replacement, text):
+        self.calls.append(len(text))
+        return self.pattern.sub(replacement, text)
+
+    def finditer(self, text, pos=0):
+        self.calls.append(len(text) - pos)
+        return self.pattern.finditer(text, pos)
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL, ids=["escaped-quotes", "unterminated-string", "backslashes", "pairs"])
+def test_the_depth_scan_is_one_pass(text, monkeypatch):
+    """Structurally linear: every pattern is given each character a bounded number of times, in slices
+    of at most ``_CHUNK`` characters, and the string pattern matches at any quote (a pattern that failed at
+    a quote after reading ahead to the end is what rescanned the text once per quote)."""
+    calls = []
+    for name in ("_STRING", "_NOT_BRACKET", "_TOKENS"):
+        monkeypatch.setattr(_json_text, name, _Counted(getattr(_json_text, name), calls))
+    assert too_deep_at(text) == _reference_too_deep_at(text, MAX_JSON_DEPTH)
+    assert max(calls, default=0) <= _json_text._CHUNK and sum(calls) <= 3 * len(text)
+    blank = text.replace("\\\\", "__").replace('\\"', "__")
+    string = _json_text._STRING.pattern
+    assert all(string.match(blank, i) for i, char in enumerate(blank) if char == '"')

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from mcp import types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -171,3 +172,61 @@ def test_a_module_scan_takes_neither_servers_nor_tool_dicts():
 def test_connect_without_a_target_names_server_too():
     with pytest.raises(ValueError, match=r"command=\[...\] \(stdio\), url=.* or server=<an MCP server object> \(in memory\)"):
         connect(registry=ToolRegistry())
+
+
+# -- connect(server_object) given positionally (issue 26, item 19) ------------------------------------------
+
+@pytest.mark.parametrize("make", [_weather, lambda: build_server(ToolRegistry([add]))], ids=["MCPServer", "Server"])
+def test_connect_takes_a_server_object_positionally(make):
+    registry = ToolRegistry()
+    with connect(make(), registry=registry, connect_timeout=WAIT) as connection:
+        assert connection.label.startswith("in-process server")
+        assert registry.list_tools()
+        again = connection.reconnect(connect_timeout=WAIT)
+        try:
+            assert again.label == connection.label and registry.list_tools()
+        finally:
+            again.disconnect()
+
+
+def test_connect_refuses_something_that_is_no_command_plainly():
+    with pytest.raises(ValueError, match="server object given both as the first argument and as server="):
+        connect(_weather(), server=_weather(), registry=ToolRegistry())
+    with pytest.raises(TypeError, match=r"connect\(\) takes a command line .* not builtins.object"):
+        connect(object(), registry=ToolRegistry())
+    with pytest.raises(TypeError, match=r"connect\(\) takes a command line .* not builtins.int"):
+        connect(3, registry=ToolRegistry())
+
+
+# -- a proxy's result value is the server's structured content (issue 26, item 18, the MCP half) ------------
+
+def _pictures() -> MCPServer:
+    server = MCPServer("pictures")
+    image = types.ImageContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
+
+    @server.tool()
+    def chart(title: str) -> types.CallToolResult:
+        """A chart: its data as structured content, next to the picture (no output schema)."""
+        return types.CallToolResult(content=[image, types.TextContent(type="text", text=title)],
+                                    structured_content={"title": title, "points": [1, 2, 3]})
+
+    @server.tool()
+    def picture_and_caption(caption: str) -> types.CallToolResult:
+        """An image and a caption, no structured content."""
+        return types.CallToolResult(content=[image, types.TextContent(type="text", text=caption)])
+
+    return server
+
+
+def test_a_proxy_result_value_is_the_structured_content_not_a_nested_result():
+    registry = ToolRegistry()
+    for executor in (SequentialExecutor(), None):
+        with connect(server=_pictures(), registry=registry, connect_timeout=WAIT):
+            run = registry.call if executor is None else (
+                lambda name, args: executor.run([{"toolUseId": "u", "name": name, "input": args}], registry)[0])
+            result = run("chart", {"title": "sales"})
+            assert result.ok and result.value == {"title": "sales", "points": [1, 2, 3]} == result.json
+            assert result.tool_use_id != "?" and [list(block) for block in result.content] == [["image"], ["text"], ["json"]]
+            mixed = run("picture_and_caption", {"caption": "a cat"})
+            assert mixed.ok and mixed.value is None and mixed.json is None
+            assert [list(block) for block in mixed.content] == [["image"], ["text"]]

@@ -251,16 +251,88 @@ def test_a_large_result_is_sent_once_and_fits_the_sdk_clients_default_event_limi
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_a_5_mb_result_reaches_the_raw_sdk_client_over_streamable_http(tmp_path, mode):
+    """The official SDK client with its default 1 MiB limit on one server-sent event, on both protocol eras
+    (issue 26, item 14): an answer that does not stream is one JSON body, whatever its size."""
     from tests.mcp_servers import http_server
 
     expected = _expected_text(5)
-    # a legacy session answers over SSE, whose events the SDK client caps at 1 MiB unless told otherwise
-    transport = {"max_sse_event_size": 16 * 1024 * 1024} if mode == "legacy" else {}
     with http_server(serve_command(TOOLS, "--transport", "streamable-http", "--port", "0")) as url:
-        text, record = _raw_calls(url, mode, [("big_text", {"megabytes": 5}), ("big_record", {"megabytes": 5})],
-                                  **transport)
+        text, record, small = _raw_calls(url, mode, [("big_text", {"megabytes": 5}), ("big_record", {"megabytes": 5}),
+                                                     ("big_text", {"megabytes": 0.001})])
     assert text.structured_content == {"result": expected} and _sent_once(text)
     assert record.structured_content == {"size": len(expected), "text": expected} and _sent_once(record)
+    assert small.structured_content == {"result": expected[:1000]}
+
+
+def _posted_answers(url, mode, calls):
+    """The Content-Type of each answer to a POSTed tools/call, as the SDK client received it."""
+    import httpx2
+
+    seen = []
+
+    async def note(response):
+        if response.request.method == "POST" and b'"tools/call"' in (response.request.content or b""):
+            seen.append(response.headers.get("content-type", "").split(";")[0])
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def main():
+        async with httpx2.AsyncClient(event_hooks={"response": [note]}) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+                for name, arguments, progress in calls:
+                    await client.call_tool(name, arguments, progress_callback=progress)
+        return seen
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_only_answers_that_stream_are_event_streams(tmp_path, mode):
+    """A call that reports progress to a client that asked for it streams (its progress, then its answer);
+    one that does not is answered with plain JSON."""
+    from tests.mcp_servers import http_server
+
+    heard = []
+
+    async def progress(value, total, message):
+        heard.append(message)
+
+    with http_server(serve_command(TOOLS, "--transport", "streamable-http", "--port", "0")) as url:
+        kinds = _posted_answers(url, mode, [("big_text", {"megabytes": 0.001}, None),
+                                            ("big_text_after_progress", {"megabytes": 0.001}, progress),
+                                            ("big_text_after_progress", {"megabytes": 0.001}, None)])
+    assert kinds == ["application/json", "text/event-stream", "application/json"]
+    assert heard == ["half way"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_json_response_serves_every_answer_as_json(tmp_path, mode):
+    """``serve --json-response``: even a call that reports progress answers with one JSON body, so a 5 MB
+    result after progress reaches the SDK client's default limits (its progress is not sent)."""
+    from tests.mcp_servers import http_server
+
+    heard = []
+
+    async def progress(value, total, message):
+        heard.append(message)
+
+    expected = _expected_text(5)
+    argv = serve_command(TOOLS, "--transport", "streamable-http", "--port", "0", "--json-response")
+    with http_server(argv) as url:
+        [streamed] = _raw_calls_with_progress(url, mode, "big_text_after_progress", {"megabytes": 5}, progress)
+        kinds = _posted_answers(url, mode, [("big_text_after_progress", {"megabytes": 0.001}, progress)])
+    assert streamed.structured_content == {"result": expected}
+    assert kinds == ["application/json"] and heard == []
+
+
+def _raw_calls_with_progress(url, mode, name, arguments, progress):
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def main():
+        async with Client(streamable_http_client(url), mode=mode) as client:
+            return [await client.call_tool(name, arguments, progress_callback=progress)]
+
+    return asyncio.run(main())
 
 
 def test_a_5_mb_result_reaches_connect_over_streamable_http(tmp_path):
@@ -285,6 +357,39 @@ def test_a_5_mb_result_reaches_connect_over_streamable_http(tmp_path):
     assert small.value == expected[:1000]
     assert streamed.status == "success", streamed.metadata
     assert streamed.value == expected
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_connect_speaks_the_protocol_era_asked_for(tmp_path, era):
+    """``connect(protocol_version=...)``: a server author sees their server as a 2025-11-25 client does
+    (issue 26, item 14), and the connection says which era it speaks; reconnect() keeps it."""
+    from tests.mcp_servers import http_server
+    from workbench.executor import SequentialExecutor
+    from workbench.mcp import connect
+    from workbench.registry import ToolRegistry
+
+    expected = _expected_text(5)
+    with http_server(serve_command(TOOLS, "--transport", "streamable-http", "--port", "0")) as url:
+        registry = ToolRegistry()
+        with connect(url=url, registry=registry, connect_timeout=WAIT, protocol_version=era) as connection:
+            assert connection.protocol_version == era
+            text = SequentialExecutor().call(registry, "big_text", {"megabytes": 5})
+            streamed = SequentialExecutor().call(registry, "big_text_after_progress", {"megabytes": 5})
+            again = connection.reconnect(connect_timeout=WAIT)
+            try:
+                assert again.protocol_version == era
+            finally:
+                again.disconnect()
+    assert text.status == "success" and text.value == expected
+    assert streamed.status == "success" and streamed.value == expected
+
+
+def test_connect_names_the_protocol_versions_it_speaks():
+    from workbench.mcp import connect
+
+    for bad in ("2025-06-18", "newest", 2025):
+        with pytest.raises(ValueError, match=r"protocol_version=.*expected one of None, '2025-11-25', '2026-07-28'"):
+            connect(url="http://127.0.0.1:9/mcp", protocol_version=bad)
 
 
 # -- 7. every connected client hears every tool-list change ----------------------------------------------------

@@ -1064,10 +1064,12 @@ def _success_result(name: str, use_id: str, value: Any, t0: float, started_at: O
             content = _content(value.observation)
             checked = value.observation
         elif isinstance(value, ToolResult):
+            # a forwarded result (an MCP proxy's, an OpenAPI tool's): its blocks and metadata become the
+            # call's, its value (the structured content / response body, else its JSON block) the value
             content = value.content
             metadata.update(value.metadata)
             metadata["tool_name"] = name
-            checked = value.value
+            checked = value = value.value if value.value is not None else value.json
         else:
             content = _content(value)
     if synthetic:

@@ -1,5 +1,5 @@
 """``python -m workbench.mcp serve module.path [--transport stdio|streamable-http] [--host H] [--port P] [--log runs.sqlite]
-[--token T] [--allow-host H]... [--allow-origin O]...``."""
+[--token T] [--allow-host H]... [--allow-origin O]... [--json-response]``."""
 
 from __future__ import annotations
 
@@ -44,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--log", metavar="runs.sqlite", help="append every call to this execution log")
     serve.add_argument("--timeout", type=float, help="default per-call timeout in seconds")
     serve.add_argument("--name", default="workbench", help="server name reported to clients")
+    serve.add_argument("--json-response", action="store_true",
+                       help="streamable-http: answer every request with one JSON body, even a call that reports "
+                            "progress (its progress is then not sent). Without it only calls that stream progress "
+                            "are answered as an event stream, whose one answer event MCP SDK clients cap at "
+                            "1 MiB by default")
     serve.add_argument("--token", help=f"streamable-http: bearer token clients must send (default ${TOKEN_ENV}; "
                                        "prefer the variable: arguments are visible to other local users)")
     serve.add_argument("--allow-host", action="append", default=[], metavar="HOST[:PORT]",
@@ -72,7 +77,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         try:
             serve(registry, args.transport, args.host, args.port, log=args.log, path=args.path,
                   timeout=args.timeout, name=args.name, token=args.token, allowed_hosts=args.allow_host,
-                  allowed_origins=args.allow_origin)
+                  allowed_origins=args.allow_origin, json_response=args.json_response)
         except KeyboardInterrupt:
             pass
         return 0

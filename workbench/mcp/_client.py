@@ -28,7 +28,7 @@ from mcp.client import Client
 from workbench.context import ToolContext
 from workbench.mcp._cache import CacheHints
 from workbench.mcp._config import ConfigExport, read_server_config
-from workbench.mcp._eras import answers, keep_alive
+from workbench.mcp._eras import answers, client_mode, keep_alive
 from workbench.mcp._errors import McpConnectionError, McpTimeoutError
 from workbench.mcp._features import ClientFeatures
 from workbench.mcp._lenient import ToolListRepair
@@ -236,7 +236,7 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
                  timeout: Optional[float] = None, read_timeout: Optional[float] = None,
                  stderr_file: Any = None, sampling: Any = None, elicitation: Any = None,
                  roots: Optional[Sequence[Any]] = None, log: Any = None, keepalive: Optional[float] = None,
-                 use_tasks: bool = False) -> None:
+                 use_tasks: bool = False, protocol_version: Optional[str] = None) -> None:
         self._init_features(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
         self._init_tasks(use_tasks)
         self._init_cache_hints()
@@ -254,6 +254,7 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
         self.protocol_version: Optional[str] = None
         self._tool_lists = ToolListRepair(lambda: self.protocol_version)
         self._transport = transport
+        self._mode = client_mode(protocol_version)
         self._read_timeout = read_timeout
         self._stderr_file = stderr_file
         self._stderr_text = ""
@@ -336,7 +337,7 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
 
         try:
             client = Client(_watch(self._transport, self._stream_ended, self._record_wire, self._tool_lists),
-                            read_timeout_seconds=self._read_timeout,
+                            read_timeout_seconds=self._read_timeout, mode=self._mode,
                             client_info=types.Implementation(name="tool-workbench", version=__version__),
                             **self._client_callbacks())
             async with client:
@@ -703,6 +704,21 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _server_given_as_command(command: Any, server: Any) -> tuple[Any, None]:
+    """``connect(server_object)``: the object is the server (in memory); anything else that is no
+    command line is refused, naming what ``connect()`` takes."""
+    from workbench.mcp._memory import SERVER_CLASSES
+
+    if isinstance(command, SERVER_CLASSES):
+        if server is not None:
+            raise ValueError("connect() got an MCP server object given both as the first argument and as server=: "
+                             "pass it once")
+        return command, None
+    raise TypeError(f"connect() takes a command line (a string or a list of strings), url=, config= or server= "
+                    f"(an MCP server object in this process), not {type(command).__module__}."
+                    f"{type(command).__qualname__}")
+
+
 def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str] = None, registry: Any = None,
             prefix: str = "", replace: bool = False, env: Optional[dict[str, str]] = None,
             cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
@@ -711,12 +727,13 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
             elicitation: Optional[Callable[[Any], Any]] = None, roots: Optional[Sequence[Any]] = None,
             log: Any = None, use_tasks: bool = False, config: Any = None,
-            server: Any = None) -> McpConnection:
+            server: Any = None, protocol_version: Optional[str] = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
     Args:
         command: start a server over stdio: ``["python", "-m", "pkg.server"]`` (or one string,
-            split with ``shlex``). The process gets only a minimal environment (the SDK's default:
+            split with ``shlex``; an ``http(s)://`` string is taken as ``url=``, an MCP server object
+            as ``server=``). The process gets only a minimal environment (the SDK's default:
             ``PATH``, ``HOME``…) plus ``env``; it runs in ``cwd``. Its stderr is kept
             (``connection.stderr``) and shown when connecting fails.
         url: a Streamable HTTP endpoint (``http://127.0.0.1:8000/mcp``); ``headers`` are sent
@@ -737,6 +754,11 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             as disconnected, as :meth:`McpConnection.check_alive` does.
         read_timeout: the SDK's per-request read timeout.
         transport: for ``url=``: ``"streamable-http"`` (the default) or ``"sse"`` (older servers).
+        protocol_version: the MCP protocol era to speak: ``None`` (the default) the newest the server
+            speaks (``server/discover``, falling back to the ``initialize`` handshake); ``"2025-11-25"``
+            the handshake (as every client before 2026-07-28 connects: how most clients see a server);
+            ``"2026-07-28"`` that revision without a probe. ``connection.protocol_version`` says
+            which was negotiated.
         auth: for ``url=``: an ``httpx.Auth`` sent with every request (see ``workbench.mcp._transports``).
         sampling: answers the server's ``sampling/createMessage`` requests:
             ``sampling(params: mcp.types.CreateMessageRequestParams)`` returns the assistant's text
@@ -767,6 +789,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
 
     Returns an :class:`McpConnection` (also a context manager).
     """
+    if command is not None and not isinstance(command, (str, os.PathLike, list, tuple)):
+        server, command = _server_given_as_command(command, server)
     if config is not None:
         if command is not None or url is not None:
             raise ValueError("connect() got config= and also command=/url=: the server comes from the config entry")
@@ -787,6 +811,7 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
                                       and keepalive > 0 and keepalive != float("inf")):
         raise ValueError(f"connect(keepalive={keepalive!r}): expected a positive number of seconds between "
                          "liveness probes (or None for none)")
+    client_mode(protocol_version)  # a bad value is refused before anything starts
     in_memory = server is not None and config is None
     if in_memory:  # in memory (workbench.mcp._memory): instead of open_transport below
         from workbench.mcp._memory import open_in_memory
@@ -813,13 +838,13 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
                                timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
                                sampling=sampling, elicitation=elicitation, roots=roots, log=log, keepalive=keepalive,
-                               use_tasks=use_tasks)
+                               use_tasks=use_tasks, protocol_version=protocol_version)
     connection._refused = opened.refused
     connection._process = opened.process
     connection._connect_arguments = dict(
         command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
         headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth,
-        keepalive=keepalive, use_tasks=use_tasks,
+        keepalive=keepalive, use_tasks=use_tasks, protocol_version=protocol_version,
         server=server if in_memory else None)  # a config entry is already read into command/url/env/headers
     return connection._start(connect_timeout)
 

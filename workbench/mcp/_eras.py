@@ -16,19 +16,37 @@ from __future__ import annotations
 import asyncio
 import logging
 import warnings
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Optional
 
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 
 from workbench.mcp._errors import McpConnectionError
 
-__all__ = ["KEEPALIVE_MIN_WAIT", "answers", "is_modern", "keep_alive", "probe", "ResourceSubscriptions"]
+__all__ = ["KEEPALIVE_MIN_WAIT", "PROTOCOL_MODES", "answers", "client_mode", "is_modern", "keep_alive", "probe",
+           "ResourceSubscriptions"]
 
 #: a keepalive probe fails only after this long at least: a busy machine must not turn a slow answer
 #: into a killed server
 KEEPALIVE_MIN_WAIT = 5.0
 
 logger = logging.getLogger("workbench.mcp")
+
+
+#: ``connect(protocol_version=...)`` → the SDK ``Client``'s ``mode``: ``None`` negotiates the newest the
+#: server speaks; the handshake era is asked for with the ``initialize`` handshake (whose version the SDK
+#: sets: the latest handshake revision); a modern revision is adopted without a probe
+PROTOCOL_MODES: dict[Optional[str], str] = {None: "auto", LATEST_HANDSHAKE_VERSION: "legacy",
+                                            **{version: version for version in MODERN_PROTOCOL_VERSIONS}}
+
+
+def client_mode(protocol_version: Optional[str]) -> str:
+    """The SDK client's ``mode`` for ``connect(protocol_version=...)``; ``ValueError`` naming the choices."""
+    try:
+        return PROTOCOL_MODES[protocol_version]
+    except (KeyError, TypeError):
+        choices = ", ".join(repr(version) for version in PROTOCOL_MODES)
+        raise ValueError(f"connect(protocol_version={protocol_version!r}): expected one of {choices} "
+                         "(None: the newest the server speaks)") from None
 
 
 def is_modern(client: Any) -> bool:

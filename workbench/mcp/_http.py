@@ -3,7 +3,8 @@ Host/Origin guard (``workbench.mcp._security`` decides; this module answers).
 
 Order, outermost first: the SDK's ``AuthenticationMiddleware`` (reads ``Authorization: Bearer``)
 and ``AuthContextMiddleware``, :class:`BearerGate` (401), :class:`HostOriginGuard` (421 / 403),
-then the SDK's Starlette app (its own Host/Origin check is off: it compares strings).
+then :class:`~workbench.mcp._json_answers.JsonAnswers` (an answer that does not stream is sent as
+JSON) and the SDK's Starlette app (its own Host/Origin check is off: it compares strings).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, Optional
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from workbench.mcp._json_answers import JsonAnswers
 from workbench.mcp._security import TOKEN_ENV, HostPolicy, StaticTokenVerifier
 
 __all__ = ["BearerGate", "HostOriginGuard", "MISSING_TOKEN", "WRONG_TOKEN", "streamable_http_app"]
@@ -102,7 +104,8 @@ class BearerGate:
 def streamable_http_app(server: Any, *, path: str, json_response: bool, stateless: bool, host: str,
                         policy: HostPolicy, token: Optional[str]) -> ASGIApp:
     """The ASGI app serving ``server`` (the SDK's low-level ``Server``) at ``path``: the SDK's
-    streamable-HTTP app, behind :class:`HostOriginGuard` and, with a ``token``, :class:`BearerGate`."""
+    streamable-HTTP app — answers that do not stream sent as JSON (:class:`JsonAnswers`; every answer
+    with ``json_response``) — behind :class:`HostOriginGuard` and, with a ``token``, :class:`BearerGate`."""
     from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
     from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
     from mcp.server.transport_security import TransportSecuritySettings
@@ -112,6 +115,8 @@ def streamable_http_app(server: Any, *, path: str, json_response: bool, stateles
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app: ASGIApp = server.streamable_http_app(streamable_http_path=path, json_response=json_response,
                                               stateless_http=stateless, host=host, transport_security=unchecked)
+    if not json_response:
+        app = JsonAnswers(app)
     app = HostOriginGuard(app, policy)
     if token is not None:
         app = BearerGate(app)

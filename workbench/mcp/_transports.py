@@ -21,8 +21,8 @@ from workbench.mcp._stdio import ServerProcess, stdio_transport
 __all__ = ["HTTP_TRANSPORTS", "MAX_SSE_EVENT_SIZE", "OpenedTransport", "REFUSALS", "open_transport"]
 
 #: The largest server-sent event a streamable-HTTP connection accepts (the SDK's default, 1 MiB, fails a
-#: tool result above it: results answered on an event stream — legacy sessions, calls that report
-#: progress — are one event each). JSON answers have no such cap.
+#: tool result above it: a result answered on an event stream — a call that reports progress, or any
+#: call to a server that streams every answer — is one event). JSON answers have no such cap.
 MAX_SSE_EVENT_SIZE = 64 * 1024 * 1024
 
 REFUSALS = {
