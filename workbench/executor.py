@@ -1047,11 +1047,11 @@ def _success_result(name: str, use_id: str, value: Any, t0: float, started_at: O
                 metadata["extras"] = value.extras
             content = _content(value.observation)
             checked = value.observation
-        elif isinstance(value, ToolResult):
+        elif isinstance(value, ToolResult):  # a forwarded result (OpenAPI, MCP proxy): its value is the tool's
             content = value.content
             metadata.update(value.metadata)
             metadata["tool_name"] = name
-            checked = value.value
+            checked = value = value.value
         else:
             content = _content(value)
     if synthetic:
