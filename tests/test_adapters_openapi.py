@@ -68,6 +68,23 @@ def test_a_body_property_clashing_with_a_parameter_is_renamed(tools):
     assert result.content[0]["json"] == {"item_id": 1, "query_name": "from-query", "body_name": "from-body"}
 
 
+def test_the_result_value_is_the_response_body(tools):
+    result = _call(tools, "get_item", {"item_id": 7})
+    assert result.value == {"item_id": 7, "q": None, "limit": 10, "trace": None} == result.json
+    assert repr(result).startswith("ToolResult('get_item', success")
+    assert _call(tools, "hello", {"who": "you"}).value == "hello you"
+    assert tools["hello"](who="me").value == "hello me"
+    assert anyio.run(lambda: tools["hello"].acall(who="async")).value == "hello async"
+
+
+def test_openapi_tools_do_not_pickle_their_credentials(shop):
+    import pickle
+
+    (secure,) = from_openapi(shop.url + "/openapi.json", include=["secure"], auth=SECRET)
+    with pytest.raises(TypeError, match="OpenAPI tools do not pickle: they hold the credentials"):
+        pickle.dumps(secure)
+
+
 def test_a_text_body_is_a_text_block(tools):
     result = _call(tools, "hello", {"who": "you"})
     assert result.content == [{"text": "hello you"}]

@@ -15,13 +15,18 @@ and makes an :class:`OpenApiTool` for each operation:
   (with ``referencing``); schema ``$ref`` s become ``#/$defs/...`` of the input schema (recursive
   schemas stay expressible). OpenAPI 3.0's ``nullable: true`` becomes a ``null`` alternative.
 * **description**: the operation's summary and description.
-* **call**: an ``httpx`` request with a timeout (``timeout=``, 30 s by default). A 2xx answer is a
-  success result: a JSON body as a json block, any other as text, ``metadata["http_status"]`` its
-  status. Any other status is an error result whose message holds the status and the body. No
-  answer in time is an error result saying so.
+* **call**: an ``httpx`` request on a pooled client (an async tool: executors await it; a direct
+  ``tool(...)`` call blocks). A 2xx answer is a success result: a JSON body as a json block, any other as text,
+  ``metadata["http_status"]`` its status; the result's ``value`` is the body. Any other status is an
+  error result whose message holds the status and the body. ``timeout=`` (30 s by default) bounds
+  the whole call, body included; a body over ``max_response_bytes=`` (10 MiB by default) is an error.
 
-``headers=`` and ``auth=`` (an ``httpx.Auth``, a ``(user, password)`` pair or a bearer token string)
-live only in the tools' HTTP client: no repr, log row or error message shows them.
+**Requests stay under ``base_url``** (scheme, host, port and path): a path that resolves elsewhere
+refuses the document, a path parameter that is ``.``/``..`` (or has such a ``/``-separated part) is
+refused, and a redirect elsewhere is not followed (see :mod:`workbench.adapters._openapi_http`). So
+``headers=`` and ``auth=`` (an ``httpx.Auth``, a ``(user, password)`` pair or a bearer token string),
+all treated as credentials whatever their names, reach no other host; they live only in the tools'
+sender: no repr, log row or error message shows them.
 """
 
 from __future__ import annotations
@@ -36,12 +41,15 @@ from typing import Any, Iterable, Mapping, Optional, Union
 from urllib.parse import urljoin, urlsplit
 
 from workbench.adapters._common import require
+from workbench.adapters._openapi_http import (DEFAULT_MAX_RESPONSE_BYTES, BaseUrl, OpenApiResponseTooLarge,
+                                              OpenApiSender, OpenApiUrlError, path_segment)
 from workbench.providers._bfcl_schema import safe_tool_name
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool
 from workbench.types import ToolResult
 
-__all__ = ["LOCATIONS", "OpenApiHttpError", "OpenApiTool", "from_openapi", "load_document"]
+__all__ = ["LOCATIONS", "OpenApiHttpError", "OpenApiResponseTooLarge", "OpenApiTool", "OpenApiUrlError",
+           "from_openapi", "load_document"]
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 #: where a parameter goes, in the order that decides name clashes
@@ -199,10 +207,12 @@ class OpenApiTool(BaseTool):
 
     ``method``, ``path`` and ``operation_id`` describe the operation; ``locations`` maps each input
     property to ``(location, original name)`` (``("query", "id")``, ``("body", None)`` for a whole body).
+    An async tool: executors and ``acall`` await the request on their loop; ``tool(...)`` blocks.
     """
 
     def __init__(self, spec: ToolSpec, *, method: str, path: str, operation_id: Optional[str],
-                 locations: dict[str, tuple[str, Optional[str]]], body_type: Optional[str], client: Any) -> None:
+                 locations: dict[str, tuple[str, Optional[str]]], body_type: Optional[str],
+                 sender: OpenApiSender) -> None:
         self.__dict__["_wb_spec"] = spec
         self.__dict__["_wb_ctx"] = None
         self.method = method.upper()
@@ -210,36 +220,40 @@ class OpenApiTool(BaseTool):
         self.operation_id = operation_id
         self.locations = locations
         self.body_type = body_type
-        self._client = client
+        self._sender = sender
 
     @property
     def tool_type(self) -> str:
         return "openapi"
 
     def __call__(self, **kwargs: Any) -> ToolResult:
-        """Send the request for ``kwargs``; the answer as a ``ToolResult`` (``OpenApiHttpError`` outside 2xx)."""
-        httpx = require("httpx", "openapi", "an OpenAPI tool")
+        """Send the request for ``kwargs`` and wait; the answer as a ``ToolResult`` (``OpenApiHttpError``
+        outside 2xx, ``OpenApiUrlError`` for a request or redirect outside base_url, ``TimeoutError``,
+        ``OpenApiResponseTooLarge``)."""
         request = self._request(kwargs)
-        try:
-            response = self._client.request(self.method, request.pop("url"), **request)
-        except httpx.TimeoutException:
-            raise TimeoutError(f"{self.method} {self.path}: no answer within {self._client.timeout.read}s") from None
-        except httpx.HTTPError as exc:
-            raise ConnectionError(f"{self.method} {self.path}: {type(exc).__name__}: {exc}") from None
-        body, is_json = _body_of(response)
-        if not 200 <= response.status_code < 300:
-            raise OpenApiHttpError(self.tool_name, response.status_code, response.reason_phrase, body)
-        content = [{"json": body}] if is_json else [{"text": body}]
-        return ToolResult(toolUseId="", status="success", content=content, value=body,
-                          metadata={"http_status": response.status_code,
-                                    "content_type": response.headers.get("content-type", "")})
+        return self._result(self._sender.call(f"{self.method} {self.path}", self.method, request.pop("url"), **request))
+
+    async def acall(self, **kwargs: Any) -> ToolResult:
+        """``tool(**kwargs)`` awaited from any event loop."""
+        return await self._send(kwargs)
 
     def _invoke(self, arguments: dict[str, Any], context: Any = None) -> Any:
-        return self(**arguments)
+        return self._send(arguments)
+
+    async def _send(self, arguments: dict[str, Any]) -> ToolResult:
+        request = self._request(arguments)
+        return self._result(await self._sender.acall(f"{self.method} {self.path}", self.method, request.pop("url"),
+                                                     **request))
+
+    def _result(self, answer: Any) -> ToolResult:
+        body, is_json = answer.body()
+        if not 200 <= answer.status < 300:
+            raise OpenApiHttpError(self.tool_name, answer.status, answer.reason, body)
+        content = [{"json": body}] if is_json else [{"text": body}]
+        return ToolResult(toolUseId="", status="success", content=content, value=body,
+                          metadata={"http_status": answer.status, "content_type": answer.content_type})
 
     def _request(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        from urllib.parse import quote
-
         path, query, headers, cookies, body = self.path, {}, {}, {}, {}
         whole_body: Any = None
         for key, value in arguments.items():
@@ -247,7 +261,7 @@ class OpenApiTool(BaseTool):
             if value is None and location in ("query", "header", "cookie"):
                 continue  # "not given": a null has no form in a query string or a header
             if location == "path":
-                path = path.replace("{" + str(original) + "}", quote(str(value), safe=""))
+                path = path.replace("{" + str(original) + "}", path_segment(self.tool_name, key, value))
             elif location == "query":
                 query[original] = value
             elif location == "header":
@@ -258,7 +272,7 @@ class OpenApiTool(BaseTool):
                 whole_body = value
             else:
                 body[original] = value
-        request: dict[str, Any] = {"url": path.lstrip("/"), "params": query, "headers": headers}
+        request: dict[str, Any] = {"url": self._sender.base.join(path), "params": query, "headers": headers}
         if cookies:
             request["headers"]["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
         payload = whole_body if whole_body is not None else (body or None)
@@ -281,15 +295,6 @@ class OpenApiTool(BaseTool):
         return f"<OpenApiTool {self.tool_name!r}: {self.method} {self.path}>"
 
 
-def _body_of(response: Any) -> tuple[Any, bool]:
-    if "json" in response.headers.get("content-type", "") and response.content:
-        try:
-            return response.json(), True
-        except ValueError:
-            pass
-    return response.text, False
-
-
 # -- operations → tools ---------------------------------------------------------------------------------
 def _description(operation: Mapping[str, Any]) -> str:
     parts = [operation.get("summary"), operation.get("description")]
@@ -301,7 +306,7 @@ def _matches(patterns: Iterable[str], keys: list[str]) -> bool:
 
 
 def _operation_tool(schemas: _Schemas, path: str, method: str, path_item: Mapping[str, Any],
-                    operation: Mapping[str, Any], name: str, client: Any) -> OpenApiTool:
+                    operation: Mapping[str, Any], name: str, sender: OpenApiSender) -> OpenApiTool:
     defs: dict[str, Any] = {}
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -353,9 +358,9 @@ def _operation_tool(schemas: _Schemas, path: str, method: str, path_item: Mappin
         parameters["required"] = required
     if defs:
         parameters["$defs"] = defs
-    spec = ToolSpec(name=name, description=_description(operation), parameters=parameters)
+    spec = ToolSpec(name=name, description=_description(operation), parameters=parameters, supports_async=True)
     return OpenApiTool(spec, method=method, path=path, operation_id=operation.get("operationId"),
-                       locations=locations, body_type=body_type, client=client)
+                       locations=locations, body_type=body_type, sender=sender)
 
 
 def _base_url(doc: Mapping[str, Any], doc_url: Optional[str], base_url: Optional[str]) -> str:
@@ -372,42 +377,49 @@ def _base_url(doc: Mapping[str, Any], doc_url: Optional[str], base_url: Optional
                      "fetched from a URL")
 
 
-def _client(base_url: str, headers: Optional[Mapping[str, str]], auth: Any, timeout: float) -> Any:
-    httpx = require("httpx", "openapi", "from_openapi")
-    if isinstance(auth, str):
-        headers = {**(headers or {}), "Authorization": f"Bearer {auth}"}
-        auth = None
-    return httpx.Client(base_url=base_url.rstrip("/") + "/", headers=dict(headers or {}), auth=auth,
-                        timeout=timeout, follow_redirects=True)
+def _positive(name: str, value: Any, what: str, whole: bool = False) -> None:
+    kinds = (int,) if whole else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:
+        raise ValueError(f"from_openapi(): {name}= must be {what}, not {value!r}")
 
 
 def from_openapi(doc: Document, *, base_url: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
                  auth: Any = None, include: Optional[Iterable[str]] = None, exclude: Optional[Iterable[str]] = None,
-                 timeout: float = 30.0, prefix: str = "", validate: Union[bool, str] = True) -> list[OpenApiTool]:
+                 timeout: float = 30.0, prefix: str = "", validate: Union[bool, str] = True,
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> list[OpenApiTool]:
     """One :class:`OpenApiTool` per operation of an OpenAPI 3.0/3.1 document.
 
     Args:
         doc: the document: a dict, a JSON or YAML file path, or an ``http(s)://`` URL.
         base_url: where requests go; default the document's first absolute server URL, else (a
-            document fetched by URL) that URL's origin.
-        headers: sent with every request (API keys…); never shown in a repr, the log or an error.
+            document fetched by URL) that URL's origin. Every request stays under it (scheme, host,
+            port and path): a path resolving elsewhere is a ``ValueError`` here, a redirect elsewhere
+            an error result (``OpenApiUrlError``), not followed.
+        headers: sent with every request (API keys…), only under ``base_url``; never shown in a repr,
+            the log or an error.
         auth: an ``httpx.Auth``, a ``(user, password)`` pair (basic) or a bearer token string.
         include, exclude: glob patterns matched against the tool name, the ``operationId``,
             ``"GET /items/{id}"`` and the operation's tags; ``include`` keeps only matches,
             ``exclude`` then drops matches.
-        timeout: seconds for each request (connect, read, write); also the document fetch.
+        timeout: seconds for a whole call (connecting, redirects and reading the body included);
+            also the document fetch.
         prefix: put before every tool name.
         validate: check the document with ``openapi-spec-validator`` first (``ValueError`` naming
             what is wrong); ``"schema"``: its meta-schema check only (about 3× faster on a large
             document); ``False``: no check.
+        max_response_bytes: the largest body a call reads (decoded); a larger one is an error
+            result (``OpenApiResponseTooLarge``).
     """
+    _positive("timeout", timeout, "a positive number of seconds")
+    _positive("max_response_bytes", max_response_bytes, "a positive whole number of bytes", whole=True)
     document, doc_url = load_document(doc, timeout=timeout)
     title = document.get("info", {}).get("title") if isinstance(document.get("info"), Mapping) else None
     label = doc_url or (str(doc) if not isinstance(doc, Mapping) else repr(title) if title else "(a dict)")
     if validate:
         validate_document(document, label, full=validate != "schema")
     schemas = _Schemas(document)
-    client = _client(_base_url(document, doc_url, base_url), headers, auth, timeout)
+    base = BaseUrl(_base_url(document, doc_url, base_url))
+    sender = OpenApiSender(base, headers, auth, timeout, max_response_bytes)
     include, exclude = list(include or []), list(exclude or [])
     tools: list[OpenApiTool] = []
     taken: set[str] = set()
@@ -427,7 +439,8 @@ def from_openapi(doc: Document, *, base_url: Optional[str] = None, headers: Opti
                 n += 1
                 unique = f"{name[:60]}_{n}"
             taken.add(unique)
-            tools.append(_operation_tool(schemas, path, method, path_item, operation, unique, client))
+            base.check_template(path)  # only paths that become tools: include= can leave out a bad one
+            tools.append(_operation_tool(schemas, path, method, path_item, operation, unique, sender))
     return tools
 
 
