@@ -148,3 +148,18 @@ def test_compare_of_a_file_that_is_not_a_report_is_a_usage_error(suite):
     done = workbench_cli("eval", "--compare", "notes.json", "missing.json", cwd=suite.parent)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "notes.json" in done.stderr or "missing.json" in done.stderr
+
+
+def test_a_suite_model_object_runs_from_the_terminal(suite, model_server):
+    model_server.always(openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]))
+    data = json.loads(suite.read_text())
+    data["model"] = {"id": "openai:local-model", "base_url": model_server.url + "/v1", "params": {"temperature": 0}}
+    suite.write_text(json.dumps(data))
+    done = workbench_cli("eval", suite.name, cwd=suite.parent)
+    assert done.returncode == 0, done.stderr
+    assert [r.json["temperature"] for r in model_server.requests] == [0, 0]
+
+
+def test_a_missing_cassette_is_a_usage_error(suite):
+    done = workbench_cli("eval", suite.name, "--model", "replay:nowhere.cassette.json", cwd=suite.parent)
+    assert done.returncode == 2 and "nowhere.cassette.json" in done.stderr and "Traceback" not in done.stderr

@@ -147,34 +147,21 @@ def _importable(folder: Path) -> None:
 
 
 def _models(args: argparse.Namespace, suite: Any) -> list[Any]:
-    """The models to run: ``--model`` strings (or the suite's), built by the one model resolver, with
-    ``--base-url`` applied; an unknown model is a usage error."""
-    from workbench.models import get
+    """The models to run: ``--model`` strings (or the suite's model), built by the one model resolver
+    with ``--base-url`` applied; an unknown model or a missing cassette is a usage error."""
+    from workbench.models._resolve import resolve_for_run
 
     wanted = list(args.model) or ([suite.model] if suite.model else [])
     if not wanted:
         raise UsageError(f"{args.suite}: no model: pass --model MODEL or give the suite a \"model\"")
-    options = {"base_url": args.base_url} if args.base_url else {}
+    base_dir = Path(suite.path).parent if suite.path else None
     models = []
     for item in wanted:
         try:
-            models.append(_build(get, item, options, suite))
-        except (ValueError, KeyError, ImportError, TypeError) as exc:
+            models.append(resolve_for_run(item, base_dir=base_dir, base_url=args.base_url))
+        except (ValueError, KeyError, ImportError, TypeError, OSError) as exc:
             raise UsageError(f"model {_label(item)!r}: {_one_line(exc)}") from None
     return models
-
-
-def _build(get: Any, item: Any, options: dict[str, Any], suite: Any) -> Any:
-    if isinstance(item, str) and item.startswith("replay:") and suite.path:
-        replay = Path(item.partition(":")[2])
-        if not replay.is_absolute():
-            item = f"replay:{Path(suite.path).parent / replay}"
-        if not Path(item.partition(':')[2]).is_file():
-            raise ValueError(f"cassette {replay} not found")
-        return get(item)
-    if isinstance(item, dict):  # a suite's model object: {"id": …, "base_url": …, "params": {…}}
-        return get(item["id"], **{**({"base_url": item["base_url"]} if item.get("base_url") else {}), **options})
-    return get(item, **options)
 
 
 def _label(item: Any) -> str:

@@ -94,16 +94,24 @@ class EvalCase:
 class EvalSuite:
     """Cases and the tools they are asked with. ``tools`` is anything ``ToolRegistry.process_tools``
     takes (tools, modules, refs) or spec dicts (spec-only tools); ``model`` an optional default model
-    string for the pytest plugin; ``max_turns`` how the suite is run (1: the first answer is scored)."""
+    for the pytest plugin and the ``workbench eval`` command — a model string or a model entry
+    ``{"id": "openai:…", "base_url": …, "params": {…}}``; ``max_turns`` how the suite is run (1: the first answer is scored)."""
 
     name: str
     cases: list[EvalCase] = field(default_factory=list)
     tools: list[Any] = field(default_factory=list)
-    model: Optional[str] = None
+    model: Optional[Union[str, dict]] = None
     path: Optional[str] = None
     max_turns: int = 1
 
     def __post_init__(self) -> None:
+        if self.model is not None:
+            from workbench.models._resolve import check_model_entry
+
+            try:
+                check_model_entry(self.model)
+            except ValueError as exc:
+                raise ValueError(f"suite {self.name!r}: model: {exc}") from None
         if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
             raise ValueError(f"suite {self.name!r}: max_turns must be a positive integer, got {self.max_turns!r}")
         seen: set[str] = set()

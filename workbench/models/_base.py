@@ -92,6 +92,13 @@ class Model(ABC):
         with state returns a copy that shares what should be shared (records, a cassette, counters)."""
         return self
 
+    def with_params(self, **params: Any) -> "Model":
+        """This model sending ``params`` (``temperature=0``, ``max_tokens=…``) with every request, as
+        a suite file's ``{"id": …, "params": {…}}`` entry does; a request's own parameters win."""
+        from workbench.models._bound import BoundParamsModel
+
+        return BoundParamsModel(self, params) if params else self
+
     def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
                  **params: Any) -> ModelTurn:
         """One turn: the model's answer to ``messages`` with ``tools`` offered."""
