@@ -111,6 +111,13 @@ def test_an_openai_compatible_server_needs_a_base_url_and_no_key(suite, model_se
 def test_python_dash_m_workbench_and_the_console_script_agree(suite):
     help_text = workbench_cli("eval", "--help", cwd=suite.parent)
     assert help_text.returncode == 0 and "--min-pass" in help_text.stdout and "--compare" in help_text.stdout
+    script = Path(sys.executable).parent / "workbench"  # installed by pip from [project.scripts]
+    assert script.exists(), f"{script} is missing: the package's console script was not installed"
+    console = subprocess.run([str(script), "eval", suite.name, "--min-pass", "0.9"], cwd=suite.parent, env=_env(),
+                             capture_output=True, text=True, timeout=120)
+    module = workbench_cli("eval", suite.name, "--min-pass", "0.9", cwd=suite.parent)
+    assert console.returncode == module.returncode == 1
+    assert console.stdout == module.stdout
 
 
 def _right(messages, tools):
