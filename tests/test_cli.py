@@ -11,22 +11,13 @@ from pathlib import Path
 import pytest
 
 import workbench
+from tests.weather_tools import PARIS_AND_ROME, TOOLS_MODULE
 from workbench.evals import EvalCase, EvalSuite, run_evals, save_evals
 from workbench.models import ScriptedModel, record
 
 from tests.model_servers import model_server, openai_chat  # noqa: F401 - fixture
 
-TOOLS = '''
-from workbench import tool
-
-@tool
-def get_weather(city: str) -> dict:
-    """The weather in a city."""
-    return {"city": city}
-'''
-
-CASES = [EvalCase("paris", prompt="Weather in Paris?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}]),
-         EvalCase("rome", prompt="Weather in Rome?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Rome"]}}])]
+TOOLS, CASES = TOOLS_MODULE, PARIS_AND_ROME
 
 ROOT = Path(workbench.__file__).resolve().parent.parent
 

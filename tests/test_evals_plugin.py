@@ -8,22 +8,13 @@ import json
 import pandas  # noqa: F401 - loaded before pytester's in-process runs (numpy loads once per process)
 import pytest
 
+from tests.weather_tools import PARIS_AND_ROME, TOOLS_MODULE
 from workbench.evals import EvalCase, EvalSuite, save_evals
 from workbench.models import ScriptedModel, record
 
 pytest_plugins = ["pytester"]
 
-TOOLS = '''
-from workbench import tool
-
-@tool
-def get_weather(city: str) -> dict:
-    """The weather in a city."""
-    return {"city": city}
-'''
-
-CASES = [EvalCase("paris", prompt="Weather in Paris?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}]),
-         EvalCase("rome", prompt="Weather in Rome?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Rome"]}}])]
+TOOLS, CASES = TOOLS_MODULE, PARIS_AND_ROME
 
 
 def _answer(messages, tools):

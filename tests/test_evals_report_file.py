@@ -9,21 +9,11 @@ import pandas as pd
 import pytest
 
 from tests.model_servers import model_server, openai_chat  # noqa: F401 - the fixture
+from tests.weather_tools import get_weather
 from workbench import ToolRegistry, tool
 from workbench.evals import (EvalCase, EvalReport, EvalReportFileError, EvalSuite, compare_reports, run_evals)
 from workbench.evals._provenance import specs_hash
 from workbench.models import ScriptedModel
-
-
-@tool
-def get_weather(city: str, units: str = "metric") -> dict:
-    """The weather in a city.
-
-    Args:
-        city: The city.
-        units: metric or imperial.
-    """
-    return {"city": city, "temperature": 21}
 
 
 @tool(name="get_weather")

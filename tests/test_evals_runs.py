@@ -18,21 +18,11 @@ import threading
 import pytest
 
 from tests.model_servers import model_server, openai_chat  # noqa: F401 - the fixture
+from tests.weather_tools import get_weather
 from workbench import ExecutionLog, tool
 from workbench.agent import rerun, run_agent
 from workbench.evals import EvalCase, run_evals
 from workbench.models import ReplayModel, SchemaModel, ScriptedModel, get, record
-
-
-@tool
-def get_weather(city: str, units: str = "metric") -> dict:
-    """The weather in a city.
-
-    Args:
-        city: The city.
-        units: metric or imperial.
-    """
-    return {"city": city, "temperature": 21}
 
 
 PARIS = [{"name": "get_weather", "arguments": {"city": ["Paris"], "units": ["metric", ""]}}]
