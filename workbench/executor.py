@@ -250,16 +250,17 @@ def _new_plan(item: Any, spec: Any) -> _Plan:
     return _Plan(spec, item, validator, item._func if direct else None, bool(spec.supports_async), _returns_check(spec))
 
 
-def append_masked(log: Any, result: ToolResult, tool_use: Any, secret_names: Iterable[str] = ()) -> Any:
+def append_masked(log: Any, result: ToolResult, tool_use: Any, secret_names: Iterable[str] = (), **where: Any) -> Any:
     """Append a call to ``log`` (anything with ``append(result, tool_use, input=...)``) as every writer of
     a call row does: the values of its tool's secret parameters (``secret_names``, the spec's
     ``secret_parameters``) are ``***`` in the row's input, and nowhere in its output, error or metadata
-    (a validation error's ``received``, a message quoting it). Returns what ``log.append`` returns."""
+    (a validation error's ``received``, a message quoting it). ``where`` (``run_id``, ``turn``) goes to
+    ``log.append``; returns what it returns."""
     raw = tool_use.get("input") if isinstance(tool_use, Mapping) else None
     masked = mask_arguments(raw, secret_names)
     if masked is raw:  # no secret given
-        return log.append(result, tool_use)
-    return log.append(mask_result(result, secret_values(raw, secret_names)), tool_use, input=masked)
+        return log.append(result, tool_use, **where)
+    return log.append(mask_result(result, secret_values(raw, secret_names)), tool_use, input=masked, **where)
 
 
 class _Call:

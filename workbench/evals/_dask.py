@@ -7,6 +7,8 @@ import asyncio
 from typing import Any
 
 from workbench.agent import Transcript
+from workbench.executor import append_masked
+from workbench.secrets import SecretCalls
 
 
 def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, params: dict, concurrency: int) -> list:
@@ -23,7 +25,7 @@ def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, param
             else:
                 transcript = await arun_agent(model, case.input_messages, tools=offer.registry, max_turns=max_turns,
                                               tool_choice=tool_choice, **params, **extra)
-            return index, transcript.to_dict()
+            return index, transcript._as_dict()  # unmasked: the client scores the calls as made
 
     async def main() -> list:
         limit = asyncio.Semaphore(concurrency)
@@ -33,14 +35,18 @@ def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, param
 
 
 def _log_transcript(log: Any, transcript: Transcript) -> None:
-    """Write a transcript that ran elsewhere into the client's log: the run, its turns and its calls."""
-    log.start_run(transcript.run_id, model=transcript.model, prompt=transcript.prompt, tools=transcript.tools,
+    """Write a transcript that ran elsewhere into the client's log: the run, its turns and its calls, the
+    offered tools' secret parameters masked as the agent loop and the executor mask them."""
+    shown = transcript.masked()
+    log.start_run(transcript.run_id, model=transcript.model, prompt=shown.prompt, tools=transcript.tools,
                   settings=transcript.settings, started_at=transcript.started_at)
-    for step in transcript.model_steps:
+    for step in shown.model_steps:
         log.append_turn(transcript.run_id, step.index, {**step.turn.to_dict(), "error": step.error,
                                                          "error_kind": step.error_kind, "started_at": step.started_at})
+    secrets = SecretCalls.of(transcript.tools)
     for step in transcript.tool_steps:
-        log.append(step.result, step.tool_use, run_id=transcript.run_id, turn=step.turn_index)
+        append_masked(log, step.result, step.tool_use, secrets.names_of(step.tool_use), run_id=transcript.run_id,
+                      turn=step.turn_index)
     usage = transcript.usage
     log.end_run(transcript.run_id, stopped_because=transcript.stopped_because or "end_turn", error=transcript.error,
                 final_text=transcript.final_text, turns=len(transcript.model_steps), tool_calls=len(transcript.tool_steps),

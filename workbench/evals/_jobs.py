@@ -11,6 +11,7 @@ from workbench.agent import ModelStep, Transcript, new_run_id
 from workbench.evals._case import EvalCase
 from workbench.evals._scoring import Verdict, score_calls
 from workbench.models import Model, ModelError, ModelTurn, tool_specs
+from workbench.secrets import SecretCalls
 from workbench.types import utc_now_iso
 
 
@@ -44,6 +45,7 @@ class _Offer:
         self.registry = registry
         self.specs = tool_specs(registry)
         self.schemas = {s.name: s.parameters for s in self.specs}
+        self.secrets = SecretCalls.of(self.specs).names  # tool name -> its secret parameters (SecretStr)
 
     def __getstate__(self) -> dict:
         """Sent to a Dask worker: spec dicts, and each tool as the DaskExecutor sends one (by ref, or
@@ -53,7 +55,8 @@ class _Offer:
 
         tools = [("spec", t.spec.to_json()) if isinstance(t, SpecOnlyTool)
                  else _payload(t, self.registry.get_tool_ref(t.spec.name)) for t in self.registry]
-        return {"tools": tools, "specs": [spec.to_json() for spec in self.specs], "schemas": self.schemas}
+        return {"tools": tools, "specs": [spec.to_json() for spec in self.specs], "schemas": self.schemas,
+                "secrets": self.secrets}
 
     def __setstate__(self, state: dict) -> None:
         from workbench.dask import _load
@@ -62,6 +65,7 @@ class _Offer:
 
         self.specs = [ToolSpec.coerce(spec) for spec in state["specs"]]
         self.schemas = state["schemas"]
+        self.secrets = state["secrets"]
         self.registry = ToolRegistry(synthetic=True)
         for kind, data in state["tools"]:
             if kind == "spec":
@@ -74,7 +78,7 @@ async def _single_turn(model: Model, case: EvalCase, offer: _Offer, tool_choice:
     """One model turn, no tool run: the transcript of a single-turn evaluation."""
     messages = case.input_messages
     transcript = Transcript(run_id=new_run_id(), model=model.id, messages=list(messages), started_at=utc_now_iso(),
-                            prompt=[dict(m) for m in messages])
+                            prompt=[dict(m) for m in messages], tools=[spec.to_schema() for spec in offer.specs])
     t0 = time.perf_counter()
     try:
         turn = await model.acomplete(messages, tools=offer.specs, tool_choice=tool_choice, **params)
@@ -104,15 +108,17 @@ def _score(case: EvalCase, transcript: Transcript, offer: _Offer) -> Verdict:
     return verdict
 
 
-def _row(job: _Job, model: Model, case: EvalCase, transcript: Transcript, verdict: Verdict) -> dict[str, Any]:
+def _row(job: _Job, model: Model, case: EvalCase, transcript: Transcript, verdict: Verdict,
+         offer: _Offer) -> dict[str, Any]:
     turns = transcript.model_steps
     usage = transcript.usage
+    secrets = SecretCalls(offer.secrets)  # the calls' secret arguments are *** in the report
+    actual = [secrets.call(c) for c in transcript.tool_calls]
     return {
         "case": case.id, "model": model.id, "variant": job.variant, "repeat": job.repeat, "passed": verdict.passed,
-        "reason": verdict.reason, "error_type": verdict.error_type,
+        "reason": secrets.values(verdict.reason), "error_type": verdict.error_type,
         "expected": json.dumps([e.to_dict() for e in case.expected]) if not case.expect_no_call else "no call",
-        "actual": json.dumps([{"name": c.get("name"), "arguments": c.get("input")} for c in transcript.tool_calls],
-                             default=str),
+        "actual": json.dumps([{"name": c.get("name"), "arguments": c.get("input")} for c in actual], default=str),
         "expect_no_call": case.expect_no_call, "true_positives": verdict.true_positives,
         "false_positives": verdict.false_positives, "false_negatives": verdict.false_negatives,
         "arguments_ok": verdict.arguments_ok, "turns": len(turns),

@@ -91,8 +91,9 @@ class _Evaluation:
 
     def finish(self, index: int, transcript: Transcript) -> None:
         job = self.jobs[index]
-        verdict = _score(job.case, transcript, self.offers[(job.variant, job.case.id)])
-        self.rows[index] = _row(job, self.models[job.model], job.case, transcript, verdict)
+        offer = self.offers[(job.variant, job.case.id)]
+        verdict = _score(job.case, transcript, offer)
+        self.rows[index] = _row(job, self.models[job.model], job.case, transcript, verdict, offer)
         self.transcripts[transcript.run_id] = transcript
 
     async def run_all(self, concurrency: int, progress: Any) -> None:
