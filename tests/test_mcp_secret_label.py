@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.mcp_servers import ROOT, WAIT, http_server, serve_command
+from tests.mcp_servers import EVERYTHING, ROOT, WAIT, http_server, npm_server, serve_command
 from workbench.mcp import McpConnectionError, connect
 from workbench.registry import ToolRegistry
 
@@ -89,3 +89,27 @@ def test_the_credentials_of_a_command_and_of_headers_are_found_for_masking_elsew
     assert command_secrets(["python", "-m", "server", "--port", "8000"]) == []
     assert header_secrets({"Authorization": f"Bearer {SECRET}", "X-Api-Key": "k-1234", "X-Trace": "on"}) == [
         SECRET, "k-1234"]
+
+
+
+def test_an_elicitation_answer_with_a_secret_is_logged_masked(tmp_path):
+    """The client's log row of an elicitation keeps the user's answer: its secret-named fields are ***
+    (server-everything asks for a form; the answer carries a password field too)."""
+    from workbench.executor import SequentialExecutor
+    from workbench.log import ExecutionLog
+
+    path = tmp_path / "runs.sqlite"
+    log = ExecutionLog(path)
+    registry = ToolRegistry()
+
+    def elicit(params):
+        return {"name": "Ada", "check": True, "password": SECRET}
+
+    with connect(command=[npm_server(EVERYTHING)], registry=registry, elicitation=elicit, log=log,
+                 connect_timeout=WAIT):
+        assert "Ada" in SequentialExecutor().call(registry, "trigger-elicitation-request").text
+    [row] = log.rows(tool="mcp:elicitation/create")
+    content = row["output"][0]["json"]["content"]
+    assert content["name"] == "Ada" and content["password"] == "***"
+    log.close()
+    assert SECRET.encode() not in path.read_bytes()
