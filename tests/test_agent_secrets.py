@@ -91,3 +91,27 @@ def test_a_call_the_review_denied_is_logged_masked(model_server, tmp_path):
     assert row["input"] == {"door": "back", "pin": "***"}
     log.close()
     assert PIN.encode() not in path.read_bytes()
+
+
+def test_a_cassette_holds_no_secret_argument_and_replays_with_the_same_masked_keys(model_server, tmp_path):
+    from workbench.models import ReplayModel, record
+
+    model_server.script([
+        openai_chat(tool_calls=[("unlock", {"door": "front", "pin": PIN}, "call_1"),
+                                ("echo_pin", {"pin": PIN}, "call_2")]),
+        openai_chat(text="The front door is open."),
+    ])
+    received.clear()
+    cassette = tmp_path / "unlock.json"
+    recorded = run_agent(record(_model(model_server), cassette), "open the front door", tools=[unlock, echo_pin])
+    assert received == [PIN] and recorded.final_text == "The front door is open."
+    text = cassette.read_text()
+    assert PIN not in text
+    first_turn = json.loads(text)["interactions"][0]["turn"]
+    assert first_turn["tool_calls"][0]["input"] == {"door": "front", "pin": "***"}
+
+    # replayed: the keys are masked the same way, so the second request matches; the tool gets ***
+    received.clear()
+    replayed = run_agent(ReplayModel(cassette), "open the front door", tools=[unlock, echo_pin])
+    assert replayed.stopped_because == "end_turn" and replayed.final_text == "The front door is open."
+    assert received == ["***"]
