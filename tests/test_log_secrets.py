@@ -94,3 +94,22 @@ def test_a_tool_without_secret_parameters_is_logged_as_it_was_called(tmp_path):
                                    "input": {"api_key_name": "prod", "note": PASSWORD}}], ToolRegistry([remember]), log=log)
         assert log.rows()[0]["input"] == {"api_key_name": "prod", "note": PASSWORD}
         assert log.replay(log.rows()[0]["id"], ToolRegistry([remember])).status == "success"
+
+
+def test_a_row_whose_secret_was_masked_does_not_become_a_case_holding_the_mask(tmp_path):
+    from workbench.testing import CaseFileError
+
+    with ExecutionLog(tmp_path / "runs.sqlite") as log:
+        registry = ToolRegistry([login])
+        SequentialExecutor().run(_calls()[:1], registry, log=log)
+        SequentialExecutor().run([{"toolUseId": "plain", "name": "login", "input": {"user": "eve"}}], registry,
+                                 log=log)  # refused (no password): nothing secret was given
+        masked_id, plain_id = (row["id"] for row in log.rows())
+        message = (rf"Log row {masked_id} of tool 'login' cannot become a case: its secret parameter\(s\) otp, "
+                   r"password were not stored in the log \(they show as \*\*\*\)")
+        with pytest.raises(CaseFileError, match=message):
+            log.to_cases(registry=registry)
+        with pytest.raises(CaseFileError, match=message):  # the tool not registered: *** is taken as masked
+            log.to_cases(registry=ToolRegistry())
+        [case] = log.to_cases(ids=[plain_id], registry=registry)
+        assert case.input == {"user": "eve"} and case.expect == "error"

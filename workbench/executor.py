@@ -24,7 +24,7 @@ import traceback
 import types
 import uuid
 import warnings
-from typing import Any, AsyncIterator, Callable, Iterator, NamedTuple, Optional, Sequence
+from typing import Any, AsyncIterator, Callable, Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence
 
 from pydantic import ValidationError as _ValidationError
 
@@ -38,7 +38,8 @@ from workbench.secrets import mask_arguments, mask_result, secret_values
 from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, ToolResponse
 from workbench.types import Permission, ToolResult, ToolUse, fast_tool_result, new_tool_use_id, utc_now_iso
 
-__all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "approving", "run_sync"]
+__all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "approving", "append_masked",
+           "run_sync"]
 
 Approver = Callable[[ToolUse, BaseTool], Any]  # returns bool or an awaitable of bool
 
@@ -249,15 +250,17 @@ def _new_plan(item: Any, spec: Any) -> _Plan:
     return _Plan(spec, item, validator, item._func if direct else None, bool(spec.supports_async), _returns_check(spec))
 
 
-def _append_masked(log: Any, result: ToolResult, tool_use: Any, secret_names: frozenset[str]) -> None:
-    """Log a call to a tool with secret parameters: their values are ``***`` in the row's input, and
-    nowhere in its output, error or metadata (a validation error's ``received``, a message quoting it)."""
-    raw = tool_use.get("input")
+def append_masked(log: Any, result: ToolResult, tool_use: Any, secret_names: Iterable[str] = (), **where: Any) -> Any:
+    """Append a call to ``log`` (anything with ``append(result, tool_use, input=...)``) as every writer of
+    a call row does: the values of its tool's secret parameters (``secret_names``, the spec's
+    ``secret_parameters``) are ``***`` in the row's input, and nowhere in its output, error or metadata
+    (a validation error's ``received``, a message quoting it). ``where`` (``run_id``, ``turn``) goes to
+    ``log.append``; returns what it returns."""
+    raw = tool_use.get("input") if isinstance(tool_use, Mapping) else None
     masked = mask_arguments(raw, secret_names)
     if masked is raw:  # no secret given
-        log.append(result, tool_use)
-        return
-    log.append(mask_result(result, secret_values(raw, secret_names)), tool_use, input=masked)
+        return log.append(result, tool_use, **where)
+    return log.append(mask_result(result, secret_values(raw, secret_names)), tool_use, input=masked, **where)
 
 
 class _Call:
@@ -666,7 +669,7 @@ class ToolExecutor:
             try:
                 spec = getattr(call, "spec", None)  # unset: the tool was not found
                 if spec is not None and spec.secret_parameters:
-                    _append_masked(run.log, result, call.tool_use, spec.secret_parameters)
+                    append_masked(run.log, result, call.tool_use, spec.secret_parameters)
                 else:
                     run.log.append(result, call.tool_use)
             except Exception as exc:  # noqa: BLE001 - a full disk must not turn into a lost result

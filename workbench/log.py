@@ -934,16 +934,22 @@ class ExecutionLog:
         return executor.run([tool_use], registry, log=self)[0]
 
     def to_cases(self, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None, *,
-                 ids: Optional[Iterable[int]] = None, expect: Optional[str] = None) -> list[Any]:
+                 ids: Optional[Iterable[int]] = None, expect: Optional[str] = None, registry: Any = None) -> list[Any]:
         """The logged calls as ``workbench.testing.ToolCase``s (save them with ``save_case``).
 
         Rows are those of ``ids`` (row ids, in that order) or those the filters select, as for
         :meth:`rows`. ``expect`` defaults per row: ``error`` for a failed call (with its error
         type), ``schema`` for a synthetic result, else ``exact`` (the logged result value).
+
+        Raises:
+            CaseFileError: a selected row's secret parameter (a ``SecretStr`` of its tool in
+                ``registry``, default the default registry) was stored as ``***``: a case file
+                would hold the mask, never the secret.
         """
         from workbench import _entry_points  # workbench.testing sits above the log
 
-        return _entry_points.cases_from_log(self, tool=tool, status=status, last=last, ids=ids, expect=expect)
+        return _entry_points.cases_from_log(self, tool=tool, status=status, last=last, ids=ids, expect=expect,
+                                            registry=registry)
 
     # -- agent runs --------------------------------------------------------------------------------
     def start_run(self, run_id: str, *, model: Optional[str], prompt: list[dict[str, Any]],

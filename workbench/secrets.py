@@ -30,7 +30,7 @@ import re
 from typing import Any, Callable, Iterable, Mapping, Optional
 from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
-__all__ = ["MASK", "Replace", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments",
+__all__ = ["MASK", "Replace", "SecretCalls", "command_secrets", "header_secrets", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments",
            "mask_command", "mask_header", "masked_parameters", "mask_params", "mask_result", "mask_url", "mask_values",
            "secret_parameters", "secret_values", "scrub_text", "url_secrets"]
 
@@ -132,6 +132,58 @@ def secret_values(arguments: Any, secret_names: Iterable[str]) -> list[str]:
     # a number given for a secret is quoted by the validation error that refuses it
     return [v if isinstance(v, str) else str(v) for v in values
             if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+
+
+class SecretCalls:
+    """The secret parameters of the tools offered somewhere (an agent run, a model request), and the
+    values calls gave them: :meth:`call` masks a call's secret arguments, :meth:`values` /
+    :meth:`result` mask those values wherever else they show up (a provider's raw request or
+    response, a result that echoes one). Values are learned from every call seen, masked or not."""
+
+    def __init__(self, names_by_tool: Mapping[str, Iterable[str]]) -> None:
+        self.names = {tool: frozenset(names) for tool, names in names_by_tool.items() if names}
+        self.secrets: list[str] = []  #: the values seen, in the order first seen
+
+    @classmethod
+    def of(cls, specs: Iterable[Any]) -> "SecretCalls":
+        """From tool specs: ``ToolSpec``s (their cached ``secret_parameters``) or spec dicts."""
+        names: dict[str, Iterable[str]] = {}
+        for spec in specs or ():
+            if isinstance(spec, Mapping):
+                names[str(spec.get("name"))] = secret_parameters(spec.get("parameters"))
+            else:
+                names[spec.name] = spec.secret_parameters
+        return cls(names)
+
+    def __bool__(self) -> bool:
+        return bool(self.names)
+
+    def names_of(self, call: Any) -> frozenset[str]:
+        """The secret parameters of the tool ``call`` (a ToolUse dict) calls."""
+        return self.names.get(call.get("name"), frozenset()) if isinstance(call, Mapping) else frozenset()
+
+    def learn(self, call: Any) -> None:
+        """Note the values ``call`` gives secret parameters (``***`` is not one)."""
+        for value in secret_values(call.get("input"), self.names_of(call)) if isinstance(call, Mapping) else ():
+            if value != MASK and value not in self.secrets:
+                self.secrets.append(value)
+
+    def call(self, call: Any) -> Any:
+        """``call`` with its secret arguments ``***`` (learned first) — a copy when anything changes."""
+        names = self.names_of(call)
+        if not names:
+            return call
+        self.learn(call)
+        masked = mask_arguments(call.get("input"), names)
+        return call if masked is call.get("input") else {**call, "input": masked}
+
+    def values(self, value: Any) -> Any:
+        """``value`` (JSON) with every secret value seen so far replaced by ``***``."""
+        return mask_values(value, self.secrets) if self.secrets else value
+
+    def result(self, result: Any) -> Any:
+        """A ``ToolResult`` holding none of the secret values seen so far."""
+        return mask_result(result, self.secrets) if self.secrets else result
 
 
 def mask_values(value: Any, secrets: Iterable[str]) -> Any:
@@ -351,6 +403,45 @@ def _mask_value(text: str, replace: Replace) -> str:
     if assignment and is_secret_name(assignment.group(1)):
         return f"{assignment.group(1)}={replace(assignment.group(1))}"
     return replace("secret") if scrub_text(text) != text else text
+
+
+def command_secrets(argv: Iterable[str]) -> list[str]:
+    """The credentials written into a command line: the values :func:`mask_command` masks, to mask
+    wherever they show up besides the command (an error message quoting it, the server's stderr)."""
+    argv = [str(arg) for arg in argv]
+    found: list[str] = []
+    for original, shown in zip(argv, mask_command(argv, _marked)):
+        if shown != original:
+            found += _replaced(original, shown)
+    return list(dict.fromkeys(found))
+
+
+def header_secrets(headers: Optional[Mapping[str, str]]) -> list[str]:
+    """The credentials in HTTP ``headers``: the values :func:`mask_header` masks (``Bearer X`` → ``X``)."""
+    found: list[str] = []
+    for name, value in (headers or {}).items():
+        shown = mask_header(name, str(value), _marked)
+        if shown != value:
+            found += _replaced(str(value), shown)
+    return list(dict.fromkeys(found))
+
+
+# stands in for a secret while :func:`command_secrets` / :func:`header_secrets` find what it replaced
+_MARK = "\x00"
+
+
+def _marked(_name: str) -> str:
+    return _MARK
+
+
+def _replaced(original: str, shown: str) -> list[str]:
+    """The parts of ``original`` that ``shown`` (``original`` masked with :data:`_MARK`) replaced; the
+    whole of ``original`` when masking also respelled it (a URL normalised by ``urlunsplit``)."""
+    pattern = "(.*?)".join(re.escape(part) for part in shown.split(_MARK))
+    match = re.fullmatch(pattern, original, re.DOTALL)
+    if match is None:
+        return url_secrets(original) or [original]
+    return [value for value in match.groups() if value]
 
 
 def url_secrets(url: Any) -> list[str]:

@@ -18,13 +18,14 @@ import warnings
 from typing import Any, Callable, Optional, Sequence
 
 from workbench._unicode import replace_surrogates
-from workbench.executor import ConcurrentExecutor, approving, run_sync
+from workbench.executor import ConcurrentExecutor, append_masked, approving, run_sync
 from workbench.models import Model, ModelError, ModelTurn, as_messages, get, tool_specs
 from workbench.models._turn import without_surrogates
+from workbench.agent._masking import masked_step
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
 from workbench.registry import ToolRegistry
-from workbench.secrets import mask_params, scrub_text
+from workbench.secrets import SecretCalls, mask_params, scrub_text
 from workbench.tools import BaseTool
 from workbench.types import ToolResult, ToolUse, new_tool_use_id, utc_now_iso
 
@@ -118,7 +119,7 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
                           started_at=utc_now_iso(), prompt=[dict(m) for m in messages],
                           tools=[spec.to_schema() for spec in specs],
                           settings={"params": mask_params(params), "tool_choice": tool_choice, "max_turns": max_turns}),
-               log, on_step)
+               log, on_step, SecretCalls.of(specs))
     run.start()
     t0 = time.perf_counter()
     stopped, error = "max_turns", None
@@ -150,11 +151,14 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
 
 
 class _Run:
-    """One run's bookkeeping: the transcript, the listener and the log."""
+    """One run's bookkeeping: the transcript, the listener and the log (the last two get each step with
+    the offered tools' secret parameters masked; the transcript keeps what happened)."""
 
-    def __init__(self, transcript: Transcript, log: Any, on_step: Optional[StepListener]) -> None:
+    def __init__(self, transcript: Transcript, log: Any, on_step: Optional[StepListener],
+                 secrets: Optional[SecretCalls] = None) -> None:
         self.transcript = transcript
         self.on_step = on_step
+        self.secrets = secrets or SecretCalls({})
         self.log = log if hasattr(log, "start_run") else None  # runs and turns need an ExecutionLog
         self.call_log = log  # the executor's log argument: anything with append()
 
@@ -174,6 +178,7 @@ class _Run:
 
     async def add(self, step: Step) -> None:
         self.transcript.steps.append(step)
+        step = masked_step(step, self.secrets)
         if self.log is not None and isinstance(step, ModelStep):
             self.log.append_turn(self.transcript.run_id, step.index,
                                  {**step.turn.to_dict(), "error": step.error, "error_kind": step.error_kind,
@@ -295,7 +300,8 @@ async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: 
     for position, (call, original, answer) in enumerate(planned):
         if answer is not None:  # denied by the review: answered at once
             if log is not None:
-                log.append(answer, call)  # the model saw this answer: the log keeps it with the run's calls
+                # the model saw this answer: the log keeps it with the run's calls
+                append_masked(log, answer, call, run.secrets.names_of(call))
             steps[position] = ToolStep(call, answer, index)
             await run.add(steps[position])
     positions = [p for p, (_, _, answer) in enumerate(planned) if answer is None]

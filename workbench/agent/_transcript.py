@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -11,8 +11,10 @@ from pydantic_core import from_json, to_json
 
 from workbench.agent._from_log import transcript_fields
 from workbench.agent._html import transcript_html, transcript_text
+from workbench.agent._masking import learn_step, masked_message, masked_step
 from workbench.agent._steps import ModelStep, Step, ToolStep, step_from_dict
 from workbench.models import ModelTurn, Usage
+from workbench.secrets import SecretCalls
 from workbench.types import ToolResult, ToolUse
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -41,6 +43,10 @@ class Transcript:
     :data:`STOP_REASONS`; ``error`` the model's error message when it failed. ``tools`` are the
     offered tool specs (dicts) and ``settings`` the model params, ``tool_choice`` and ``max_turns``,
     so :func:`workbench.agent.rerun` can run it again.
+
+    The object holds the calls as the model made them (a check or a score may need a secret's
+    value); everything that leaves it — :meth:`to_dict`, :meth:`save`, the HTML, :meth:`view`,
+    :meth:`to_dataframe` — is :meth:`masked`: the secret parameters of the offered tools are ``***``.
     """
 
     run_id: str
@@ -100,9 +106,32 @@ class Transcript:
         """Whether the model finished on its own (``stopped_because == "end_turn"``)."""
         return self.stopped_because == "end_turn"
 
+    def masked(self) -> "Transcript":
+        """A copy in which the secret parameters of the offered tools (``SecretStr``: ``format:
+        password`` / ``writeOnly``) are ``***`` in every call, and the values the model gave them are
+        masked wherever else they appear (raw requests and responses, results, the prompt) — this
+        transcript itself when no offered tool has a secret parameter."""
+        calls = SecretCalls.of(self.tools)
+        if not calls:
+            return self
+        for step in self.steps:
+            learn_step(step, calls)
+        for message in self.messages:
+            if message.get("role") == "assistant":
+                for call in message.get("tool_calls") or ():
+                    calls.learn(call)
+        return replace(self, messages=[masked_message(m, calls) for m in self.messages],
+                       steps=[masked_step(s, calls) for s in self.steps], prompt=calls.values(self.prompt),
+                       error=calls.values(self.error))
+
     # -- serialisation --------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (:meth:`from_dict` reads it back)."""
+        """A JSON-ready dict, secrets :meth:`masked` (:meth:`from_dict` reads it back)."""
+        return self.masked()._as_dict()
+
+    def _as_dict(self) -> dict[str, Any]:
+        """The dict of :meth:`to_dict`, unmasked: only for a transcript that goes back to its run (a Dask
+        worker's to the client that scores it), never to a file."""
         return {"format": TRANSCRIPT_FORMAT, "run_id": self.run_id, "model": self.model,
                 "started_at": self.started_at, "duration_ms": self.duration_ms,
                 "stopped_because": self.stopped_because, "error": self.error, "final_text": self.final_text,
@@ -125,11 +154,11 @@ class Transcript:
                    settings=dict(data.get("settings") or {}))
 
     def to_json(self, indent: Optional[int] = 2) -> str:
-        """The transcript as JSON text (bytes as base64, anything else JSON cannot hold as its repr)."""
+        """The transcript as JSON text, secrets masked (bytes as base64, anything else JSON cannot hold as its repr)."""
         return to_json(self.to_dict(), indent=indent, fallback=repr, bytes_mode="base64").decode()
 
     def save(self, path: Union[str, os.PathLike[str]]) -> Path:
-        """Write the transcript to ``path`` as JSON (:meth:`load` reads it back); returns the path."""
+        """Write the transcript to ``path`` as JSON, secrets masked (:meth:`load` reads it back); returns the path."""
         target = Path(os.fspath(path))
         target.write_text(self.to_json(), encoding="utf-8")
         return target
@@ -146,11 +175,11 @@ class Transcript:
 
     def to_dataframe(self) -> "pandas.DataFrame":
         """One row per step (:data:`DATAFRAME_COLUMNS`): model turns and tool calls in order, with
-        latency and tokens. Needs pandas (imported here, not with the package)."""
+        latency and tokens, secrets masked. Needs pandas (imported here, not with the package)."""
         import pandas as pd
 
         rows = []
-        for number, step in enumerate(self.steps):
+        for number, step in enumerate(self.masked().steps):
             if isinstance(step, ModelStep):
                 turn = step.turn
                 rows.append((number, "model", step.index, turn.model or self.model,
@@ -178,10 +207,10 @@ class Transcript:
         """The notebook view (chat, trace and raw tabs) as a widget; needs ipywidgets."""
         from workbench import _entry_points  # the notebook layer sits above the agent
 
-        return _entry_points.transcript_view(self)
+        return _entry_points.transcript_view(self.masked())
 
     def _repr_html_(self) -> str:
-        return transcript_html(self)
+        return transcript_html(self.masked())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """In a running kernel with ipywidgets: the notebook view (chat, trace, raw tabs); always a
@@ -189,17 +218,18 @@ class Transcript:
         from workbench._batch import _in_kernel
 
         bundle: dict[str, Any] = {}
+        shown = self.masked()
         if _in_kernel():
             try:
                 from workbench import _entry_points  # the notebook layer sits above the agent
 
-                view = _entry_points.transcript_view(self)
+                view = _entry_points.transcript_view(shown)
                 data = view._repr_mimebundle_(include=include, exclude=exclude) or {}
                 bundle.update(data[0] if isinstance(data, tuple) else data)
             except ImportError:  # no ipywidgets: the static view only
                 pass
-        bundle["text/plain"] = transcript_text(self)
-        bundle["text/html"] = transcript_html(self)
+        bundle["text/plain"] = transcript_text(shown)
+        bundle["text/html"] = transcript_html(shown)
         return bundle
 
 

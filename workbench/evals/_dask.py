@@ -18,7 +18,7 @@ def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, param
                   limit: asyncio.Semaphore):
         async with limit:
             transcript = await _transcript(models[model_index], key, case, repeat, offer, max_turns, tool_choice, params)
-            return index, transcript.to_dict()
+            return index, transcript._as_dict()  # unmasked: the client scores the calls as made
 
     async def main() -> list:
         limit = asyncio.Semaphore(concurrency)

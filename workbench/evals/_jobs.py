@@ -12,7 +12,7 @@ from workbench.evals._case import EvalCase
 from workbench.evals._scoring import Verdict, score_calls
 from workbench.models import Model, ModelError, ModelTurn, tool_specs
 from workbench.models._base import conversation_key
-from workbench.secrets import mask_params
+from workbench.secrets import SecretCalls, mask_params
 from workbench.types import utc_now_iso
 
 
@@ -73,6 +73,7 @@ class _Offer:
         self.registry = registry
         self.specs = tool_specs(registry)
         self.schemas = {s.name: s.parameters for s in self.specs}
+        self.secrets = SecretCalls.of(self.specs).names  # tool name -> its secret parameters (SecretStr)
 
     def __getstate__(self) -> dict:
         """Sent to a Dask worker: spec dicts, and each tool as the DaskExecutor sends one (by ref, or
@@ -82,7 +83,8 @@ class _Offer:
 
         tools = [("spec", t.spec.to_json()) if isinstance(t, SpecOnlyTool)
                  else _payload(t, self.registry.get_tool_ref(t.spec.name)) for t in self.registry]
-        return {"tools": tools, "specs": [spec.to_json() for spec in self.specs], "schemas": self.schemas}
+        return {"tools": tools, "specs": [spec.to_json() for spec in self.specs], "schemas": self.schemas,
+                "secrets": self.secrets}
 
     def __setstate__(self, state: dict) -> None:
         from workbench.dask import _load
@@ -91,6 +93,7 @@ class _Offer:
 
         self.specs = [ToolSpec.coerce(spec) for spec in state["specs"]]
         self.schemas = state["schemas"]
+        self.secrets = state["secrets"]
         self.registry = ToolRegistry(synthetic=True)
         for kind, data in state["tools"]:
             if kind == "spec":
@@ -136,15 +139,17 @@ def _score(case: EvalCase, transcript: Transcript, offer: _Offer) -> Verdict:
     return verdict
 
 
-def _row(job: _Job, model: Model, case: EvalCase, transcript: Transcript, verdict: Verdict) -> dict[str, Any]:
+def _row(job: _Job, model: Model, case: EvalCase, transcript: Transcript, verdict: Verdict,
+         offer: _Offer) -> dict[str, Any]:
     turns = transcript.model_steps
     usage = transcript.usage
+    secrets = SecretCalls(offer.secrets)  # the calls' secret arguments are *** in the report
+    actual = [secrets.call(c) for c in transcript.tool_calls]
     return {
         "case": case.id, "model": model.id, "variant": job.variant, "repeat": job.repeat, "passed": verdict.passed,
-        "reason": verdict.reason, "error_type": verdict.error_type,
+        "reason": secrets.values(verdict.reason), "error_type": verdict.error_type,
         "expected": json.dumps([e.to_dict() for e in case.expected]) if not case.expect_no_call else "no call",
-        "actual": json.dumps([{"name": c.get("name"), "arguments": c.get("input")} for c in transcript.tool_calls],
-                             default=str),
+        "actual": json.dumps([{"name": c.get("name"), "arguments": c.get("input")} for c in actual], default=str),
         "expect_no_call": case.expect_no_call, "true_positives": verdict.true_positives,
         "false_positives": verdict.false_positives, "false_negatives": verdict.false_negatives,
         "arguments_ok": verdict.arguments_ok, "turns": len(turns),
@@ -158,14 +163,20 @@ def _row(job: _Job, model: Model, case: EvalCase, transcript: Transcript, verdic
 
 def log_transcript(log: Any, transcript: Transcript) -> None:
     """Write a finished transcript (a single turn, or a run on a Dask worker) into ``log``: the run,
-    its model turns and its tool calls, under the transcript's run id."""
-    log.start_run(transcript.run_id, model=transcript.model, prompt=transcript.prompt, tools=transcript.tools,
+    its model turns and its tool calls, under the transcript's run id — the offered tools' secret
+    parameters masked as the agent loop and the executor mask them."""
+    from workbench.executor import append_masked
+
+    shown = transcript.masked()
+    log.start_run(transcript.run_id, model=transcript.model, prompt=shown.prompt, tools=transcript.tools,
                   settings=transcript.settings, started_at=transcript.started_at)
-    for step in transcript.model_steps:
+    for step in shown.model_steps:
         log.append_turn(transcript.run_id, step.index, {**step.turn.to_dict(), "error": step.error,
                                                          "error_kind": step.error_kind, "started_at": step.started_at})
+    secrets = SecretCalls.of(transcript.tools)
     for step in transcript.tool_steps:
-        log.append(step.result, step.tool_use, run_id=transcript.run_id, turn=step.turn_index)
+        append_masked(log, step.result, step.tool_use, secrets.names_of(step.tool_use), run_id=transcript.run_id,
+                      turn=step.turn_index)
     usage = transcript.usage
     log.end_run(transcript.run_id, stopped_because=transcript.stopped_because or "end_turn", error=transcript.error,
                 final_text=transcript.final_text, turns=len(transcript.model_steps), tool_calls=len(transcript.tool_steps),

@@ -91,11 +91,11 @@ class _Evaluation:
         from workbench.executor import run_sync
 
         job = self.jobs[index]
+        offer = self.offers[(job.variant, job.case.id)]
         if scores is None:
-            offer = self.offers[(job.variant, job.case.id)]
             scores = run_sync(apply_scorers(self.scorers, job.case, transcript, offer.schemas))
         verdict = combined_verdict(transcript, scores, self.pass_if)
-        row = _row(job, self.models[job.model], job.case, transcript, verdict)
+        row = _row(job, self.models[job.model], job.case, transcript, verdict, offer)
         if hasattr(job.case, "expected_text"):
             row["expected"] = job.case.expected_text()
         row.update({name: score.value for name, score in scores.items()})

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 from workbench.providers._bfcl_schema import TUPLE_MARK
+from workbench.secrets import is_secret_schema
 
 _NORMALISE = re.compile(r"[ ,./\-_*^]")
 
@@ -229,6 +230,8 @@ def call_problem(call: Mapping[str, Any], expected: ExpectedCall, schema: Option
         if param not in properties or param not in expected.arguments:
             return f"{expected.name}: unexpected argument {param}"
         problem = _value_problem(param, value, expected.arguments[param], properties[param])
+        if problem is not None and is_secret_schema(properties[param]) and not problem.startswith(f"{param} has type"):
+            problem = f"{param} is not an expected value (a secret: values not shown)"
         if problem is not None:
             return f"{expected.name}: {problem}"
     for param, acceptable in expected.arguments.items():

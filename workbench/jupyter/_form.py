@@ -558,12 +558,17 @@ class ToolForm(W.VBox):
         self.summary.value = error_summary_html(errors)
         self.summary.layout.display = None if errors else "none"
 
-    def validate(self) -> Optional[dict[str, Any]]:
-        """Check the form's values; fill ``errors`` and the inline messages. Returns the values or None."""
+    def validate(self, given: Optional[dict[str, Any]] = None) -> Optional[dict[str, Any]]:
+        """Check the form's values; fill ``errors`` and the inline messages. Returns the values or None.
+
+        ``given``: values that go with the input but are not shown in the form (the secret a model gave,
+        kept out of the widgets); a field left *not set* sends its ``given`` value."""
         for _name, field in self.fields.built():  # an unbuilt field shows no error
             for sub in field.walk():
                 sub.clear_error()
         values, problems = self._collect()
+        if given:
+            values = {**given, **values}
         errors: dict[str, str] = {}
         for problem in problems:
             problem["widget"].show_error(problem["message"])

@@ -8,6 +8,10 @@ card then shows the result, its time, and the raw ``ToolUse`` / ``ToolResult`` J
 
 A call the form cannot show (an unknown tool, arguments that do not fit the schema) is shown as
 its JSON; approving it runs the call as the model sent it.
+
+A secret parameter (``SecretStr``) is never put in the card's widgets: its field is left empty with a
+note, the raw JSON shows ``***``, and approving with the field left empty sends the model's value (kept
+in the card's Python state only — see :meth:`ToolCallCard.remember`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from workbench._html import escape as _e
 from workbench._styles import BADGE_STYLE, ERROR_BOX_STYLE, MUTED, WRAP
 from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._render import json_html, result_area_html
+from workbench.secrets import MASK, mask_arguments
 
 __all__ = ["ToolCallCard", "Decision"]
 
@@ -51,8 +56,12 @@ class ToolCallCard(W.VBox):
     """
 
     def __init__(self, tool_use: dict, tool: Any = None, workbench: Any = None, *, usage: str = "") -> None:
-        self.tool_use = dict(tool_use)
         self.tool = tool
+        self._secret_names = getattr(getattr(tool, "spec", None), "secret_parameters", frozenset())
+        self._given: dict[str, Any] = {}  # the model's secret values: never in a widget
+        self.remember(tool_use)
+        masked = mask_arguments(tool_use.get("input"), self._secret_names)
+        self.tool_use = {**tool_use, "input": masked} if masked is not tool_use.get("input") else dict(tool_use)
         self.result: Any = None
         self.decision: Optional[Decision] = None
         self.state = "proposed"
@@ -64,6 +73,7 @@ class ToolCallCard(W.VBox):
         self.form = self._make_form(workbench)
         self.header = W.HTML()
         self.note = W.HTML(layout=W.Layout(display="none"))
+        self.secret_note = W.HTML(layout=W.Layout(display="none"))
         self.raw_input = W.HTML(json_html(self.tool_use.get("input", {})),
                                 layout=W.Layout(display="none" if self.form is not None else None))
         self.approve_button = W.Button(description="Approve", button_style="success", icon="check",
@@ -82,7 +92,7 @@ class ToolCallCard(W.VBox):
         self.raw = Disclosure(W.VBox([W.HTML("<b>Request (ToolUse)</b>"), self.request_html,
                                       W.HTML("<b>Response (ToolResult)</b>"), self.response_html]),
                               "Raw call JSON")
-        parts = [self.header, self.note, self.raw_input]
+        parts = [self.header, self.note, self.secret_note, self.raw_input]
         if self.form is not None:
             parts.append(self.form)
         super().__init__(parts + [self.buttons, self.result_html, self.raw],
@@ -93,6 +103,7 @@ class ToolCallCard(W.VBox):
         self.add_class(f"workbench-tool-card-{_css_name(self.tool_use.get('name', ''))}")
         self._set_editable(False)
         self._show_header()
+        self._show_secret_note()
 
     # -- building ------------------------------------------------------------------------------------
     def _make_form(self, workbench: Any) -> Any:
@@ -107,12 +118,43 @@ class ToolCallCard(W.VBox):
             widget.layout.display = "none"
         # the form's Ctrl/Cmd+Enter approves this call; it must never run the tool past the agent loop
         form.shortcuts._actions.update(run=self._key_approve, cancel=lambda: None)
-        try:
-            form.set_values(dict(self.tool_use.get("input") or {}))
+        try:  # a secret is left empty (see remember): neither *** nor the model's value goes in a widget
+            form.set_values({k: v for k, v in (self.tool_use.get("input") or {}).items()
+                             if k not in self._secret_names})
         except (KeyError, ValueError, TypeError) as exc:
             self._misfit = str(exc)
             return None
         return form
+
+    def remember(self, tool_use: dict) -> None:
+        """Keep the secret values of the model's own call (the agent loop's ``review`` gets it; the steps
+        a live view is told of show ``***``), so that approving with a secret's field left empty sends
+        the model's value. They live in this object only, never in a widget or the notebook."""
+        given = tool_use.get("input") if isinstance(tool_use, dict) else None
+        if isinstance(given, dict):
+            self._given.update({name: given[name] for name in self._secret_names
+                                if given.get(name) is not None and given.get(name) != MASK})
+        if hasattr(self, "secret_note"):
+            self._show_secret_note()
+
+    def _show_secret_note(self) -> None:
+        names = sorted(n for n in self._secret_names if n in (self.tool_use.get("input") or {}))
+        if self.form is None or not names:
+            return
+        kept = [n for n in names if n in self._given]
+        lost = [n for n in names if n not in self._given]
+        parts = []
+        if kept:
+            parts.append(f"secret {', '.join(kept)}: the model's value is not shown; leave the field empty to "
+                         f"send it, or type another")
+        if lost:
+            parts.append(f"secret {', '.join(lost)}: its value was not kept (***); type it")
+        self.secret_note.value = f"<div style='color:{MUTED};font-size:0.9em'>{_e('. '.join(parts))}</div>"
+        self.secret_note.layout.display = None
+
+    def _model_input(self) -> dict:
+        """The model's arguments, secrets as it gave them (when known)."""
+        return {**(self.tool_use.get("input") or {}), **self._given}
 
     @property
     def name(self) -> str:
@@ -194,10 +236,10 @@ class ToolCallCard(W.VBox):
                 if problem is not None:
                     self.form._show_errors({"$": problem})
                     return False
-            values = self.form.validate()
+            values = self.form.validate(self._given)
             if values is None:
                 return False
-            if values != dict(self.tool_use.get("input") or {}):
+            if values != self._model_input():
                 decision = values
         return self._decide(decision)
 
@@ -251,7 +293,8 @@ class ToolCallCard(W.VBox):
         self.result_html.value = result_area_html(result, returns)
         self.response_html.value = json_html(result.to_dict() if hasattr(result, "to_dict") else result)
         if isinstance(self.decision, dict):
-            self.request_html.value = json_html({**self.tool_use, "input": self.decision})
+            shown = mask_arguments(self.decision, self._secret_names)
+            self.request_html.value = json_html({**self.tool_use, "input": shown})
         self._show_header()
 
     def __repr__(self) -> str:

@@ -137,6 +137,8 @@ class ChatColumn(W.VBox):
         if card is None:
             card = self.cards[use_id] = ToolCallCard(tool_use, tool, self.workbench, usage=usage)
             self._append(card)
+        else:  # the review's call is the model's own (a step's shows its secrets as ***)
+            card.remember(tool_use)
         return card
 
     def _on_step(self, step: Any, registry: dict[str, Any]) -> None:

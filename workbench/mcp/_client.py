@@ -43,6 +43,7 @@ from workbench.mcp._convert import (
     local_tool_name,
     mcp_tool_to_spec,
 )
+from workbench.secrets import scrub_text
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool
 
@@ -260,6 +261,7 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
         self._stderr_text = ""
         self._process: Any = None  # the ServerProcess of a command= connection (set by connect())
         self._refused: list[int] = []  # HTTP 401/403 answers seen (url= connections)
+        self._secrets: list[str] = []  # credentials in the command, URL or headers (set by connect())
         self._connect_arguments: Optional[dict[str, Any]] = None  # what connect() was given (for reconnect)
         self._client: Optional[Client] = None
         self._closed = False
@@ -481,13 +483,14 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
                            f"within connect_timeout={connect_timeout:g} s")
                 if detail:
                     message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
-                raise McpTimeoutError(message) from exc
+                raise McpTimeoutError(scrub_text(message, self._secrets)) from exc
             message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
             if self._refused:
                 message += f" ({_REFUSALS.get(self._refused[-1], f'HTTP {self._refused[-1]}')})"
             if detail:
                 message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
-            raise McpConnectionError(message) from exc
+            # an SDK or httpx message, or the server's stderr, may quote the URL or the command line
+            raise McpConnectionError(scrub_text(message, self._secrets)) from exc
         _LIVE.add(self)
         return self
 
@@ -840,6 +843,7 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
                                sampling=sampling, elicitation=elicitation, roots=roots, log=log, keepalive=keepalive,
                                use_tasks=use_tasks, protocol_version=protocol_version)
     connection._refused = opened.refused
+    connection._secrets = opened.secrets
     connection._process = opened.process
     connection._connect_arguments = dict(
         command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,

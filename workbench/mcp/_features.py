@@ -19,6 +19,7 @@ import mcp.types as types
 from workbench.mcp._eras import ResourceSubscriptions, probe
 from workbench.mcp._errors import McpConnectionError
 from workbench.mcp._record import Notification, ProtocolMessage, Record, ServerLog, now
+from workbench.secrets import is_secret_name, mask_arguments
 from workbench.types import ToolResult, new_tool_use_id, utc_now_iso
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -127,6 +128,15 @@ def _dump(value: Any) -> Any:
     return value.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(value, "model_dump") else value
 
 
+def _masked_answer(params: Any, answer: Any) -> Any:
+    """An elicitation's answer as the log keeps it: the fields whose name says they hold a credential
+    (``password``, ``api_key``…) are ``***`` (MCP's elicitation schemas have no secret format)."""
+    content = answer.get("content") if isinstance(answer, dict) else None
+    if not isinstance(content, dict):
+        return answer
+    return {**answer, "content": mask_arguments(content, [k for k in content if is_secret_name(k)])}
+
+
 class ClientFeatures:
     """Resources, prompts, completions, logging, notifications, roots, sampling and elicitation.
 
@@ -204,10 +214,10 @@ class ClientFeatures:
         metadata: dict[str, Any] = {"tool_name": row_name, "server": getattr(self, "label", "")}
         if failed:
             metadata.update(error_type="McpError", error=answer.message)
-        content = [{"text": f"Error: {answer.message}"}] if failed else [{"json": _dump(answer)}]
+        answered = None if failed else _masked_answer(params, _dump(answer))
+        content = [{"text": f"Error: {answer.message}"}] if failed else [{"json": answered}]
         result = ToolResult(tool_use_id=new_tool_use_id(), status="error" if failed else "success", content=content,
-                            metadata=metadata, started_at=started, completed_at=utc_now_iso(),
-                            value=None if failed else _dump(answer))
+                            metadata=metadata, started_at=started, completed_at=utc_now_iso(), value=answered)
         try:
             self.log.append(result, {"toolUseId": result.tool_use_id, "name": row_name, "input": _dump(params)})
         except Exception:  # noqa: BLE001 - a closed log must not fail the server's request

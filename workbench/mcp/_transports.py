@@ -1,8 +1,8 @@
 """The transports :func:`workbench.mcp.connect` opens: stdio (a server process) and HTTP.
 
 :func:`open_transport` turns ``connect()``'s arguments into the SDK transport (an async context
-manager yielding the read/write streams), a label for messages, the server's stderr file
-(stdio) and a list where HTTP 401/403 answers are noted.
+manager yielding the read/write streams), a label for messages (credentials masked), the credentials
+to keep out of messages, the server's stderr file (stdio) and a list where HTTP 401/403 answers are noted.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any, Optional, Sequence
 from mcp.client.stdio import StdioServerParameters
 
 from workbench.mcp._stdio import ServerProcess, stdio_transport
+from workbench.secrets import command_secrets, header_secrets, mask_command, mask_url, url_secrets
 
 __all__ = ["HTTP_TRANSPORTS", "MAX_SSE_EVENT_SIZE", "OpenedTransport", "REFUSALS", "open_transport"]
 
@@ -37,10 +38,11 @@ class OpenedTransport:
     """What :func:`open_transport` made: the SDK transport and what the connection keeps of it."""
 
     transport: Any
-    label: str
+    label: str  #: the command or URL, credentials masked (it is shown in reprs, errors and the inspector)
     stderr_file: Any = None
     refused: list[int] = field(default_factory=list)
     process: Optional[ServerProcess] = None  #: the server process of a command= connection
+    secrets: list[str] = field(default_factory=list)  #: the credentials the label masks, and the headers'
 
 
 @contextlib.asynccontextmanager
@@ -103,7 +105,8 @@ def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str]
         stderr_file = tempfile.NamedTemporaryFile("w+", prefix="workbench-mcp-", suffix=".stderr", delete=False,
                                                   encoding="utf-8")
         transport, process = stdio_transport(params, stderr_file)
-        return OpenedTransport(transport, shlex.join(argv), stderr_file, process=process)
+        return OpenedTransport(transport, shlex.join(mask_command(argv)), stderr_file, process=process,
+                               secrets=command_secrets(argv))
     assert url is not None
     kind = transport or "streamable-http"
     factory = HTTP_TRANSPORTS.get(kind)
@@ -112,4 +115,5 @@ def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str]
     if auth is not None and hasattr(auth, "provider"):  # workbench.mcp.OAuth: the SDK provider for this URL
         auth = auth.provider(url)
     refused: list[int] = []
-    return OpenedTransport(factory(url, headers, auth, refused), url, None, refused)
+    return OpenedTransport(factory(url, headers, auth, refused), mask_url(url), None, refused,
+                           secrets=url_secrets(url) + header_secrets(headers))

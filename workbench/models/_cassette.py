@@ -5,9 +5,13 @@ A cassette is JSON: ``{"version": 1, "model": "openai:gpt-4.1-mini", "interactio
 ..., "turn": ...} or {"request": ..., "error": ...}]}``. The request is the neutral one — messages,
 tool specs (name, description, parameters), tool_choice, params — so a cassette does not depend on
 the provider's wire format, and tool results are compared by id, status and content (not their
-timings). Secrets are masked before anything is written. An interaction made in a named
-conversation (each job of ``run_evals``) carries its ``"conversation"``, so a replay answers every
-conversation of a recorded run — each repeat included — with its own turns.
+timings). Secrets are masked before anything is written: the model's keys, secret-named fields, and
+the secret parameters of the offered tools (``SecretStr``) in the calls — ``***`` in the request key on
+recording and on replay alike (a replayed call's secret is ``***``: the tool gets no secret from a
+cassette), and the values the model gave them in tool results, the turn and its raw request/response.
+An interaction made in a named conversation (each job of ``run_evals``) carries its
+``"conversation"``, so a replay answers every conversation of a recorded run — each repeat included —
+with its own turns.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from workbench._unicode import replace_surrogates
 from workbench.models._base import Message, Model, as_messages, conversation_key, tool_specs
 from workbench.models._secrets import mask
 from workbench.models._turn import ModelError, ModelTurn, without_surrogates
+from workbench.secrets import SecretCalls
 from workbench.types import ToolResult
 
 CASSETTE_VERSION = 1
@@ -53,13 +58,38 @@ def _message(message: Message) -> dict[str, Any]:
     return {"role": "tool", "results": results}
 
 
+def secret_calls(messages: Sequence[Message], tools: Any) -> SecretCalls:
+    """The offered tools' secret parameters, with the values the calls in ``messages`` gave them."""
+    calls = SecretCalls.of(tool_specs(tools))
+    if calls:
+        for message in as_messages(messages):
+            if message["role"] == "assistant":
+                for call in message.get("tool_calls") or ():
+                    calls.learn(call)
+    return calls
+
+
 def neutral_request(messages: Sequence[Message], tools: Any, tool_choice: Any, params: dict[str, Any],
                     secrets: Sequence[str] = ()) -> dict[str, Any]:
-    """The provider-neutral request a cassette keys on (JSON, secrets masked)."""
+    """The provider-neutral request a cassette keys on (JSON, secrets masked — the same way on
+    recording and on replay, so that the keys match)."""
     specs = [{"name": s.name, "description": s.description, "parameters": s.parameters} for s in tool_specs(tools)]
-    request = {"messages": [_message(m) for m in as_messages(messages)], "tools": specs,
-               "tool_choice": tool_choice, "params": params}
+    calls = secret_calls(messages, tools)
+    shown = [_masked_message(_message(m), calls) for m in as_messages(messages)]
+    request = {"messages": shown, "tools": specs, "tool_choice": tool_choice, "params": params}
     return mask(request, secrets)
+
+
+def _masked_message(message: dict[str, Any], calls: SecretCalls) -> dict[str, Any]:
+    """The calls' secret arguments ``***``; in tool results, the values they had (a tool that echoes its
+    secret answers ``***`` on replay, where it gets ``***``). The user's own text is kept as written."""
+    if not calls:
+        return message
+    if message.get("tool_calls"):
+        return {**message, "tool_calls": [calls.call(c) for c in message["tool_calls"]]}
+    if message["role"] == "tool":
+        return calls.values(message)
+    return message
 
 
 def _canonical(value: Any) -> str:
@@ -106,7 +136,7 @@ class RecordingModel(Model):
             self._add(request, error=error)
             raise
         turn = without_surrogates(turn)  # a cassette file holds valid Unicode only
-        self._add(request, turn=turn)
+        self._add(request, turn=turn, calls=secret_calls(messages, tools))
         return turn
 
     async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
@@ -118,16 +148,20 @@ class RecordingModel(Model):
             self._add(request, error=error)
             raise
         turn = without_surrogates(turn)  # a cassette file holds valid Unicode only
-        self._add(request, turn=turn)
+        self._add(request, turn=turn, calls=secret_calls(messages, tools))
         return turn
 
     def _add(self, request: dict[str, Any], *, turn: Optional[ModelTurn] = None,
-             error: Optional[ModelError] = None) -> None:
+             error: Optional[ModelError] = None, calls: Optional[SecretCalls] = None) -> None:
         entry: dict[str, Any] = {"request": request}
         if self._conversation is not None:
             entry["conversation"] = self._conversation
         if turn is not None:
             entry["turn"] = turn.to_dict()
+            if calls:  # the turn's own calls, and every secret value seen, in its raw request and response
+                for call in turn.tool_calls:
+                    calls.learn(call)
+                entry["turn"] = calls.values({**entry["turn"], "tool_calls": [calls.call(c) for c in turn.tool_calls]})
         else:
             assert error is not None
             entry["error"] = {"kind": error.kind, "message": replace_surrogates(str(error)),

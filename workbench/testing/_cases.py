@@ -209,10 +209,15 @@ def _sorted_keys(value: Any) -> Any:
 
 
 def cases_from_log(log: Any, *, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None,
-                   ids: Optional[Iterable[int]] = None, expect: Optional[str] = None) -> list[ToolCase]:
+                   ids: Optional[Iterable[int]] = None, expect: Optional[str] = None,
+                   registry: Any = None) -> list[ToolCase]:
     """Cases from execution-log rows: ``ids`` (row ids, in that order) or the rows the filters
     select (``tool``, ``status``, ``last``, as ``ExecutionLog.rows``). See :meth:`ToolCase.from_result`
-    for the default expectation of each row."""
+    for the default expectation of each row.
+
+    A row whose secret parameters the log stored as ``***`` (a ``SecretStr``: its tool's spec in
+    ``registry``, default the default registry; any ``***`` argument when the tool is not there) is
+    refused with a :class:`CaseFileError`: a case would hold the mask, not the secret."""
     if ids is not None:
         rows = [log.get(row_id) for row_id in ids]
         rows = [r for r in rows if (tool is None or r["tool_name"] == tool) and (status is None or r["status"] == status)]
@@ -223,7 +228,25 @@ def cases_from_log(log: Any, *, tool: Optional[str] = None, status: Optional[str
         if not row["tool_name"]:
             raise CaseFileError(f"Log row {row['id']} does not record which tool it called: it cannot become a case")
         tool_use = {"name": row["tool_name"], "input": row["input"] if isinstance(row["input"], dict) else {}}
+        _refuse_masked(row, tool_use["input"], registry)
         result = {"status": row["status"], "content": row["output"], "metadata": row["metadata"] or {},
                   "error_type": row["error_type"], "tool_name": row["tool_name"]}
         cases.append(ToolCase.from_result(tool_use, result, expect=expect))
     return cases
+
+
+def _refuse_masked(row: Mapping[str, Any], tool_input: dict, registry: Any) -> None:
+    from workbench.registry import as_tool_registry, default_registry  # the registry sits above the cases
+    from workbench.secrets import MASK, masked_parameters
+
+    try:
+        names: Iterable[str] = as_tool_registry(registry if registry is not None else default_registry()
+                                                ).get_tool(row["tool_name"]).spec.secret_parameters
+    except Exception:  # noqa: BLE001 - a tool no longer registered: any masked argument may be a secret
+        names = [name for name, value in tool_input.items() if value == MASK]
+    missing = masked_parameters(tool_input, names)
+    if missing:
+        raise CaseFileError(f"Log row {row['id']} of tool '{row['tool_name']}' cannot become a case: its secret "
+                            f"parameter(s) {', '.join(missing)} were not stored in the log (they show as {MASK}). "
+                            f"Leave the row out (ids=[...]) or write the case with ToolCase(...) and a test "
+                            f"secret of your own.")
