@@ -77,6 +77,11 @@ def test_a_failed_url_connection_says_so_without_its_secret(url):
     message = str(caught.value)
     assert "Could not connect to MCP server http://" in message and "127.0.0.1" in message
     assert SECRET not in message
+    # nor in what a traceback prints: the SDK's exception, which may quote the URL, is not kept as the cause
+    import traceback
+
+    printed = "".join(traceback.format_exception(caught.value))
+    assert SECRET not in printed and caught.value.__cause__ is None
 
 
 def test_the_credentials_of_a_command_and_of_headers_are_found_for_masking_elsewhere():

@@ -483,14 +483,15 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
                            f"within connect_timeout={connect_timeout:g} s")
                 if detail:
                     message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
-                raise McpTimeoutError(scrub_text(message, self._secrets)) from exc
+                raise McpTimeoutError(scrub_text(message, self._secrets)) from (None if self._secrets else exc)
             message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
             if self._refused:
                 message += f" ({_REFUSALS.get(self._refused[-1], f'HTTP {self._refused[-1]}')})"
             if detail:
                 message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
-            # an SDK or httpx message, or the server's stderr, may quote the URL or the command line
-            raise McpConnectionError(scrub_text(message, self._secrets)) from exc
+            # an SDK or httpx message, or the server's stderr, may quote the URL or the command line; so may
+            # the SDK's exception, which a traceback would print as the cause: with credentials, none is kept
+            raise McpConnectionError(scrub_text(message, self._secrets)) from (None if self._secrets else exc)
         _LIVE.add(self)
         return self
 
