@@ -83,3 +83,16 @@ def test_step_mode_in_the_playground_runs_the_models_secret_and_shows_it_nowhere
     run.result(timeout=30)
     assert used == [PIN] and card.state == "success"
     assert PIN not in _widget_state(pg)
+
+
+def test_save_as_eval_case_refuses_a_conversation_whose_call_gives_a_secret(wb, tmp_path):  # noqa: F811
+    wb.registry.register_tool(unlock, replace=True)
+    model = ScriptedModel([{"tool_calls": [{"name": "unlock", "input": {"door": "front", "pin": PIN}}]}, "done"])
+    pg = Playground([model], workbench=wb)
+    pg.tool_picker.value = ("unlock",)
+    pg.send("open the front door").result(timeout=30)
+    suite = tmp_path / "doors.evals.json"
+    pg.eval_path.value = str(suite)
+    pg._click_save_eval()  # what the button does
+    assert "Not saved" in pg.save_message.value and "pin" in pg.save_message.value
+    assert not suite.exists()

@@ -421,7 +421,8 @@ class Playground(W.VBox):
     def eval_case(self, case_id: Optional[str] = None, *, column: int = 0) -> Any:
         """The last Send of ``column`` as an :class:`~workbench.evals.EvalCase`: its prompt (the whole
         conversation when there was one before it) and, as expected calls, the calls that ran — edited
-        ones as edited; denied ones are left out. No call ran: the case expects none."""
+        ones as edited; denied ones are left out. No call ran: the case expects none. A call that gives
+        a secret parameter (``SecretStr``) is refused with ``ValueError``: the case file would hold it."""
         from workbench.evals import EvalCase
 
         columns = [c for c in self.columns if c.transcript is not None]
@@ -430,6 +431,14 @@ class Playground(W.VBox):
         transcript = columns[column].transcript
         calls = [step.tool_use for step in transcript.tool_steps
                  if step.result.metadata.get("error_type") not in _REFUSED_TYPES]
+        from workbench.secrets import SecretCalls
+
+        secrets = SecretCalls.of(transcript.tools)
+        for call in calls:  # a case file is kept in clear, next to the code: it cannot hold a secret
+            given = sorted(secrets.names_of(call) & set(call.get("input") or {}))
+            if given:
+                raise ValueError(f"the call of {call['name']} gives the secret parameter(s) {', '.join(given)}: a case "
+                                 "file would hold the secret in clear, so this conversation is not saved as a case")
         expected = [{"name": call["name"], "arguments": {k: [v] for k, v in call["input"].items()}}
                     for call in calls if isinstance(call.get("input"), dict)]
         prompt = [m for m in transcript.prompt if m.get("role") != "system"]
