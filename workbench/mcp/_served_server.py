@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import weakref
 from typing import Any, Iterable, Optional
 
@@ -43,14 +44,6 @@ def check_served(served: Iterable[Any]) -> list[Served]:
     return items
 
 
-async def _send_updated(subscribers: "weakref.WeakKeyDictionary[Any, Any]", connection: Any, uri: str) -> None:
-    try:
-        await connection.send_resource_updated(uri)
-    except Exception:  # noqa: BLE001 - a gone client: forget it
-        logger.debug("could not send notifications/resources/updated", exc_info=True)
-        subscribers.pop(connection, None)
-
-
 class ServedHandlers:
     """Resources, templates and prompts of one server, and who subscribed to which resource."""
 
@@ -70,6 +63,7 @@ class ServedHandlers:
         # uri → the client connections subscribed to it, each with its event loop (weakly: a
         # connection goes when its session ends)
         self._subscribers: dict[str, "weakref.WeakKeyDictionary[Any, asyncio.AbstractEventLoop]"] = {}
+        self._lock = threading.Lock()  # updated() may run in any thread while the loop (un)subscribes
 
     def server_handlers(self) -> dict[str, Any]:
         """The low-level ``Server`` constructor's ``on_*`` arguments for what is declared."""
@@ -116,7 +110,8 @@ class ServedHandlers:
         self.bridge._seen(ctx)
         connection = _connection_of(ctx.session)
         try:
-            self._subscribers.setdefault(uri, weakref.WeakKeyDictionary())[connection] = asyncio.get_running_loop()
+            with self._lock:
+                self._subscribers.setdefault(uri, weakref.WeakKeyDictionary())[connection] = asyncio.get_running_loop()
         except TypeError:  # a connection that cannot be weakly referenced cannot be followed
             raise MCPError(types.INTERNAL_ERROR, "this transport's sessions cannot subscribe") from None
         return types.EmptyResult()
@@ -124,14 +119,27 @@ class ServedHandlers:
     async def unsubscribe(self, ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         from workbench.mcp._server import _connection_of
 
-        subscribers = self._subscribers.get(str(params.uri))
-        if subscribers is not None:
-            subscribers.pop(_connection_of(ctx.session), None)
+        with self._lock:
+            subscribers = self._subscribers.get(str(params.uri))
+            if subscribers is not None:
+                subscribers.pop(_connection_of(ctx.session), None)
         return types.EmptyResult()
+
+    def _forget(self, uri: str, connection: Any) -> None:
+        with self._lock:
+            self._subscribers.get(uri, {}).pop(connection, None)
+
+    async def _send_updated(self, connection: Any, uri: str) -> None:
+        try:
+            await connection.send_resource_updated(uri)
+        except Exception:  # noqa: BLE001 - a gone client: forget it
+            logger.debug("could not send notifications/resources/updated", exc_info=True)
+            self._forget(uri, connection)
 
     def subscribed(self, uri: str) -> int:
         """How many client sessions follow ``uri`` through ``resources/subscribe``."""
-        return len(self._subscribers.get(uri, ()))
+        with self._lock:
+            return len(self._subscribers.get(uri, ()))
 
     def resource_updated(self, uri: str) -> None:
         """Announce a change of ``uri`` (any thread): on ``subscriptions/listen`` streams, and as
@@ -142,13 +150,13 @@ class ServedHandlers:
                 loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.bridge.bus.publish(ResourceUpdated(uri))))
             except RuntimeError:  # the server's loop has closed
                 pass
-        subscribers = self._subscribers.get(uri)
-        for connection, conn_loop in list((subscribers or {}).items()):
+        with self._lock:
+            followers = list(self._subscribers.get(uri, {}).items())
+        for connection, conn_loop in followers:
             try:
-                conn_loop.call_soon_threadsafe(
-                    lambda c=connection: asyncio.ensure_future(_send_updated(subscribers, c, uri)))
+                conn_loop.call_soon_threadsafe(lambda c=connection: asyncio.ensure_future(self._send_updated(c, uri)))
             except RuntimeError:  # that connection's loop has closed
-                subscribers.pop(connection, None)  # type: ignore[union-attr]
+                self._forget(uri, connection)
 
     # -- completion/complete ----------------------------------------------------------------------------
     def _completed(self, ref: Any) -> Optional[Served]:
