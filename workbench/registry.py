@@ -57,6 +57,26 @@ def foreign_kind(obj: Any) -> Optional[str]:
 TrustRefs = Union[bool, Iterable[str]]
 
 
+def is_tool_file(text: str) -> bool:
+    """Whether a ``process_tools`` string names a Python file rather than a module or a ref."""
+    return text.endswith(".py") or os.sep in text
+
+
+def load_tool_file(path: str) -> types.ModuleType:
+    """Run a ``.py`` file as the module ``workbench_tools_<stem>`` (kept in ``sys.modules``)."""
+    if not os.path.isfile(path):
+        raise ValueError(f"Tool file {path!r} does not exist")
+    module_name = "workbench_tools_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    except Exception as exc:
+        raise ValueError(f"Cannot load tools from {path!r}: {type(exc).__name__}: {exc}") from None
+    return module
+
+
 def normalize_tool_name(name: str) -> str:
     """The form two names must not share: ``my-tool`` and ``my_tool`` collide."""
     return name.replace("-", "_")
@@ -386,22 +406,8 @@ class ToolRegistry:
             if isinstance(resolved, BaseTool) and self.registry.get(resolved.tool_name) is resolved:
                 return [resolved.tool_name]  # already here (e.g. listed by its module too)
             return [self.register_tool_by_ref(text)]
-        if text.endswith(".py") or os.sep in text:
-            if not os.path.isfile(text):
-                raise ValueError(f"Tool file {text!r} does not exist")
-            module_name = "workbench_tools_" + os.path.splitext(os.path.basename(text))[0]
-            spec = importlib.util.spec_from_file_location(module_name, text)
-            module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-            sys.modules[module_name] = module
-            try:
-                spec.loader.exec_module(module)  # type: ignore[union-attr]
-            except Exception as exc:
-                raise ValueError(f"Cannot load tools from {text!r}: {type(exc).__name__}: {exc}") from None
-            names = self._process_module(module)
-            for name in names:
-                self.registry[name].mark_dynamic()
-                self.dynamic_tools[name] = self.registry[name]
-            return names
+        if is_tool_file(text):
+            return self.process_module(load_tool_file(text), dynamic=True)
         try:
             module = importlib.import_module(text)
         except ImportError:
@@ -411,10 +417,20 @@ class ToolRegistry:
             ) from None
         return self._process_module(module)
 
-    def _process_module(self, module: types.ModuleType) -> list[str]:
+    def process_module(self, module: types.ModuleType, *, dynamic: bool = False, required: bool = True) -> list[str]:
+        """Register the tools a module defines; ``dynamic`` marks them as loaded from a file (see
+        :func:`load_tool_file`). A module without tools is an error unless ``required`` is false."""
+        names = self._process_module(module, required=required)
+        if dynamic:
+            for name in names:
+                self.registry[name].mark_dynamic()
+                self.dynamic_tools[name] = self.registry[name]
+        return names
+
+    def _process_module(self, module: types.ModuleType, required: bool = True) -> list[str]:
         found = [obj for obj in vars(module).values() if isinstance(obj, BaseTool)]
         found += self._foreign_tools_of(module)
-        if not found:
+        if not found and required:
             raise ValueError(f"Module '{module.__name__}' defines no tools (decorate functions with @tool)")
         names = []
         for obj in found:

@@ -15,6 +15,16 @@ Over HTTP the server checks the Host and Origin headers on every bind (``allowed
 token (``token=``, ``$WORKBENCH_MCP_TOKEN``); bound beyond loopback (``host="0.0.0.0"``) it always
 has one — generated and printed to stderr if none is given.
 
+Resources and prompts are declared beside the tools of a module and served with them::
+
+    from workbench.mcp import prompt, resource
+
+    @resource("memo://{id}", mime_type="application/json", complete={"id": ["1", "2"]})
+    def memo(id: str) -> dict: ...
+
+    @prompt
+    def review(code: str) -> str: ...          # memo.updated("memo://1") tells subscribed clients
+
 Connect to a server; its tools become proxy tools of a registry, so forms, ``%tool_call``, the
 executors and the log work on them like on local tools::
 
@@ -46,6 +56,7 @@ from workbench.mcp._convert import (
     spec_to_mcp_tool,
 )
 from workbench.mcp._security import TOKEN_ENV
+from workbench.mcp._served import Prompt, Resource, prompt, resource
 from workbench.mcp._tasks import McpTaskError
 from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
 
@@ -53,6 +64,8 @@ __all__ = [
     "Notification",
     "OAuth",
     "OAuthError",
+    "Prompt",
+    "Resource",
     "ProtocolMessage",
     "ServerLog",
     "McpConnection",
@@ -69,6 +82,8 @@ __all__ = [
     "inspect",
     "mcp_tool_dict",
     "output_schema_of",
+    "prompt",
+    "resource",
     "result_to_call_tool_result",
     "serve",
     "serve_async",

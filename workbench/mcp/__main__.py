@@ -30,9 +30,9 @@ security (streamable-http): the server runs these tools for whoever can reach it
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m workbench.mcp", description="MCP tools for the workbench.")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="serve the tools of modules over MCP",
-                                description="Serve every tool of the given modules (or module:function refs, "
-                                            "or .py files) over MCP.",
+    serve = commands.add_parser("serve", help="serve the tools, resources and prompts of modules over MCP",
+                                description="Serve every tool, @resource and @prompt of the given modules (or "
+                                            "module:function refs, or .py files) over MCP.",
                                 epilog=_SECURITY_NOTE, formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("modules", nargs="+", metavar="module.path", help="tools to serve (module, module:function or file.py)")
     serve.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
@@ -63,21 +63,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command == "serve":
         import os
 
+        from workbench.mcp._discover import collect
         from workbench.mcp._server import serve
-        from workbench.registry import ToolRegistry
 
         if "" not in sys.path and os.getcwd() not in sys.path:  # `python -m` puts the cwd first; keep it for entry points
             sys.path.insert(0, os.getcwd())
-        registry = ToolRegistry()
         try:
-            registry.process_tools(list(args.modules))
+            registry, served = collect(list(args.modules))
         except (ValueError, ImportError) as exc:
             print(f"workbench.mcp: {exc}", file=sys.stderr)
             return 2
         try:
             serve(registry, args.transport, args.host, args.port, log=args.log, path=args.path,
                   timeout=args.timeout, name=args.name, token=args.token, allowed_hosts=args.allow_host,
-                  allowed_origins=args.allow_origin, json_response=args.json_response)
+                  allowed_origins=args.allow_origin, json_response=args.json_response, served=served)
         except KeyboardInterrupt:
             pass
         return 0

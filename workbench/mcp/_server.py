@@ -284,11 +284,13 @@ class _Bridge:
 
 def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: Any = None, *,
                  name: str = "workbench", version: Optional[str] = None, instructions: Optional[str] = None,
-                 timeout: Optional[float] = None, approver: Any = None) -> Server:
-    """The SDK's low-level ``Server`` exposing every tool of ``registry``.
+                 timeout: Optional[float] = None, approver: Any = None, served: Iterable[Any] = ()) -> Server:
+    """The SDK's low-level ``Server`` exposing every tool of ``registry``, and the resources and
+    prompts declared with ``@resource`` / ``@prompt`` in the modules it names or in ``served``.
 
     Args:
-        registry: a ``ToolRegistry`` (or a module path, module, or list of tools).
+        registry: a ``ToolRegistry`` (or a module path, ``.py`` file, module, or list of those and of
+            tools); modules also give their resources and prompts.
         executor: runs the calls; default ``ConcurrentExecutor(timeout=timeout, approver=approver)``
             (sync tools in threads, so the server stays responsive).
         log: an ``ExecutionLog`` or a path to one; every call is appended.
@@ -296,15 +298,20 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
         timeout: default per-call timeout of the default executor (a tool's own wins).
         approver: ``approver(tool_use, tool) -> bool`` for ``ask_user`` tools of the default
             executor (without one they are denied).
+        served: more resources and prompts (what ``@resource`` and ``@prompt`` return).
 
-    The workbench side is reachable as ``server.workbench`` (``registry``, ``executor``, ``log``).
+    The workbench side is reachable as ``server.workbench`` (``registry``, ``executor``, ``log``,
+    ``served``: the resources and prompts, with their subscriptions).
     """
     from workbench._version import __version__
+    from workbench.mcp._discover import collect
+    from workbench.mcp._served_server import ServedHandlers
 
-    tools = as_registry(registry)
+    tools, found = collect(registry)
     if executor is None:
         executor = ConcurrentExecutor(timeout=timeout, approver=approver)
     bridge = _Bridge(tools, executor, open_log(log))
+    bridge.served = ServedHandlers([*found, *served], bridge, name)
     server: Server = Server(
         name,
         version=version or __version__,
@@ -313,6 +320,7 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
         on_call_tool=bridge.call_tool,
         get_tool_input_schema=bridge.input_schema,
         on_subscriptions_listen=bridge.listen,
+        **bridge.served.server_handlers(),
     )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, bridge.initialized)
     server.workbench = bridge  # type: ignore[attr-defined]
@@ -348,7 +356,7 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
                       path: str = "/mcp", timeout: Optional[float] = None, approver: Any = None,
                       json_response: bool = False, stateless: bool = False, log_level: str = "warning",
                       ready: Any = None, token: Optional[str] = None, allowed_hosts: Iterable[str] = (),
-                      allowed_origins: Iterable[str] = ()) -> None:
+                      allowed_origins: Iterable[str] = (), served: Iterable[Any] = ()) -> None:
     """Run an MCP server for ``registry`` until cancelled (or, for stdio, until stdin closes).
 
     ``transport`` is ``"stdio"`` or ``"streamable-http"`` (served by uvicorn on ``host:port`` at
@@ -371,16 +379,16 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
         raise ValueError(f"Unknown MCP transport {transport!r}: expected one of {', '.join(TRANSPORTS)}")
     _security.check_token_argument(token)  # argument errors before a port is bound
     allowed_hosts, allowed_origins = _security.allow_lists(allowed_hosts, allowed_origins)
-    server = build_server(registry, executor, log, name=name, timeout=timeout, approver=approver)
+    server = build_server(registry, executor, log, name=name, timeout=timeout, approver=approver, served=served)
     bridge = server.workbench  # type: ignore[attr-defined]
     bridge.loop = asyncio.get_running_loop()  # registry changes are announced from this loop
-    count = len(bridge.registry)
+    count = f"{len(bridge.registry)} tools{bridge.served.counts()}"
     try:
         if transport == "stdio":
             from mcp.server.stdio import stdio_server
 
             async with stdio_server() as (read_stream, write_stream):
-                print(f"workbench.mcp: serving {count} tools over stdio", file=sys.stderr, flush=True)
+                print(f"workbench.mcp: serving {count} over stdio", file=sys.stderr, flush=True)
                 if ready is not None:
                     ready("stdio")
                 await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -408,7 +416,7 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
                 await asyncio.sleep(0.02)
             for note in notes:
                 print(f"workbench.mcp: {note}", file=sys.stderr, flush=True)
-            print(f"workbench.mcp: serving {count} tools at {url}", file=sys.stderr, flush=True)
+            print(f"workbench.mcp: serving {count} at {url}", file=sys.stderr, flush=True)
             if ready is not None:
                 ready(url)
 
@@ -427,6 +435,7 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
             sock.close()
     finally:
         bridge.unsubscribe()
+        bridge.served.close()
 
 
 def _security_notes(bound_host: str, secret: Optional[str], generated: bool, policy: Any) -> list[str]:
