@@ -9,7 +9,8 @@ from typing import Any
 from workbench.agent import Transcript
 
 
-def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, params: dict, concurrency: int) -> list:
+def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, params: dict, concurrency: int,
+               validation: Any = None) -> list:
     """On a worker: run ``jobs`` (index, model index, case, offer) and return (index, transcript dict)."""
     from workbench.evals._jobs import _single_turn
     from workbench.agent import arun_agent
@@ -22,7 +23,7 @@ def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, param
                 transcript = await _single_turn(model, case, offer, tool_choice, {**params, **extra})
             else:
                 transcript = await arun_agent(model, case.input_messages, tools=offer.registry, max_turns=max_turns,
-                                              tool_choice=tool_choice, **params, **extra)
+                                              tool_choice=tool_choice, validation=validation, **params, **extra)
             return index, transcript.to_dict()
 
     async def main() -> list:
@@ -56,7 +57,7 @@ def run_on_dask(evaluation: Any, executor: Any, progress: Any, batch_size: int =
     jobs = [(i, job.model, job.case, evaluation.offers[(job.variant, job.case.id)], job.repeat)
             for i, job in enumerate(evaluation.jobs)]
     futures = [client.submit(_run_batch, models, jobs[start:start + batch_size], evaluation.max_turns,
-                             evaluation.tool_choice, evaluation.params, concurrency, pure=False)
+                             evaluation.tool_choice, evaluation.params, concurrency, evaluation.validation, pure=False)
                for start in range(0, len(jobs), batch_size)]
     try:
         for future in as_completed(futures):

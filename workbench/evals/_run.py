@@ -70,6 +70,7 @@ class _Evaluation:
                  max_turns: int, tool_choice: Any, params: dict, executor: Any, log: Any) -> None:
         self.models, self.max_turns, self.tool_choice, self.params = models, max_turns, tool_choice, params
         self.executor, self.log = executor, log
+        self.validation: Optional[str] = None  # the runs' validation mode (run_evals' validation=)
         self.offers = {(v, c.id): _Offer(reg, c) for v, reg in variants.items() for c in cases}
         self.jobs = [_Job(m, v, c, r) for m in range(len(models)) for v in variants for c in cases
                      for r in range(repeats)]
@@ -85,7 +86,8 @@ class _Evaluation:
             transcript = await _single_turn(model, job.case, offer, self.tool_choice, params)
         else:
             transcript = await arun_agent(model, job.case.input_messages, tools=offer.registry, executor=self.executor,
-                                          log=self.log, max_turns=self.max_turns, tool_choice=self.tool_choice, **params)
+                                          log=self.log, max_turns=self.max_turns, tool_choice=self.tool_choice,
+                                          validation=self.validation, **params)
         self.finish(index, transcript)
 
     def finish(self, index: int, transcript: Transcript) -> None:
@@ -141,7 +143,7 @@ def _spec_diffs(variants: dict[str, Any]) -> dict[tuple[str, str], Any]:
 def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: int = 1, concurrency: int = 8,
               executor: Any = None, cache: Any = None, variants: Optional[dict[str, Any]] = None,
               progress: Any = True, max_turns: Optional[int] = None, tool_choice: Any = None, log: Any = None,
-              **params: Any) -> EvalReport:
+              validation: Optional[str] = None, **params: Any) -> EvalReport:
     """Ask every model every case (``repeats`` times, against each tool variant) and score the calls.
 
     Args:
@@ -158,13 +160,17 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
         max_turns: 1 scores the model's first answer without running tools (BFCL's setting); more
             runs the agent loop and scores every call of the run. Default: the suite's (1).
         log: an ``ExecutionLog`` that keeps the runs (multi-turn and Dask runs included).
+        validation: how multi-turn runs' tool calls check their input, ``"strict"`` or ``"lax"``
+            (pydantic's lax mode), over each tool's and registry's own (as ``run_agent``'s).
         **params: model parameters (``temperature``, ``max_tokens``…).
 
     Ctrl-C or the progress widget's Cancel stops the run; the report holds every finished job
     (``report.interrupted`` is then True).
     """
+    from workbench._validation_mode import check_mode
     from workbench.executor import run_sync
 
+    check_mode(validation, "run_evals")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
@@ -185,6 +191,7 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
     dask = executor if _is_dask(executor) else None
     evaluation = _Evaluation(cases, model_list, tool_variants, repeats, max_turns, tool_choice, params,
                              None if dask else executor, log)
+    evaluation.validation = validation
     from workbench._batch import _progress
 
     bar = _progress(progress, len(evaluation.jobs), 0, "evals")
