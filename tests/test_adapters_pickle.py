@@ -79,3 +79,33 @@ def test_adapted_tools_run_on_dask_workers(dask_executor):
     assert [r.value for r in results] == [expected for _, _, expected in tools.values()]
     worker_pids = set(dask_executor.client.run(os.getpid).values())
     assert os.getpid() not in worker_pids  # they ran in another process: the tools were pickled to get there
+
+
+RAN: list = []
+
+
+def _attacker_code(*args):
+    """What a crafted pickle makes the unpickling process call (here: note that it ran)."""
+    RAN.append(args)
+    raise ValueError("not a tool")
+
+
+class _CraftedRecipe:
+    """A pickle in the shape of an adapted tool's (its rebuild recipe), naming any importable function."""
+
+    def __reduce__(self):
+        from workbench.adapters._common import _rebuild_adapted
+
+        return _rebuild_adapted, ((_attacker_code, ("rm -rf ~",), {}), "x", {})
+
+
+def test_unpickling_an_adapted_tool_runs_code_and_the_readme_says_so():
+    import pickle
+    from pathlib import Path
+
+    crafted = pickle.dumps(_CraftedRecipe())
+    with pytest.raises(ValueError, match="not a tool"):
+        pickle.loads(crafted)
+    assert RAN == [("rm -rf ~",)]  # the function ran before anything could check what it is
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "**Unpickling an adapted tool runs code**" in readme and "Unpickle only data you trust" in readme

@@ -168,3 +168,41 @@ def test_tool_case_run_approves_only_with_approve(ip, wb, tmp_path):
         assert list(view.frame["status"]) == ["pass"] and CALLS == [5]
     finally:
         set_case_folder(previous)
+
+
+def test_a_case_replayed_inside_an_approving_run_approves_nothing(registry):
+    """The attack: an agent run approves its own ``ask_user`` calls (``run_agent(approver=...)``); a
+    "run the tests" tool it calls replays a case file whose case calls ``launch``. The run's approver
+    must not reach the case: a case file never inherits approval (check_tool refuses the same way)."""
+    from workbench.agent import run_agent
+    from workbench.models import ScriptedModel
+
+    outcomes = []
+
+    @tool
+    def run_tests() -> str:
+        """Replay the project's tool cases."""
+        outcomes.append(run_case(ToolCase(tool="launch", input={"x": 4}, value=8), registry))
+        return outcomes[-1].status
+
+    model = ScriptedModel([{"tool_calls": [{"name": "run_tests", "input": {}}]}, "done"])
+    transcript = run_agent(model, "run the tests", tools=[run_tests], approver=lambda use, item: True)
+    assert transcript.tool_results[0].text == "fail"
+    assert CALLS == [], "the case's ask_user tool ran on the agent run's approval"
+    assert outcomes[0].result.metadata["error_type"] == "PermissionDenied" and HINT in outcomes[0].message
+    # the same run approves its own calls as before, and the case runs when its caller approves
+    assert run_case(ToolCase(tool="launch", input={"x": 4}, value=8), registry, approver=lambda u, t: True).passed
+    assert CALLS == [4]
+
+
+def test_a_case_replayed_inside_a_lax_run_checks_input_as_its_tool_says(registry):
+    from workbench.executor import validating
+
+    @tool
+    def double(n: int) -> int:
+        """Double."""
+        return 2 * n
+
+    case = ToolCase(tool="double", input={"n": "4"}, expect="error", error_type="ToolInputError")
+    with validating("lax"):
+        assert run_case(case, ToolRegistry([double])).status == "pass"

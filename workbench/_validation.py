@@ -31,7 +31,7 @@ from workbench._json_text import MAX_JSON_DEPTH, JSONTooDeepError
 from workbench._json_text import loads as load_json
 from workbench._schema import INF_NAN_MARK, FunctionInfo, schema_type_of
 
-__all__ = ["FunctionInputValidator", "SchemaInputValidator", "json_type_name", "describe_value", "MAX_INPUT_DEPTH"]
+__all__ = ["FunctionInputValidator", "SchemaInputValidator", "PydanticErrorReport", "json_type_name", "describe_value", "MAX_INPUT_DEPTH"]
 
 #: How deeply an input may nest objects and arrays, the arguments object being level 1. Real tool
 #: inputs stay far below; jsonschema recurses in Python (several frames per level) and pydantic
@@ -185,19 +185,26 @@ def _sorted(tool_name: str, found: list[tuple[list, dict]], order: SchemaOrder, 
 
 
 class FunctionInputValidator:
-    """Strict-JSON validation through a function tool's pydantic model.
+    """Strict-JSON validation through a function tool's pydantic model (``lax=True``: pydantic's lax mode).
 
-    JSON Schema's rules that pydantic bends (``workbench._strict_json``) are checked against the
-    tool's schema as well, for the tools whose schema has such a rule.
+    Strict: JSON Schema's rules that pydantic bends (``workbench._strict_json``) are checked against
+    the tool's schema as well, for the tools whose schema has such a rule. Lax: the model's own
+    verdict in pydantic's lax mode (``"6"`` is 6 for an ``int``), as frameworks that validate tool
+    input with ``model_validate`` give it; inputs nested too deeply are still refused first.
     """
 
     __slots__ = ("_validator", "_fields", "_json_params", "_param_list", "_expected", "_order", "_parameters",
                  "_rules", "_inf_nan_places", "_names", "_count", "_defaults", "_fast", "_flat_check", "_pending",
-                 "_scalar_only", "_publish")
+                 "_scalar_only", "_publish", "_info", "_lax", "_sibling", "_complete")
 
-    def __init__(self, info: FunctionInfo, publish: Optional[Callable[[Any, Callable[[Any], dict]], None]] = None) -> None:
+    def __init__(self, info: FunctionInfo, publish: Optional[Callable[[Any, Callable[[Any], dict]], None]] = None,
+                 *, lax: bool = False) -> None:
         """``publish(self, check)`` is told the flat check once it is built, if it gives every parameter
         (the spec's ``check_inputs`` then calls it first: one call less on its hot path)."""
+        self._info = info  # kept for the validator of the other mode (for_mode), made when first asked for
+        self._lax = lax
+        self._sibling: Optional[FunctionInputValidator] = None
+        self._complete = False
         self._validator: Any = None  # the input model's, from _prepare: the model is built on the first call
         self._fields = info.field_names
         self._json_params = info.json_string_params
@@ -217,8 +224,19 @@ class FunctionInputValidator:
         self._fast = None
         self._pending: Any = info
         # the flat check of a scalar-only tool (see __call__); until the first call, a stand-in that builds it
-        self._flat_check: Optional[Callable[[Any], dict]] = self._prepare_then_check
+        self._flat_check: Optional[Callable[[Any], dict]] = None if lax else self._prepare_then_check
         self._publish = publish
+
+    def for_mode(self, mode: str) -> Callable[[str, Any], dict]:
+        """This tool's validator for ``mode`` (``"strict"`` or ``"lax"``): this one, or its sibling of the
+        other mode (made on first need, then kept)."""
+        if (mode == "lax") == self._lax:
+            return self.__call__
+        if self._sibling is None:
+            sibling = FunctionInputValidator(self._info, lax=not self._lax)
+            sibling._sibling = self
+            self._sibling = sibling
+        return self._sibling.for_mode(mode)
 
     def _prepare(self) -> None:
         """Build the checks, once: threads calling a fresh tool together wait for the one building it.
@@ -242,13 +260,20 @@ class FunctionInputValidator:
             self._scalar_only = not self._json_params and self._rules is None and all(
                 schema_type_of(sub, defs) and schema_type_of(sub, defs) <= _SCALAR_JSON_TYPES for sub in props.values())
             self._validator = info.input_model.__pydantic_validator__
-            fast, complete = _typed_dict_validator(info)
+            # (lax mode has no fast check: the TypedDict is strict, and lax calls take the model path)
+            fast, complete = _typed_dict_validator(info) if not self._lax else (None, False)
             flat_check = fast.validate_python if fast is not None and self._scalar_only else None
             self._fast = fast
             self._flat_check = flat_check
+            self._complete = flat_check is not None and complete
             self._pending = None
-        if flat_check is not None and complete and self._publish is not None:
+        if self._complete and self._publish is not None:
             self._publish(self, flat_check)
+
+    @property
+    def published_check(self) -> Optional[Callable[[Any], dict]]:
+        """The flat check this validator publishes (built and giving every parameter), else ``None``."""
+        return self._flat_check if self._complete else None
 
     def _prepare_then_check(self, raw: Any) -> dict:
         self._prepare()
@@ -276,6 +301,8 @@ class FunctionInputValidator:
         if not isinstance(raw, dict):
             raise _not_an_object(tool_name, raw)
         raw = _parse_json_strings(tool_name, raw, self._json_params)
+        if self._lax:
+            return self._lax_values(tool_name, raw)
         if _scan(tool_name, raw):
             return self._with_rules(tool_name, raw, self._refused_non_finite(raw))
         if self._rules is not None:
@@ -291,6 +318,16 @@ class FunctionInputValidator:
             if found:
                 raise _sorted(tool_name, found, self._order, raw) from None
             return values
+        return {name: values[internal] for internal, name in self._fields}
+
+    def _lax_values(self, tool_name: str, raw: dict) -> dict:
+        """The model's verdict in pydantic's lax mode (NaN and infinity refused by the model's config,
+        as in strict mode, unless a field allows them)."""
+        _scan(tool_name, raw)  # refuses an input nested too deeply, before pydantic recurses into it
+        try:
+            values = self._validator.validate_python(raw, strict=False).__dict__
+        except ValidationError as exc:
+            raise _sorted(tool_name, self._convert(exc, raw), self._order, raw) from None
         return {name: values[internal] for internal, name in self._fields}
 
     def _fast_values(self, raw: dict) -> Optional[dict]:
@@ -348,43 +385,74 @@ class FunctionInputValidator:
         return {name: values[internal] for internal, name in self._fields}, []
 
     def _convert(self, exc: ValidationError, raw: dict) -> list[tuple[list, dict]]:
-        found: list[tuple[list, dict]] = []
-        merged: dict[tuple, int] = {}  # one error per place: a union's members each report their own
-        for err in exc.errors(include_url=False):
-            kind = err["type"]
-            loc = input_location(err["loc"], raw, missing=kind == "missing")
-            if kind == "missing":
-                expected = self._expected.get(loc[0], "a value") if len(loc) == 1 else _expected_at(self._order, loc)
-                found.append((loc, _error(loc, expected, None, missing=True)))
-            elif kind == "extra_forbidden":
-                expected = f"one of the parameters ({self._param_list})" if len(loc) == 1 else "no extra keys"
-                found.append((loc, _error(loc, expected, err["input"], unexpected=True)))
-            else:
-                expected = self._expected_for(kind, loc, err)
-                place = tuple(loc)
-                if place in merged:
-                    index = merged[place]
-                    before = found[index][1]["expected"]
-                    if expected not in before.split(" or "):
-                        found[index] = (loc, _error(loc, f"{before} or {expected}", err["input"]))
-                    continue
-                merged[place] = len(found)
-                found.append((loc, _error(loc, expected, err["input"])))
-        return found
+        return _convert_errors(exc, raw, self._expected, self._order, self._param_list)
 
-    def _expected_for(self, kind: str, loc: list, err: dict) -> str:
-        """Say what was expected in JSON Schema terms, as the schema-only engine does."""
-        if kind in ("literal_error", "enum"):
-            if len(loc) == 1 and loc[0] in self._expected:
-                return self._expected[loc[0]]
-            if len(loc) > 1:  # a nested Enum / Literal: its values in JSON, as at the top level
-                expected = _expected_at(self._order, loc)
-                if expected != "a value":
-                    return expected
-        json_type = _JSON_TYPE_BY_ERROR.get(kind)
-        if json_type is not None:
-            return json_type
-        return err["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
+
+def _convert_errors(exc: ValidationError, raw: dict, expected_at_top: dict[str, str], order: SchemaOrder,
+                    param_list: str) -> list[tuple[list, dict]]:
+    """pydantic's errors about ``raw`` as (location, error) pairs in the workbench's words: what was
+    expected said in JSON Schema terms (``expected_at_top``: a top-level field's; ``order`` finds a
+    nested one's schema), one error per place."""
+    found: list[tuple[list, dict]] = []
+    merged: dict[tuple, int] = {}  # one error per place: a union's members each report their own
+    for err in exc.errors(include_url=False):
+        kind = err["type"]
+        loc = input_location(err["loc"], raw, missing=kind == "missing")
+        if kind == "missing":
+            expected = expected_at_top.get(loc[0], "a value") if len(loc) == 1 else _expected_at(order, loc)
+            found.append((loc, _error(loc, expected, None, missing=True)))
+        elif kind == "extra_forbidden":
+            expected = f"one of the parameters ({param_list})" if len(loc) == 1 else "no extra keys"
+            found.append((loc, _error(loc, expected, err["input"], unexpected=True)))
+        else:
+            expected = _expected_for(kind, loc, err, expected_at_top, order)
+            place = tuple(loc)
+            if place in merged:
+                index = merged[place]
+                before = found[index][1]["expected"]
+                if expected not in before.split(" or "):
+                    found[index] = (loc, _error(loc, f"{before} or {expected}", err["input"]))
+                continue
+            merged[place] = len(found)
+            found.append((loc, _error(loc, expected, err["input"])))
+    return found
+
+
+def _expected_for(kind: str, loc: list, err: dict, expected_at_top: dict[str, str], order: SchemaOrder) -> str:
+    """Say what was expected in JSON Schema terms, as the schema-only engine does."""
+    if kind in ("literal_error", "enum"):
+        if len(loc) == 1 and loc[0] in expected_at_top:
+            return expected_at_top[loc[0]]
+        if len(loc) > 1:  # a nested Enum / Literal: its values in JSON, as at the top level
+            expected = _expected_at(order, loc)
+            if expected != "a value":
+                return expected
+    json_type = _JSON_TYPE_BY_ERROR.get(kind)
+    if json_type is not None:
+        return json_type
+    return err["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
+
+
+class PydanticErrorReport:
+    """A ``ToolInputError`` from a pydantic ``ValidationError`` about a tool's input, worded and ordered
+    as the workbench's own validators word and order theirs; ``parameters`` is the tool's JSON Schema
+    (what was expected is read from it). For validators that are not the workbench's (an adapted
+    tool's framework model)."""
+
+    __slots__ = ("_expected", "_order", "_param_list")
+
+    def __init__(self, parameters: dict) -> None:
+        props = parameters.get("properties") or {}
+        defs = parameters.get("$defs")
+        self._expected = {name: _expected_from_schema(sub, defs) for name, sub in props.items()}
+        self._order = SchemaOrder(parameters)
+        self._param_list = ", ".join(props) or "no parameters"
+
+    def error(self, tool_name: str, exc: ValidationError, raw: dict) -> ToolInputError:
+        found = _convert_errors(exc, raw, self._expected, self._order, self._param_list)
+        if not found:  # a validator that raised with no line items (e.g. a model validator's own error)
+            found = [([], _error([], "input this tool accepts", raw) | {"message": str(exc)})]
+        return _sorted(tool_name, found, self._order, raw)
 
 
 #: pydantic error type → the JSON type it means (the rest keep pydantic's own wording)

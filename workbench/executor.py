@@ -32,6 +32,7 @@ from workbench._content import canonical_json as _canonical
 from workbench._content import to_content_blocks
 from workbench._errors import ToolInputError
 from workbench._events import EventListener, ToolEvent
+from workbench._validation_mode import _context_mode, check_mode, mode_for, validating
 from workbench.context import ToolContext
 from workbench.registry import as_tool_registry as _as_registry
 from workbench.secrets import mask_arguments, mask_result, secret_values
@@ -39,7 +40,7 @@ from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationErr
 from workbench.types import Permission, ToolResult, ToolUse, fast_tool_result, new_tool_use_id, utc_now_iso
 
 __all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "approving", "append_masked",
-           "run_sync"]
+           "validating", "run_sync"]
 
 Approver = Callable[[ToolUse, BaseTool], Any]  # returns bool or an awaitable of bool
 
@@ -294,7 +295,7 @@ def _plain_call(raw_use: Any, started_at: str, t0: float, plan: _Plan, arguments
 class _Run:
     """State shared by the calls of one ``execute``/``run`` (the idempotency cache)."""
 
-    __slots__ = ("registry", "tools", "log", "invocation_state", "idempotent", "ctx_factory", "plain")
+    __slots__ = ("registry", "tools", "log", "invocation_state", "idempotent", "ctx_factory", "plain", "validation")
 
     def __init__(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None,
                  plain: bool = False) -> None:
@@ -311,6 +312,7 @@ class _Run:
         self.idempotent: dict[tuple[str, str], Any] = {}
         self.ctx_factory = ctx_factory
         self.plain = plain  # whether plain calls may skip the pipeline's steps (see ToolExecutor._new_run)
+        self.validation: Optional[str] = None  # the run's validation mode, if it imposes one (_new_run)
 
 
 class ToolExecutor:
@@ -327,13 +329,16 @@ class ToolExecutor:
             process pool or a Dask ``client.get_executor()`` scales out — tools must then be
             importable module-level functions and receive no ``ToolContext``).
         invocation_state: passed to tools as ``ToolContext.invocation_state``.
+        validation: the validation mode of every call it runs, ``"strict"`` or ``"lax"`` (pydantic's
+            lax mode), over each tool's and registry's own; ``None`` (default) leaves them in charge.
+            A ``validating(mode)`` context wins over it (``run_agent(validation=...)`` uses one).
     """
 
     _hop_sync_tools = False  # concurrent executors move every sync call off the loop
 
     def __init__(self, *, timeout: Optional[float] = None, approver: Optional[Approver] = None, log: Any = None,
                  synthetic: bool = False, seed: int = 0, pool: Optional[concurrent.futures.Executor] = None,
-                 invocation_state: Optional[dict[str, Any]] = None) -> None:
+                 invocation_state: Optional[dict[str, Any]] = None, validation: Optional[str] = None) -> None:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
         self.timeout = timeout
@@ -343,6 +348,7 @@ class ToolExecutor:
         self.seed = seed
         self.pool = pool
         self.invocation_state = invocation_state
+        self.validation = check_mode(validation, type(self).__name__)
         self._listeners: list[EventListener] = []  # copy-on-write: emitting iterates it without a lock
         self._own_pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
         self._running: dict[str, _Call] = {}  # calls that cancel(id) can reach
@@ -484,14 +490,19 @@ class ToolExecutor:
 
     # -- pipeline: synchronous steps ---------------------------------------------------------------
     def _new_run(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None) -> _Run:
-        return _Run(registry, self.log if log is None else log,
-                    self.invocation_state if invocation_state is None else invocation_state, ctx_factory,
-                    self._adds_nothing() and ctx_factory is None)
+        run = _Run(registry, self.log if log is None else log,
+                   self.invocation_state if invocation_state is None else invocation_state, ctx_factory,
+                   self._adds_nothing() and ctx_factory is None)
+        mode = _context_mode.get() or self.validation
+        if mode is not None or getattr(run.registry, "validation", None) is not None:
+            run.validation, run.plain = mode, False  # each call's validator is chosen in _begin: no plain path
+        return run
 
     def _adds_nothing(self) -> bool:
-        """Whether this executor adds nothing to a plain call (``_Plan``): no default timeout, pool or
-        synthetic values. (Listeners are checked per call: one may subscribe while a run goes on.)"""
-        return self.timeout is None and self.pool is None and not self.synthetic
+        """Whether this executor adds nothing to a plain call (``_Plan``): no default timeout, pool,
+        synthetic values or validation mode. (Listeners are checked per call: one may subscribe while a
+        run goes on; a ``validating()`` context or a registry's mode per run, see ``_no_modes``.)"""
+        return self.timeout is None and self.pool is None and not self.synthetic and self.validation is None
 
     def _begin_plain(self, index: int, raw_use: Any, run: _Run) -> "_Call | ToolResult | None":
         """``_begin`` for a plain call (see ``_Plan``) of a well-formed ToolUse dict when nobody listens:
@@ -561,6 +572,9 @@ class ToolExecutor:
             raw_input = tool_use["input"]
             private = spec.__pydantic_private__
             validator = private.get("_input_validator") if private else None
+            if not run.plain and (run.validation is not None or getattr(run.registry, "validation", None)):
+                # a mode the run or registry sets: the tool's validator of the mode that wins (run > tool > registry)
+                validator = spec.input_validator(mode_for(spec, run.validation, run.registry))
             try:
                 # the spec's own cached validator, as spec.check_inputs would call it (one lookup less)
                 call.arguments = validator(spec.name, raw_input) if validator is not None else spec.check_inputs(raw_input)
@@ -1035,6 +1049,12 @@ class ToolExecutor:
         return self._end(call, result, run)
 
 
+def _no_modes(registry: Any) -> bool:
+    """Whether no ``validating()`` context and no registry's ``validation`` apply: each tool's own
+    validator (its own mode) then checks its calls, as the plain paths call it."""
+    return _context_mode.get() is None and getattr(registry, "validation", None) is None
+
+
 def _returns_check(spec: Any) -> Optional[Callable[[Any], Optional[str]]]:
     """``check(value)`` → ``None`` or how ``value`` breaks the spec's returns schema; ``None`` when the
     spec declares no returns."""
@@ -1155,7 +1175,8 @@ class SequentialExecutor(ToolExecutor):
         # as in run(): plain calls with no log need no run state, made for the first call that does
         tools = getattr(registry, "registry", None)
         plain = (type(tools) is dict and log is None and ctx_factory is None  # and _adds_nothing(), inlined:
-                 and self.timeout is None and self.pool is None and not self.synthetic)  # a call less per execute
+                 and self.timeout is None and self.pool is None and not self.synthetic  # a call less per execute
+                 and self.validation is None and _no_modes(registry))
         run: Optional[_Run] = None
         results = []
         for i, use in enumerate(uses):
@@ -1183,7 +1204,8 @@ class SequentialExecutor(ToolExecutor):
         log = self.log if log is None else log
         # plain calls with no log need no run state: it is made for the first call that does
         tools = getattr(registry, "registry", None)
-        run_plain = self._run_plain if type(tools) is dict and log is None and self._adds_nothing() else None
+        run_plain = (self._run_plain if type(tools) is dict and log is None and self._adds_nothing() and _no_modes(registry)
+                     else None)
         run: Optional[_Run] = None
         results: list[ToolResult] = []
         for i, use in enumerate(uses):
@@ -1209,7 +1231,8 @@ class SequentialExecutor(ToolExecutor):
         duration_ms, tool_use_id), ...]`` — the rows the general path's results give — without
         building ``ToolResult`` objects. A use that is not a well-formed ToolUse of this tool, or a
         value that is not a plain int/str, takes the general path for that row."""
-        if log is not None or self._listeners or not self._adds_nothing() or not isinstance(tool, BaseTool):
+        if (log is not None or self._listeners or not self._adds_nothing() or not isinstance(tool, BaseTool)
+                or not _no_modes(registry)):
             return None
         try:
             registry = _as_registry(registry)

@@ -300,14 +300,21 @@ class ToolRegistry:
     """Tools by name, with refs, spec round trips, provider exports and hot reload.
 
     ``synthetic=True`` makes spec-only tools return generated values when called
-    through :meth:`call` or an executor.
+    through :meth:`call` or an executor. ``validation``: how its tools that set no mode of their own
+    check their input when an executor runs them, ``"strict"`` (the default) or ``"lax"`` (pydantic's
+    lax mode); a run's mode (``validating()``, an executor's ``validation=``) wins over a tool's,
+    which wins over this.
     """
 
-    def __init__(self, tools: Optional[list[Any]] = None, *, synthetic: bool = False) -> None:
+    def __init__(self, tools: Optional[list[Any]] = None, *, synthetic: bool = False,
+                 validation: Optional[str] = None) -> None:
+        from workbench._validation_mode import check_mode
+
         self.registry: dict[str, BaseTool] = {}
         self.dynamic_tools: dict[str, BaseTool] = {}
         self.tool_refs: dict[str, str] = {}
         self.synthetic = synthetic
+        self.validation = check_mode(validation, "ToolRegistry")
         self._normalized: dict[str, str] = {}
         self._listeners: list[Callable[[str, str], None]] = []
         self._lock = threading.RLock()

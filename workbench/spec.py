@@ -12,7 +12,7 @@ plus ``ToolSpec.from_function(fn)``.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
@@ -92,6 +92,7 @@ class ToolSpec(BaseModel):
     idempotent: bool = False
     permission: Permission = Permission.ALWAYS_ALLOW
     timeout: Optional[float] = None
+    validation: Optional[Literal["strict", "lax"]] = None
 
     _declared_inputs: Optional[list[str]] = PrivateAttr(default=None)
     _input_validator: Optional[Callable[[str, Any], dict]] = PrivateAttr(default=None)
@@ -100,8 +101,15 @@ class ToolSpec(BaseModel):
     _call_plan: Any = PrivateAttr(default=None)  # the executors' cache for this spec (workbench.executor._plan_of)
     _flat_check: Optional[Callable[[Any], dict]] = PrivateAttr(default=None)  # see check_inputs
     _secret_names: Optional[frozenset[str]] = PrivateAttr(default=None)  # see secret_parameters
+    # a function tool's validator of each mode (FunctionInputValidator.for_mode); None: one validator
+    # serves every mode (a JSON Schema's, an adapted tool's framework's, one set by hand)
+    _variants: Optional[Callable[[str], Callable[[str, Any], dict]]] = PrivateAttr(default=None)
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if name == "validation":
+            from workbench._validation_mode import check_mode
+
+            value = check_mode(value, f"Tool '{self.name}'")
         super().__setattr__(name, value)
         # what the executors derived from this spec is stale once a field (or a validator) changes
         private = self.__pydantic_private__
@@ -111,6 +119,17 @@ class ToolSpec(BaseModel):
                 private["_secret_names"] = None
             if name == "_input_validator":
                 private["_flat_check"] = None  # it was the old validator's
+                private["_variants"] = None  # a validator set by hand serves every mode
+            elif name == "validation" and private.get("_variants") is not None:
+                self._use_mode(value or "strict")
+
+    def _use_mode(self, mode: str) -> None:
+        """Make the validator of ``mode`` this spec's own (a function tool's; see ``validation``)."""
+        private = self.__pydantic_private__
+        validator = private["_variants"](mode)
+        private["_input_validator"] = validator
+        private["_flat_check"] = getattr(getattr(validator, "__self__", None), "published_check", None)
+        private["_call_plan"] = None
 
     def __init__(self, **data: Any) -> None:
         declared = [getattr(p, "name", None) if not isinstance(p, dict) else p.get("name") for p in data.get("inputs") or []]
@@ -200,7 +219,11 @@ class ToolSpec(BaseModel):
             **{**_RUNTIME_DEFAULTS, **runtime},
         )
         # the bound method, not the object: calling an instance with a Python __call__ costs ~0.1 µs more
-        spec._input_validator = FunctionInputValidator(info, publish=_publisher(spec)).__call__
+        strict = FunctionInputValidator(info, publish=_publisher(spec))
+        spec._input_validator = strict.__call__
+        spec._variants = strict.for_mode
+        if spec.validation is not None:
+            spec._use_mode(spec.validation)
         spec._generated = True
         if info.return_adapter is not None:
             spec._return_checker = _adapter_checker(info.return_adapter)
@@ -285,8 +308,29 @@ class ToolSpec(BaseModel):
             if pname not in props:
                 raise ToolSpecError(f"{label}: required parameter '{pname}' is not declared in parameters.properties")
 
-    def check_inputs(self, raw: Any) -> dict[str, Any]:
+    def input_validator(self, mode: Optional[str] = None) -> Callable[[str, Any], dict]:
+        """``validate(tool_name, raw) -> arguments`` in ``mode`` (``"strict"``, ``"lax"``; ``None``: this
+        spec's own, ``validation`` or strict). Only a function tool has a validator per mode: a tool
+        known by its JSON Schema alone, or an adapted tool (its framework's check), has one for all."""
+        private = self.__pydantic_private__
+        variants = private["_variants"]
+        if mode is None or variants is None or mode == (self.validation or "strict"):
+            validator = private["_input_validator"]
+            if validator is None:
+                from workbench._validation import SchemaInputValidator
+
+                validator = self._input_validator = SchemaInputValidator(self.parameters)
+            return validator
+        from workbench._validation_mode import check_mode
+
+        return variants(check_mode(mode, f"Tool '{self.name}'"))
+
+    def check_inputs(self, raw: Any, validation: Optional[str] = None) -> dict[str, Any]:
         """Validate runtime inputs; return the validated (for function tools: converted) arguments.
+
+        ``validation``: the mode to check in (``"strict"`` or ``"lax"``, pydantic's lax mode: ``"6"``
+        is 6 for an ``int``); default this spec's own ``validation`` (strict unless set). See
+        ``workbench._validation_mode`` for who decides a call's mode.
 
         Raises ``ToolInputError`` naming the tool and every failing field. Its ``errors`` come in a
         fixed order, the same for function tools and schema-only tools and whatever the pydantic or
@@ -301,6 +345,8 @@ class ToolSpec(BaseModel):
         ``pattern``, and an input nesting objects/arrays deeper than ``MAX_INPUT_DEPTH`` (100)
         levels, the arguments object being level 1, is refused before validation.
         """
+        if validation is not None:
+            return self.input_validator(validation)(self.name, raw)
         private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
         flat_check = private["_flat_check"]
         if flat_check is not None and type(raw) is dict:
@@ -396,6 +442,7 @@ _RUNTIME_DEFAULTS = {
     "idempotent": False,
     "permission": Permission.ALWAYS_ALLOW,
     "timeout": None,
+    "validation": None,
 }
 
 

@@ -383,17 +383,20 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
                       parameters: Optional[dict] = None, context: bool | str = False, long_running: bool = False,
                       async_execution: Optional[bool] = None, idempotent: bool = False,
                       permission: Permission | str = Permission.ALWAYS_ALLOW, timeout: Optional[float] = None,
-                      when_to_use: Optional[str] = None) -> "DecoratedFunctionTool":
+                      when_to_use: Optional[str] = None, validation: Optional[str] = None) -> "DecoratedFunctionTool":
         from workbench._schema import inspect_function, plainly_supported, read_signature
 
         if not callable(func):
             raise ToolSpecError(f"@tool needs a function, got {type(func).__name__}: {func!r}")
         if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0):
             raise ToolSpecError(f"Tool '{name or getattr(func, '__name__', '?')}': timeout must be a positive number of seconds, got {timeout!r}")
+        from workbench._validation_mode import check_mode
+
         is_async = inspect.iscoroutinefunction(func) if async_execution is None else bool(async_execution)
         runtime = dict(
             when_to_use=when_to_use, long_running=long_running, supports_async=is_async, idempotent=idempotent,
             permission=Permission.coerce(permission), timeout=None if timeout is None else float(timeout),
+            validation=check_mode(validation, f"Tool '{name or getattr(func, '__name__', '?')}'"),
         )
         tool_name = name or getattr(func, "__name__", None) or type(func).__name__
         resolved = read_signature(func, tool_name)
@@ -606,7 +609,7 @@ class SpecOnlyTool(BaseTool):
 
 
 _TOOL_OPTIONS = ("name", "description", "parameters", "context", "long_running", "async_execution", "idempotent",
-                 "permission", "timeout", "when_to_use")
+                 "permission", "timeout", "when_to_use", "validation")
 
 
 @overload
@@ -628,16 +631,21 @@ def tool(
     permission: Permission | str = Permission.ALWAYS_ALLOW,
     timeout: Optional[float] = None,
     when_to_use: Optional[str] = None,
+    validation: Optional[str] = None,
 ) -> Any:
     """Turn a function into a tool (``@tool`` or ``@tool(...)``); register a ``BaseTool`` subclass.
 
     On a function (sync or ``async def``) it returns a :class:`DecoratedFunctionTool`, still callable
     as the original function. On a ``BaseTool`` subclass (the Allos class decorator) it instantiates
     the class, registers the instance in the default registry and returns the class.
+
+    ``validation``: ``"strict"`` (the default: JSON's types, ``"6"`` is no integer) or ``"lax"``
+    (pydantic's lax mode: ``"6"`` becomes 6) for this tool's input checks; a run's mode wins over it,
+    it wins over its registry's.
     """
     options = dict(name=name, description=description, parameters=parameters, context=context,
                    long_running=long_running, async_execution=async_execution, idempotent=idempotent,
-                   permission=permission, timeout=timeout, when_to_use=when_to_use)
+                   permission=permission, timeout=timeout, when_to_use=when_to_use, validation=validation)
 
     def decorate(obj: Any) -> Any:
         if isinstance(obj, type) and issubclass(obj, BaseTool):

@@ -69,6 +69,20 @@ def test_crewai_validation_applies():
     assert bad.status == "error"
 
 
+def test_an_adapted_crewai_tool_accepts_and_refuses_what_crewai_does():
+    # CrewAI's run checks args_schema.model_validate (pydantic's lax mode): "3" is a number of times
+    registry = ToolRegistry([RepeatTool()])
+    for tool_input in ({"text": "ab", "times": "3"}, {"text": "ab", "times": "x"}, {"text": "ab", "times": 3, "extra": 1}):
+        try:
+            expected = ("value", RepeatTool().run(**tool_input))
+        except ValueError:
+            expected = ("refused", None)
+        result = SequentialExecutor().run([_use("repeat", tool_input)], registry)[0]
+        got = ("value", result.value) if result.status == "success" else (
+            "refused" if result.metadata["error_type"] == "ToolInputError" else result.metadata["error_type"], None)
+        assert got == expected, (tool_input, result.content)
+
+
 def test_adapted_crewai_tool_in_map_and_a_form():
     (adapted,) = adapt(word_count)
     frame = SequentialExecutor().map(adapted, [{"text": "one two"}, {"text": "x"}], progress=False)

@@ -21,7 +21,7 @@ from workbench.tools import BaseTool
 from workbench.types import ToolResult
 
 __all__ = ["AdaptedTool", "ExportedCall", "ForeignToolError", "WorkbenchToolError", "require", "new_call_id", "not_a_tool",
-           "spec_of", "text_of"]
+           "spec_of", "framework_inputs", "text_of"]
 
 
 class ForeignToolError(RuntimeError):
@@ -53,13 +53,14 @@ def new_call_id() -> str:
 
 
 def spec_of(name: str, description: Optional[str], parameters: dict[str, Any], *, supports_async: bool = False,
-            returns: Optional[dict[str, Any]] = None, framework: str, inputs_validator: Any = None) -> ToolSpec:
-    """A ``ToolSpec`` holding a framework's own name, description and parameters schema, unchanged.
+            returns: Optional[dict[str, Any]] = None, framework: str,
+            check: Optional[Callable[[dict[str, Any]], Any]] = None) -> ToolSpec:
+    """A ``ToolSpec`` holding a framework's own name, description and parameters schema, unchanged,
+    whose input check is the framework's own: ``check(arguments)`` (see :func:`framework_inputs`).
 
     The schema is the framework's output (made by pydantic in most of them), so it is not checked
     against the JSON Schema meta-schema — the check that costs milliseconds a tool; the structure
-    checks still run. ``inputs_validator``: the framework's own pydantic-core validator of the
-    arguments, if it has one, which makes the executor's input check fast (see ``_fast_inputs``).
+    checks still run.
     """
     spec = ToolSpec(name=name, description=description or "", parameters=parameters, returns=returns or {},
                     supports_async=supports_async)
@@ -68,40 +69,49 @@ def spec_of(name: str, description: Optional[str], parameters: dict[str, Any], *
         spec.validate_structure()
     except ValueError as exc:
         raise ValueError(f"The {framework} tool {name!r} cannot become a workbench tool: {exc}") from None
-    if inputs_validator is not None:
-        spec._input_validator = _fast_inputs(spec.parameters, inputs_validator)
+    spec._input_validator = framework_inputs(spec.parameters, check, framework)
     return spec
 
 
-def _fast_inputs(parameters: dict[str, Any], framework_validator: Any) -> Callable[[str, Any], dict]:
-    """The spec's input check, with the framework's strict pydantic validation as a first step: input
-    it accepts, with only declared keys and no NaN/infinity, is input the JSON Schema accepts (strict
-    mode coerces nothing), and is passed on unchanged for the framework to convert as it does.
-    Anything else takes the full JSON Schema check, which accepts it or explains the error."""
+def framework_inputs(parameters: dict[str, Any], check: Optional[Callable[[dict[str, Any]], Any]],
+                     framework: str) -> Callable[[str, Any], dict]:
+    """An adapted tool's input check: what its framework checks before calling it, nothing more, so a
+    call it accepts in production is accepted here (``"6"`` for an ``int`` where it validates in
+    pydantic's lax mode) and one it refuses is refused — before the call, as a ``ToolInputError``.
+
+    ``check(arguments)`` is the framework's own validation (its args model's ``model_validate``, its
+    validator…): a pydantic ``ValidationError`` it raises is worded as the workbench words input
+    errors; a ``ValueError``/``TypeError`` keeps the framework's message. ``None``: the framework
+    checks nothing before the call (or checks it in the call and answers the model itself). Either
+    way the arguments must be an object, nested at most ``MAX_INPUT_DEPTH`` levels; they are passed
+    on as given, for the framework to convert as it does. Validation modes do not apply: the
+    framework's is the tool's mode.
+    """
     from pydantic import ValidationError
 
-    from workbench._validation import SchemaInputValidator, _scan
+    from workbench._errors import ToolInputError
+    from workbench._validation import PydanticErrorReport, _error, _not_an_object, _scan
 
-    names = frozenset((parameters.get("properties") or {}).keys())
-    validate = framework_validator.validate_python
-    full: list[SchemaInputValidator] = []  # made on first need: most tools are never called
+    report: list[PydanticErrorReport] = []  # made on first need: most calls are valid
 
-    def full_check(tool_name: str, raw: Any) -> dict:
-        if not full:
-            full.append(SchemaInputValidator(parameters))
-        return full[0](tool_name, raw)
-
-    def check(tool_name: str, raw: Any) -> dict:
-        if type(raw) is dict and raw.keys() <= names:
+    def validate(tool_name: str, raw: Any) -> dict:
+        if not isinstance(raw, dict):
+            raise _not_an_object(tool_name, raw)
+        _scan(tool_name, raw)  # refuses an input nested too deeply before any validator recurses into it
+        if check is not None:
             try:
-                validate(raw, strict=True)
-            except ValidationError:
-                return full_check(tool_name, raw)
-            if not _scan(tool_name, raw):  # no NaN / infinity (and not nested too deep)
-                return dict(raw)
-        return full_check(tool_name, raw)
+                check(raw)
+            except ValidationError as exc:
+                if not report:
+                    report.append(PydanticErrorReport(parameters))
+                raise report[0].error(tool_name, exc, raw) from None
+            except (ValueError, TypeError) as exc:
+                error = _error((), f"input {framework} accepts", raw)
+                error["message"] = str(exc)
+                raise ToolInputError(tool_name, [error]) from None
+        return dict(raw)
 
-    return check
+    return validate
 
 
 _CALL_CONTEXT = "<the call's ToolContext>"  # not an identifier: never a parameter of the schema

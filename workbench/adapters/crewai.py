@@ -50,7 +50,10 @@ def adapt_tool(crew_tool: Any) -> AdaptedTool:
         return value
 
     parameters = function.get("parameters") or {"type": "object", "properties": {}}
-    spec = spec_of(function["name"], function.get("description"), parameters, framework="CrewAI")
+    # what BaseTool.run checks first: args_schema.model_validate (pydantic's lax mode), if it has fields
+    schema = crew_tool.args_schema
+    check = schema.model_validate if schema is not None and schema.model_fields else None
+    spec = spec_of(function["name"], function.get("description"), parameters, framework="CrewAI", check=check)
     # a CrewAI tool holds a lock (its usage count), so it cannot be pickled itself: its fields can
     fields = {name: getattr(crew_tool, name) for name in type(crew_tool).model_fields}
     return AdaptedTool(spec, crew_tool, "crewai", call, rebuild=(_adapt_again, (type(crew_tool), fields), {}))

@@ -90,10 +90,26 @@ def adapt_tool(lc_tool: Any) -> AdaptedTool:
 
     spec = spec_of(function["name"], function.get("description"),
                    function.get("parameters") or {"type": "object", "properties": {}},
-                   supports_async=is_async, framework="LangChain",
-                   inputs_validator=getattr(lc_tool.tool_call_schema if as_tool_call else lc_tool.args_schema,
-                                            "__pydantic_validator__", None))
+                   supports_async=is_async, framework="LangChain", check=_input_check(lc_tool, as_tool_call))
     return AdaptedTool(spec, lc_tool, "langchain", call, wants_call_id=as_tool_call, rebuild=(adapt_tool, (lc_tool,), {}))
+
+
+def _input_check(lc_tool: Any, as_tool_call: bool) -> Any:
+    """What ``invoke`` checks before running the tool: ``args_schema.model_validate`` (pydantic's lax
+    mode, unless the model says otherwise) — the schema the model fills in for a tool with injected
+    arguments. ``None`` for a JSON Schema ``args_schema`` (LangChain checks nothing then)."""
+    from pydantic import BaseModel
+
+    schema = lc_tool.tool_call_schema if as_tool_call else lc_tool.args_schema
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        return None
+    validate = schema.model_validate
+
+    def check(arguments: dict[str, Any]) -> None:
+        if not lc_tool.handle_validation_error:  # else invoke answers bad input itself, as the model reads it
+            validate(arguments)
+
+    return check
 
 
 def to_langchain(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None, approver: Any = None) -> Any:

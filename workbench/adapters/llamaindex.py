@@ -56,9 +56,9 @@ def adapt_tool(li_tool: Any) -> AdaptedTool:
         def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return _value(li_tool.call(**arguments), rewritten)
 
+    # no check: LlamaIndex calls the function with the model's arguments as they are
     spec = spec_of(function["name"], function.get("description"), function["parameters"], supports_async=is_async,
-                   framework="LlamaIndex",
-                   inputs_validator=getattr(li_tool.metadata.fn_schema, "__pydantic_validator__", None))
+                   framework="LlamaIndex")
     return AdaptedTool(spec, li_tool, "llamaindex", call, rebuild=(adapt_tool, (li_tool,), {}))
 
 

@@ -8,8 +8,9 @@ reads) apply. ``needs_approval=True`` becomes the ``ask_user`` permission. Every
 async, so the adapted tool is too.
 
 Out: ``to_openai_agents(tool)`` is a ``FunctionTool`` whose ``params_json_schema`` is the workbench
-tool's JSON Schema (``strict_json_schema=False``; ``strict=True`` sends the workbench's strict
-variant) and whose ``on_invoke_tool`` runs the call through a workbench executor.
+tool's OpenAI strict-mode schema where strict mode can express it (``strict_json_schema=True``, as
+``@function_tool`` defaults to), else its JSON Schema as it is, and whose ``on_invoke_tool`` runs the
+call through a workbench executor.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def adapt_tool(function_tool: Any, *, context: Any = None) -> AdaptedTool:
         ctx = ToolContext(context=context, tool_name=name, tool_call_id=call_id or new_call_id(), tool_arguments=text)
         return await invoke_function_tool(function_tool=function_tool, context=ctx, arguments=text)
 
+    # no check before the call: the SDK validates the arguments in it (its params model, in pydantic's lax
+    # mode) and its failure function answers bad ones, as the model would read it
     spec = spec_of(name, function_tool.description, function_tool.params_json_schema, supports_async=True,
                    framework="OpenAI Agents SDK")
     if function_tool.needs_approval is True:
@@ -62,7 +65,7 @@ def adapt_tool(function_tool: Any, *, context: Any = None) -> AdaptedTool:
 
 
 def to_openai_agents(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None, approver: Any = None,
-                     strict: bool = False) -> Any:
+                     strict: Optional[bool] = None) -> Any:
     """``tool`` as an Agents SDK ``FunctionTool`` whose calls run through a workbench executor.
 
     Args:
@@ -70,23 +73,39 @@ def to_openai_agents(tool: Any, *, executor: Optional[ToolExecutor] = None, log:
         executor: the executor each call runs on (default: a ``SequentialExecutor``).
         log: an ``ExecutionLog`` that gets a row per call.
         approver: the approver of a default executor, for ``ask_user`` tools.
-        strict: send the workbench's OpenAI strict-mode schema with ``strict_json_schema=True``
-            (raises ``ToolSpecError`` for a schema strict mode cannot express).
+        strict: ``None`` (default): the OpenAI strict-mode schema with ``strict_json_schema=True``
+            where strict mode can express the schema (as ``@function_tool`` does by default), else the
+            schema as it is; ``True``: strict or ``ToolSpecError`` naming what strict mode cannot
+            express; ``False``: the schema as it is. In strict mode the model sends ``null`` for an
+            optional parameter it leaves out; the call drops it again, so the default applies.
 
     ``on_invoke_tool`` returns the tool's value, or for an error result (bad input, denied permission,
     timeout, an exception in the tool) its text (``"Error: ..."``), which the model reads.
     """
     agents = _agents()
     exported = ExportedCall(tool, executor=executor, log=log, approver=approver, target="to_openai_agents")
+    from workbench._errors import ToolSpecError
+    from workbench.providers import normalize_arguments
+
     spec = exported.spec
-    schema = (spec.to_provider_format("openai", strict=True)["function"]["parameters"] if strict
-              else json.loads(json.dumps(spec.parameters)))
+    schema = None
+    if strict is not False:
+        try:
+            schema = spec.to_provider_format("openai", strict=True)["function"]["parameters"]
+        except ToolSpecError:
+            if strict:
+                raise
+    strict = schema is not None
+    if schema is None:
+        schema = json.loads(json.dumps(spec.parameters))
 
     async def on_invoke_tool(ctx: Any, input_json: str) -> Any:
         try:
             arguments = json.loads(input_json) if input_json else {}
         except json.JSONDecodeError as exc:
             raise ValueError(f"Tool '{exported.name}': the arguments are not valid JSON ({exc})") from None
+        if strict:
+            arguments = normalize_arguments(spec, arguments, "openai", strict=True)
         result = await exported.arun(arguments, getattr(ctx, "tool_call_id", None) or None)
         # a hand-made FunctionTool handles its own errors (the SDK's failure function is for
         # @function_tool): the model reads the error result's text, as a workbench provider export sends it

@@ -10,7 +10,9 @@ A ``ModelRetry`` (or a validation error) is an error result whose message is wha
 would send back to the model; no retry happens (there is no model to retry).
 
 Out: ``to_pydantic_ai(tool)`` is a ``Tool`` built with ``Tool.from_schema`` on the workbench tool's
-JSON Schema; a call runs through a workbench executor.
+JSON Schema; a call runs through a workbench executor. Bad input becomes ``ModelRetry`` (what
+pydantic-ai does with arguments its own validator refuses); any other error raises, as a native
+tool's exception does.
 """
 
 from __future__ import annotations
@@ -79,8 +81,9 @@ def _adapted(toolset: Any, toolset_tool: Any, deps: Any) -> AdaptedTool:
         except ModelRetry as exc:
             raise ModelRetry(f"Tool '{name}' asked the model to retry: {exc.message}") from None
 
+    # the toolset's own check of a call's arguments (a dict: validate_python, in pydantic's lax mode)
     spec = spec_of(name, definition.description, definition.parameters_json_schema, supports_async=True,
-                   framework="pydantic-ai", inputs_validator=validator)
+                   framework="pydantic-ai", check=validator.validate_python)
     if definition.kind == "unapproved":  # requires_approval=True
         spec.permission = Permission.ASK_USER
     original = toolset.tools.get(getattr(toolset_tool, "original_name", None) or name, toolset_tool)
@@ -89,7 +92,7 @@ def _adapted(toolset: Any, toolset_tool: Any, deps: Any) -> AdaptedTool:
 
 
 def to_pydantic_ai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None,
-                   approver: Any = None) -> Any:
+                   approver: Any = None, max_retries: Optional[int] = None) -> Any:
     """``tool`` as a pydantic-ai ``Tool`` whose calls run through a workbench executor.
 
     Args:
@@ -97,17 +100,23 @@ def to_pydantic_ai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: A
         executor: the executor each call runs on (default: a ``SequentialExecutor``).
         log: an ``ExecutionLog`` that gets a row per call.
         approver: the approver of a default executor, for ``ask_user`` tools.
+        max_retries: the ``Tool``'s ``max_retries`` (default: the agent's, as for a native tool).
 
     The ``Tool``'s definition carries the workbench tool's name, description and JSON Schema; a call
-    returns the tool's value, and an error result raises ``ModelRetry`` with the result's message
-    (pydantic-ai sends it to the model, which may try again).
+    returns the tool's value. Input the workbench tool refuses (a ``ToolInputError`` result) raises
+    ``ModelRetry`` with its message — pydantic-ai sends it to the model, which may try again, as it
+    does for arguments its own validator refuses; any other error result (an exception in the tool,
+    a denied permission, a timeout) raises ``WorkbenchToolError``, ending the run as a native
+    tool's exception would, rather than using up the model's retries.
     """
     pai = _pai()
 
     def error(result: Any) -> BaseException:
         from workbench.adapters._common import WorkbenchToolError
 
-        return pai.ModelRetry(WorkbenchToolError(result).args[0])
+        if result.metadata.get("error_type") == "ToolInputError":
+            return pai.ModelRetry(WorkbenchToolError(result).args[0])
+        return WorkbenchToolError(result)
 
     exported = ExportedCall(tool, executor=executor, log=log, approver=approver, error=error,
                             target="to_pydantic_ai")
@@ -115,5 +124,10 @@ def to_pydantic_ai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: A
     async def function(**kwargs: Any) -> Any:
         return await exported.avalue(kwargs)
 
-    return pai.Tool.from_schema(function, name=exported.name, description=exported.spec.description,
-                                json_schema=copy.deepcopy(exported.spec.parameters), takes_ctx=False)
+    exported_tool = pai.Tool.from_schema(function, name=exported.name, description=exported.spec.description,
+                                         json_schema=copy.deepcopy(exported.spec.parameters), takes_ctx=False)
+    if max_retries is not None:  # (from_schema takes no max_retries)
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"to_pydantic_ai: max_retries must be a non-negative integer, got {max_retries!r}")
+        exported_tool.max_retries = max_retries
+    return exported_tool

@@ -50,29 +50,10 @@ def adapt_tool(sm_tool: Any) -> AdaptedTool:
         validate_tool_arguments(sm_tool, arguments)
         return sm_tool(**arguments, sanitize_inputs_outputs=True)
 
-    spec = spec_of(function["name"], function.get("description"), function["parameters"], framework="smolagents")
-    nullable = frozenset(k for k, v in sm_tool.inputs.items() if isinstance(v, dict) and v.get("nullable"))
-    if nullable:
-        spec._input_validator = _allowing_nulls(spec.parameters, nullable)
+    # the agent's own check (its types, required inputs, ``nullable`` ones taking null), before the call
+    spec = spec_of(function["name"], function.get("description"), function["parameters"], framework="smolagents",
+                   check=lambda arguments: validate_tool_arguments(sm_tool, arguments))
     return AdaptedTool(spec, sm_tool, "smolagents", call, rebuild=(adapt_tool, (sm_tool,), {}))
-
-
-def _allowing_nulls(parameters: dict[str, Any], nullable: frozenset) -> Any:
-    """The input check of a tool with ``nullable`` inputs: ``null`` is a value of those (as smolagents'
-    ``validate_tool_arguments`` has it, though the schema's ``type`` does not say so); the rest is
-    checked against the schema."""
-    from workbench._validation import SchemaInputValidator
-
-    full = SchemaInputValidator(parameters)
-
-    def check(tool_name: str, raw: Any) -> dict:
-        if type(raw) is not dict:
-            return full(tool_name, raw)
-        nulls = {k: None for k, v in raw.items() if v is None and k in nullable}
-        checked = full(tool_name, {k: v for k, v in raw.items() if k not in nulls})
-        return {**checked, **nulls}
-
-    return check
 
 
 def _input_type(schema: dict[str, Any]) -> "str | list[str]":

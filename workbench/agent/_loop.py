@@ -10,6 +10,7 @@ result, so the model can correct itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import threading
 import time
@@ -18,6 +19,7 @@ import warnings
 from typing import Any, Callable, Optional, Sequence
 
 from workbench._unicode import replace_surrogates
+from workbench._validation_mode import check_mode, validating
 from workbench.executor import ConcurrentExecutor, append_masked, approving, run_sync
 from workbench.models import Model, ModelError, ModelTurn, as_messages, get, tool_specs
 from workbench.models._turn import without_surrogates
@@ -60,7 +62,8 @@ def default_executor() -> ConcurrentExecutor:
 def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any, system: Optional[str] = None,
               executor: Any = None, log: Any = None, max_turns: int = 10, tool_choice: Any = None,
               approver: Any = None, review: Optional[Review] = None, on_step: Optional[StepListener] = None,
-              run_id: Optional[str] = None, new_conversation: bool = True, **params: Any) -> Transcript:
+              run_id: Optional[str] = None, new_conversation: bool = True, validation: Optional[str] = None,
+              **params: Any) -> Transcript:
     """Run ``model`` on ``prompt_or_messages`` with ``tools`` until it answers without a tool call.
 
     Args:
@@ -87,6 +90,9 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
             (``model.fresh()``: a script at its first turn); False continues the conversation of the
             ``model`` object given — for a caller that asks several user turns of one conversation
             and called ``model.fresh()`` once itself.
+        validation: how the run's tool calls check their input, ``"strict"`` or ``"lax"`` (pydantic's
+            lax mode: ``"6"`` is 6 for an ``int``), over each tool's and registry's own mode; default:
+            theirs (strict unless set). Adapted tools always check as their framework does.
         **params: passed to the model each turn (``temperature``, ``max_tokens``…).
 
     Returns:
@@ -95,18 +101,20 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
     """
     return run_sync(arun_agent(model, prompt_or_messages, tools=tools, system=system, executor=executor, log=log,
                                max_turns=max_turns, tool_choice=tool_choice, approver=approver, review=review,
-                               on_step=on_step, run_id=run_id, new_conversation=new_conversation, **params))
+                               on_step=on_step, run_id=run_id, new_conversation=new_conversation,
+                               validation=validation, **params))
 
 
 async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any,
                      system: Optional[str] = None, executor: Any = None, log: Any = None, max_turns: int = 10,
                      tool_choice: Any = None, approver: Any = None, review: Optional[Review] = None,
                      on_step: Optional[StepListener] = None, run_id: Optional[str] = None,
-                     new_conversation: bool = True, **params: Any) -> Transcript:
+                     new_conversation: bool = True, validation: Optional[str] = None, **params: Any) -> Transcript:
     """The async form of :func:`run_agent` (same arguments). Cancelling the task ends the run with
     ``stopped_because="cancelled"`` and returns the transcript so far."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+    check_mode(validation, "run_agent")
     model = get(model)
     if new_conversation:  # every run starts the model's conversation afresh (a script at its first turn)
         model = model.fresh()
@@ -118,13 +126,15 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
     run = _Run(Transcript(run_id=run_id or new_run_id(), model=model.id, messages=messages,
                           started_at=utc_now_iso(), prompt=[dict(m) for m in messages],
                           tools=[spec.to_schema() for spec in specs],
-                          settings={"params": mask_params(params), "tool_choice": tool_choice, "max_turns": max_turns}),
+                          settings={"params": mask_params(params), "tool_choice": tool_choice, "max_turns": max_turns,
+                                    **({"validation": validation} if validation is not None else {})}),
                log, on_step, SecretCalls.of(specs))
     run.start()
     t0 = time.perf_counter()
     stopped, error = "max_turns", None
     try:
-        with approving(approver):
+        # a run's mode, if it sets one, travels with it (as its approver does), not with a shared executor
+        with approving(approver), (validating(validation) if validation is not None else contextlib.nullcontext()):
             for index in range(max_turns):
                 step = await _model_turn(model, messages, specs, tool_choice, params, index)
                 await run.add(step)
@@ -423,8 +433,10 @@ async def arerun(transcript: Transcript, model: "Model | str | None" = None, *, 
     """The async form of :func:`rerun`."""
     settings = transcript.settings or {}
     params = {k: v for k, v in (settings.get("params") or {}).items() if v != "***"}
-    loop_options = {"tool_choice": settings.get("tool_choice"), "max_turns": settings.get("max_turns") or 10}
-    for key in ("system", "executor", "log", "approver", "review", "on_step", "run_id", "tool_choice", "max_turns"):
+    loop_options = {"tool_choice": settings.get("tool_choice"), "max_turns": settings.get("max_turns") or 10,
+                    "validation": settings.get("validation")}
+    for key in ("system", "executor", "log", "approver", "review", "on_step", "run_id", "tool_choice", "max_turns",
+                "validation"):
         if key in options:
             loop_options[key] = options.pop(key)
     params.update(options)

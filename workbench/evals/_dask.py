@@ -9,7 +9,8 @@ from typing import Any
 from workbench.agent import Transcript
 
 
-def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, params: dict, concurrency: int) -> list:
+def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, params: dict, concurrency: int,
+               validation: Any = None) -> list:
     """On a worker: run ``jobs`` (index, model index, conversation key, case, offer, repeat) and return
     (index, transcript dict); each job is a fresh conversation of its model."""
     from workbench.evals._jobs import _transcript
@@ -17,7 +18,8 @@ def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, param
     async def one(index: int, model_index: int, key: str, case: Any, offer: Any, repeat: int,
                   limit: asyncio.Semaphore):
         async with limit:
-            transcript = await _transcript(models[model_index], key, case, repeat, offer, max_turns, tool_choice, params)
+            transcript = await _transcript(models[model_index], key, case, repeat, offer, max_turns, tool_choice, params,
+                                           validation=validation)
             return index, transcript._as_dict()  # unmasked: the client scores the calls as made
 
     async def main() -> list:
@@ -36,7 +38,7 @@ def run_on_dask(evaluation: Any, executor: Any, progress: Any, batch_size: int =
     jobs = [(i, job.model, evaluation.key(i), job.case, evaluation.offers[(job.variant, job.case.id)], job.repeat)
             for i, job in enumerate(evaluation.jobs)]
     futures = [client.submit(_run_batch, models, jobs[start:start + batch_size], evaluation.max_turns,
-                             evaluation.tool_choice, evaluation.params, concurrency, pure=False)
+                             evaluation.tool_choice, evaluation.params, concurrency, evaluation.validation, pure=False)
                for start in range(0, len(jobs), batch_size)]
     try:
         for future in as_completed(futures):

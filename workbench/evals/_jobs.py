@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Optional, Any
 
 from workbench.agent import ModelStep, Transcript, new_run_id
 from workbench.evals._case import EvalCase
@@ -30,9 +30,12 @@ def _conversation(model: Model, variant: str, case: EvalCase, repeat: int) -> st
 
 
 async def _transcript(model: Model, key: str, case: EvalCase, repeat: int, offer: "_Offer", max_turns: int,
-                      tool_choice: Any, params: dict, executor: Any = None, log: Any = None) -> Transcript:
+                      tool_choice: Any, params: dict, executor: Any = None, log: Any = None,
+                      validation: Optional[str] = None) -> Transcript:
     """One job's conversation, named ``key`` (see ``conversation_key``): one turn scored as it is
-    (``max_turns=1``) or the agent loop, with the tools run through ``executor``."""
+    (``max_turns=1``) or the agent loop, with the tools run through ``executor`` and checking their
+    input in the run's ``validation`` mode (None: each tool's own)."""
+    from workbench._validation_mode import validating
     from workbench.agent import arun_agent
     from workbench.evals._cache import CachedModel
 
@@ -41,6 +44,9 @@ async def _transcript(model: Model, key: str, case: EvalCase, repeat: int, offer
 
     token = conversation_key.set(key)
     try:
+        if validation is not None:  # every tool call of the job, multi-turn cases' included
+            with validating(validation):
+                return await _transcript(model, key, case, repeat, offer, max_turns, tool_choice, params, executor, log)
         if hasattr(case, "arun"):  # a multi-turn case asks its own user turns (BFCL multi-turn)
             return await case.arun(model, executor=executor, log=log, tool_choice=tool_choice, **params)
         if max_turns == 1:

@@ -64,6 +64,7 @@ class _Evaluation:
         self.models, self.max_turns, self.tool_choice, self.params = models, max_turns, tool_choice, params
         self.scorers, self.pass_if = resolve_scorers(None, cases) if scorers is None else scorers, pass_if
         self.executor, self.log = executor, log
+        self.validation: Optional[str] = None  # the runs' validation mode (run_evals' validation=)
         self.offers = {(v, c.id): _Offer(reg, c) for v, reg in variants.items() for c in cases}
         self.jobs = [_Job(m, v, c, r) for m in range(len(models)) for v in variants for c in cases
                      for r in range(repeats)]
@@ -80,7 +81,8 @@ class _Evaluation:
         job = self.jobs[index]
         model, offer = self.models[job.model], self.offers[(job.variant, job.case.id)]
         transcript = await _transcript(model, self.key(index), job.case, job.repeat, offer, self.max_turns,
-                                       self.tool_choice, self.params, self.executor, self.log)
+                                       self.tool_choice, self.params, self.executor, self.log,
+                                       validation=self.validation)
         scores = await apply_scorers(self.scorers, job.case, transcript, offer.schemas)
         # the agent loop (multi-turn and BFCL multi-turn cases) logs its own run
         self.finish(index, transcript, scores, logged=self.max_turns > 1 or hasattr(job.case, "arun"))
@@ -151,7 +153,8 @@ def _spec_diffs(variants: dict[str, Any]) -> dict[tuple[str, str], Any]:
 def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: int = 1, concurrency: int = 8,
               executor: Any = None, cache: Any = None, variants: Optional[dict[str, Any]] = None,
               progress: Any = True, max_turns: Optional[int] = None, tool_choice: Any = None, log: Any = None,
-              scorers: Any = None, pass_if: PassIf = "all", **params: Any) -> EvalReport:
+              scorers: Any = None, pass_if: PassIf = "all", validation: Optional[str] = None,
+              **params: Any) -> EvalReport:
     """Ask every model every case (``repeats`` times, against each tool variant) and score the calls.
 
     Args:
@@ -177,13 +180,17 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
             multi-turn cases: ``"final_state"``). Each is a column of ``results`` and ``summary()``.
         pass_if: a run passes when every scorer passes (``"all"``), one does (``"any"``), the named
             one does, or ``pass_if(scores)`` (scorer name → ``Score``) returns True.
+        validation: how the runs' tool calls check their input, ``"strict"`` or ``"lax"`` (pydantic's
+            lax mode), over each tool's and registry's own (as ``run_agent``'s).
         **params: model parameters (``temperature``, ``max_tokens``…).
 
     Ctrl-C or the progress widget's Cancel stops the run; the report holds every finished job
     (``report.interrupted`` is then True).
     """
+    from workbench._validation_mode import check_mode
     from workbench.executor import run_sync
 
+    check_mode(validation, "run_evals")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
@@ -208,6 +215,7 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
     dask = executor if _is_dask(executor) else None
     evaluation = _Evaluation(cases, model_list, tool_variants, repeats, max_turns, tool_choice, params,
                              None if dask else executor, log, scorer_list, pass_if)
+    evaluation.validation = validation
     from workbench._batch import _progress
 
     bar = _progress(progress, len(evaluation.jobs), 0, "evals")

@@ -457,7 +457,7 @@ class ToolForm(W.VBox):
         """Build the list rows the tool's validator finds a problem in: a row not built yet (a long list
         shows a page) would hide it, and a value its row cannot show raises here, as a built row's does."""
         try:
-            self.spec.check_inputs(values)
+            self._check_inputs(values)
         except ToolInputError as exc:
             for err in exc.errors:
                 parts = parse_error_path(err.get("path") or "$")
@@ -553,6 +553,13 @@ class ToolForm(W.VBox):
         self._enable_save(False)
 
     # -- validation ----------------------------------------------------------------------------------
+    def _check_inputs(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The tool's input check in the mode its calls run in (the executor's or a ``validating()``
+        context's, else the tool's, else its registry's), so the form refuses what Run would."""
+        from workbench._validation_mode import mode_for, run_mode
+
+        return self.spec.check_inputs(values, mode_for(self.spec, run_mode(self.workbench.executor), self._registry()))
+
     def _show_errors(self, errors: dict[str, str]) -> None:
         self.errors = errors
         self.summary.value = error_summary_html(errors)
@@ -578,7 +585,7 @@ class ToolForm(W.VBox):
         unparsed = {problem["name"] for problem in problems}
         secrets = secret_values(values, self.spec.secret_parameters)
         try:
-            self.spec.check_inputs(values)
+            self._check_inputs(values)
         except ToolInputError as exc:
             for err in exc.errors:
                 key = err.get("field") or "$"

@@ -172,7 +172,8 @@ def run_case(case: ToolCase, registry: Any = None, *, approver: Optional[Approve
     """Replay one case and judge it. ``registry``: where to find the tool (default: the case file's
     ``tools``, else the default registry). ``approver``: ``approver(tool_use, tool) -> bool`` (sync or
     async) deciding the calls of ``ask_user`` tools; without one they are refused."""
-    from workbench.executor import SequentialExecutor
+    from workbench._validation_mode import validating
+    from workbench.executor import SequentialExecutor, approving
     from workbench.testing._cases import CaseFileError
     from workbench.types import make_tool_use
 
@@ -189,7 +190,11 @@ def run_case(case: ToolCase, registry: Any = None, *, approver: Optional[Approve
     executor = SequentialExecutor(synthetic=True, seed=case.seed or 0, approver=approver)
     started = time.perf_counter()
     try:
-        result = executor.run([make_tool_use(case.tool, _copy(case.input))], target, invocation_state={})[0]
+        # a case runs as its file and the caller's approver= say, whatever run it is replayed in: an
+        # enclosing run's approver (a "run tests" tool called in run_agent(approver=...)) approves
+        # nothing here, and an enclosing run's validation mode does not change what the case expects
+        with approving(None), validating(None):
+            result = executor.run([make_tool_use(case.tool, _copy(case.input))], target, invocation_state={})[0]
     finally:
         executor.close()
     duration = (time.perf_counter() - started) * 1000.0
