@@ -1,9 +1,13 @@
-"""The committed cassette of tutorial 08: it holds no key, replays the run, and is what recording gives today."""
+"""The tutorials' committed cassettes (08's agent run, 09's and 11's evaluations): they hold no key,
+replay their runs offline, and are what recording gives today."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
+from tests import tutorial_cassettes
 from tests.tutorial_cassette import CASSETTE, FAKE_KEY, PROMPT, record_cassette, tutorial_tools
 
 
@@ -44,10 +48,6 @@ def test_the_cassette_replays_the_run_offline():
 
 
 # -- tutorials 09 and 11: evaluation cassettes (tests/tutorial_cassettes.py) ------------------------------
-import pytest  # noqa: E402
-
-from tests import tutorial_cassettes  # noqa: E402
-
 EVAL_CASSETTES = {"09_weather": (tutorial_cassettes.WEATHER_CASSETTE, tutorial_cassettes.weather_cassette),
                   "11_bfcl_multi_turn": (tutorial_cassettes.MULTI_TURN_CASSETTE, tutorial_cassettes.multi_turn_cassette)}
 
