@@ -176,6 +176,17 @@ def test_a_wrong_turn_is_named_with_what_differs():
     assert row["error_type"] == "final_state" and json.loads(row["expected"]) == case.ground_truth
 
 
+def test_one_playback_serves_entries_whose_user_turns_coincide():
+    """multi_turn_base_12 and multi_turn_miss_func_12 open with the same user message (miss_func holds
+    ``cd`` out of it): one playback in one run answers each conversation with its own entry's calls."""
+    base = next(c for c in load_bfcl("multi_turn_base") if c.id == "multi_turn_base_12")
+    missing = next(c for c in load_bfcl("multi_turn_miss_func") if c.id == "multi_turn_miss_func_12")
+    assert base.user_turns[0] == missing.user_turns[0] and base.ground_truth[0] != missing.ground_truth[0]
+    report = run_evals([base, missing], BFCLPlayback([base, missing]), progress=False)
+    assert report.results["passed"].all(), report.results["reason"].tolist()
+    assert report.results["model_error"].isna().all()
+
+
 def test_math_api_results_reach_the_model_as_numbers():
     suite = load_bfcl("multi_turn_base")
     case = next(c for c in suite if any("logarithm(" in t for turn in c.ground_truth for t in turn))

@@ -9,7 +9,10 @@ cannot see:
     magics such as ``%%tool``, and ``%load_ext X``) is installed by the binder files —
     ``binder/requirements.txt`` (and ``pip install`` lines of ``binder/postBuild``) install this
     project with some extras, so the allowed distributions are the project's dependencies plus those
-    extras, followed recursively through the installed distributions' metadata.
+    extras, followed recursively through the installed distributions' metadata (but not through a
+    package installed ``--no-deps``: its requirements are not installed);
+(c) what a tutorial needs at run time without importing it (BFCL's MathAPI computes with ``mpmath``)
+    is installed by binder and by README's first command too.
 
 The checkers are plain functions, exercised on small synthetic inputs too, so a checker that
 silently accepts everything would fail here.
@@ -141,28 +144,32 @@ def _project_extras(spec: str) -> Optional[set[str]]:
     return {canonicalize_name(e) for e in (match.group("extras") or "").split(",") if e.strip()}
 
 
-def binder_install_specs() -> list[str]:
-    """pip arguments from ``binder/requirements.txt`` and the ``pip install`` lines of ``binder/postBuild``."""
+def binder_install_specs(*, no_deps: Optional[bool] = None) -> list[str]:
+    """pip arguments from ``binder/requirements.txt`` and the ``pip install`` lines of ``binder/postBuild``
+    (``no_deps``: see :func:`pip_install_specs`)."""
     specs: list[str] = []
     requirements = BINDER / "requirements.txt"
-    if requirements.exists():
+    if requirements.exists() and not no_deps:
         for line in requirements.read_text().splitlines():
             line = line.split(" #")[0].strip()
             if line and not line.startswith("#"):
                 specs.append(line)
     post_build = BINDER / "postBuild"
     if post_build.exists():
-        specs += pip_install_specs(post_build.read_text())
+        specs += pip_install_specs(post_build.read_text(), no_deps=no_deps)
     return specs
 
 
-def pip_install_specs(shell: str) -> list[str]:
-    """The requirement arguments of every ``pip install`` in ``shell`` (lines, or commands joined by ``&&``)."""
+def pip_install_specs(shell: str, *, no_deps: Optional[bool] = None) -> list[str]:
+    """The requirement arguments of every ``pip install`` in ``shell`` (lines, or commands joined by ``&&``);
+    with ``no_deps`` True (False), only those of installs with (without) ``--no-deps``."""
     specs: list[str] = []
     for line in shell.splitlines():
         for command in line.split("&&"):
             words = shlex.split(command, comments=True)
             if "pip" not in words or "install" not in words[words.index("pip"):]:
+                continue
+            if no_deps is not None and ("--no-deps" in words) != no_deps:
                 continue
             skip_next = False
             for word in words[words.index("install", words.index("pip")) + 1:]:
@@ -209,12 +216,14 @@ def _applies(marker: Optional[Marker], extra: str) -> bool:
     return marker is None or marker.evaluate({"extra": extra})
 
 
-def distribution_closure(roots: Iterable[Requirement]) -> tuple[set[str], set[str]]:
-    """Canonical names of the distributions the roots install (following installed metadata),
-    and the names of required distributions that are not installed here."""
+def distribution_closure(roots: Iterable[Requirement], alone: Iterable[str] = ()) -> tuple[set[str], set[str]]:
+    """Canonical names of the distributions the roots install (following installed metadata, except
+    for the ``alone`` ones, installed ``--no-deps``), and the names of required distributions that are
+    not installed here."""
     installed: set[str] = set()
     missing: set[str] = set()
     seen: set[tuple[str, str]] = set()
+    alone = {canonicalize_name(Requirement(a).name) for a in alone}
     queue = [r for r in roots if _applies(r.marker, "")]
     while queue:
         req = queue.pop()
@@ -229,6 +238,8 @@ def distribution_closure(roots: Iterable[Requirement]) -> tuple[set[str], set[st
             missing.add(name)
             continue
         installed.add(name)
+        if name in alone:
+            continue
         for text in dist.requires or []:
             sub = Requirement(text)
             if any(_applies(sub.marker, e) for e in wanted):
@@ -258,6 +269,18 @@ def unprovided_imports(modules: Iterable[str], allowed: set[str], distributions_
     return problems
 
 
+#: what a tutorial needs at run time without importing it: (what its code does, the distribution, why)
+RUNTIME_NEEDS = [
+    (re.compile(r"""load_bfcl\(\s*["']multi_turn"""), "mpmath", "BFCL's MathAPI (multi-turn) computes with mpmath"),
+]
+
+
+def runtime_needs(nb: dict[str, Any]) -> dict[str, str]:
+    """``{distribution: why}`` a notebook's code needs installed though it does not import it."""
+    code = "\n".join(source for _, source, _ in code_cells(nb))
+    return {dist: why for pattern, dist, why in RUNTIME_NEEDS if pattern.search(code)}
+
+
 @pytest.fixture(scope="module")
 def pyproject() -> dict[str, Any]:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -270,7 +293,7 @@ def binder_distributions(pyproject) -> set[str]:
     roots = binder_roots(pyproject, specs)
     assert any(canonicalize_name(r.name) == canonicalize_name(pyproject["project"]["name"]) for r in roots), (
         "binder does not install this project (binder/requirements.txt should list '.' or '.[lab]')")
-    installed, _ = distribution_closure(roots)
+    installed, _ = distribution_closure(roots, binder_install_specs(no_deps=True))
     return installed
 
 
@@ -313,7 +336,7 @@ def test_notebook_imports_are_installed_by_the_readme_lab_command(path, pyprojec
     specs = pip_install_specs(readme_lab_command())
     roots = binder_roots(pyproject, specs)
     assert any(canonicalize_name(r.name) == canonicalize_name(pyproject["project"]["name"]) for r in roots), specs
-    installed, _ = distribution_closure(roots)
+    installed, _ = distribution_closure(roots, pip_install_specs(readme_lab_command(), no_deps=True))
     problems = unprovided_imports(third_party_imports(read_notebook(path)), installed,
                                   metadata.packages_distributions(), project_import_names(pyproject))
     assert not problems, f"{path.name} imports packages README's first command does not install: " + "; ".join(
@@ -323,10 +346,25 @@ def test_notebook_imports_are_installed_by_the_readme_lab_command(path, pyprojec
                    if _project_extras(spec) is None), f"{path.name} loads BFCL data; the command does not install bfcl-eval"
 
 
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
+def test_notebook_runtime_needs_are_installed(path, pyproject, binder_distributions):
+    needs = runtime_needs(read_notebook(path))
+    readme_specs = pip_install_specs(readme_lab_command())
+    readme, _ = distribution_closure(binder_roots(pyproject, readme_specs),
+                                     pip_install_specs(readme_lab_command(), no_deps=True))
+    for where, installed in (("binder", binder_distributions), ("README's first command", readme)):
+        missing = {dist: why for dist, why in needs.items() if canonicalize_name(dist) not in installed}
+        assert not missing, f"{path.name} needs what {where} does not install: " + "; ".join(
+            f"{dist} ({why})" for dist, why in missing.items())
+
+
 def test_pip_install_specs_reads_chained_commands():
     assert pip_install_specs('python3 -m venv .venv && pip install ".[tutorials]" && pip install --no-deps "x==1" '
                              '&& jupyter lab notebooks/') == [".[tutorials]", "x==1"]
     assert pip_install_specs("pip install -e .[lab] -c constraints.txt y  # comment") == [".[lab]", "y"]
+    command = 'pip install ".[tutorials]" && pip install --no-deps "x==1" z'
+    assert pip_install_specs(command, no_deps=True) == ["x==1", "z"]
+    assert pip_install_specs(command, no_deps=False) == [".[tutorials]"]
 
 
 # -- the checkers catch what they are meant to catch --------------------------------------------------
@@ -341,6 +379,12 @@ def test_unexecuted_and_out_of_order_cells_are_reported():
     assert unexecuted_cells(_fake_notebook("a = 1", "   ", counts=[1, None])) == []  # blank cells never run
     assert len(unexecuted_cells(_fake_notebook("a = 1", "b = 2", counts=[1, None]))) == 1
     assert len(unexecuted_cells(_fake_notebook("a = 1", "b = 2", counts=[2, 1]))) == 1
+
+
+def test_runtime_needs_are_read_from_the_code():
+    assert runtime_needs(_fake_notebook('suite = load_bfcl("multi_turn_base", limit=3)')) == {
+        "mpmath": "BFCL's MathAPI (multi-turn) computes with mpmath"}
+    assert runtime_needs(_fake_notebook('load_bfcl("simple_python")')) == {}
 
 
 def test_import_collector_sees_statements_and_magics():
@@ -367,5 +411,8 @@ def test_binder_closure_follows_extras_and_requirements():
     assert {"pytest", "pluggy"} <= installed and not missing
     installed, missing = distribution_closure([Requirement("surely-not-an-installed-distribution-xyz")])
     assert not installed and missing == {"surely-not-an-installed-distribution-xyz"}
+    # installed --no-deps: the distribution, none of its requirements
+    installed, missing = distribution_closure([Requirement("pytest")], alone=["pytest==8"])
+    assert installed == {"pytest"} and not missing
     assert _project_extras(".[lab]") == {"lab"} and _project_extras("-e .") == set()
     assert _project_extras("pandas>=2") is None

@@ -3,8 +3,10 @@
 By default it plays BFCL's ground truth (each turn's calls in one step, which the executor runs in
 order), so a run of it scores 100% — a check of the set-up, and the baseline the multi-turn benchmark
 times. Other outputs (``{case id: [turn][step] -> [{"name", "input"}]}``) play a model's answers
-again. The model finds the case from the conversation's user messages, so one instance serves a
-whole suite in ``run_evals`` (cases run concurrently, each conversation answered on its own).
+again. The model finds the case from the conversation's user messages — in ``run_evals``, from the job's
+case first, as entries of two categories may share user turns (``multi_turn_base_12`` and
+``multi_turn_miss_func_12`` open alike) — so one instance serves a whole suite (cases run
+concurrently, each conversation answered on its own).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any, Optional, Sequence
 
+from workbench.evals._jobs import conversation_case
 from workbench.models import Model, ModelError, ModelTurn
+from workbench.models._base import conversation_key
 
 Steps = list[list[list[dict[str, Any]]]]
 
@@ -51,6 +55,9 @@ class BFCLPlayback(Model):
         after_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
         step = sum(1 for m in messages[after_user + 1:] if m.get("role") == "assistant")
         candidates = self._by_turns.get(tuple(users), [])
+        job_case = conversation_case(conversation_key.get())
+        if job_case in candidates:  # run_evals names the case: user turns alone may fit several
+            candidates = [job_case]
         answers = {json.dumps(self._answer(c, len(users) - 1, step), sort_keys=True) for c in candidates}
         if len(answers) != 1:
             why = "no case of this model has these user turns" if not candidates else \

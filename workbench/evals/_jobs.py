@@ -29,6 +29,15 @@ def _conversation(model: Model, variant: str, case: EvalCase, repeat: int) -> st
     return json.dumps([model.id, variant, case.id, repeat])
 
 
+def conversation_case(key: Any) -> Any:
+    """The case id a job's conversation key (:func:`_conversation`) names; None for no key or another's."""
+    try:
+        parts = json.loads(key)
+    except (TypeError, ValueError):
+        return None
+    return parts[2] if isinstance(parts, list) and len(parts) == 4 and isinstance(parts[2], str) else None
+
+
 async def _transcript(model: Model, key: str, case: EvalCase, repeat: int, offer: "_Offer", max_turns: int,
                       tool_choice: Any, params: dict, executor: Any = None, log: Any = None,
                       validation: Optional[str] = None) -> Transcript:
