@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from workbench.evals import load_bfcl, score_calls
-from workbench.evals._bfcl import _data_file, _read_jsonl, bfcl_data_dir
+from workbench.evals._bfcl_data import _data_file, _read_jsonl, bfcl_data_dir
 
 CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple",
               "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "irrelevance", "live_irrelevance"]

@@ -10,14 +10,11 @@ the irrelevance categories become ``expect_no_call`` cases. The multi-turn categ
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import re
-from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 from workbench.providers._bfcl_schema import bfcl_function_spec, safe_tool_name
 from workbench.evals._case import EvalCase, EvalSuite
+from workbench.evals._bfcl_data import _data_file, _read_jsonl, bfcl_data_dir
 
 #: the categories load_bfcl reads (single-turn AST and relevance categories, and the multi-turn ones)
 BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
@@ -38,29 +35,6 @@ UNSUPPORTED_CATEGORIES: dict[str, str] = {
     "format_sensitivity": "BFCL does not score it (it varies the prompt format of other categories)",
     "multi_turn_composite": "BFCL has not released its data",
 }
-
-
-def bfcl_data_dir() -> Path:
-    """Where the installed ``bfcl-eval`` keeps its data (found without importing the package)."""
-    spec = importlib.util.find_spec("bfcl_eval")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("load_bfcl needs BFCL's data: pip install 'tool-workbench[bfcl]' (the bfcl-eval package)")
-    return Path(next(iter(spec.submodule_search_locations))) / "data"
-
-
-def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield json.loads(line)
-
-
-def _data_file(folder: Path, category: str) -> Path:
-    matches = sorted(p for p in folder.glob(f"BFCL_v*_{category}.json")
-                     if re.fullmatch(rf"BFCL_v\d+_{re.escape(category)}\.json", p.name))
-    if not matches:
-        raise FileNotFoundError(f"no BFCL data file for category {category!r} in {folder}")
-    return matches[-1]
 
 
 def _messages(question: Any) -> list[dict[str, Any]]:

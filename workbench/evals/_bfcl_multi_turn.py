@@ -64,7 +64,7 @@ def api_class(name: str) -> type:
 @lru_cache(maxsize=None)
 def function_docs(class_name: str) -> tuple[dict[str, Any], ...]:
     """BFCL's function documents of ``class_name``'s methods."""
-    from workbench.evals._bfcl import _read_jsonl, bfcl_data_dir
+    from workbench.evals._bfcl_data import _read_jsonl, bfcl_data_dir
 
     path = bfcl_data_dir() / _DOC_FOLDER / _config().MULTI_TURN_FUNC_DOC_FILE_MAPPING[class_name]
     return tuple(_read_jsonl(path))
@@ -362,7 +362,7 @@ def final_state_score(case: Any, transcript: Any) -> tuple[Optional[bool], str]:
 # -- loading ---------------------------------------------------------------------------------------------
 def load_multi_turn(category: str, limit: Optional[int] = None) -> Any:
     """BFCL's multi-turn ``category`` as a suite of :class:`BFCLMultiTurnCase` (see ``load_bfcl``)."""
-    from workbench.evals._bfcl import _data_file, _read_jsonl, bfcl_data_dir
+    from workbench.evals._bfcl_data import _data_file, _read_jsonl, bfcl_data_dir
     from workbench.evals._case import EvalSuite
 
     folder = bfcl_data_dir()

@@ -10,6 +10,8 @@ name the unknown prompt or the missing arguments.
 
 from __future__ import annotations
 
+from workbench.mcp._sessions import connection_of
+
 import asyncio
 import logging
 import threading
@@ -102,13 +104,11 @@ class ServedHandlers:
         return any(item.matches(uri) for item in self.resources)
 
     async def subscribe(self, ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        from workbench.mcp._server import _connection_of
-
         uri = str(params.uri)
         if not self._known(uri):
             raise MCPError(types.INVALID_PARAMS, f"Unknown resource {uri!r}: cannot subscribe to it")
         self.bridge._seen(ctx)
-        connection = _connection_of(ctx.session)
+        connection = connection_of(ctx.session)
         try:
             with self._lock:
                 self._subscribers.setdefault(uri, weakref.WeakKeyDictionary())[connection] = asyncio.get_running_loop()
@@ -117,12 +117,10 @@ class ServedHandlers:
         return types.EmptyResult()
 
     async def unsubscribe(self, ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
-        from workbench.mcp._server import _connection_of
-
         with self._lock:
             subscribers = self._subscribers.get(str(params.uri))
             if subscribers is not None:
-                subscribers.pop(_connection_of(ctx.session), None)
+                subscribers.pop(connection_of(ctx.session), None)
         return types.EmptyResult()
 
     def _forget(self, uri: str, connection: Any) -> None:

@@ -30,6 +30,7 @@ from workbench.executor import ConcurrentExecutor, ToolExecutor
 from workbench.mcp import _security
 from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, served_result, spec_to_mcp_tool
 from workbench.mcp._http import streamable_http_app
+from workbench.mcp._sessions import connection_of as _connection_of
 from workbench.registry import ToolRegistry
 from workbench.types import ToolResult, make_tool_use, utc_now_iso
 
@@ -67,14 +68,6 @@ def _is_legacy(ctx: Any) -> bool:
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
     return getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS
-
-
-def _connection_of(session: Any) -> Any:
-    """The client connection behind a request's ``ServerSession``. The SDK builds a new
-    ``ServerSession`` for every request (over streamable HTTP nothing holds it once the request is
-    answered), while its ``Connection`` lives as long as the client's session and sends on the
-    session's standalone stream; the SDK offers it on the session only as ``_connection``."""
-    return getattr(session, "_connection", None) or session
 
 
 async def _announce(peers: "weakref.WeakKeyDictionary[Any, Any]", peer: Any) -> None:
