@@ -26,6 +26,7 @@ from mcp_types import LOG_LEVEL_META_KEY
 from mcp.client import Client
 
 from workbench.context import ToolContext
+from workbench.mcp._auth import oauth_failure
 from workbench.mcp._cache import CacheHints
 from workbench.mcp._config import ConfigExport, read_server_config
 from workbench.mcp._eras import answers, keep_alive
@@ -35,7 +36,7 @@ from workbench.mcp._lenient import ToolListRepair
 from workbench.mcp._tasks import TaskFeatures, task_support
 from workbench.mcp._url_elicitation import retry_after_url_elicitation
 from workbench.mcp._record import wire_dict
-from workbench.mcp._transports import REFUSALS as _REFUSALS
+from workbench.mcp._transports import refusal_note
 from workbench.mcp._transports import open_transport
 from workbench.mcp._convert import (
     call_tool_result_to_value,
@@ -481,9 +482,16 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
                 if detail:
                     message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
                 raise McpTimeoutError(message) from exc
-            message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
-            if self._refused:
-                message += f" ({_REFUSALS.get(self._refused[-1], f'HTTP {self._refused[-1]}')})"
+            auth = (self._connect_arguments or {}).get("auth")
+            failed_flow = oauth_failure(exc) if auth is not None else None
+            if failed_flow is not None:  # says what failed; the 401 that started the flow adds nothing
+                grant = getattr(auth, "grant", None)
+                message = (f"Could not connect to MCP server {self.label}: the OAuth {grant + ' ' if grant else ''}"
+                           f"flow failed: {_describe(failed_flow)}")
+            else:
+                message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
+                if self._refused:
+                    message += f" ({refusal_note(self._refused[-1], auth=auth is not None)})"
             if detail:
                 message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
             raise McpConnectionError(message) from exc
