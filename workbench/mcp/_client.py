@@ -745,7 +745,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             as disconnected, as :meth:`McpConnection.check_alive` does.
         read_timeout: the SDK's per-request read timeout.
         transport: for ``url=``: ``"streamable-http"`` (the default) or ``"sse"`` (older servers).
-        auth: for ``url=``: an ``httpx.Auth`` sent with every request (see ``workbench.mcp._transports``).
+        auth: for ``url=``: :class:`workbench.mcp.OAuth` (authorization code, pre-registered or
+            URL-based client ids, client credentials, SEP-990 jwt-bearer) or any ``httpx.Auth`` (an SDK
+            provider too) sent with every request; a failed OAuth flow is reported as what failed.
         sampling: answers the server's ``sampling/createMessage`` requests:
             ``sampling(params: mcp.types.CreateMessageRequestParams)`` returns the assistant's text
             (or a ``CreateMessageResult``); sync (run in a worker thread) or async. The client
@@ -753,8 +755,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             ``connection.sampling_handler`` can be changed later; set to ``None``, the server gets an
             error saying so).
         elicitation: answers ``elicitation/create`` (form and URL modes):
-            ``elicitation(params)`` returns the accepted content (a dict), ``"decline"``,
-            ``"cancel"``/``None``, or an ``ElicitResult``. Declares ``elicitation`` only when given;
+            ``elicitation(params)`` returns the accepted content (a dict; the fields it leaves out
+            get the requested schema's defaults, as does a bare ``"accept"``), ``"decline"``,
+            ``"cancel"``/``None``, or an ``ElicitResult`` (sent as built). Declares ``elicitation`` only when given;
             ``connection.elicitation_handler``.
         roots: the roots offered to the server (paths, ``file://`` URIs or ``{"uri", "name"}``);
             given (even ``[]``), the client declares the ``roots`` capability and
