@@ -44,7 +44,7 @@ def run_conformance(kind: str, scenario: str, *, url: Optional[str] = None, comm
     with tempfile.TemporaryDirectory(prefix="conformance-") as out:
         done = subprocess.run([*argv, *extra, "--output-dir", out], env=env, capture_output=True, text=True,
                               timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-        results = sorted(Path(out).glob("*/checks.json"))
+        results = sorted(Path(out).rglob("checks.json"))  # auth/* scenarios nest one level deeper
         if not results:
             raise AssertionError(f"the conformance suite wrote no results for {kind} scenario {scenario!r} "
                                  f"(exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")

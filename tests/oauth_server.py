@@ -4,7 +4,8 @@ handler) and a minimal in-memory provider that approves every authorization at o
 
 usage: python tests/oauth_server.py <port> [access token lifetime in seconds]
 Every issued access token and every exchanged code is appended to $OAUTH_EVENTS (a file) when set,
-so tests can see what happened on the server side."""
+and every request to the authorization server's endpoints (kind "request": method, path), so tests
+can see what happened on the server side."""
 
 from __future__ import annotations
 
@@ -113,5 +114,17 @@ def whoami() -> str:
     return "authorized"
 
 
+def recorded(app):
+    """The ASGI app, noting each request outside /mcp (the authorization server's endpoints)."""
+    async def asgi(scope, receive, send):
+        if scope["type"] == "http" and not scope["path"].startswith("/mcp"):
+            event(kind="request", method=scope["method"], path=scope["path"])
+        await app(scope, receive, send)
+    return asgi
+
+
 if __name__ == "__main__":
-    server.run("streamable-http", host="127.0.0.1", port=PORT)
+    import uvicorn
+
+    uvicorn.run(recorded(server.streamable_http_app(host="127.0.0.1")), host="127.0.0.1", port=PORT,
+                log_level="info")

@@ -27,8 +27,18 @@ def oauth_server(tmp_path, monkeypatch):
         yield f"{base.rstrip('/')}/mcp", events
 
 
-def _events(path):
+def _all_events(path):
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def _events(path):
+    """What the authorization server did (registrations, codes, tokens)."""
+    return [e for e in _all_events(path) if e["kind"] != "request"]
+
+
+def _requests(path):
+    """``METHOD /path`` of each request the authorization server's endpoints received."""
+    return [f"{e['method']} {e['path']}" for e in _all_events(path) if e["kind"] == "request"]
 
 
 def _browser(urls):
@@ -117,3 +127,64 @@ def test_oauth_arguments_are_checked():
         OAuth(scopes="tools")
     with pytest.raises(ValueError, match="auth=.*is for url= servers"):
         connect(command=["true"], auth=OAuth())
+
+
+def test_a_failed_oauth_flow_says_what_failed_and_does_not_suggest_a_token(oauth_server):
+    from workbench.mcp import McpConnectionError, OAuth, connect
+
+    url, _ = oauth_server
+    auth = OAuth(open_url=lambda url: None, timeout=1.5)
+    with pytest.raises(McpConnectionError) as caught:
+        connect(url=url, auth=auth, registry=ToolRegistry(), connect_timeout=WAIT)
+    auth.close()
+    message = str(caught.value)
+    assert "the OAuth authorization_code flow failed: OAuthError: no authorization arrived" in message
+    assert "token=" not in message  # a bearer token is not the fix when the OAuth flow is what failed
+
+
+def test_client_credentials_go_to_the_token_endpoint_and_a_refusal_is_named(oauth_server):
+    from workbench.mcp import McpConnectionError, OAuth, connect
+
+    url, events = oauth_server
+    issuer = url.rsplit("/mcp", 1)[0]
+    auth = OAuth(grant="client_credentials", client_id="robot", client_secret="s3cret", issuer=issuer)
+    with pytest.raises(McpConnectionError) as caught:  # this server grants no client_credentials
+        connect(url=url, auth=auth, registry=ToolRegistry(), connect_timeout=WAIT)
+    assert "POST /token" in _requests(events)
+    message = str(caught.value)
+    assert "the OAuth client_credentials flow failed: OAuthTokenError" in message, message
+    assert "token=" not in message and "s3cret" not in message
+
+
+def test_client_credentials_are_never_sent_to_an_authorization_server_other_than_the_issuer(oauth_server):
+    """The attack: an MCP server names an authorization server of its choosing (here: its own, not
+    the one the credentials belong to); the client must not present its secret there."""
+    from workbench.mcp import McpConnectionError, OAuth, connect
+
+    url, events = oauth_server
+    auth = OAuth(grant="client_credentials", client_id="robot", client_secret="s3cret",
+                 issuer="https://login.example.com")
+    with pytest.raises(McpConnectionError, match="the OAuth client_credentials flow failed: .*login.example.com"):
+        connect(url=url, auth=auth, registry=ToolRegistry(), connect_timeout=WAIT)
+    assert not [r for r in _requests(events) if r.endswith(("/token", "/register"))]
+
+
+@pytest.mark.parametrize("arguments, complaint", [
+    (dict(grant="password"), "OAuth\\(grant='password'\\): expected one of 'authorization_code'"),
+    (dict(grant="client_credentials", client_id="a", client_secret="b"), "needs issuer="),
+    (dict(grant="client_credentials", client_id="a", issuer="https://as.example"), "exactly one of client_secret="),
+    (dict(grant="client_credentials", client_id="a", client_secret="b", private_key="k", issuer="https://as.example"),
+     "exactly one of client_secret="),
+    (dict(grant="jwt_bearer", client_id="a", client_secret="b", issuer="https://as.example"), "needs assertion="),
+    (dict(client_secret="b"), "client_secret=...\\) needs the client_id="),
+    (dict(client_metadata_url="http://example.com/client.json"), "client_metadata_url=.*https://"),
+    (dict(client_metadata_url="https://example.com"), "client_metadata_url=.*with a path"),
+    (dict(client_id="a", token_endpoint_auth_method="client_secret_post"), "needs client_secret="),
+    (dict(client_id="a", client_secret="b", token_endpoint_auth_method="tls"), "token_endpoint_auth_method='tls'"),
+    (dict(private_key="k"), "has no use for private_key="),
+])
+def test_oauth_arguments_for_each_grant_are_checked(arguments, complaint):
+    from workbench.mcp import OAuth
+
+    with pytest.raises(ValueError, match=complaint):
+        OAuth(**arguments)

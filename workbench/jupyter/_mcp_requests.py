@@ -158,7 +158,9 @@ class ElicitationPrompt(_WaitingPrompt):
             self.form = None
             self.form_box.children = ()
         else:
-            self.form = self._schema_form(getattr(params, "requested_schema", None) or {"type": "object"})
+            schema = getattr(params, "requested_schema", None) or {"type": "object"}
+            self.form = self._schema_form(schema)
+            self._fill_defaults(self.form, schema)
             self.form_box.children = (self.form.fields_box, self.form.summary)
         self.message.value = text
         return self._wait()
@@ -172,6 +174,19 @@ class ElicitationPrompt(_WaitingPrompt):
         holder = SpecOnlyTool({"name": "elicitation", "description": "The server's requested schema",
                                "parameters": schema})
         return ToolForm(holder, self.workbench)
+
+    @staticmethod
+    def _fill_defaults(form: Any, schema: dict) -> None:
+        """Show each schema default as the field's value (SEP-1034), so Accept sends what the user saw
+        — a tool form leaves such a field *not set*, since a tool applies its own defaults, but the
+        server asking here expects the answer to carry them."""
+        from workbench.mcp._elicitation import schema_defaults
+
+        for name, value in schema_defaults(schema).items():
+            try:
+                form.set_values({name: value})
+            except (KeyError, TypeError, ValueError):  # a default its widget cannot hold stays "not set — default: …"
+                continue
 
     def accept(self, content: Optional[dict] = None) -> bool:
         """Send ``content`` (default: the form's values, if they validate)."""

@@ -44,6 +44,7 @@ except ImportError as _exc:  # pragma: no cover - depends on the environment
     ) from _exc
 
 from workbench.mcp._auth import OAuth, OAuthError
+from workbench.mcp._grants import identity_assertion
 from workbench.mcp._client import McpConnection, McpConnectionError, McpProxyTool, McpTimeoutError, connect
 from workbench.mcp._inspect import inspect
 from workbench.mcp._record import Notification, ProtocolMessage, ServerLog
@@ -79,6 +80,7 @@ __all__ = [
     "build_server",
     "call_tool_result_to_value",
     "connect",
+    "identity_assertion",
     "inspect",
     "mcp_tool_dict",
     "output_schema_of",

@@ -1,10 +1,11 @@
-"""OAuth 2.1 (authorization code + PKCE) for ``connect(url, auth=OAuth(...))``.
+"""OAuth 2.1 for ``connect(url, auth=OAuth(...))``: the authorization code with PKCE (a user in a
+browser), and the client-credentials and SEP-990 identity-assertion grants (``workbench.mcp._grants``).
 
-The protocol — discovery of the authorization server, dynamic client registration, PKCE, the token
-exchange and refresh — is the official SDK's ``OAuthClientProvider``. This module adds what a
-notebook user needs around it: a local callback on ``127.0.0.1`` that receives the authorization
-code, a browser to open (or a function of the user's), and token storage in memory or in a JSON file
-only the user can read.
+The protocol — discovery of the authorization server, dynamic client registration or a URL-based
+client id (Client ID Metadata Document) or a pre-registered client, PKCE, the token exchange and
+refresh — is the official SDK's ``OAuthClientProvider``. This module adds what a notebook user needs
+around it: a local callback on ``127.0.0.1`` that receives the authorization code, a browser to open
+(or a function of the user's), and token storage in memory or in a JSON file only the user can read.
 """
 
 from __future__ import annotations
@@ -22,13 +23,31 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 from urllib.parse import parse_qs, urlparse
 
-__all__ = ["OAuth", "OAuthError"]
+__all__ = ["OAuth", "OAuthError", "oauth_failure"]
 
 _CALLBACK_PATH = "/callback"
 
 
 class OAuthError(RuntimeError):
     """The authorization did not complete (refused, timed out, or the callback carried an error)."""
+
+
+def oauth_failure(exc: BaseException) -> Optional[BaseException]:
+    """The OAuth error (the SDK's ``OAuthFlowError`` and kin, or :class:`OAuthError`) that ``exc``
+    carries — itself, inside an exception group, or as its cause — or ``None``."""
+    from mcp.client.auth import OAuthFlowError
+
+    seen: set[int] = set()
+    pending = [exc]
+    while pending:
+        current = pending.pop(0)
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, (OAuthFlowError, OAuthError)):
+            return current
+        pending.extend([*getattr(current, "exceptions", ()), current.__cause__, current.__context__])
+    return None
 
 
 class _MemoryStorage:
@@ -124,7 +143,11 @@ class _CallbackServer:
 
 
 class OAuth:
-    """OAuth 2.1 with PKCE for an MCP server that asks for it: ``connect(url, auth=OAuth())``.
+    """OAuth 2.1 for an MCP server that asks for it: ``connect(url, auth=OAuth())``.
+
+    By default a user authorizes in a browser (authorization code with PKCE) and the client
+    registers itself (dynamic client registration), or uses ``client_metadata_url`` as its client id
+    where the authorization server accepts one, or the ``client_id`` it was given.
 
     Args:
         scopes: the scopes to ask for (default: what the server advertises).
@@ -137,19 +160,59 @@ class OAuth:
         callback_port: the port of the local callback (``http://127.0.0.1:<port>/callback``);
             0 picks a free one.
         timeout: seconds to wait for the user to finish authorizing.
+        client_id: a client registered beforehand with the authorization server (no dynamic
+            registration); ``client_secret`` with it for a confidential client.
+        client_metadata_url: an ``https://`` URL of this client's metadata document, used as the
+            client id by authorization servers that support Client ID Metadata Documents (others
+            get dynamic registration).
+        grant: ``"authorization_code"`` (a user, the default), ``"client_credentials"`` (machine to
+            machine: ``client_id`` with ``client_secret`` or ``private_key``) or ``"jwt_bearer"``
+            (SEP-990 enterprise-managed: an ID-JAG from ``assertion``, with ``client_id`` and
+            ``client_secret``).
+        token_endpoint_auth_method: how the client authenticates at the token endpoint:
+            ``"client_secret_basic"`` (the default with a secret; ``"client_secret_post"`` for
+            ``jwt_bearer``), ``"client_secret_post"`` or ``"none"``.
+        private_key: ``client_credentials`` with ``private_key_jwt``: the PEM private key that signs
+            the client assertion (``signing_algorithm``, default ``"RS256"``; ``"ES256"`` for EC keys).
+        issuer: ``client_credentials`` / ``jwt_bearer``: the authorization server the credentials
+            belong to — they are only ever sent to it, whatever the MCP server names.
+        assertion: ``jwt_bearer``: the ID-JAG, or a function ``(audience, resource) -> ID-JAG``
+            (sync or async), e.g. :func:`workbench.mcp.identity_assertion`.
     """
 
     def __init__(self, *, scopes: Optional[Sequence[str]] = None, token_file: Optional[str | os.PathLike] = None,
                  open_url: Optional[Callable[[str], Any]] = None, client_name: str = "Tool Workbench",
-                 callback_port: int = 0, timeout: float = 300.0) -> None:
+                 callback_port: int = 0, timeout: float = 300.0, client_id: Optional[str] = None,
+                 client_secret: Optional[str] = None, client_metadata_url: Optional[str] = None,
+                 grant: str = "authorization_code", token_endpoint_auth_method: Optional[str] = None,
+                 private_key: Optional[str] = None, signing_algorithm: str = "RS256", issuer: Optional[str] = None,
+                 assertion: Any = None) -> None:
+        from workbench.mcp._grants import check_grant
+
         if isinstance(scopes, str):
             raise TypeError("OAuth(scopes=...) is a list of scope names, e.g. ['tools'], not one string")
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.client_metadata_url = client_metadata_url
+        self.grant = grant
+        self.token_endpoint_auth_method = token_endpoint_auth_method
+        self.private_key = private_key
+        self.signing_algorithm = signing_algorithm
+        self.issuer = issuer
+        self.assertion = assertion
         self.scopes = list(scopes) if scopes is not None else None
         self.token_file = token_file
         self.open_url = open_url
         self.client_name = client_name
         self.callback_port = callback_port
         self.timeout = timeout
+        check_grant(self)
+        if client_metadata_url is not None:
+            from mcp.client.auth.utils import is_valid_client_metadata_url
+
+            if not is_valid_client_metadata_url(client_metadata_url):
+                raise ValueError(f"OAuth(client_metadata_url={client_metadata_url!r}): expected an https:// URL "
+                                 "with a path (the client's metadata document), e.g. https://example.com/client.json")
         self.storage = _FileStorage(token_file) if token_file is not None else _MemoryStorage()
         self._callback: Optional[_CallbackServer] = None
 
@@ -159,18 +222,31 @@ class OAuth:
         return self.storage.tokens
 
     def provider(self, server_url: str) -> Any:
-        """The SDK's ``OAuthClientProvider`` (an ``httpx.Auth``) for ``server_url``."""
+        """The SDK's provider for this grant (an ``httpx.Auth``) for ``server_url``."""
+        from workbench.mcp._grants import GRANTS
+
+        build = GRANTS[self.grant]
+        return build(self, server_url) if build is not None else self._authorization_code(server_url)
+
+    def _authorization_code(self, server_url: str) -> Any:
         from mcp.client.auth import OAuthClientProvider
-        from mcp.shared.auth import OAuthClientMetadata
+        from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
         if self._callback is None:
             self._callback = _CallbackServer(self.callback_port)
+        method = self.token_endpoint_auth_method or ("client_secret_basic" if self.client_secret else "none")
+        grant_types = ["authorization_code", "refresh_token"]
         metadata = OAuthClientMetadata(
-            client_name=self.client_name, redirect_uris=[self._callback.redirect_uri],
-            grant_types=["authorization_code", "refresh_token"], response_types=["code"],
-            token_endpoint_auth_method="none", scope=" ".join(self.scopes) if self.scopes else None)
+            client_name=self.client_name, redirect_uris=[self._callback.redirect_uri], grant_types=grant_types,
+            response_types=["code"], token_endpoint_auth_method=method,
+            scope=" ".join(self.scopes) if self.scopes else None)
+        if self.client_id is not None:  # pre-registered: no registration
+            self.storage.client_info = OAuthClientInformationFull(
+                client_id=self.client_id, client_secret=self.client_secret, redirect_uris=metadata.redirect_uris,
+                grant_types=grant_types, response_types=["code"], token_endpoint_auth_method=method)
         return OAuthClientProvider(server_url=server_url, client_metadata=metadata, storage=self.storage,
-                                   redirect_handler=self._redirect, callback_handler=self._wait_for_code)
+                                   redirect_handler=self._redirect, callback_handler=self._wait_for_code,
+                                   client_metadata_url=self.client_metadata_url)
 
     async def _redirect(self, authorization_url: str) -> None:
         import anyio
@@ -212,4 +288,5 @@ class OAuth:
 
     def __repr__(self) -> str:
         where = f"token_file={str(self.token_file)!r}" if self.token_file is not None else "in memory"
-        return f"<OAuth {where}, {'authorized' if self.tokens else 'not authorized'}>"
+        client = f", client_id={self.client_id!r}" if self.client_id is not None else ""
+        return f"<OAuth {self.grant}{client} {where}, {'authorized' if self.tokens else 'not authorized'}>"

@@ -26,6 +26,7 @@ from mcp_types import LOG_LEVEL_META_KEY
 from mcp.client import Client
 
 from workbench.context import ToolContext
+from workbench.mcp._auth import oauth_failure
 from workbench.mcp._cache import CacheHints
 from workbench.mcp._config import ConfigExport, read_server_config
 from workbench.mcp._eras import answers, client_mode, keep_alive
@@ -35,7 +36,7 @@ from workbench.mcp._lenient import ToolListRepair
 from workbench.mcp._tasks import TaskFeatures, task_support
 from workbench.mcp._url_elicitation import retry_after_url_elicitation
 from workbench.mcp._record import wire_dict
-from workbench.mcp._transports import REFUSALS as _REFUSALS
+from workbench.mcp._transports import refusal_note
 from workbench.mcp._transports import open_transport
 from workbench.mcp._convert import (
     call_tool_result_to_value,
@@ -484,9 +485,16 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
                 if detail:
                     message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
                 raise McpTimeoutError(scrub_text(message, self._secrets)) from (None if self._secrets else exc)
-            message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
-            if self._refused:
-                message += f" ({_REFUSALS.get(self._refused[-1], f'HTTP {self._refused[-1]}')})"
+            auth = (self._connect_arguments or {}).get("auth")
+            failed_flow = oauth_failure(exc) if auth is not None else None
+            if failed_flow is not None:  # says what failed; the 401 that started the flow adds nothing
+                grant = getattr(auth, "grant", None)
+                message = (f"Could not connect to MCP server {self.label}: the OAuth {grant + ' ' if grant else ''}"
+                           f"flow failed: {_describe(failed_flow)}")
+            else:
+                message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
+                if self._refused:
+                    message += f" ({refusal_note(self._refused[-1], auth=auth is not None)})"
             if detail:
                 message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
             # an SDK or httpx message, or the server's stderr, may quote the URL or the command line; so may
@@ -763,7 +771,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             the handshake (as every client before 2026-07-28 connects: how most clients see a server);
             ``"2026-07-28"`` that revision without a probe. ``connection.protocol_version`` says
             which was negotiated.
-        auth: for ``url=``: an ``httpx.Auth`` sent with every request (see ``workbench.mcp._transports``).
+        auth: for ``url=``: :class:`workbench.mcp.OAuth` (authorization code, pre-registered or
+            URL-based client ids, client credentials, SEP-990 jwt-bearer) or any ``httpx.Auth`` (an SDK
+            provider too) sent with every request; a failed OAuth flow is reported as what failed.
         sampling: answers the server's ``sampling/createMessage`` requests:
             ``sampling(params: mcp.types.CreateMessageRequestParams)`` returns the assistant's text
             (or a ``CreateMessageResult``); sync (run in a worker thread) or async. The client
@@ -771,8 +781,9 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             ``connection.sampling_handler`` can be changed later; set to ``None``, the server gets an
             error saying so).
         elicitation: answers ``elicitation/create`` (form and URL modes):
-            ``elicitation(params)`` returns the accepted content (a dict), ``"decline"``,
-            ``"cancel"``/``None``, or an ``ElicitResult``. Declares ``elicitation`` only when given;
+            ``elicitation(params)`` returns the accepted content (a dict; the fields it leaves out
+            get the requested schema's defaults, as does a bare ``"accept"``), ``"decline"``,
+            ``"cancel"``/``None``, or an ``ElicitResult`` (sent as built). Declares ``elicitation`` only when given;
             ``connection.elicitation_handler``.
         roots: the roots offered to the server (paths, ``file://`` URIs or ``{"uri", "name"}``);
             given (even ``[]``), the client declares the ``roots`` capability and

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import mcp.types as types
 
+from workbench.mcp._elicitation import with_defaults
 from workbench.mcp._eras import ResourceSubscriptions, probe
 from workbench.mcp._errors import McpConnectionError
 from workbench.mcp._record import Notification, ProtocolMessage, Record, ServerLog, now
@@ -89,15 +90,20 @@ def _sampling_result(value: Any) -> types.CreateMessageResult | types.ErrorData:
     raise TypeError(f"a sampling handler returns a str, a dict or mcp.types.CreateMessageResult, got {value!r}")
 
 
-def _elicit_result(value: Any) -> types.ElicitResult | types.ErrorData:
+def _elicit_result(value: Any, params: Any = None) -> types.ElicitResult | types.ErrorData:
+    """The handler's answer as an ``ElicitResult``. An accepting answer (``"accept"``, a dict) of a
+    form-mode request is completed with the schema's defaults for the fields it leaves out (SEP-1034:
+    a default is what a field the user left alone holds); an ``ElicitResult`` goes as given."""
     if isinstance(value, (types.ElicitResult, types.ErrorData)):
         return value
     if value is None:
         return types.ElicitResult(action="cancel")
-    if isinstance(value, str) and value in ("decline", "cancel", "accept"):
+    if isinstance(value, str) and value in ("decline", "cancel"):
         return types.ElicitResult(action=value)  # type: ignore[arg-type]
-    if isinstance(value, dict):
-        return types.ElicitResult(action="accept", content=value)
+    if value == "accept" or isinstance(value, dict):
+        content = with_defaults(value if isinstance(value, dict) else {}, params)
+        # a bare "accept" of a request without defaults (a URL-mode one) carries no content
+        return types.ElicitResult(action="accept", content=content if content or value != "accept" else None)
     raise TypeError("an elicitation handler returns a dict (the accepted content), 'accept', 'decline', 'cancel', "
                     f"None (cancel) or mcp.types.ElicitResult, got {value!r}")
 
@@ -189,7 +195,7 @@ class ClientFeatures:
 
     async def _on_elicitation(self, context: Any, params: Any) -> Any:
         return await self._serve_request(ELICITATION_ROW, "elicitation", self.elicitation_handler, params,
-                                         _elicit_result)
+                                         lambda answer: _elicit_result(answer, params))
 
     async def _serve_request(self, row_name: str, what: str, handler: Any, params: Any,
                              convert: Callable[[Any], Any]) -> Any:

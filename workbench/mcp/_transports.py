@@ -19,7 +19,8 @@ from mcp.client.stdio import StdioServerParameters
 from workbench.mcp._stdio import ServerProcess, stdio_transport
 from workbench.secrets import command_secrets, header_secrets, mask_command, mask_url, url_secrets
 
-__all__ = ["HTTP_TRANSPORTS", "MAX_SSE_EVENT_SIZE", "OpenedTransport", "REFUSALS", "open_transport"]
+__all__ = ["AUTH_REFUSALS", "HTTP_TRANSPORTS", "MAX_SSE_EVENT_SIZE", "OpenedTransport", "REFUSALS", "open_transport",
+           "refusal_note"]
 
 #: The largest server-sent event a streamable-HTTP connection accepts (the SDK's default, 1 MiB, fails a
 #: tool result above it: a result answered on an event stream — a call that reports progress, or any
@@ -31,6 +32,16 @@ REFUSALS = {
          "generated one at start, or uses its --token / $WORKBENCH_MCP_TOKEN)",
     403: "HTTP 403: the server refused the request (a wrong token, or an Origin it does not allow)",
 }
+#: the same answers on a connection whose ``auth=`` (``OAuth``…) was to get the credentials: a token is not the fix
+AUTH_REFUSALS = {
+    401: "HTTP 401: the server did not accept the access token the auth= provider got for it",
+    403: "HTTP 403: the server refused the access token (a scope it lacks) or the request's Origin",
+}
+
+
+def refusal_note(status: int, *, auth: bool) -> str:
+    """What an HTTP 401/403 answer means for a connection with or without ``auth=``."""
+    return (AUTH_REFUSALS if auth else REFUSALS).get(status, f"HTTP {status}")
 
 
 @dataclass
