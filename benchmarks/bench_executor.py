@@ -1,4 +1,4 @@
-"""Executor benchmarks (DESIGN.md §9). A plain script: ``python benchmarks/bench_executor.py [--quick]``.
+"""Executor benchmarks (README.md, "Performance"). A plain script: ``python benchmarks/bench_executor.py [--quick]``.
 
 1. Per-call overhead of a trivial ``add(a: int, b: int) -> int`` tool:
    direct call · ``pydantic.validate_call`` · ``SequentialExecutor().run([tool_use], registry)`` ·
@@ -30,7 +30,7 @@ import pydantic
 
 from workbench import ConcurrentExecutor, SequentialExecutor, ToolContext, ToolRegistry, tool
 
-TARGETS_US = {"run": 9.3, "execute_async": 4.2, "build": 200.0}  # DESIGN.md §9
+TARGETS_US = {"run": 9.3, "execute_async": 4.2, "build": 200.0}  # the peers' figures named below
 
 
 def add(a: int, b: int) -> int:
@@ -363,7 +363,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     validate_us = by_name["pydantic.validate_call(add)(**args)"]
     mcp_rows = [(name, value) for name, value in rows if name.startswith(("mcp", "MCP"))]
     print()
-    print("   targets (DESIGN.md §9):")
+    print("   targets (the peers' published figures):")
     print(f"   run()            {run_us:8.2f} µs  vs < {TARGETS_US['run']} µs (FastMCP 1.x)   "
           f"{'met' if run_us < TARGETS_US['run'] else 'MISSED'}  ({run_us / validate_us:.1f}x validate_call)")
     print(f"   await execute()  {async_us:8.2f} µs  vs < {TARGETS_US['execute_async']} µs (openai-agents async)   "

@@ -1,4 +1,4 @@
-"""Non-JSON returns become the best content block, never an exception (DESIGN.md §3)."""
+"""Non-JSON returns become the best content block, never an exception."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Executors (DESIGN.md §3, §4, §5): ordering, streaming, sync run, failures as results, timeouts,
+"""Executors: ordering, streaming, sync run, failures as results, timeouts,
 cancellation, pools, idempotency, progress events, timing, logging and synthetic mode."""
 
 from __future__ import annotations

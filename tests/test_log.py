@@ -1,4 +1,4 @@
-"""Tests for ``workbench.log.ExecutionLog`` (DESIGN.md §5)."""
+"""Tests for ``workbench.log.ExecutionLog``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checks on the tutorial notebooks themselves (DESIGN.md §8).
+"""Checks on the tutorial notebooks themselves (``notebooks/``).
 
 nbval (``pytest --nbval``) re-runs every notebook and compares outputs; these tests cover what nbval
 cannot see:

@@ -3,7 +3,7 @@
 ``invoke``, ``execute`` and ``acall`` refuse an ``always_deny`` tool, and an ``ask_user`` one (a direct
 call has nobody to ask: executors with an approver do), for every tool form: ``@tool`` functions (sync
 and async), Allos classes, neurosurfer classes, Spark classes, spec-only tools and MCP proxies (a real
-server subprocess). Calling the tool itself (``tool(...)``) stays the bare function (DESIGN §1), and
+server subprocess). Calling the tool itself (``tool(...)``) stays the bare function, and
 executors still apply the permission with their approver.
 """
 

@@ -1,4 +1,4 @@
-"""Provider formats (DESIGN.md §6), checked against the providers' own published types.
+"""Provider formats, checked against the providers' own published types.
 
 OpenAI and Anthropic ship TypedDicts for request params and pydantic models for responses; MCP
 ships pydantic models; botocore ships the Bedrock Converse service model; google-genai ships

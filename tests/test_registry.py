@@ -1,4 +1,4 @@
-"""ToolRegistry (DESIGN.md §2): registration, lookup, refs, modules, spec dicts, reload, synthetic."""
+"""ToolRegistry: registration, lookup, refs, modules, spec dicts, reload, synthetic."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Schema generation from signatures (DESIGN.md §1) — every listed type, docstring styles, context hiding."""
+"""Schema generation from signatures — every listed type, docstring styles, context hiding."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Every tool-layer usage example of the five reference documents in ../shared/seeds,
-run against workbench with only the import line changed (one test per example)."""
+"""Every tool-layer usage example of the five tool libraries whose API workbench also offers (the
+sections below, one per library), run against workbench with only the import line changed (one
+test per example)."""
 
 from __future__ import annotations
 
@@ -590,7 +591,7 @@ def test_rdk_from_function_get_user():
     spec = ToolSpec.from_function(get_user)
     assert spec.name == "get_user"
     assert spec.description == "Fetch a user by ID."
-    # exactly rdk's documented schema, plus the default DESIGN.md requires to be kept
+    # exactly rdk's documented schema, plus the default workbench keeps (README.md, "Behaviour worth knowing")
     assert spec.parameters == {
         "type": "object",
         "properties": {

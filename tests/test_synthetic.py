@@ -1,4 +1,4 @@
-"""Synthetic values for spec-only tools (DESIGN.md §2, issue 14).
+"""Synthetic values for spec-only tools.
 
 A synthetic value must validate against the spec's ``returns`` schema — with Draft 2020-12 and
 format checking, as the executor's input validator does — for every satisfiable schema, be the same

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional, Sequence
 
+from workbench._refs import RefError, lookup
+
 __all__ = ["SchemaOrder", "input_location"]
 
 _COMBINATORS = ("allOf", "anyOf", "oneOf")
@@ -89,19 +91,12 @@ class SchemaOrder:
         return out
 
     def _resolve(self, ref: str) -> Optional[Any]:
-        """A local JSON-pointer ``$ref`` (``#/$defs/Name``); None for anything else."""
-        if not ref.startswith("#"):
+        """A local JSON-pointer ``$ref`` (``#/$defs/Name``); None for one that cannot be followed (the
+        order then leaves that branch out: ordering errors never raises)."""
+        try:
+            return lookup(self._root, ref)
+        except RefError:
             return None
-        node: Any = self._root
-        for token in ref[1:].split("/")[1:]:
-            token = token.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
-        return node
 
 
 def _property_positions(schemas: list[dict]) -> dict[str, int]:

@@ -1,7 +1,8 @@
-"""Escaped HTML reprs for specs, tools, registries and results (used by ``_repr_html_``).
+"""HTML escaping and the small HTML pieces every view and report builds on, and the escaped HTML
+reprs of specs, tools, registries and results (used by ``_repr_html_``).
 
-Every piece of tool-provided text goes through ``html.escape``: a tool that
-returns ``<script>`` shows it, never runs it.
+Every piece of tool-provided text goes through :func:`escape` (this module is the only caller of
+``html.escape`` in the package): a tool that returns ``<script>`` shows it, never runs it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import html
 import json
 from typing import Any, Optional
 
+from workbench._refs import resolved, siblings
 from workbench._styles import STATUS_COLOURS, status_class, status_colour
 
 #: text colour per display status (theme variables; see ``workbench._styles``)
@@ -22,6 +24,22 @@ def escape(value: Any) -> str:
 
 
 _e = escape
+
+
+def json_text(value: Any) -> str:
+    """``value`` as indented JSON for a person to read (non-ASCII kept; what JSON cannot hold as its ``repr``)."""
+    return json.dumps(value, ensure_ascii=False, indent=2, default=repr)
+
+
+def pre(value: Any, style: str = "") -> str:
+    """A ``<pre>`` block of ``value`` escaped: a string as it is, anything else as :func:`json_text`."""
+    text = value if isinstance(value, str) else json_text(value)
+    return f"<pre style='{_e(style)}'>{_e(text)}</pre>" if style else f"<pre>{_e(text)}</pre>"
+
+
+def details(summary: str, body_html: str) -> str:
+    """A collapsed block: ``summary`` (plain text, escaped here) opens ``body_html`` (already HTML)."""
+    return f"<details><summary>{_e(summary)}</summary>{body_html}</details>"
 
 
 def display_status(result: Any) -> str:
@@ -77,9 +95,9 @@ def _schema_parts(schema: dict, defs: dict) -> list[dict]:
     for part in [schema, *(schema.get("anyOf") or []), *(schema.get("oneOf") or [])]:
         if not isinstance(part, dict) or part.get("type") == "null":
             continue
-        ref = part.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            part = {**(defs.get(ref[len("#/$defs/"):]) or {}), **{k: v for k, v in part.items() if k != "$ref"}}
+        if "$ref" in part:
+            target = resolved(part, {"$defs": defs})
+            part = target if isinstance(target, dict) else siblings(part)
         parts.append(part)
     return parts
 

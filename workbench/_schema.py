@@ -1,4 +1,4 @@
-"""JSON Schema from Python signatures, through pydantic (DESIGN.md §1).
+"""JSON Schema from Python signatures, through pydantic (README.md, "Behaviour worth knowing").
 
 ``inspect_function`` builds one pydantic model per tool from its signature; the
 model gives both the JSON Schema and the input validator, so the schema a model
@@ -23,6 +23,7 @@ from workbench._docstrings import parse_docstring
 from workbench._errors import ToolSpecError
 from workbench._field_schemas import is_json_scalar, remember, shared_parameters
 from workbench._json_copy import copy_json
+from workbench._refs import RefError, lookup_schema
 
 __all__ = ["FunctionInfo", "inspect_function", "clean_schema", "schema_type_of", "decimal_pattern"]
 
@@ -129,13 +130,21 @@ def clean_schema(schema: Any, *, keep_marks: bool = False) -> Any:
     return out
 
 
-def schema_type_of(schema: dict, defs: dict | None = None) -> set[str]:
-    """The set of JSON types a (sub)schema admits, following one ``$ref`` and ``anyOf``/``oneOf``."""
+def schema_type_of(schema: dict, defs: dict | None = None, _open: tuple = ()) -> set[str]:
+    """The set of JSON types a (sub)schema admits, following ``$ref`` s into ``defs`` (a schema's
+    ``$defs``) and ``anyOf``/``oneOf``; a ref that cannot be followed, or that is already being
+    followed (a cycle), admits no type it can name."""
     if not isinstance(schema, dict):
         return set()
     ref = schema.get("$ref")
-    if isinstance(ref, str) and defs is not None and ref.startswith("#/$defs/"):
-        return schema_type_of(defs.get(ref[len("#/$defs/"):], {}), defs)
+    if isinstance(ref, str) and defs is not None:
+        if ref in _open:
+            return set()
+        try:
+            target = lookup_schema({"$defs": defs}, ref)
+        except RefError:
+            return set()
+        return schema_type_of(target, defs, (*_open, ref))
     declared = schema.get("type")
     if isinstance(declared, str):
         return {declared}
@@ -144,7 +153,7 @@ def schema_type_of(schema: dict, defs: dict | None = None) -> set[str]:
     types: set[str] = set()
     for key in ("anyOf", "oneOf"):
         for sub in schema.get(key, []):
-            types |= schema_type_of(sub, defs)
+            types |= schema_type_of(sub, defs, _open)
     return types
 
 

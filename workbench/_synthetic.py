@@ -1,4 +1,4 @@
-"""Deterministic synthetic values for spec-only tools (DESIGN.md §2).
+"""Deterministic synthetic values for spec-only tools (README.md, "Behaviour worth knowing": spec-only tools).
 
 ``synthesize(schema, seed)`` returns a value that validates against ``schema`` (Draft 2020-12, with
 format checking), drawn by hypothesis-jsonschema from a seed that ``synthetic_seed`` derives from

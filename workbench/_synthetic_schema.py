@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 from typing import Any, Callable
-from urllib.parse import unquote
+
+from workbench._refs import RefError, follow, lookup_schema
 
 __all__ = ["prepare", "readable", "UnusableSchema", "READABLE_FORMATS", "FORMAT_PREFIX"]
 
@@ -101,32 +102,19 @@ class _Inliner:
 
     def ref(self, schema: dict, open_refs: tuple[str, ...]) -> Any:
         ref = schema["$ref"]
-        if not isinstance(ref, str):
-            raise UnusableSchema(f"$ref {ref!r} is not a string")
-        if open_refs.count(ref) >= RECURSION_DEPTH or self.nodes > MAX_NODES:
+        if isinstance(ref, str) and (open_refs.count(ref) >= RECURSION_DEPTH or self.nodes > MAX_NODES):
             return False  # the recursion ends here: only values that stop before this level are generated
-        resolved = self.resolve(ref)
-        if not isinstance(resolved, (dict, bool)):
-            raise UnusableSchema(f"$ref {ref!r} points to {type(resolved).__name__} {resolved!r}, not to a schema")
+        try:
+            resolved = lookup_schema(self.root, ref)
+            if isinstance(resolved, dict) and "$ref" in resolved:
+                follow(schema, self.root)  # a chain of bare refs that loops names no schema: CyclicRef
+        except RefError as exc:
+            raise UnusableSchema(str(exc)) from None
         target = self.node(resolved, open_refs + (ref,))
         rest = {k: v for k, v in schema.items() if k != "$ref"}
         if all(k in _ANNOTATIONS or k in _DROPPED for k in rest):
             return target
         return {"allOf": [target, self.node(rest, open_refs)]}  # 2020-12: $ref applies alongside its siblings
-
-    def resolve(self, ref: str) -> Any:
-        if ref != "#" and not ref.startswith("#/"):
-            raise UnusableSchema(f"$ref {ref!r} cannot be followed (only local '#/...' references are supported)")
-        target: Any = self.root
-        for part in ref[2:].split("/") if ref != "#" else []:
-            part = unquote(part).replace("~1", "/").replace("~0", "~")
-            if isinstance(target, dict) and part in target:
-                target = target[part]
-            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
-                target = target[int(part)]
-            else:
-                raise UnusableSchema(f"$ref {ref!r} points nowhere")
-        return target
 
 
 def _check_pattern(pattern: Any) -> Any:

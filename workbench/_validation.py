@@ -29,6 +29,7 @@ from workbench._error_order import SchemaOrder, input_location
 from workbench._errors import ToolInputError, ToolSpecError
 from workbench._json_text import MAX_JSON_DEPTH, JSONTooDeepError
 from workbench._json_text import loads as load_json
+from workbench._refs import resolved
 from workbench._schema import INF_NAN_MARK, FunctionInfo, schema_type_of
 
 __all__ = ["FunctionInputValidator", "SchemaInputValidator", "PydanticErrorReport", "json_type_name", "describe_value", "MAX_INPUT_DEPTH"]
@@ -534,10 +535,16 @@ def _only_integral_floats(exc: ValidationError) -> bool:
                for e in exc.errors(include_url=False))
 
 
+def _in_defs(schema: Any, defs: dict | None) -> Any:
+    """``schema`` through its ``$ref`` s into ``defs`` (``{}`` for one that cannot be followed)."""
+    if defs is None or not isinstance(schema, dict) or "$ref" not in schema:
+        return schema
+    target = resolved(schema, {"$defs": defs})
+    return {} if target is None else target
+
+
 def _expected_from_schema(schema: dict, defs: dict | None = None) -> str:
-    ref = schema.get("$ref") if isinstance(schema, dict) else None
-    if isinstance(ref, str) and defs is not None and ref.startswith("#/$defs/"):
-        schema = defs.get(ref[len("#/$defs/"):], {})
+    schema = _in_defs(schema, defs)
     if not isinstance(schema, dict):
         return "a value"
     if "const" in schema:
@@ -560,9 +567,7 @@ def _expected_from_schema(schema: dict, defs: dict | None = None) -> str:
 
 def _has_choices(schema: Any, defs: dict | None) -> bool:
     """Whether ``schema`` (through one ``$ref``) lists its allowed values (``enum`` / ``const``)."""
-    ref = schema.get("$ref") if isinstance(schema, dict) else None
-    if isinstance(ref, str) and defs is not None and ref.startswith("#/$defs/"):
-        schema = defs.get(ref[len("#/$defs/"):], {})
+    schema = _in_defs(schema, defs)
     return isinstance(schema, dict) and ("enum" in schema or "const" in schema)
 
 

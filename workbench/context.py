@@ -1,4 +1,4 @@
-"""``ToolContext``: what a running tool can see and report (DESIGN.md §1)."""
+"""``ToolContext``: what a running tool can see and report (its ``context`` parameter, hidden from the schema)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Executors: run batches of tool calls (DESIGN.md §4).
+"""Executors: run batches of tool calls (README.md, "A short tour" and "Batch runs").
 
 Every call goes through one pipeline — look up, permission, validation,
 idempotency, invoke, result — split into synchronous steps so that a quick

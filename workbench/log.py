@@ -1,4 +1,4 @@
-"""``ExecutionLog``: every finished tool call, kept in SQLite (DESIGN.md §5).
+"""``ExecutionLog``: every finished tool call, kept in SQLite.
 
 One row per *final* :class:`~workbench.types.ToolResult` (``success`` or
 ``error``); progress events (``in_progress``) are never logged. Each
@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import gc
-import html
 import json
 import logging
 import os
@@ -47,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from pydantic_core import from_json as _from_json, to_json as _to_json
 
+from workbench._html import escape
 from workbench.secrets import MASK, masked_parameters
 from workbench.types import ToolResult, ToolUse, make_tool_use, utc_now_iso
 
@@ -1099,7 +1099,7 @@ class ExecutionLog:
 
     def _repr_html_(self) -> str:
         """An HTML table of the 20 most recent calls (every value escaped)."""
-        e = html.escape
+        e = escape
         if self._closed:
             return f"<div class='workbench-log'>{e(repr(self))}</div>"
         total = len(self)

@@ -1,4 +1,4 @@
-"""``ToolRegistry``: the named collection of tools (DESIGN.md §2)."""
+"""``ToolRegistry``: the named collection of tools, and ``as_tool_registry``/``tool_list``: the one reading of a ``tools`` argument."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import sys
 import threading
 import types
 import warnings
+from collections.abc import MappingView
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from workbench import _entry_points
@@ -223,16 +224,41 @@ def _describe(obj: Any) -> str:
     return f"{text} (a {type(obj).__module__}.{type(obj).__qualname__})"
 
 
-def as_tool_registry(registry: Any) -> Any:
-    """A registry from a ``ToolRegistry`` (anything with ``get_tool``), or a list / dict of tools for
-    convenience: what the executors accept as their ``registry`` argument."""
-    if hasattr(registry, "get_tool"):
-        return registry
-    if isinstance(registry, dict):
-        return ToolRegistry(list(registry.values()))
-    if isinstance(registry, (list, tuple)):
-        return ToolRegistry(list(registry))
-    raise TypeError(f"Expected a ToolRegistry (or a list of tools), got {type(registry).__name__}")
+def _is_spec_dict(value: Any) -> bool:
+    return isinstance(value, dict) and {"name", "parameters"} <= set(value)
+
+
+def tool_list(tools: Any) -> list[Any]:
+    """The items of a ``tools`` argument, in order — the one reading of it every entry point shares
+    (``as_tool_registry``, the agent loop, ``run_evals`` variants, ``workbench.models.tool_specs``):
+
+    ``None`` → none; a mapping of name → tool → its values; a list, tuple, set or iterator → its
+    items; anything else — one tool, ``ToolSpec``, spec dict (``{"name", "parameters", ...}``) or
+    function — → that one (a registry says what it cannot register; a registry itself is not read
+    here: callers use it as it is)."""
+    if tools is None:
+        return []
+    if isinstance(tools, dict) and not _is_spec_dict(tools):
+        return list(tools.values())
+    if isinstance(tools, (list, tuple, set, frozenset, Iterator, MappingView)):
+        return list(tools)
+    return [tools]
+
+
+def as_tool_registry(tools: Any, *, synthesize_specs: bool = False) -> Any:
+    """A registry from a ``tools`` argument: a ``ToolRegistry`` (anything with ``get_tool``) as it
+    is, else a new ``ToolRegistry`` of :func:`tool_list`'s items — what the executors, the agent loop
+    and ``run_evals`` accept. ``synthesize_specs``: a registry built here answers calls of tools given
+    as specs (no implementation) with generated values (the agent loop's choice). ``None`` is a
+    ``TypeError`` here: an executor needs its registry (the agent loop reads ``None`` as no tools)."""
+    if hasattr(tools, "get_tool"):
+        return tools
+    if tools is None:
+        raise TypeError("Expected a ToolRegistry (or a list of tools), got None")
+    registry = ToolRegistry(tool_list(tools))
+    if synthesize_specs:
+        registry.synthetic = any(not t.has_implementation for t in registry.registry.values())
+    return registry
 
 
 _WORD = re.compile(r"[a-z0-9]+")

@@ -30,6 +30,8 @@ import re
 from typing import Any, Callable, Iterable, Mapping, Optional
 from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
+from workbench._refs import resolved
+
 __all__ = ["MASK", "Replace", "SecretCalls", "command_secrets", "header_secrets", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments",
            "mask_command", "mask_header", "masked_parameters", "mask_params", "mask_result", "mask_url", "mask_values",
            "secret_parameters", "secret_values", "scrub_text", "url_secrets"]
@@ -88,8 +90,8 @@ def is_secret_schema(schema: Any) -> bool:
 
 
 def secret_parameters(parameters: Any) -> frozenset[str]:
-    """The names of a tool's top-level parameters whose schema marks them secret (``$ref``s to a
-    ``$defs`` entry are followed one level)."""
+    """The names of a tool's top-level parameters whose schema marks them secret (``$ref``s into
+    ``$defs`` are followed, their sibling keywords kept: ``workbench._refs``)."""
     if not isinstance(parameters, Mapping):
         return frozenset()
     props = parameters.get("properties")
@@ -98,9 +100,8 @@ def secret_parameters(parameters: Any) -> frozenset[str]:
     defs = parameters.get("$defs") or {}
     names = set()
     for name, schema in props.items():
-        ref = schema.get("$ref") if isinstance(schema, Mapping) else None
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            schema = defs.get(ref[len("#/$defs/"):], schema)
+        if isinstance(schema, Mapping) and "$ref" in schema:
+            schema = resolved(schema, {"$defs": defs}) or schema
         if is_secret_schema(schema):
             names.add(name)
     return frozenset(names)

@@ -1,4 +1,4 @@
-"""``ToolSpec``: a tool's contract — name, description, JSON Schemas, runtime hints (DESIGN.md §1).
+"""``ToolSpec``: a tool's contract — name, description, JSON Schemas, runtime hints.
 
 Three construction styles are accepted and normalised to one JSON Schema form:
 
@@ -77,7 +77,7 @@ def _wrap_errors(cls_name: str, exc: ValidationError) -> ToolSpecError:
 
 
 class ToolSpec(BaseModel):
-    """A tool's specification. See DESIGN.md §1 for every field."""
+    """A tool's specification; each field is documented where it is declared below."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validate_assignment=False)
 

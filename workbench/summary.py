@@ -58,10 +58,11 @@ class BatchSummary:
 
     def _repr_html_(self) -> str:
         import base64
-        import html
         import io
 
-        text = f"<pre>{html.escape(repr(self))}</pre>"
+        from workbench._html import pre
+
+        text = pre(repr(self))
         try:
             buffer = io.BytesIO()
             self.plot().savefig(buffer, format="png", dpi=80)

@@ -49,7 +49,7 @@ class ToolPermissionError(PermissionError):
 # Public entry points that run a tool's body -> the private name of their unchecked body, if one is
 # needed. A class that defines one of them (an Allos ``execute``, an ``invoke``/``acall`` override) gets
 # it wrapped with the permission check at class creation; its own definition stays reachable, unchecked,
-# under the private name: ``__call__`` (the bare function, DESIGN §1) runs ``_execute``, executors (which
+# under the private name: ``__call__`` (the bare function: calling a tool directly runs the function) runs ``_execute``, executors (which
 # have applied the permission with their approver) run ``_invoke``.
 _ENTRY_POINTS: dict[str, Optional[str]] = {"invoke": "_invoke", "acall": None, "execute": "_execute"}
 

@@ -1,4 +1,4 @@
-"""Call and result types shared by every part of the workbench (DESIGN.md §3)."""
+"""Call and result types shared by every part of the workbench."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ and makes an :class:`OpenApiTool` for each operation:
   one property, ``body``. **Name clashes**: the first comer keeps the name, in the order path,
   query, header, cookie, body; a later one is renamed ``<location>_<name>`` (a query ``id`` next to
   a path ``id`` becomes ``query_id``). ``$ref`` s to parameters and request bodies are resolved
-  (with ``referencing``); schema ``$ref`` s become ``#/$defs/...`` of the input schema (recursive
+  (:mod:`workbench._refs`); schema ``$ref`` s become ``#/$defs/...`` of the input schema (recursive
   schemas stay expressible). OpenAPI 3.0's ``nullable: true`` becomes a ``null`` alternative.
 * **description**: the operation's summary and description.
 * **call**: an ``httpx`` request on a pooled client (an async tool: executors await it; a direct
@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Union
 from urllib.parse import urljoin, urlsplit
 
+from workbench._refs import follow
 from workbench.adapters._common import require
 from workbench.adapters._openapi_http import (DEFAULT_MAX_RESPONSE_BYTES, BaseUrl, OpenApiResponseTooLarge,
                                               OpenApiSender, OpenApiUrlError, path_segment)
@@ -161,21 +162,13 @@ class _Schemas:
     """Resolves ``$ref`` s of one document; schema refs become ``#/$defs/<name>`` of an input schema."""
 
     def __init__(self, doc: dict[str, Any]) -> None:
-        from referencing import Registry, Resource
-        from referencing.jsonschema import DRAFT202012
-
         self.doc = doc
-        self.resolver = Registry().with_resource("urn:openapi", Resource.from_contents(
-            doc, default_specification=DRAFT202012)).resolver(base_uri="urn:openapi")
         self.nullable = str(doc.get("openapi", "")).startswith("3.0")
 
     def lookup(self, node: Any) -> Any:
-        """``node`` with its ``$ref`` followed (repeatedly)."""
-        seen = 0
-        while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and seen < 32:
-            node = self.resolver.lookup(node["$ref"]).contents
-            seen += 1
-        return node
+        """``node`` with its ``$ref`` chain followed (``workbench._refs``: a remote, dangling or cyclic
+        ref is a ``ValueError`` naming it)."""
+        return follow(node, self.doc)[0]
 
     @staticmethod
     def _def_name(ref: str) -> str:

@@ -26,7 +26,7 @@ from workbench.models._turn import without_surrogates
 from workbench.agent._masking import masked_step
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
-from workbench.registry import ToolRegistry
+from workbench.registry import ToolRegistry, as_tool_registry, tool_list
 from workbench.secrets import SecretCalls, mask_params, scrub_text
 from workbench.tools import BaseTool
 from workbench.types import ToolResult, ToolUse, new_tool_use_id, utc_now_iso
@@ -394,24 +394,19 @@ _REGISTRY_CACHE_SIZE = 64
 
 
 def _registry(tools: Any) -> Any:
-    """A registry for the executor from ``tools``; specs given without implementations answer with
-    generated values (a registry the caller built keeps its own ``synthetic`` setting)."""
+    """A registry for the executor from ``tools`` (``as_tool_registry``; ``None``: no tools); specs given
+    without implementations answer with generated values (a registry the caller built keeps its own
+    ``synthetic`` setting). A list of the same tool objects gets the same registry back (cached)."""
     if tools is None:
         return ToolRegistry()
     if hasattr(tools, "get_tool"):
         return tools
-    if isinstance(tools, dict) and not {"name", "parameters"} <= set(tools):
-        items = list(tools.values())
-    elif isinstance(tools, (list, tuple)):
-        items = list(tools)
-    else:
-        items = [tools]
+    items = tool_list(tools)
     cacheable = all(isinstance(item, BaseTool) for item in items)  # dicts and specs are rebuilt: they may change
     key = tuple(map(id, items))
     registry = _registries.get(key) if cacheable else None
     if registry is None:
-        registry = ToolRegistry(items)
-        registry.synthetic = any(not t.has_implementation for t in registry.registry.values())
+        registry = as_tool_registry(items, synthesize_specs=True)
         if cacheable:
             if len(_registries) >= _REGISTRY_CACHE_SIZE:
                 _registries.pop(next(iter(_registries)))

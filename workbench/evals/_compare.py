@@ -3,11 +3,11 @@ reports of the same suite (:func:`compare_reports`: regressions, fixes and the s
 
 from __future__ import annotations
 
-import html
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
+from workbench._html import pre
 from workbench.evals._stats import CONFIDENCE, mean_interval, sign_flip_test
 
 #: how a comparison's p-value and interval are computed (docs/evaluations-statistics.md)
@@ -127,7 +127,7 @@ class ReportComparison:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        return f"<pre>{html.escape(str(self))}</pre>"
+        return pre(str(self))
 
 
 _CHANGE_COLUMNS = ["case", "model", "variant", "old_pass_rate", "new_pass_rate", "reason"]

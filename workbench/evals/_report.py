@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import os
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -172,7 +171,3 @@ def _mean(column: Any) -> float:
     """The mean score of a scorer column (bools as 0/1), over the runs it applied to."""
     values = [float(v) for v in column if v is not None and v == v]
     return sum(values) / len(values) if values else float("nan")
-
-
-def _esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)

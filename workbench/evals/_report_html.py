@@ -5,14 +5,12 @@ failures, all escaped."""
 
 from __future__ import annotations
 
-import html
 from typing import Any, Optional
 
+from workbench._html import details, pre
+from workbench._html import escape as _esc
+
 _BAR_W, _ROW_H = 260, 22
-
-
-def _esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _bars(title: str, items: list[tuple[str, float, str]], maximum: float,
@@ -53,8 +51,7 @@ def report_html(report: Any) -> str:
     failures = _bars("Failures by reason",
                      [(f"{r['error_type'] or 'other'} — {r['model']} [{r['variant']}]", r["failures"], str(r["failures"]))
                       for r in reasons.to_dict("records")], float(reasons["failures"].max()) if len(reasons) else 1.0)
-    diffs = "".join(f"<details><summary>Spec changes {_esc(a)} → {_esc(b)}</summary><pre>{_esc(diff)}</pre></details>"
-                    for (a, b), diff in report.spec_diffs.items())
+    diffs = "".join(details(f"Spec changes {a} → {b}", pre(str(diff))) for (a, b), diff in report.spec_diffs.items())
     failed = report.failures().head(50)
     fail_rows = "".join(f"<tr><td>{_esc(r['case'])}</td><td>{_esc(r['model'])}</td><td>{_esc(r['variant'])}</td>"
                         f"<td>{_esc(r['reason'])}</td></tr>" for r in failed.to_dict("records"))

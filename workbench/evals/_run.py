@@ -132,9 +132,7 @@ def _variants(variants: Optional[dict[str, Any]], tools: Any, suite: Optional[Ev
     def registry_of(item: Any) -> Any:
         if item is None:
             return suite_registry(suite) if suite is not None else ToolRegistry(synthetic=True)
-        if isinstance(item, ToolRegistry):
-            return item
-        return as_tool_registry(list(item) if not isinstance(item, dict) else item)
+        return as_tool_registry(item)
 
     if variants:
         return {str(name): registry_of(reg) for name, reg in variants.items()}

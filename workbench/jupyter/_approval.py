@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import html
 import json
 import threading
 from typing import Any, Optional
 
 import ipywidgets as W
+
+from workbench._html import escape, pre
 
 __all__ = ["ApprovalPrompt"]
 
@@ -50,8 +51,8 @@ class ApprovalPrompt:
         payload = json.dumps(tool_use.get("input", {}) if isinstance(tool_use, dict) else {}, indent=2,
                              ensure_ascii=False, default=repr)
         self.message.value = (
-            f"<b>Approval needed</b>: run <code>{html.escape(name)}</code> with"
-            f"<pre style='white-space:pre-wrap;margin:2px 0'>{html.escape(payload)}</pre>"
+            f"<b>Approval needed</b>: run <code>{escape(name)}</code> with"
+            f"{pre(payload, 'white-space:pre-wrap;margin:2px 0')}"
         )
         future: concurrent.futures.Future = concurrent.futures.Future()
         with self._lock:

@@ -12,6 +12,7 @@ import json
 from typing import Any, Optional
 
 from workbench._content import json_text
+from workbench._html import details, pre
 from workbench._html import escape as _e
 from workbench._styles import status_colour
 from workbench.log import _output_summary
@@ -140,9 +141,7 @@ def row_json(row: dict) -> str:
     return json.dumps(row, indent=2, ensure_ascii=False, default=repr)
 
 
-def _pre(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=repr)
-    return f"<pre>{_e(text)}</pre>"
+_pre = pre
 
 
 def details_html(row: dict) -> str:
@@ -163,8 +162,8 @@ def details_html(row: dict) -> str:
                   f"{_pre(str(row.get('error') or ''))}")
     metadata = row.get("metadata") or {}
     trace = metadata.get("traceback") if isinstance(metadata, dict) else None
-    extra = f"<details><summary>traceback</summary>{_pre(str(trace))}</details>" if trace else ""
-    extra += f"<details><summary>metadata</summary>{_pre(metadata)}</details>"
+    extra = details("traceback", _pre(str(trace))) if trace else ""
+    extra += details("metadata", _pre(metadata))
     return (
         "<div class='workbench-log-details-body'>"
         f"<div class='workbench-log-details-head'>{' · '.join(facts)}</div>"

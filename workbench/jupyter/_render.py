@@ -1,6 +1,6 @@
 """HTML for the form's result area, its Request / Response view and its *Copy as code* text.
 
-Everything a tool produced is escaped: text and JSON go through ``html.escape``, DataFrames through
+Everything a tool produced is escaped: text and JSON go through ``workbench._html.escape``, DataFrames through
 ``DataFrame.to_html(escape=True)``, markdown through a small renderer that escapes first and only
 then adds its own tags, and images only as ``data:`` URLs of known raster formats with base64 checked.
 """

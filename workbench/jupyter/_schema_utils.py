@@ -11,6 +11,7 @@ import re
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any, Callable, Optional, Union
 
+from workbench._refs import RefError, follow, pointer_tokens
 from workbench._validation import FORMAT_EXPECTED, _expected_by_keyword, _expected_from_schema, describe_value, json_type_name
 
 __all__ = [
@@ -34,44 +35,24 @@ LONG_TEXT_HINTS = ("multiline", "multi-line", "long text", "paragraph", "markdow
 LONG_TEXT_MAX_LENGTH = 200
 
 
-def _defs_lookup(root: dict, ref: str) -> Optional[dict]:
-    """The subschema a local ``$ref`` points to (``#/$defs/X``, ``#/definitions/X`` or any JSON pointer)."""
-    if not isinstance(ref, str) or not ref.startswith("#"):
-        return None
-    node: Any = root
-    for part in ref[1:].split("/"):
-        if part == "":
-            continue
-        part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node if isinstance(node, dict) else None
-
-
-def resolve(schema: Any, root: dict, _seen: tuple = ()) -> dict:
+def resolve(schema: Any, root: dict) -> dict:
     """``schema`` with local ``$ref`` and single-entry ``allOf`` replaced by their target.
 
     Sibling keywords of the reference (``description``, ``default``…) win over the target's.
-    An unresolvable or cyclic reference is returned unchanged (the builder then falls back to JSON).
+    A reference that cannot be followed (``workbench._refs``: remote, dangling or cyclic) is
+    returned unchanged: the builder then falls back to a JSON box for that field.
     """
     if not isinstance(schema, dict):
         return {}
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        if ref in _seen:
-            return schema
-        target = _defs_lookup(root, ref)
-        if target is None:
-            return schema
-        merged = {**resolve(target, root, _seen + (ref,)), **{k: v for k, v in schema.items() if k != "$ref"}}
-        merged.setdefault("x-ref-name", ref.rsplit("/", 1)[-1])
-        return merged
-    all_of = schema.get("allOf")
-    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
-        rest = {k: v for k, v in schema.items() if k != "allOf"}
-        return {**resolve(all_of[0], root, _seen), **rest}
-    return schema
+    try:
+        resolved, ref = follow(schema, root, single_all_of=True)
+    except RefError:
+        return schema
+    if not isinstance(resolved, dict):
+        return {}
+    if ref is not None:
+        resolved.setdefault("x-ref-name", pointer_tokens(ref)[-1] if pointer_tokens(ref) else "#")
+    return resolved
 
 
 def json_types(schema: dict) -> set[str]:

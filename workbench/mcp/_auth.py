@@ -10,7 +10,6 @@ around it: a local callback on ``127.0.0.1`` that receives the authorization cod
 
 from __future__ import annotations
 
-import html
 import inspect
 import json
 import os
@@ -22,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 from urllib.parse import parse_qs, urlparse
+
+from workbench._html import escape
 
 __all__ = ["OAuth", "OAuthError", "oauth_failure"]
 
@@ -123,7 +124,7 @@ class _CallbackServer:
                 self.end_headers()
                 text = ("Authorized: you can close this tab and go back to the notebook." if ok else
                         f"Authorization failed: {query.get('error', 'no code')} {query.get('error_description', '')}")
-                self.wfile.write(f"<!doctype html><title>Tool Workbench</title><p>{html.escape(text)}</p>".encode())
+                self.wfile.write(f"<!doctype html><title>Tool Workbench</title><p>{escape(text)}</p>".encode())
 
             def log_message(self, *args: Any) -> None:  # keep the notebook quiet
                 pass

@@ -4,7 +4,7 @@ A :class:`HostPolicy` (Host → 421, Origin → 403; MCP's DNS-rebinding guidanc
 headers as RFC 3986 authorities — host names compared case-insensitively, IPv6 in brackets, user
 info (``127.0.0.1:80@evil.example``), bad ports and garbage refused — and the SDK's bearer-auth
 backend with a :class:`StaticTokenVerifier` (missing or wrong token → 401, told apart as RFC 6750
-§3.1 says). The policy (DESIGN.md, MCP note):
+§3.1 says). The policy (README.md, "Security notes"):
 
 * a token is **required** whenever the server listens beyond loopback: the one given
   (``token=`` / ``--token`` / ``$WORKBENCH_MCP_TOKEN``) or a random one printed at start;

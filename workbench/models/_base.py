@@ -48,17 +48,14 @@ def as_messages(prompt_or_messages: "str | Sequence[Message]", system: Optional[
 
 
 def tool_specs(tools: Any) -> list[ToolSpec]:
-    """The specs of ``tools``: a registry, a mapping of name → tool, a list of tools, specs or spec dicts."""
-    if tools is None:
-        return []
+    """The specs of ``tools``: a registry's, or those of ``workbench.registry.tool_list``'s items (a
+    mapping of name → tool, a list of tools, specs or spec dicts, or one of them)."""
     if hasattr(tools, "get_all_tool_specs"):
         return list(tools.get_all_tool_specs())
-    if isinstance(tools, dict) and not {"name", "parameters"} <= set(tools):
-        tools = tools.values()
-    elif isinstance(tools, (ToolSpec, dict)) or hasattr(tools, "spec"):
-        tools = [tools]
+    from workbench.registry import tool_list  # here: a model needs the registry module only once given tools
+
     specs = []
-    for item in tools:
+    for item in tool_list(tools):
         if isinstance(item, ToolSpec):
             specs.append(item)
         elif isinstance(item, dict):

@@ -1,4 +1,4 @@
-"""Provider formats: tool specs out, tool calls in, tool results out (DESIGN.md §6).
+"""Provider formats: tool specs out, tool calls in, tool results out.
 
 Every direction is table-driven: ``_EXPORTERS``, ``_CHOICE_CONVERTERS``, ``_PARSERS`` and
 ``_FORMATTERS`` map a provider name to one small function. Provider names:

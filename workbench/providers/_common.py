@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
 from workbench._errors import ToolSpecError
+from workbench._refs import RefError, lookup_schema
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
 
@@ -76,14 +77,11 @@ def _field(path: str) -> str:
 
 
 def _resolve_pointer(root: Schema, ref: str, tool: str, path: str) -> Schema:
-    if not isinstance(ref, str) or not ref.startswith("#"):
-        raise ToolSpecError(f"Tool '{tool}': field '{_field(path)}' has a $ref {ref!r} that is not local (only '#/...' refs are supported)")
-    node: Any = root
-    for part in [p for p in ref[1:].split("/") if p]:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or part not in node:
-            raise ToolSpecError(f"Tool '{tool}': field '{_field(path)}' refers to {ref!r}, which is not defined in the schema")
-        node = node[part]
+    """The object schema ``ref`` points at (``workbench._refs``), or a ``ToolSpecError`` naming the field."""
+    try:
+        node = lookup_schema(root, ref)
+    except RefError as exc:
+        raise ToolSpecError(f"Tool '{tool}': field '{_field(path)}': {exc}") from None
     if not isinstance(node, dict):
         raise ToolSpecError(f"Tool '{tool}': {ref!r} (used by field '{_field(path)}') does not resolve to a schema object")
     return node

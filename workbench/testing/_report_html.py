@@ -1,21 +1,14 @@
 """Escaped HTML for the reports of ``check_tool``/``fuzz_inputs`` and ``spec_diff`` (``_repr_html_``).
 
-Every tool-provided text (inputs, messages, tracebacks, descriptions) goes through ``html.escape``.
+Every tool-provided text (inputs, messages, tracebacks, descriptions) is escaped (``workbench._html``).
 """
 
 from __future__ import annotations
 
-import html
-import json
 from typing import Any
 
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2, default=repr)
+from workbench._html import details, pre
+from workbench._html import escape as _e
 
 
 def check_report_html(report: Any) -> str:
@@ -28,9 +21,9 @@ def check_report_html(report: Any) -> str:
         parts.append(f"<div><code>{_e(failure.kind)}</code> {_e(failure.message)}</div>")
         if failure.mutation:
             parts.append(f"<div>broken: {_e(failure.mutation)}</div>")
-        parts.append(f"<pre>{_e(_json(failure.input))}</pre>")
+        parts.append(pre(failure.input))
         if failure.traceback:
-            parts.append(f"<details><summary>traceback</summary><pre>{_e(failure.traceback)}</pre></details>")
+            parts.append(details("traceback", pre(str(failure.traceback))))
         parts.append("</div>")
     parts.append("</div>")
     return "".join(parts)

@@ -17,7 +17,8 @@ classify (e.g. a ``not`` or ``if``/``then`` rewritten) is reported as breaking, 
 
 Each change has the tool, a JSON pointer into the tool's spec (through ``$ref``s, the pointer
 follows the logical path: ``/parameters/properties/item/properties/qty/minimum``) and a one-line
-explanation. Pure dict work: no jsonschema, no hypothesis.
+explanation. A ``$ref`` that cannot be followed (see :mod:`workbench._refs`) is a ``ToolSpecError``.
+Pure dict work: no jsonschema, no hypothesis.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from workbench._content import canonical_json as _canonical
+from workbench._errors import ToolSpecError
+from workbench._refs import RefError, follow
 from workbench.testing._json_diff import format_pointer
 
 __all__ = ["SpecChange", "SpecDiff", "spec_diff", "specs_of"]
@@ -267,18 +270,14 @@ class _Schemas:
                                                                  if self.direction == "out" else ""))
 
     def resolve(self, schema: Any, root: Any) -> tuple[Any, Optional[str]]:
-        """A ``$ref`` followed (siblings merged over the target), with the ref it came through."""
-        ref = None
-        for _ in range(50):
-            if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
-                break
-            ref = schema["$ref"]
-            target = _pointer_get(root, ref)
-            if target is None:
-                break
-            rest = {k: v for k, v in schema.items() if k != "$ref"}
-            schema = {**target, **rest} if isinstance(target, dict) else target
-        return schema, ref
+        """A ``$ref`` chain followed (siblings merged over the target), with the last ref it came through;
+        a ref that cannot be followed is a ``ToolSpecError`` naming the tool, the version and the ref."""
+        try:
+            return follow(schema, root)
+        except RefError as exc:
+            which = "old" if root is self.roots[0] else "new"
+            part = "parameters" if self.direction == "in" else "returns"
+            raise ToolSpecError(f"Tool '{self.owner.tool}': the {which} {part} schema cannot be compared: {exc}") from None
 
     # -- the walk --------------------------------------------------------------------------------
     def compare(self, old: Any, new: Any, path: list, top: bool = False) -> None:
@@ -561,23 +560,6 @@ _MISSING = object()
 def _without(schema: dict, keys: Iterable[str]) -> dict:
     drop = set(keys)
     return {k: v for k, v in schema.items() if k not in drop}
-
-
-def _pointer_get(root: Any, ref: str) -> Any:
-    if ref == "#":
-        return root
-    if not ref.startswith("#/"):
-        return None
-    node = root
-    for part in ref[2:].split("/"):
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
 
 
 def _json_type(value: Any) -> str:
