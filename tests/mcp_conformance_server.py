@@ -49,20 +49,20 @@ def test_image_content() -> bytes:
 
 
 @tool
-def test_audio_content() -> bytes:
-    """Returns a short WAV file."""
+def test_audio_content():
+    """Returns a short WAV file (no declared return type: audio, not a base64 string, is the result)."""
     return SILENCE_WAV
 
 
 @tool
-def test_embedded_resource() -> EmbeddedResource:
+def test_embedded_resource():
     """Returns a text resource embedded in the result."""
     return EmbeddedResource("test://embedded-resource", text="This is an embedded resource content.",
                             mime_type="text/plain")
 
 
 @tool
-def test_multiple_content_types() -> list:
+def test_multiple_content_types():
     """Returns text, an image and an embedded JSON resource together."""
     return ["Multiple content types test:", RED_PIXEL,
             EmbeddedResource("test://mixed-content-resource", text=json.dumps({"test": "data", "value": 123}),
@@ -70,7 +70,7 @@ def test_multiple_content_types() -> list:
 
 
 @tool
-def test_audio_and_text() -> list:
+def test_audio_and_text():
     """Audio beside text (the Audio helper with an explicit MIME type)."""
     return ["a beep:", Audio(SILENCE_WAV, "audio/wav")]
 

@@ -90,6 +90,12 @@ class ServedPeer:
 
     # -- asking the client -------------------------------------------------------------------------
     def _require(self, capability: types.ClientCapabilities, what: str, tool_name: str) -> None:
+        if not self.ctx.session.can_send_request:
+            raise NobodyToAsk(
+                f"Tool '{tool_name}' asked the MCP client for {what}, but this session (protocol "
+                f"{self.ctx.session.protocol_version}) has no channel for server requests: from 2026-07-28 a server "
+                "asks through input_required results (multi-round trip), which served workbench tools do not speak "
+                "yet. A client on protocol 2025-11-25 or earlier can answer.")
         if not self.ctx.session.check_client_capability(capability):
             raise NobodyToAsk(f"Tool '{tool_name}' asked the MCP client for {what}, but the client did not declare "
                               f"the {what} capability (it cannot answer): the call fails rather than guess")
