@@ -184,3 +184,27 @@ def test_rich_results_cross_mcp_as_their_own_blocks(served) -> None:
     # and back through a proxy tool: the blocks a workbench ToolResult carries
     value = conn.proxies["test_audio_and_text"]()
     assert [next(iter(b)) for b in value.content] == ["text", "audio"]
+
+
+# -- provider formats --------------------------------------------------------------------------------------
+def _rich_result():
+    from workbench.types import ToolResult
+
+    blocks = to_content_blocks(["see:", Audio(SILENCE_WAV, "audio/wav"),
+                                EmbeddedResource("memo://1", text="the memo", mime_type="text/plain"),
+                                ResourceLink("memo://2", "memo two")])
+    return ToolResult(tool_use_id="t1", status="success", content=blocks, metadata={"tool_name": "rich"})
+
+
+def test_every_provider_format_carries_rich_blocks_or_says_what_it_left_out() -> None:
+    from workbench.providers import PROVIDERS, format_tool_results
+
+    for provider in PROVIDERS:
+        text = json.dumps(format_tool_results(provider, [_rich_result()]))
+        if provider == "mcp":
+            continue
+        assert "the memo" in text and "memo://2" in text, provider
+        assert "not sent: this format carries no audio" in text, provider
+    [mcp] = format_tool_results("mcp", [_rich_result()])
+    assert [c["type"] for c in mcp["content"]] == ["text", "audio", "resource", "resource_link"]
+    assert mcp["content"][0]["text"] == "see:"
