@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from workbench.agent import Transcript, arun_agent, run_agent
     from workbench._errors import ToolInputError, ToolNotFoundError, ToolSpecError
     from workbench._events import ToolEvent
+    from workbench.content import Audio, EmbeddedResource, ResourceLink
     from workbench.context import ToolContext
     from workbench.executor import ConcurrentExecutor, SequentialExecutor, ToolExecutor
     from workbench.log import ExecutionLog
@@ -47,7 +48,7 @@ __all__ = [
     "ToolReturn", "ToolSpec", "ToolSpecError", "ToolUse", "default_registry", "format_tool_results", "get_workbench",
     "make_tool_use", "new_tool_use_id", "parse_tool_calls", "to_provider_format", "tool", "ui",
     "update_tool_runtime_metadata", "run_agent", "arun_agent", "Transcript",
-    "playground",
+    "playground", "Audio", "EmbeddedResource", "ResourceLink",
 ]
 
 # Every public name is imported on first use (PEP 562): ``import workbench`` costs next to nothing,
@@ -57,6 +58,7 @@ _LAZY = {
     **{name: ("workbench._errors", name) for name in ("ToolInputError", "ToolNotFoundError", "ToolSpecError")},
     "ToolEvent": ("workbench._events", "ToolEvent"),
     "ToolContext": ("workbench.context", "ToolContext"),
+    **{name: ("workbench.content", name) for name in ("Audio", "EmbeddedResource", "ResourceLink")},
     **{name: ("workbench.executor", name) for name in ("ConcurrentExecutor", "SequentialExecutor", "ToolExecutor")},
     **{name: ("workbench.registry", name) for name in ("ToolRegistry", "default_registry")},
     **{name: ("workbench.spec", name)

@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 from pydantic_core import to_jsonable_python
 
+from workbench.content import Audio, RichContent, audio_mime_type
+
 __all__ = ["to_content_blocks", "to_jsonable", "number_like", "json_text", "canonical_json", "image_block", "IMAGE_MAGIC"]
 
 Block = dict[str, Any]
@@ -136,6 +138,9 @@ def _from_bytes(value: bytes | bytearray | memoryview) -> list[Block]:
     fmt = _image_format(data)
     if fmt:
         return [image_block(data, fmt)]
+    audio = audio_mime_type(data)
+    if audio:
+        return [Audio(data, audio).block()]
     try:
         return [{"text": data.decode("utf-8")}]
     except UnicodeDecodeError:
@@ -157,6 +162,19 @@ def _from_pil(value: Any) -> list[Block]:
     return [image_block(buffer.getvalue(), "png")]
 
 
+def _is_mixed(value: Any) -> bool:
+    """A list (or tuple) holding at least one rich part (``Audio``, ``EmbeddedResource``…), the rest
+    text, bytes or images: mixed content, one block per item — not a JSON array."""
+    if not isinstance(value, (list, tuple)) or not any(isinstance(item, RichContent) for item in value):
+        return False
+    return all(isinstance(item, (RichContent, str, bytes, bytearray, memoryview)) or _is_pil_image(item)
+               for item in value)
+
+
+def _from_mixed(value: Any) -> list[Block]:
+    return [block for item in value for block in to_content_blocks(item)]
+
+
 def _from_anything(value: Any) -> list[Block]:
     try:
         return _from_jsonable(value)
@@ -169,12 +187,15 @@ _CONVERTERS: list[tuple[Callable[[Any], bool], Callable[[Any], list[Block]]]] = 
     (lambda v: isinstance(v, (bytes, bytearray, memoryview)), _from_bytes),
     (_is_pandas_frame, _from_frame),
     (_is_pil_image, _from_pil),
+    (lambda v: isinstance(v, RichContent), lambda v: [v.block()]),
+    (_is_mixed, _from_mixed),
     (lambda v: True, _from_anything),
 ]
 
 
 def to_content_blocks(value: Any) -> list[Block]:
-    """Content blocks for a tool's return value: text, json (+ text) or image."""
+    """Content blocks for a tool's return value: text, json (+ text), image, audio, a resource (embedded or
+    linked), or one block per item of a mixed list of those."""
     kind = type(value)
     if kind is str:  # the common cases skip the table
         return [{"text": value}]

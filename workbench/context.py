@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Coroutine, Optional
 
+from workbench._peer import LOG_LEVELS, PEER_KEY, Elicitation, Messages, NobodyToAsk, Sampled, \
+    elicitation_schema, sampling_messages
 from workbench.types import ToolUse
 
-__all__ = ["ToolContext"]
+__all__ = ["ToolContext", "Elicitation", "Sampled", "NobodyToAsk", "LOG_LEVELS"]
 
 ProgressCallback = Callable[[float, Optional[str]], None]
 
@@ -18,9 +21,15 @@ class ToolContext:
 
     Declare a parameter annotated ``ToolContext`` (or use ``@tool(context=True)``)
     and the executor passes one in; it never appears in the tool's schema.
+
+    Besides reporting progress and logging, a tool can ask whoever runs it: :meth:`elicit` (a form
+    for the user) and :meth:`sample` (a model's answer) — the MCP client when the tool is served,
+    the notebook's form and models in a notebook, the agent's model in an agent run (the *peer*,
+    see ``workbench._peer``). Async tools ``await`` :meth:`aelicit` / :meth:`asample`.
     """
 
-    __slots__ = ("tool_use", "invocation_state", "metadata", "tool_config", "logs", "_on_progress", "_on_log", "_cancel_event")
+    __slots__ = ("tool_use", "invocation_state", "metadata", "tool_config", "logs", "peer", "_on_progress", "_on_log",
+                 "_cancel_event")
 
     def __init__(
         self,
@@ -32,12 +41,14 @@ class ToolContext:
         on_progress: Optional[ProgressCallback] = None,
         on_log: Optional[Callable[[str], None]] = None,
         cancel_event: Optional[threading.Event] = None,
+        peer: Any = None,
     ) -> None:
         self.tool_use = tool_use
         self.invocation_state = {} if invocation_state is None else invocation_state
         self.metadata = {} if metadata is None else metadata
         self.tool_config = {} if tool_config is None else tool_config
         self.logs: list[str] = []
+        self.peer = peer if peer is not None else self.invocation_state.get(PEER_KEY)
         self._on_progress = on_progress
         self._on_log = on_log
         self._cancel_event = cancel_event
@@ -55,12 +66,90 @@ class ToolContext:
         if self._on_progress is not None:
             self._on_progress(value, message)
 
-    def log(self, message: str) -> None:
-        """Record a log line for this call (kept in ``logs`` and forwarded to listeners)."""
-        text = str(message)
-        self.logs.append(text)
+    def log(self, level_or_message: Any, message: Any = None) -> None:
+        """Log a line for this call: ``log(message)`` at ``info``, or ``log(level, message)`` with an MCP
+        level (``debug``, ``info``, ``notice``, ``warning``, ``error``, ``critical``, ``alert``,
+        ``emergency``). Kept in ``logs`` (as ``"[level] message"`` unless ``info``), shown live
+        in forms, and sent to the client as a log notification when served."""
+        if message is None:
+            level, text = "info", str(level_or_message)
+        else:
+            level, text = str(level_or_message), str(message)
+            if level not in LOG_LEVELS:
+                raise ValueError(f"log({level_or_message!r}, ...): the level must be one of {', '.join(LOG_LEVELS)}")
+        line = text if level == "info" else f"[{level}] {text}"
+        self.logs.append(line)
         if self._on_log is not None:
-            self._on_log(text)
+            self._on_log(line)
+        if self.peer is not None:
+            self.peer.log(level, text, self.tool_use.get("name", ""))
+
+    # -- asking whoever runs the tool --------------------------------------------------------------
+    def elicit(self, message: str, schema: Any) -> Elicitation:
+        """Ask the user to fill a form (``schema``: a JSON Schema object of flat properties, or a
+        pydantic model class) and wait for the answer (``.action``: accept / decline / cancel;
+        ``.content``: the values). Raises ``NobodyToAsk`` where nobody can answer."""
+        return self._wait(self._asking("elicit").elicit(str(message), elicitation_schema(schema), self._name))
+
+    async def aelicit(self, message: str, schema: Any) -> Elicitation:
+        """:meth:`elicit` for async tools."""
+        return await self._await(self._asking("elicit").elicit(str(message), elicitation_schema(schema), self._name))
+
+    def sample(self, messages: Messages, *, max_tokens: int = 1000, system: Optional[str] = None,
+               temperature: Optional[float] = None, **options: Any) -> Sampled:
+        """Ask a model: ``messages`` is a prompt string or a list of ``{"role", "content"}`` dicts.
+        Returns the answer (``.text``, ``.model``). Other MCP sampling options (``stop_sequences``,
+        ``model_preferences``…) pass through. Raises ``NobodyToAsk`` where no model can answer."""
+        chat = sampling_messages(messages)
+        opts = {"max_tokens": int(max_tokens), "system_prompt": system, "temperature": temperature, **options}
+        return self._wait(self._asking("sample").sample(chat, opts, self._name))
+
+    async def asample(self, messages: Messages, *, max_tokens: int = 1000, system: Optional[str] = None,
+                      temperature: Optional[float] = None, **options: Any) -> Sampled:
+        """:meth:`sample` for async tools."""
+        chat = sampling_messages(messages)
+        opts = {"max_tokens": int(max_tokens), "system_prompt": system, "temperature": temperature, **options}
+        return await self._await(self._asking("sample").sample(chat, opts, self._name))
+
+    def release_stream(self) -> bool:
+        """Served over streamable HTTP with resumption: close this call's event stream now — the client
+        reconnects (after the server's ``retry``) and picks up the rest with ``Last-Event-ID``, so a
+        long call need not hold a connection. True when a stream was released; elsewhere a no-op."""
+        release = getattr(self.peer, "release_stream", None)
+        return bool(release()) if release is not None else False
+
+    @property
+    def _name(self) -> str:
+        return self.tool_use.get("name", "")
+
+    def _asking(self, what: str) -> Any:
+        if self.peer is None:
+            raise NobodyToAsk(
+                f"Tool '{self._name}' called ToolContext.{what}() but nobody can answer here: it runs outside an MCP "
+                "server, a notebook form and an agent run. Serve it (python -m workbench.mcp serve), try it in a "
+                f"form, or give the executor a peer (invocation_state={{'{PEER_KEY}': peer}}).")
+        return self.peer
+
+    def _wait(self, question: Coroutine[Any, Any, Any]) -> Any:
+        """Run a question from a sync tool (a worker thread) on the peer's loop and wait for the answer."""
+        loop = getattr(self.peer, "loop", None)
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is not None:
+            question.close()
+            raise RuntimeError(f"Tool '{self._name}' asked with a blocking ToolContext method inside a running event "
+                               "loop: an async tool awaits aelicit() / asample()")
+        if loop is None:
+            return asyncio.run(question)
+        return asyncio.run_coroutine_threadsafe(question, loop).result()
+
+    async def _await(self, question: Coroutine[Any, Any, Any]) -> Any:
+        loop = getattr(self.peer, "loop", None)
+        if loop is None or loop is asyncio.get_running_loop():
+            return await question
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(question, loop))
 
     @property
     def cancelled(self) -> bool:

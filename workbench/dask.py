@@ -25,6 +25,7 @@ import traceback
 import uuid
 from typing import Any, Optional
 
+from workbench._peer import PEER_KEY
 from workbench.executor import ToolExecutor, _Call, _call_list, _isawaitable
 from workbench.types import ToolResult
 
@@ -382,8 +383,10 @@ class DaskExecutor(ToolExecutor):
         batch.attempts += 1
         work = pickle.dumps([(call.arguments, call.tool_use if call.context is not None else None) for call in batch.calls],
                             protocol=pickle.HIGHEST_PROTOCOL)
+        # a call's peer (an MCP request, a notebook form) stays here: on the cluster nobody can answer
+        state = {k: v for k, v in (run.invocation_state or {}).items() if k != PEER_KEY}
         future = batch.future = self.client.submit(
-            _run_batch, batch.payload, work, run.invocation_state, batch.timeout, pure=False,
+            _run_batch, batch.payload, work, state, batch.timeout, pure=False,
             key=f"workbench-batch-{uuid.uuid4().hex}")
 
         def done(fut: Any) -> None:  # runs in a Dask client thread

@@ -166,6 +166,8 @@ class ToolForm(W.VBox):
         self.progress_box = W.HBox([self.progress, self.progress_label], layout=W.Layout(display="none"))
         self.progress_box.add_class("workbench-progress")
         self.approval = ApprovalPrompt()
+        self.elicitation: Any = None  # the tool's ctx.elicit() form (jupyter/_tool_peer.py), built when first asked
+        self.ask_box = W.VBox()
         self.warning = W.HTML(layout=W.Layout(display="none"))
         self.result_html = W.HTML()
         self.request_html = W.HTML(_NOTHING_SENT)
@@ -217,6 +219,7 @@ class ToolForm(W.VBox):
             self.save_message,
             self.progress_box,
             self.approval.widget,
+            self.ask_box,
             self.warning,
             self.result_html,
             self.result_tools,
@@ -783,7 +786,8 @@ class ToolForm(W.VBox):
             return prepared
         self._start(prepared)
         try:
-            result = self.workbench.executor.run([prepared], self._registry(), log=self.workbench.log)[0]
+            result = self.workbench.executor.run([prepared], self._registry(), log=self.workbench.log,
+                                                 invocation_state=self._invocation_state())[0]
         except BaseException as exc:  # noqa: BLE001 - the executor should not raise; keep the form usable
             result = self._fail(prepared, exc)
         self._finish(result)
@@ -802,6 +806,13 @@ class ToolForm(W.VBox):
         self._task = task
         return await task
 
+    def _invocation_state(self) -> dict:
+        """The executor's invocation state plus this form as the tool's peer (``ctx.elicit`` asks here)."""
+        from workbench._peer import PEER_KEY
+        from workbench.jupyter._tool_peer import FormPeer
+
+        return {**(getattr(self.workbench.executor, "invocation_state", None) or {}), PEER_KEY: FormPeer(self)}
+
     def _needs_prompt(self) -> bool:
         """True when a call would wait for this form's Approve / Deny (and not for a user-set approver)."""
         try:
@@ -813,7 +824,8 @@ class ToolForm(W.VBox):
 
     async def _execute(self, tool_use: dict) -> ToolResult:
         try:
-            results = await self.workbench.executor.execute([tool_use], self._registry(), log=self.workbench.log)
+            results = await self.workbench.executor.execute([tool_use], self._registry(), log=self.workbench.log,
+                                                            invocation_state=self._invocation_state())
             result = results[0]
         except BaseException as exc:  # noqa: BLE001 - includes the task being cancelled
             result = self._fail(tool_use, exc)

@@ -2,7 +2,7 @@
 
 * ``ToolSpec`` → MCP ``Tool`` (``inputSchema``/``outputSchema``; a non-object return
   schema is wrapped as ``{"type": "object", "properties": {"result": …}, "required": ["result"]}``);
-* ``ToolResult`` → ``CallToolResult`` (text/image content, ``structuredContent``, ``isError``);
+* ``ToolResult`` → ``CallToolResult`` (text, image, audio, embedded resource and resource link content, ``structuredContent``, ``isError``);
 * MCP ``Tool`` → ``ToolSpec`` and ``CallToolResult`` → the value a proxy tool returns.
 """
 
@@ -206,6 +206,27 @@ def _image_content(block: dict[str, Any]) -> types.ImageContent:
     return types.ImageContent(data=data, mime_type=mime)
 
 
+def _audio_content(block: dict[str, Any]) -> types.AudioContent:
+    audio = block.get("audio") or {}
+    return types.AudioContent(data=(audio.get("source") or {}).get("bytes", ""),
+                              mime_type=str(audio.get("mimeType") or "audio/wav"))
+
+
+def _embedded_resource(block: dict[str, Any]) -> types.EmbeddedResource:
+    resource = dict(block.get("resource") or {})
+    kind = types.TextResourceContents if "text" in resource else types.BlobResourceContents
+    return types.EmbeddedResource(type="resource", resource=kind.model_validate(resource))
+
+
+def _resource_link(block: dict[str, Any]) -> types.ResourceLink:
+    return types.ResourceLink.model_validate({"type": "resource_link", **(block.get("resourceLink") or {})})
+
+
+#: workbench content block key → the MCP content block it is sent as
+_SERVED_BLOCKS = {"image": _image_content, "audio": _audio_content, "resource": _embedded_resource,
+                  "resourceLink": _resource_link}
+
+
 def served_result(result: ToolResult, spec: ToolSpec,
                   output_schema: Optional[dict[str, Any]] = _MISSING) -> ToolResult:  # type: ignore[assignment]
     """The result a server sends for ``result``: the same one, except that a success whose value broke
@@ -227,7 +248,8 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
                                output_schema: Optional[dict[str, Any]] = _MISSING) -> types.CallToolResult:  # type: ignore[assignment]
     """A final ``ToolResult`` as an MCP ``CallToolResult``.
 
-    Text blocks → ``TextContent``; image blocks → ``ImageContent``; a JSON value becomes
+    Text blocks → ``TextContent``; image, audio, resource and resource-link blocks → the MCP block of
+    that kind; a JSON value becomes
     ``structuredContent`` (wrapped as ``{"result": value}`` when the output schema is the
     wrapper, or when there is no output schema and the value is not an object); an error →
     ``isError`` with the error message (its type under ``_meta``). A success whose value broke
@@ -252,8 +274,8 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
         elif "json" in block:
             if json_value is _MISSING:
                 json_value = block["json"]
-        elif "image" in block:
-            content.append(_image_content(block))
+        elif len(block) == 1 and next(iter(block)) in _SERVED_BLOCKS:
+            content.append(_SERVED_BLOCKS[next(iter(block))](block))
         else:
             content.append(types.TextContent(text=json.dumps(to_jsonable(block), ensure_ascii=False)))
             has_text = True
@@ -354,14 +376,11 @@ def _block_of(item: Any) -> list[dict[str, Any]]:
         return [image_block(data, _image_format(item.mime_type))]
     dumped = item.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(item, "model_dump") else item
     if kind == "audio":
-        return [{"text": f"<audio {getattr(item, 'mime_type', '')}>"}, {"json": dumped}]
+        return [{"audio": {"mimeType": dumped.get("mimeType"), "source": {"bytes": dumped.get("data", "")}}}]
     if kind == "resource_link":
-        return [{"text": f"{getattr(item, 'name', '')} <{getattr(item, 'uri', '')}>"}, {"json": dumped}]
+        return [{"resourceLink": {k: v for k, v in dumped.items() if k != "type"}}]
     if kind == "resource":
-        resource = getattr(item, "resource", None)
-        text = getattr(resource, "text", None)
-        blocks: list[dict[str, Any]] = [{"text": text}] if isinstance(text, str) else []
-        return blocks + [{"json": dumped}]
+        return [{"resource": dumped.get("resource") or {}}]
     return [{"json": dumped}]
 
 

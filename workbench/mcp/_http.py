@@ -17,6 +17,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from workbench.mcp._json_answers import JsonAnswers
+from workbench.mcp._event_store import RETRY_MS, SessionEventStore, session_event_stores
 from workbench.mcp._security import TOKEN_ENV, HostPolicy, StaticTokenVerifier
 
 __all__ = ["BearerGate", "HostOriginGuard", "MISSING_TOKEN", "WRONG_TOKEN", "streamable_http_app"]
@@ -113,8 +114,13 @@ def streamable_http_app(server: Any, *, path: str, json_response: bool, stateles
 
     # the SDK still checks Content-Type; Host and Origin are HostOriginGuard's
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    # stateful sessions resume dropped streams (priming events, retry, Last-Event-ID replay)
+    resumable = None if stateless else SessionEventStore(0)
     app: ASGIApp = server.streamable_http_app(streamable_http_path=path, json_response=json_response,
-                                              stateless_http=stateless, host=host, transport_security=unchecked)
+                                              stateless_http=stateless, host=host, transport_security=unchecked,
+                                              event_store=resumable, retry_interval=RETRY_MS)
+    if resumable is not None:
+        session_event_stores(server._session_manager)
     if not json_response:
         app = JsonAnswers(app)
     app = HostOriginGuard(app, policy)

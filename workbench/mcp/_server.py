@@ -3,7 +3,9 @@
 Every ``tools/call`` runs through a workbench executor (permissions, validation, timeouts,
 idempotency) and lands in the execution log; progress a tool reports through its
 ``ToolContext`` is forwarded as ``notifications/progress`` (``progress`` in 0..1,
-``total=1.0``) when the client asked for it.
+``total=1.0``) when the client asked for it, its log lines as ``notifications/message`` (level
+set by ``logging/setLevel``), and its questions (``ctx.elicit`` / ``ctx.sample``) go to the
+client as ``elicitation/create`` / ``sampling/createMessage`` (see ``_tool_peer``).
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ from mcp.shared.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
 from workbench._events import ToolEvent
+from workbench._peer import PEER_KEY
 from workbench.executor import ConcurrentExecutor, ToolExecutor
 from workbench.mcp import _security
 from workbench.mcp._convert import output_schema_of, result_to_call_tool_result, served_result, spec_to_mcp_tool
 from workbench.mcp._http import streamable_http_app
 from workbench.mcp._sessions import connection_of as _connection_of
+from workbench.mcp._tool_peer import LogLevels, ServedPeer, _quietly
 from workbench.registry import ToolRegistry
 from workbench.types import ToolResult, make_tool_use, utc_now_iso
 
@@ -108,6 +112,7 @@ class _Bridge:
         self._lock = threading.Lock()
         # each client connection on a protocol before 2026-07-28 (weakly: it goes when its session ends)
         self._peers: "weakref.WeakKeyDictionary[Any, asyncio.AbstractEventLoop]" = weakref.WeakKeyDictionary()
+        self.levels = LogLevels()  # logging/setLevel, per client connection
         self.bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self.bus)
         self.loop: Optional[asyncio.AbstractEventLoop] = None
@@ -161,6 +166,13 @@ class _Bridge:
             except RuntimeError:  # that connection's loop has closed
                 self._peers.pop(peer, None)
 
+    # -- logging/setLevel ---------------------------------------------------------------------------
+    async def set_logging_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        """The least severe level of the log messages (``ToolContext.log``) this client wants."""
+        self._seen(ctx)
+        self.levels.set(_connection_of(ctx.session), params.level)
+        return types.EmptyResult()
+
     # -- tools/list ---------------------------------------------------------------------------
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         self._seen(ctx)
@@ -203,12 +215,17 @@ class _Bridge:
                     entry = pending.popleft()
                     if entry is _DONE:
                         return
-                    progress, message = entry
                     try:
-                        await ctx.session.report_progress(progress, 1.0, message)
+                        if callable(entry):  # a log message or a stream release (ServedPeer)
+                            await entry()
+                        else:
+                            progress, message = entry
+                            await ctx.session.report_progress(progress, 1.0, message)
                     except Exception:  # noqa: BLE001 - a gone client must not fail the call
-                        logger.debug("could not send a progress notification", exc_info=True)
+                        logger.debug("could not send a notification", exc_info=True)
 
+        # the tool's way back to this client (ToolContext.log / elicit / sample / release_stream)
+        state[PEER_KEY] = ServedPeer(ctx, loop, push, self.levels, _connection_of(ctx.session))
         use_id = tool_use["toolUseId"]
         with self._lock:
             self._progress[use_id] = (loop, push)
@@ -305,7 +322,9 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
         executor = ConcurrentExecutor(timeout=timeout, approver=approver)
     bridge = _Bridge(tools, executor, open_log(log))
     bridge.served = ServedHandlers([*found, *served], bridge, name)
-    server: Server = Server(
+    # logging/setLevel is a handshake-era method (the SDK warns it is gone from 2026-07-28): the
+    # sessions that negotiate an earlier protocol use it
+    server: Server = _quietly(lambda: Server(
         name,
         version=version or __version__,
         instructions=instructions,
@@ -314,7 +333,8 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
         get_tool_input_schema=bridge.input_schema,
         on_subscriptions_listen=bridge.listen,
         **bridge.served.server_handlers(),
-    )
+        on_set_logging_level=bridge.set_logging_level,
+    ))
     server.add_notification_handler("notifications/initialized", types.NotificationParams, bridge.initialized)
     server.workbench = bridge  # type: ignore[attr-defined]
     # the tool list follows the registry, and clients are told (notifications/tools/list_changed):

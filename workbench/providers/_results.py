@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, Optional
 
 from workbench._json_text import loads as load_json
 from workbench._content import json_text
@@ -60,13 +60,48 @@ def _image_note(block: dict[str, Any]) -> str:
     return f"[image: {fmt}, {size} bytes]"
 
 
-def _text_parts(result: ToolResult) -> list[str]:
-    """The result's content as text pieces: text blocks, un-duplicated json blocks, image notes."""
+def _audio_note(block: dict[str, Any]) -> str:
+    audio = block["audio"]
+    data = (audio.get("source") or {}).get("bytes") or ""
+    return (f"[audio: {audio.get('mimeType', '')}, {len(base64.b64decode(data)) if data else 0} bytes; "
+            "not sent: this format carries no audio in tool results]")
+
+
+def _resource_note(block: dict[str, Any]) -> str:
+    resource = block["resource"]
+    head = f"[resource {resource.get('uri', '')}" + (f" ({resource['mimeType']})" if resource.get("mimeType") else "")
+    if "text" in resource:
+        return f"{head}]\n{resource['text']}"
+    return f"{head}: binary, not sent: this format carries no binary resources in tool results]"
+
+
+def _link_note(block: dict[str, Any]) -> str:
+    link = block["resourceLink"]
+    return f"[resource link: {link.get('name', '')} <{link.get('uri', '')}>]"
+
+
+#: rich block key → its text in formats that cannot carry the block itself (the note says what was left out)
+RICH_NOTES = {"audio": _audio_note, "resource": _resource_note, "resourceLink": _link_note}
+
+
+def rich_note(block: dict[str, Any]) -> Optional[str]:
+    """The text standing in for an audio, resource or resource-link block, else ``None``."""
+    for key, note in RICH_NOTES.items():
+        if key in block:
+            return note(block)
+    return None
+
+
+def _text_parts(result: ToolResult, carried: tuple[str, ...] = ()) -> list[str]:
+    """The result's content as text pieces: text blocks, un-duplicated json blocks, notes for images,
+    audio and resources — except the ``carried`` block kinds, which the format sends as blocks."""
     if result.status == "error":
         return [_error_text(result)]
     texts = [b["text"] for b in result.content if "text" in b]
     parts: list[str] = []
     for block in result.content:
+        if any(key in block for key in carried):
+            continue
         if "text" in block:
             parts.append(str(block["text"]))
         elif "json" in block:
@@ -74,6 +109,8 @@ def _text_parts(result: ToolResult) -> list[str]:
                 parts.append(json_text(block["json"]))
         elif "image" in block:
             parts.append(_image_note(block))
+        elif (note := rich_note(block)) is not None:
+            parts.append(note)
     return parts
 
 

@@ -8,7 +8,7 @@ from workbench._content import json_text
 from workbench.providers._calls import _shape_error, _use
 from workbench.providers._common import Provider, _plain
 from workbench.providers._export import _parameters
-from workbench.providers._results import _MEDIA_TYPES, _error_text, _image_bytes, _image_note, _redundant_json
+from workbench.providers._results import _MEDIA_TYPES, _error_text, _image_bytes, _image_note, _redundant_json, rich_note
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
 
@@ -48,6 +48,8 @@ def _anthropic_blocks(result: ToolResult) -> list[dict[str, Any]]:
                 blocks.append({"type": "text", "text": _image_note(block)})
             else:
                 blocks.append({"type": "image", "source": {"type": "base64", "media_type": media, "data": data}})
+        elif (note := rich_note(block)) is not None:
+            blocks.append({"type": "text", "text": note})
     return blocks
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from workbench.providers._calls import _shape_error, _use
 from workbench.providers._common import Provider, _plain
 from workbench.providers._export import _reject_strict
-from workbench.providers._results import _error_text, _image_bytes
+from workbench.providers._results import _error_text, _image_bytes, rich_note
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
 
@@ -49,6 +49,8 @@ def _bedrock_blocks(result: ToolResult) -> list[dict[str, Any]]:
             fmt, data = _image_bytes(block)
             fmt = "jpeg" if fmt == "jpg" else fmt
             blocks.append({"image": {"format": fmt, "source": {"bytes": base64.b64decode(data)}}})
+        elif (note := rich_note(block)) is not None:
+            blocks.append({"text": note})
     return blocks
 
 

@@ -67,7 +67,15 @@ def _format_mcp(results: list[ToolResult], specs: Mapping[str, ToolSpec]) -> lis
                 if "image" in block:
                     fmt, data = _image_bytes(block)
                     content.append({"type": "image", "data": data, "mimeType": _MEDIA_TYPES.get(fmt, f"image/{fmt}")})
-            text = "\n".join(p for p in _text_parts(r) if not p.startswith("[image: "))
+                elif "audio" in block:
+                    audio = block["audio"]
+                    content.append({"type": "audio", "data": (audio.get("source") or {}).get("bytes", ""),
+                                    "mimeType": audio.get("mimeType", "")})
+                elif "resource" in block:
+                    content.append({"type": "resource", "resource": block["resource"]})
+                elif "resourceLink" in block:
+                    content.append({"type": "resource_link", **block["resourceLink"]})
+            text = "\n".join(_text_parts(r, carried=("image", "audio", "resource", "resourceLink")))
             if text or not content:
                 content.insert(0, {"type": "text", "text": text})
         item: dict[str, Any] = {"content": content, "isError": r.status == "error"}
