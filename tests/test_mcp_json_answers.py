@@ -38,9 +38,15 @@ def _event(data, end=b"\r\n\r\n"):
     return b"event: message\r\ndata: " + data + end
 
 
+#: the event a resumable stream opens with (an id, a retry, empty data)
+PRIMING = b"id: s1-1\r\nretry: 1000\r\ndata: \r\n\r\n"
+
+
 @pytest.mark.parametrize("bodies", [[_event(ANSWER)], [_event(ANSWER)[:20], _event(ANSWER)[20:]],
-                                    [_event(ANSWER, b"\n\n").replace(b"\r\n", b"\n")], [b"data: " + ANSWER + b"\r\n\r\n"]],
-                         ids=["one-body", "split", "lf", "no-event-name"])
+                                    [_event(ANSWER, b"\n\n").replace(b"\r\n", b"\n")], [b"data: " + ANSWER + b"\r\n\r\n"],
+                                    [b"id: 1\r\n" + _event(ANSWER)], [PRIMING + b"id: s1-2\r\n" + _event(ANSWER)],
+                                    [PRIMING, b"id: s1-2\r\n" + _event(ANSWER)], [PRIMING[:9], PRIMING[9:] + _event(ANSWER)]],
+                         ids=["one-body", "split", "lf", "no-event-name", "with-id", "primed", "primed-then", "primed-split"])
 def test_an_answer_first_is_sent_as_json(bodies):
     start, body = _run(bodies)
     headers = dict(start["headers"])
@@ -49,9 +55,9 @@ def test_an_answer_first_is_sent_as_json(bodies):
     assert body == {"type": "http.response.body", "body": ANSWER, "more_body": False}
 
 
-@pytest.mark.parametrize("first", [_event(NOTE), b": ping - 2026-01-01\r\n\r\n", b"id: 1\r\n" + _event(ANSWER),
-                                   _event(ANSWER) + _event(NOTE)],
-                         ids=["notification", "keep-alive", "resumable", "two-events"])
+@pytest.mark.parametrize("first", [_event(NOTE), b": ping - 2026-01-01\r\n\r\n", _event(ANSWER) + _event(NOTE),
+                                   PRIMING + _event(NOTE), PRIMING + b": ping\r\n\r\n"],
+                         ids=["notification", "keep-alive", "two-events", "primed-notification", "primed-keep-alive"])
 def test_anything_else_first_keeps_the_stream_as_sent(first):
     sent = _run([first, _event(ANSWER)])
     assert sent[0]["headers"] == STREAM_HEADERS
@@ -66,3 +72,10 @@ def test_other_responses_pass_through():
     empty = _run([])
     assert empty[0]["headers"] == STREAM_HEADERS and empty[-1] == {"type": "http.response.body", "body": b"",
                                                                   "more_body": False}
+
+
+def test_a_primed_stream_that_ends_without_an_answer_is_sent_as_it_was():
+    """A tool that releases its stream mid-call: the client gets the priming event, to resume from."""
+    sent = _run([PRIMING])
+    assert sent[0]["headers"] == STREAM_HEADERS
+    assert b"".join(m.get("body", b"") for m in sent[1:]) == PRIMING and sent[-1]["more_body"] is False

@@ -77,11 +77,7 @@ def _open_session(client: httpx.Client, url: str, capabilities: Optional[dict] =
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {"protocolVersion": VERSION, "capabilities": capabilities or {},
                        "clientInfo": {"name": "t", "version": "1"}}}
-    with connect_sse(client, "POST", url, json=init, headers=_headers()) as source:
-        session = source.response.headers["mcp-session-id"]
-        for event in source.iter_sse():
-            if event.data and json.loads(event.data).get("id") == 0:
-                break
+    session = client.post(url, json=init, headers=_headers()).headers["mcp-session-id"]  # answered as JSON
     client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=_headers(session))
     return session
 
@@ -113,13 +109,14 @@ def test_a_dropped_stream_resumes_with_last_event_id(server_url: str) -> None:
         assert answers[-1]["result"]["content"][0]["text"] == "Reconnection test completed"
 
 
-def test_a_plain_call_is_primed_and_answers_on_its_stream(server_url: str) -> None:
+def test_a_plain_call_is_answered_whole_as_json(server_url: str) -> None:
+    """Its stream was primed, but the answer came first: one JSON body, nothing left to resume."""
     with httpx.Client(timeout=30) as client:
         session = _open_session(client, server_url)
         call = {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "test_simple_text", "arguments": {}}}
-        events = _events(client, "POST", server_url, json=call, headers=_headers(session))
-        assert events[0].data == "" and events[0].id and events[0].retry
-        assert json.loads(events[-1].data)["result"]["content"][0]["text"].startswith("This is a simple text")
+        answer = client.post(server_url, json=call, headers=_headers(session))
+        assert answer.headers["content-type"].startswith("application/json")
+        assert answer.json()["result"]["content"][0]["text"].startswith("This is a simple text")
 
 
 def test_sessions_do_not_replay_each_other(server_url: str) -> None:
@@ -140,7 +137,7 @@ def test_sessions_do_not_replay_each_other(server_url: str) -> None:
         priming, question = seen[0], json.loads(seen[-1].data)
 
         plain = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "test_simple_text", "arguments": {}}}
-        assert "simple text" in json.dumps(_events(client, "POST", server_url, json=plain, headers=_headers(two))[-1].data)
+        assert "simple text" in client.post(server_url, json=plain, headers=_headers(two)).text
 
         answer = {"jsonrpc": "2.0", "id": question["id"],
                   "result": {"action": "accept", "content": {"username": "ann", "email": "a@example.com"}}}

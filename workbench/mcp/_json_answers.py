@@ -6,9 +6,12 @@ event over 1 MiB (``max_sse_event_size``), so a large tool result failed every S
 2026-07-28 transport already waits before committing to a stream: a handler that answers without a
 notification first gets ``application/json``. :class:`JsonAnswers` does the same for every POST: it
 holds the stream's start until its first event; when that event is the request's answer, the answer
-goes out as a plain ``application/json`` body (no size limit on the client). Anything else first — a
-progress notification, a keep-alive comment, a server request, an event with an ``id`` (resumable) —
-commits the stream as the SDK made it, so progress still streams as it happens.
+goes out as a plain ``application/json`` body (no size limit on the client). A priming event (an
+``id`` and a ``retry`` with empty data, which a resumable stream opens with) is held too: when the
+answer follows it, the JSON body is the whole response and there is nothing to resume, so the
+priming event and the answer's event ``id`` are dropped. Anything else first — a progress
+notification, a keep-alive comment, a server request — commits the stream as the SDK made it
+(priming event included), so progress still streams as it happens.
 
 A call that streams sends its answer as one event after its notifications; for results over 1 MiB
 to SDK clients there, serve with ``json_response=True`` (``--json-response``): every answer is JSON,
@@ -35,8 +38,10 @@ _STREAM_ONLY = frozenset({b"content-type", b"content-length", b"cache-control", 
                           b"transfer-encoding"})
 
 
-def _answer_data(event: bytes) -> Optional[bytes]:
-    """The data of ``event`` (one complete server-sent event) when it is a plain JSON-RPC answer, else None."""
+def _event_data(event: bytes) -> Optional[bytes]:
+    """The data of ``event`` (one complete server-sent event), its ``id``/``retry`` fields ignored (a
+    resumable stream's; nothing resumes a response sent whole); None for a comment (a keep-alive) or
+    another event type."""
     data: list[bytes] = []
     for line in event.splitlines():
         if not line:
@@ -45,10 +50,22 @@ def _answer_data(event: bytes) -> Optional[bytes]:
         value = value[1:] if value.startswith(b" ") else value
         if field == b"data":
             data.append(value)
+        elif field in (b"id", b"retry"):
+            continue
         elif field != b"event" or value != b"message":
-            return None  # a comment (keep-alive), an id (resumable), a retry: a stream
-    body = b"\n".join(data)
-    return body if _ANSWER.match(body) else None
+            return None  # a comment (keep-alive) or another kind of event: a stream
+    return b"\n".join(data)
+
+
+def _answer_data(event: bytes) -> Optional[bytes]:
+    """The data of ``event`` when it is a plain JSON-RPC answer, else None."""
+    body = _event_data(event)
+    return body if body is not None and _ANSWER.match(body) else None
+
+
+def _is_priming(event: bytes) -> bool:
+    """``event`` is a resumable stream's priming event: an id (and a retry) with empty data."""
+    return _event_data(event) == b"" and any(line.startswith(b"id:") for line in event.splitlines())
 
 
 class _Held:
@@ -58,6 +75,7 @@ class _Held:
         self.send = send
         self.start: Optional[Message] = None
         self.buffer = bytearray()
+        self.decided = 0  # where the first event not yet known to be a priming event starts
         self.state = "waiting"  # waiting → "stream" (passed through) or "answered" (sent as JSON)
 
     async def __call__(self, message: Message) -> None:
@@ -79,17 +97,26 @@ class _Held:
             await self._body(message)
 
     async def _body(self, message: Message) -> None:
-        searched = max(0, len(self.buffer) - 3)  # an event's end may straddle two bodies
+        searched = max(self.decided, len(self.buffer) - 3)  # an event's end may straddle two bodies
         self.buffer += message.get("body", b"")
-        end = _EVENT_END.search(self.buffer, searched)
-        if end is None and message.get("more_body", False):
-            return  # the first event is not complete yet
-        if end is not None and end.end() == len(self.buffer):
-            answer = _answer_data(bytes(self.buffer[:end.start()]))
-            if answer is not None:
-                await self._answer(answer)
-                return
-        await self._commit(message.get("more_body", False))
+        more = message.get("more_body", False)
+        while True:
+            end = _EVENT_END.search(self.buffer, searched)
+            if end is None:
+                if more:
+                    return  # the deciding event is not complete yet
+                break
+            event = bytes(self.buffer[self.decided:end.start()])
+            if _is_priming(event):  # held: the next event decides
+                self.decided = searched = end.end()
+                continue
+            if end.end() == len(self.buffer):
+                answer = _answer_data(event)
+                if answer is not None:
+                    await self._answer(answer)
+                    return
+            break
+        await self._commit(more)
 
     async def _answer(self, body: bytes) -> None:
         assert self.start is not None
