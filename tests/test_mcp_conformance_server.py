@@ -1,6 +1,8 @@
 """Every server scenario of the official MCP conformance suite against ``python -m workbench.mcp serve``
 over streamable HTTP, serving tests/mcp_conformance_server.py (tools written with the project's own
-``@tool`` and ``ToolContext``) and the modules of :data:`SERVER_MODULES`."""
+``@tool`` and ``ToolContext``) and tests/mcp_conformance_resources.py (resources, prompts and completion
+written with ``@resource`` and ``@prompt``): one server, every scenario passing at every spec version
+it lists."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from tests.mcp_conformance import CONFORMANCE, failures, run_conformance
 from tests.mcp_servers import NODE_BIN, http_server, serve_command
 
 #: the modules served together (resources, prompts and completion join here)
-SERVER_MODULES = ("tests/mcp_conformance_server.py",)
+SERVER_MODULES = ("tests/mcp_conformance_server.py", "tests/mcp_conformance_resources.py")
 
 #: every server scenario of the suite (0.1.16) → the spec versions it runs under
 SCENARIOS = {
@@ -51,22 +53,8 @@ SCENARIOS = {
     "dns-rebinding-protection": ("2025-11-25",),
 }
 
-_ELSEWHERE = "resources/prompts/completion: built on branch mcpserve"
 #: scenarios expected to fail, each with its reason (strict: one that starts passing must leave this table)
-EXPECTED_FAILURES = {
-    "completion-complete": _ELSEWHERE,
-    "resources-list": _ELSEWHERE,
-    "resources-read-text": _ELSEWHERE,
-    "resources-read-binary": _ELSEWHERE,
-    "resources-templates-read": _ELSEWHERE,
-    "resources-subscribe": _ELSEWHERE,
-    "resources-unsubscribe": _ELSEWHERE,
-    "prompts-list": _ELSEWHERE,
-    "prompts-get-simple": _ELSEWHERE,
-    "prompts-get-with-args": _ELSEWHERE,
-    "prompts-get-embedded-resource": _ELSEWHERE,
-    "prompts-get-with-image": _ELSEWHERE,
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 
 _OLD_HEADER = ("the suite's raw requests send 'mcp-protocol-version: 2025-03-26' on a 2025-11-25 session, and the SDK "
                "primes (and offers close_sse_stream to) clients of 2025-11-25 and later only - older ones cannot parse "
