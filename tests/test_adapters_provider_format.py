@@ -81,7 +81,11 @@ def test_bfcl_documents_become_json_schema():
     props = tool.spec.parameters["properties"]
     assert tool.spec.parameters["type"] == "object"
     assert props["x"] == {"type": "number", "description": "x"}
-    assert props["point"] == {"type": "array", "items": {"type": "integer"}}
+    # BFCL's tuple: an array for the schema (marked, so the scorer accepts a tuple as BFCL does); a plain
+    # array in every provider export, as BFCL sends it
+    assert props["point"] == {"type": "array", "items": {"type": "integer"}, "x-bfcl-type": "tuple"}
+    for provider in PROVIDERS:
+        assert "x-bfcl-type" not in str(to_provider_format(tool, provider)), provider
     assert props["extra"] == {}
     assert props["options"]["type"] == "object"
     assert tool.check_inputs({"x": 1.5, "extra": [1]}) == {"x": 1.5, "extra": [1]}

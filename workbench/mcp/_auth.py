@@ -22,15 +22,12 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 from urllib.parse import parse_qs, urlparse
 
+from workbench.mcp._errors import OAuthError
 from workbench._html import escape
 
 __all__ = ["OAuth", "OAuthError", "oauth_failure"]
 
 _CALLBACK_PATH = "/callback"
-
-
-class OAuthError(RuntimeError):
-    """The authorization did not complete (refused, timed out, or the callback carried an error)."""
 
 
 def oauth_failure(exc: BaseException) -> Optional[BaseException]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["McpConnectionError", "McpTimeoutError"]
+__all__ = ["McpConnectionError", "McpTimeoutError", "OAuthError"]
 
 
 class McpConnectionError(ConnectionError):
@@ -12,3 +12,7 @@ class McpConnectionError(ConnectionError):
 class McpTimeoutError(McpConnectionError, TimeoutError):
     """An MCP server did not answer in time: the handshake within ``connect_timeout``, or a liveness
     check. Both a ``ConnectionError`` and a ``TimeoutError``."""
+
+
+class OAuthError(RuntimeError):
+    """The authorization did not complete (refused, timed out, or the callback carried an error)."""

@@ -18,10 +18,7 @@ server names (the SDK's rule for these grants).
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional
-
-if TYPE_CHECKING:  # pragma: no cover
-    from workbench.mcp._auth import OAuth
+from typing import Any, Awaitable, Callable, Optional
 
 __all__ = ["GRANTS", "identity_assertion", "check_grant"]
 
@@ -31,7 +28,7 @@ ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 SECRET_METHODS = ("client_secret_basic", "client_secret_post")
 
 
-def _client_credentials(oauth: "OAuth", server_url: str) -> Any:
+def _client_credentials(oauth: Any, server_url: str) -> Any:
     from mcp.client.auth.extensions.client_credentials import (
         ClientCredentialsOAuthProvider,
         PrivateKeyJWTOAuthProvider,
@@ -51,7 +48,7 @@ def _client_credentials(oauth: "OAuth", server_url: str) -> Any:
                                           or "client_secret_basic")
 
 
-def _jwt_bearer(oauth: "OAuth", server_url: str) -> Any:
+def _jwt_bearer(oauth: Any, server_url: str) -> Any:
     from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 
     return IdentityAssertionOAuthProvider(server_url=server_url, storage=oauth.storage, client_id=oauth.client_id,
@@ -63,7 +60,7 @@ def _jwt_bearer(oauth: "OAuth", server_url: str) -> Any:
 
 
 #: grant -> the SDK provider for it (the authorization code, with its local callback, is OAuth's own)
-GRANTS: dict[str, Optional[Callable[["OAuth", str], Any]]] = {
+GRANTS: dict[str, Optional[Callable[[Any, str], Any]]] = {
     "authorization_code": None,
     "client_credentials": _client_credentials,
     "jwt_bearer": _jwt_bearer,
@@ -78,7 +75,7 @@ _ARGUMENTS = {
 }
 
 
-def check_grant(oauth: "OAuth") -> None:
+def check_grant(oauth: Any) -> None:
     """Raise ``ValueError``/``TypeError`` naming the argument when ``OAuth(...)``'s arguments do not fit its grant."""
     grant = oauth.grant
     if grant not in GRANTS:
@@ -135,7 +132,7 @@ def identity_assertion(token_endpoint: str, id_token: str, *, client_id: Optiona
     the identity provider's ``token_endpoint`` (RFC 8693 token exchange, ``requested_token_type``
     ID-JAG) for an assertion for that authorization server and MCP server. ``client_id`` /
     ``client_secret`` are this client's registration at the identity provider."""
-    from workbench.mcp._auth import OAuthError
+    from workbench.mcp._errors import OAuthError
 
     async def exchange(audience: str, resource: str) -> str:
         import httpx

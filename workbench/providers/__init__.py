@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional
 
+from workbench.providers._bfcl_schema import TUPLE_MARK
 from workbench.providers import anthropic, bedrock, gemini, mcp, openai
 from workbench.providers._calls import _spec_index
 from workbench.providers._common import PROVIDER_NAMES, Provider, _as_spec, _provider_key
@@ -103,7 +104,25 @@ def to_provider_format(spec: Any, provider: str, *, strict: bool = False) -> dic
     spec is never modified: the result is a fresh copy.
     """
     key = _provider_key(provider, _EXPORTERS, "to_provider_format")
-    return _EXPORTERS[key](_as_spec(spec), bool(strict))
+    exported = _EXPORTERS[key](_as_spec(spec), bool(strict))
+    # BFCL's tuple mark tells the scorer a tuple is acceptable; providers get a plain array, as BFCL sends
+    return _without_bfcl_marks(exported) if _has_bfcl_mark(exported) else exported
+
+
+def _has_bfcl_mark(value: Any) -> bool:
+    if isinstance(value, dict):
+        return TUPLE_MARK in value or any(_has_bfcl_mark(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_bfcl_mark(v) for v in value)
+    return False
+
+
+def _without_bfcl_marks(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_bfcl_marks(v) for k, v in value.items() if k != TUPLE_MARK}
+    if isinstance(value, list):
+        return [_without_bfcl_marks(v) for v in value]
+    return value
 
 
 def _choice_parts(choice: Any) -> tuple[str, Optional[str]]:
