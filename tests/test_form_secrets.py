@@ -6,34 +6,15 @@ the JSON editor and inline errors — while the tool gets the real value."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, Optional
 
 import ipywidgets as W
 import pytest
-from pydantic import Field, SecretStr
 
 from tests.form_catalogue import wb  # noqa: F401 - fixture
-from workbench import tool
+from tests.secret_tools import OTP, PASSWORD, login, received  # noqa: F401
 from workbench.jupyter import ToolForm
 from workbench.jupyter._fields import PasswordField
 
-PASSWORD = "hunter2-Correct-Horse"
-received: list[str] = []
-
-
-@tool
-def login(user: str, password: Annotated[SecretStr, Field(min_length=12)], otp: Optional[SecretStr] = None) -> str:
-    """Log in.
-
-    Args:
-        user: who.
-        password: the password.
-        otp: a one-time code.
-    """
-    received.append(password.get_secret_value())
-    if password.get_secret_value() != PASSWORD:
-        raise ValueError(f"wrong password {password.get_secret_value()!r}")
-    return f"hello {user}"
 
 
 def _type(form: ToolForm, name: str, text: str) -> None:

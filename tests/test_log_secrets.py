@@ -5,31 +5,12 @@ SQLite file's bytes, its CSV export and the log's HTML. Replaying such a row ref
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
 
 import pytest
-from pydantic import Field, SecretStr
 
+from tests.secret_tools import OTP, PASSWORD, login, received  # noqa: F401
 from workbench import ConcurrentExecutor, ExecutionLog, SequentialExecutor, ToolRegistry, tool
 
-PASSWORD = "hunter2-Correct-Horse"
-OTP = "918273"
-received: list[str] = []
-
-
-@tool
-def login(user: str, password: Annotated[SecretStr, Field(min_length=12)], otp: Optional[SecretStr] = None) -> str:
-    """Log in.
-
-    Args:
-        user: who.
-        password: the password.
-        otp: a one-time code.
-    """
-    received.append(password.get_secret_value())
-    if password.get_secret_value() != PASSWORD:
-        raise ValueError(f"wrong password {password.get_secret_value()!r} for {user}")
-    return f"hello {user}"
 
 
 def _calls() -> list[dict]:

@@ -92,6 +92,22 @@ def notebook_page(lab_server: dict, browser, name: str, cells: list[str], *, rea
         context.close()
 
 
+@contextmanager
+def inspector_page(lab_server: dict, browser, name: str, view_source: str) -> Iterator:
+    """A page on a notebook whose cell ``view = …`` (``view_source``) shows an MCP inspector; its
+    connection is closed, and the notebook too, on leaving."""
+    cells = ["%load_ext workbench", f"{view_source}\nview"]
+    with notebook_page(lab_server, browser, name, cells, ready=".workbench-mcp-inspector", width=1300) as page:
+        yield page
+        add_and_run_cell(page, "view.connection.disconnect()\n'closed'", "closed")
+        close_notebook(page, lab_server)
+
+
+def inspector_tab(page, title: str) -> None:
+    """Open the inspector's tab named ``title``."""
+    page.locator(".workbench-mcp-tabs .lm-TabBar-tab", has_text=title).first.click()
+
+
 def set_theme(page, name: str) -> None:
     """Switch JupyterLab's theme and wait until its stylesheet is in force (the dark one sets
     ``--jp-layout-color0: #111``)."""

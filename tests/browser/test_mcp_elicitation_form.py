@@ -17,24 +17,14 @@ NOTEBOOK = "mcp_elicitation_defaults.ipynb"
 DEFAULTS = {"name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": True}
 
 
-def _cells() -> list[str]:
-    return [
-        "%load_ext workbench",
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        "from tests import mcp_defaults_asker\n"
-        "from workbench.mcp import inspect\n"
-        "view = inspect(server=mcp_defaults_asker.server)\n"
-        "view",
-    ]
-
-
 @pytest.fixture(scope="module")
 def inspector(lab_server, browser):
-    with lab.notebook_page(lab_server, browser, NOTEBOOK, _cells(), ready=".workbench-mcp-inspector",
-                           width=1300) as page:
+    view = (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+            "from tests import mcp_defaults_asker\n"
+            "from workbench.mcp import inspect\n"
+            "view = inspect(server=mcp_defaults_asker.server)")
+    with lab.inspector_page(lab_server, browser, NOTEBOOK, view) as page:
         yield page
-        lab.add_and_run_cell(page, "view.connection.disconnect()\n'closed'", "closed")
-        lab.close_notebook(page, lab_server)
 
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])

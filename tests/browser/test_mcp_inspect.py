@@ -14,26 +14,12 @@ from tests.mcp_servers import EVERYTHING, npm_server
 NOTEBOOK = "mcp_inspect.ipynb"
 
 
-def _cells() -> list[str]:
-    return [
-        "%load_ext workbench",
-        "from workbench.mcp import inspect\n"
-        f"view = inspect(command=[{npm_server(EVERYTHING)!r}], connect_timeout=180)\n"
-        "view",
-    ]
-
-
 @pytest.fixture(scope="module")
 def inspector(lab_server, browser):
-    with lab.notebook_page(lab_server, browser, NOTEBOOK, _cells(), ready=".workbench-mcp-inspector",
-                           width=1300) as page:
+    view = ("from workbench.mcp import inspect\n"
+            f"view = inspect(command=[{npm_server(EVERYTHING)!r}], connect_timeout=180)")
+    with lab.inspector_page(lab_server, browser, NOTEBOOK, view) as page:
         yield page
-        lab.add_and_run_cell(page, "view.connection.disconnect()\n'closed'", "closed")
-        lab.close_notebook(page, lab_server)
-
-
-def _tab(page, title: str) -> None:
-    page.locator(".workbench-mcp-tabs .lm-TabBar-tab", has_text=title).first.click()
 
 
 def test_tabs_resources_and_prompts(inspector):
@@ -42,7 +28,7 @@ def test_tabs_resources_and_prompts(inspector):
     titles = [t.strip() for t in view.locator(".lm-TabBar-tab").all_inner_texts()]
     assert titles == ["Tools", "Resources", "Prompts", "Tasks", "Logs", "Protocol", "Server"]
 
-    _tab(page, "Resources")
+    lab.inspector_tab(page, "Resources")
     picker = view.locator(".widget-select select").first
     markdown = next(o for o in picker.locator("option").all_inner_texts() if o.strip().endswith(".md"))
     picker.select_option(label=markdown)
@@ -50,7 +36,7 @@ def test_tabs_resources_and_prompts(inspector):
     expect(view.locator(".workbench-mcp-resource pre").first).to_be_visible(timeout=60_000)
     assert "text/markdown" in view.locator(".workbench-mcp-resource").inner_text()
 
-    _tab(page, "Prompts")
+    lab.inspector_tab(page, "Prompts")
     view.locator(".widget-dropdown select").filter(has=page.locator("option", has_text="args-prompt")).first \
         .select_option(label="args-prompt")
     form = lab.form_of(page, "prompt_args-prompt")
@@ -63,7 +49,7 @@ def test_tabs_resources_and_prompts(inspector):
 def test_sampling_is_answered_through_the_approve_prompt(inspector):
     page = inspector
     view = page.locator(".workbench-mcp-inspector").first
-    _tab(page, "Tools")
+    lab.inspector_tab(page, "Tools")
     view.locator(".widget-dropdown select").first.select_option(label="trigger-sampling-request")
     form = lab.form_of(page, "trigger-sampling-request")
     lab.row_input(form, "prompt").fill("a question from the browser")
@@ -80,13 +66,13 @@ def test_sampling_is_answered_through_the_approve_prompt(inspector):
 def test_protocol_and_logs_in_light_and_dark(inspector):
     page = inspector
     view = page.locator(".workbench-mcp-inspector").first
-    _tab(page, "Logs")
+    lab.inspector_tab(page, "Logs")
     view.locator(".widget-dropdown select").filter(has=page.locator("option", has_text="emergency")).first \
         .select_option(label="debug")
     view.get_by_role("button", name="Set level").click()
     expect(view.locator(".workbench-mcp-logs .workbench-mcp-log").first).to_be_visible(timeout=60_000)
 
-    _tab(page, "Protocol")
+    lab.inspector_tab(page, "Protocol")
     # the oldest entry (first in the DOM, shown last: the list is column-reverse); new traffic goes
     # after it in the DOM, so this locator keeps pointing at the same message
     oldest = view.locator(".workbench-mcp-protocol-list details").first
@@ -95,13 +81,13 @@ def test_protocol_and_logs_in_light_and_dark(inspector):
     expect(oldest.locator("pre")).to_be_visible()
     assert '"jsonrpc": "2.0"' in oldest.locator("pre").inner_text()
     before = view.locator(".workbench-mcp-protocol-list details").count()
-    _tab(page, "Tools")  # more traffic (a call) while the entry is open
+    lab.inspector_tab(page, "Tools")  # more traffic (a call) while the entry is open
     view.locator(".widget-dropdown select").first.select_option(label="echo")
     form = lab.form_of(page, "echo")
     lab.row_input(form, "message").fill("more traffic")
     form.locator(".workbench-run").click()
     expect(form.locator(".workbench-result-area")).to_contain_text("more traffic", timeout=60_000)
-    _tab(page, "Protocol")
+    lab.inspector_tab(page, "Protocol")
     page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length > n",
                            arg=[".workbench-mcp-protocol-list details", before], timeout=60_000)
     expect(oldest.locator("pre")).to_be_visible()  # still expanded
@@ -110,7 +96,7 @@ def test_protocol_and_logs_in_light_and_dark(inspector):
     contrast = {}
     for theme in ("JupyterLab Light", "JupyterLab Dark"):
         lab.set_theme(page, theme)
-        _tab(page, "Protocol")
+        lab.inspector_tab(page, "Protocol")
         summary = view.locator(".workbench-mcp-protocol-list summary b").first
         contrast[theme] = summary.evaluate(lab.CONTRAST)
         view.screenshot(path=str(ARTIFACTS / f"mcp-inspect-{theme.split()[-1].lower()}.png"))
@@ -121,20 +107,20 @@ def test_protocol_and_logs_in_light_and_dark(inspector):
 def test_a_task_tool_runs_from_its_form_and_shows_in_the_tasks_tab(inspector):
     page = inspector
     view = page.locator(".workbench-mcp-inspector").first
-    _tab(page, "Tools")
+    lab.inspector_tab(page, "Tools")
     view.locator(".widget-dropdown select").first.select_option(label="simulate-research-query")
     form = lab.form_of(page, "simulate-research-query")
     lab.row_input(form, "topic").fill("browser tides")
     form.locator(".workbench-run").click()
     expect(form.locator(".workbench-result-area")).to_contain_text("Research Report: browser tides", timeout=60_000)
-    _tab(page, "Tasks")
+    lab.inspector_tab(page, "Tasks")
     row = view.locator(".workbench-mcp-tasks .workbench-mcp-task").first
     expect(row).to_contain_text("simulate-research-query", timeout=60_000)
     expect(row).to_contain_text("completed")
     contrast = {}
     for theme in ("JupyterLab Light", "JupyterLab Dark"):
         lab.set_theme(page, theme)
-        _tab(page, "Tasks")
+        lab.inspector_tab(page, "Tasks")
         contrast[theme] = row.locator("td").nth(2).evaluate(lab.CONTRAST)
     lab.set_theme(page, "JupyterLab Light")
     assert all(c["contrast"] >= 4.5 for c in contrast.values()), contrast

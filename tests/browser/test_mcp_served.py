@@ -15,26 +15,12 @@ NOTEBOOK = "mcp_served.ipynb"
 MODULE = ROOT / "tests" / "mcp_conformance_resources.py"
 
 
-def _cells() -> list[str]:
-    return [
-        "%load_ext workbench",
-        "from workbench.mcp import build_server, inspect\n"
-        f"view = inspect(server=build_server({str(MODULE)!r}))\n"
-        "view",
-    ]
-
-
 @pytest.fixture(scope="module")
 def inspector(lab_server, browser):
-    with lab.notebook_page(lab_server, browser, NOTEBOOK, _cells(), ready=".workbench-mcp-inspector",
-                           width=1300) as page:
+    view = ("from workbench.mcp import build_server, inspect\n"
+            f"view = inspect(server=build_server({str(MODULE)!r}))")
+    with lab.inspector_page(lab_server, browser, NOTEBOOK, view) as page:
         yield page
-        lab.add_and_run_cell(page, "view.connection.disconnect()\n'closed'", "closed")
-        lab.close_notebook(page, lab_server)
-
-
-def _tab(page, title: str) -> None:
-    page.locator(".workbench-mcp-tabs .lm-TabBar-tab", has_text=title).first.click()
 
 
 def _read(view, label: str) -> None:
@@ -50,7 +36,7 @@ def test_resources_and_prompts_of_a_module_in_light_and_dark(inspector):
     contrast = {}
     for theme in ("JupyterLab Light", "JupyterLab Dark"):
         lab.set_theme(page, theme)
-        _tab(page, "Resources")
+        lab.inspector_tab(page, "Resources")
         _read(view, "static-text — test://static-text")
         expect(resource.locator("pre").first).to_contain_text("This is the content of the static text resource.",
                                                               timeout=60_000)
@@ -70,7 +56,7 @@ def test_resources_and_prompts_of_a_module_in_light_and_dark(inspector):
         form.locator(".workbench-run").click()
         expect(resource).to_contain_text("Data for ID: 4711", timeout=60_000)
 
-        _tab(page, "Prompts")
+        lab.inspector_tab(page, "Prompts")
         view.locator(".widget-dropdown select").filter(
             has=page.locator("option", has_text="test_prompt_with_arguments")).first.select_option(
             label="test_prompt_with_arguments")
