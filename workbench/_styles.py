@@ -13,7 +13,7 @@ Display statuses (also the CSS classes ``workbench-status-<name>``): ``success``
 
 from __future__ import annotations
 
-__all__ = ["STATUS_COLOURS", "status_colour", "TEXT", "MUTED", "BORDER", "BADGE_STYLE", "WARNING_STYLE",
+__all__ = ["STATUS_COLOURS", "status_colour", "LEVEL_STATUS", "level_colour", "TEXT", "MUTED", "BORDER", "BADGE_STYLE", "WARNING_STYLE",
            "ERROR_BOX_STYLE", "BANNER_STYLE", "WRAP", "status_class"]
 
 
@@ -51,6 +51,18 @@ BANNER_STYLE = (f"color:{STATUS_COLOURS['cancelled']};background:var(--jp-layout
 def status_colour(status: str) -> str:
     """The text colour of a display status (``MUTED`` for an unknown one)."""
     return STATUS_COLOURS.get(status, MUTED)
+
+
+#: the status colour each MCP log level (``ToolContext.log``) is shown in
+LEVEL_STATUS: dict[str, str] = {
+    "debug": "", "info": "in_progress", "notice": "in_progress", "warning": "cancelled",
+    "error": "error", "critical": "error", "alert": "error", "emergency": "error",
+}
+
+
+def level_colour(level: str) -> str:
+    """The text colour of a log level (``MUTED`` for ``debug`` and unknown levels)."""
+    return status_colour(LEVEL_STATUS.get(level, ""))
 
 
 def status_class(status: str) -> str:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import threading
-from typing import Any, Callable, Coroutine, Optional
+from typing import Any, Callable, Coroutine, Iterator, Optional
 
 from workbench._peer import LOG_LEVELS, PEER_KEY, Elicitation, Messages, NobodyToAsk, Sampled, \
     elicitation_schema, sampling_messages
-from workbench.types import ToolUse
+from workbench.secrets import mask, mask_arguments, secret_parameters
+from workbench.types import ToolUse, utc_now_iso
 
 __all__ = ["ToolContext", "Elicitation", "Sampled", "NobodyToAsk", "LOG_LEVELS"]
 
@@ -28,8 +30,8 @@ class ToolContext:
     see ``workbench._peer``). Async tools ``await`` :meth:`aelicit` / :meth:`asample`.
     """
 
-    __slots__ = ("tool_use", "invocation_state", "metadata", "tool_config", "logs", "peer", "_on_progress", "_on_log",
-                 "_cancel_event")
+    __slots__ = ("tool_use", "invocation_state", "metadata", "tool_config", "logs", "entries", "peer", "_on_progress",
+                 "_on_log", "_cancel_event")
 
     def __init__(
         self,
@@ -48,6 +50,10 @@ class ToolContext:
         self.metadata = {} if metadata is None else metadata
         self.tool_config = {} if tool_config is None else tool_config
         self.logs: list[str] = []
+        #: what the call's row in the execution log keeps (``metadata["logs"]``): each ``log`` line
+        #: (``at``, ``level``, ``message``) and each question asked, with ``kind`` ``elicitation`` or
+        #: ``sampling`` and what came back
+        self.entries: list[dict[str, Any]] = []
         self.peer = peer if peer is not None else self.invocation_state.get(PEER_KEY)
         self._on_progress = on_progress
         self._on_log = on_log
@@ -79,6 +85,7 @@ class ToolContext:
                 raise ValueError(f"log({level_or_message!r}, ...): the level must be one of {', '.join(LOG_LEVELS)}")
         line = text if level == "info" else f"[{level}] {text}"
         self.logs.append(line)
+        self.entries.append({"at": utc_now_iso(), "level": level, "message": text})
         if self._on_log is not None:
             self._on_log(line)
         if self.peer is not None:
@@ -89,11 +96,19 @@ class ToolContext:
         """Ask the user to fill a form (``schema``: a JSON Schema object of flat properties, or a
         pydantic model class) and wait for the answer (``.action``: accept / decline / cancel;
         ``.content``: the values). Raises ``NobodyToAsk`` where nobody can answer."""
-        return self._wait(self._asking("elicit").elicit(str(message), elicitation_schema(schema), self._name))
+        requested = elicitation_schema(schema)
+        with self._noting("elicitation", str(message)) as entry:
+            answer = self._wait(self._asking("elicit").elicit(str(message), requested, self._name))
+            _note_elicitation(entry, answer, requested)
+        return answer
 
     async def aelicit(self, message: str, schema: Any) -> Elicitation:
         """:meth:`elicit` for async tools."""
-        return await self._await(self._asking("elicit").elicit(str(message), elicitation_schema(schema), self._name))
+        requested = elicitation_schema(schema)
+        with self._noting("elicitation", str(message)) as entry:
+            answer = await self._await(self._asking("elicit").elicit(str(message), requested, self._name))
+            _note_elicitation(entry, answer, requested)
+        return answer
 
     def sample(self, messages: Messages, *, max_tokens: int = 1000, system: Optional[str] = None,
                temperature: Optional[float] = None, **options: Any) -> Sampled:
@@ -102,14 +117,20 @@ class ToolContext:
         ``model_preferences``…) pass through. Raises ``NobodyToAsk`` where no model can answer."""
         chat = sampling_messages(messages)
         opts = {"max_tokens": int(max_tokens), "system_prompt": system, "temperature": temperature, **options}
-        return self._wait(self._asking("sample").sample(chat, opts, self._name))
+        with self._noting("sampling", _asked_text(chat)) as entry:
+            answer = self._wait(self._asking("sample").sample(chat, opts, self._name))
+            _note_sampled(entry, answer)
+        return answer
 
     async def asample(self, messages: Messages, *, max_tokens: int = 1000, system: Optional[str] = None,
                       temperature: Optional[float] = None, **options: Any) -> Sampled:
         """:meth:`sample` for async tools."""
         chat = sampling_messages(messages)
         opts = {"max_tokens": int(max_tokens), "system_prompt": system, "temperature": temperature, **options}
-        return await self._await(self._asking("sample").sample(chat, opts, self._name))
+        with self._noting("sampling", _asked_text(chat)) as entry:
+            answer = await self._await(self._asking("sample").sample(chat, opts, self._name))
+            _note_sampled(entry, answer)
+        return answer
 
     def release_stream(self) -> bool:
         """Served over streamable HTTP with resumption: close this call's event stream now — the client
@@ -121,6 +142,17 @@ class ToolContext:
     @property
     def _name(self) -> str:
         return self.tool_use.get("name", "")
+
+    @contextlib.contextmanager
+    def _noting(self, kind: str, message: str) -> Iterator[dict[str, Any]]:
+        """An entry for a question (kept even when asking fails: the log says who could not answer)."""
+        entry: dict[str, Any] = {"at": utc_now_iso(), "level": "info", "kind": kind, "message": message}
+        self.entries.append(entry)
+        try:
+            yield entry
+        except BaseException as exc:
+            entry.update(level="error", error=f"{type(exc).__name__}: {exc}")
+            raise
 
     def _asking(self, what: str) -> Any:
         if self.peer is None:
@@ -175,3 +207,20 @@ class ToolContext:
 
     def __repr__(self) -> str:
         return f"ToolContext(tool_use={self.tool_use!r})"
+
+
+def _asked_text(messages: list[dict[str, Any]]) -> str:
+    """What a sampling request asks, for the log: its last message's text (or its block's type)."""
+    content = messages[-1]["content"]
+    return str(content.get("text")) if content.get("type") == "text" else f"[{content.get('type')}]"
+
+
+def _note_elicitation(entry: dict[str, Any], answer: Elicitation, schema: dict[str, Any]) -> None:
+    """The user's answer on the log entry; fields the schema marks secret, or named as secrets, are ``***``."""
+    entry["action"] = answer.action
+    if answer.content:
+        entry["content"] = mask(mask_arguments(dict(answer.content), secret_parameters(schema)))
+
+
+def _note_sampled(entry: dict[str, Any], answer: Sampled) -> None:
+    entry.update(model=answer.model, answer=answer.text)

@@ -679,6 +679,9 @@ class ToolExecutor:
 
     def _end(self, call: _Call, result: ToolResult, run: _Run) -> ToolResult:
         """Log and announce a final result."""
+        context = call.context
+        if context is not None and context.entries:  # its ctx.log lines and questions go with the row
+            result.metadata["logs"] = list(context.entries)
         if run.log is not None:
             try:
                 spec = getattr(call, "spec", None)  # unset: the tool was not found

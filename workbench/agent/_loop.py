@@ -22,7 +22,9 @@ from workbench._unicode import replace_surrogates
 from workbench._validation_mode import check_mode, validating
 from workbench.executor import ConcurrentExecutor, append_masked, approving, run_sync
 from workbench.models import Model, ModelError, ModelTurn, as_messages, get, tool_specs
+from workbench.models._sampling import ModelPeer
 from workbench.models._turn import without_surrogates
+from workbench._peer import PEER_KEY
 from workbench.agent._masking import masked_step
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
@@ -63,7 +65,7 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
               executor: Any = None, log: Any = None, max_turns: int = 10, tool_choice: Any = None,
               approver: Any = None, review: Optional[Review] = None, on_step: Optional[StepListener] = None,
               run_id: Optional[str] = None, new_conversation: bool = True, validation: Optional[str] = None,
-              **params: Any) -> Transcript:
+              sampling_model: "Model | str | None" = None, **params: Any) -> Transcript:
     """Run ``model`` on ``prompt_or_messages`` with ``tools`` until it answers without a tool call.
 
     Args:
@@ -93,6 +95,10 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
         validation: how the run's tool calls check their input, ``"strict"`` or ``"lax"`` (pydantic's
             lax mode: ``"6"`` is 6 for an ``int``), over each tool's and registry's own mode; default:
             theirs (strict unless set). Adapted tools always check as their framework does.
+        sampling_model: the model that answers a tool's ``ctx.sample`` during the run (a ``Model`` or
+            a ``"provider:model"`` string); default: the run's own model — the same conversation
+            object, so a ``ScriptedModel`` answers a sampling request with its next turn. A tool's
+            ``ctx.elicit`` fails in a run (there is no form to ask the user).
         **params: passed to the model each turn (``temperature``, ``max_tokens``…).
 
     Returns:
@@ -102,14 +108,15 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
     return run_sync(arun_agent(model, prompt_or_messages, tools=tools, system=system, executor=executor, log=log,
                                max_turns=max_turns, tool_choice=tool_choice, approver=approver, review=review,
                                on_step=on_step, run_id=run_id, new_conversation=new_conversation,
-                               validation=validation, **params))
+                               validation=validation, sampling_model=sampling_model, **params))
 
 
 async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any,
                      system: Optional[str] = None, executor: Any = None, log: Any = None, max_turns: int = 10,
                      tool_choice: Any = None, approver: Any = None, review: Optional[Review] = None,
                      on_step: Optional[StepListener] = None, run_id: Optional[str] = None,
-                     new_conversation: bool = True, validation: Optional[str] = None, **params: Any) -> Transcript:
+                     new_conversation: bool = True, validation: Optional[str] = None,
+                     sampling_model: "Model | str | None" = None, **params: Any) -> Transcript:
     """The async form of :func:`run_agent` (same arguments). Cancelling the task ends the run with
     ``stopped_because="cancelled"`` and returns the transcript so far."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
@@ -123,6 +130,8 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
     messages = as_messages(prompt_or_messages, system)
     executor = default_executor() if executor is None else executor
     log = getattr(executor, "log", None) if log is None else log
+    peer = ModelPeer(model if sampling_model is None else get(sampling_model), where="an agent run")
+    state = {**(getattr(executor, "invocation_state", None) or {}), PEER_KEY: peer}
     run = _Run(Transcript(run_id=run_id or new_run_id(), model=model.id, messages=messages,
                           started_at=utc_now_iso(), prompt=[dict(m) for m in messages],
                           tools=[spec.to_schema() for spec in specs],
@@ -147,7 +156,7 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
                 if not turn.tool_calls:
                     stopped = "end_turn"
                     break
-                tool_steps = await _run_calls(turn.tool_calls, index, registry, executor, review, run)
+                tool_steps = await _run_calls(turn.tool_calls, index, registry, executor, review, run, state)
                 messages.append({"role": "tool", "results": [s.result.to_dict() for s in tool_steps]})
     except asyncio.CancelledError:
         stopped, error = "cancelled", "the run was cancelled"
@@ -295,7 +304,7 @@ def _stamped(turn: ModelTurn, model: Model, t0: float) -> ModelTurn:
 
 
 async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: Any, review: Optional[Review],
-                     run: _Run) -> list[ToolStep]:
+                     run: _Run, state: Optional[dict] = None) -> list[ToolStep]:
     """Run one turn's calls (reviewed first, when there is a review). Each step is added as its call
     finishes (``on_step`` follows the calls live); the steps are returned, and left in the
     transcript, in the order of the model's calls."""
@@ -317,11 +326,12 @@ async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: 
     positions = [p for p, (_, _, answer) in enumerate(planned) if answer is None]
     if len(positions) == 1:  # nothing to stream: one call (the common case) takes the executor's direct path
         [position] = positions
-        [result] = await executor.execute([planned[position][0]], registry, log=log)
+        [result] = await executor.execute([planned[position][0]], registry, log=log, invocation_state=state)
         steps[position] = ToolStep(planned[position][0], result, index, planned[position][1])
         await run.add(steps[position])
     elif positions:
-        stream = executor.execute_streaming([planned[p][0] for p in positions], registry, log=log)
+        stream = executor.execute_streaming([planned[p][0] for p in positions], registry, log=log,
+                                            invocation_state=state)
         try:
             async for j, result in stream:
                 position = positions[j]
@@ -431,7 +441,7 @@ async def arerun(transcript: Transcript, model: "Model | str | None" = None, *, 
     loop_options = {"tool_choice": settings.get("tool_choice"), "max_turns": settings.get("max_turns") or 10,
                     "validation": settings.get("validation")}
     for key in ("system", "executor", "log", "approver", "review", "on_step", "run_id", "tool_choice", "max_turns",
-                "validation"):
+                "validation", "sampling_model"):
         if key in options:
             loop_options[key] = options.pop(key)
     params.update(options)

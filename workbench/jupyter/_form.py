@@ -95,6 +95,8 @@ class ToolForm(W.VBox):
             (default: the kernel's ``get_workbench()``).
         layout: how the fields are laid out — ``"auto"`` (default), ``"full"`` or ``"compact"``
             (see ``workbench.jupyter._field_layout``).
+        sampling_model: the model that answers the tool's ``ctx.sample`` (a ``Model`` or a
+            ``"provider:model"`` string); default: the workbench's ``sampling_model``.
 
     Programmatic API: ``values``, ``set_values(dict)``, ``run()``, ``await run_async()``,
     ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``, ``save_as_test()``,
@@ -103,9 +105,10 @@ class ToolForm(W.VBox):
     ``warning``, ``description_warning``, ``request_html``, ``response_html``, ``code``, ``summary``.
     """
 
-    def __init__(self, tool: Any, workbench: Any = None, layout: str = "auto") -> None:
+    def __init__(self, tool: Any, workbench: Any = None, layout: str = "auto", *, sampling_model: Any = None) -> None:
         resolve_layout(layout, 0)  # an unknown layout fails here, naming the choices
         self.layout_name = layout
+        self.sampling_model = None if sampling_model is None else _model(sampling_model)
         if workbench is None:
             from workbench.jupyter._workbench import get_workbench
 
@@ -1061,3 +1064,10 @@ def _running_loop() -> Optional[asyncio.AbstractEventLoop]:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
+
+
+def _model(model: Any) -> Any:
+    """A ``sampling_model`` as a ``Model`` (a bad string fails when given, not when a tool asks)."""
+    from workbench.models import get
+
+    return get(model)

@@ -14,10 +14,10 @@ from typing import Any, Optional
 from workbench._content import json_text
 from workbench._html import details, pre
 from workbench._html import escape as _e
-from workbench._styles import status_colour
+from workbench._styles import level_colour, status_colour
 from workbench.log import _output_summary
 
-__all__ = ["COLUMNS", "outcome", "table_html", "details_html", "row_json", "plain_text"]
+__all__ = ["COLUMNS", "outcome", "call_logs", "log_line_text", "table_html", "details_html", "row_json", "plain_text"]
 
 #: (header, sort column in ``ExecutionLog.page`` or None, numeric?) — the table's columns in order
 COLUMNS: tuple[tuple[str, Optional[str], bool], ...] = (
@@ -39,6 +39,53 @@ def outcome(row: dict) -> str:
     if status == "error" and row.get("error_type") == "CancelledError":
         return "cancelled"
     return status
+
+
+def call_logs(row: dict) -> list[dict]:
+    """What the call's tool logged and asked (``ToolContext.log`` / ``elicit`` / ``sample``), in order:
+    the entries the executor keeps in the row's ``metadata["logs"]``."""
+    metadata = row.get("metadata")
+    entries = metadata.get("logs") if isinstance(metadata, dict) else None
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+#: the label of each kind of entry, in the table's tool column
+_KINDS = {"log": "log", "elicitation": "asked", "sampling": "sampled"}
+
+
+def log_line_text(entry: dict) -> str:
+    """One entry as a line: a log message as it is; a question with what came back (``→ accept
+    {...}``, ``→ model: answer``) or why nobody answered."""
+    text = str(entry.get("message", ""))
+    kind = entry.get("kind", "log")
+    if entry.get("error"):
+        return f"{text} → {entry['error']}"
+    if kind == "elicitation":
+        content = entry.get("content")
+        return f"{text} → {entry.get('action', '?')}" + (f" {json_text(content)}" if content else "")
+    if kind == "sampling":
+        return f"{text} → {entry.get('model') or 'model'}: {entry.get('answer', '')}"
+    return text
+
+
+def _log_rows(row: dict, cell_style: str, fit_style: str, truncate: int, static: bool) -> list[str]:
+    """A row under the call for each entry of its log (a click opens the call, as its own row does)."""
+    lines = []
+    for entry in call_logs(row):
+        level = str(entry.get("level") or "info")
+        kind = _KINDS.get(str(entry.get("kind", "log")), "log")
+        level_style = f" style='color:{level_colour(level)};font-weight:bold'" if static else ""
+        text = log_line_text(entry)
+        lines.append(
+            f"<tr class='workbench-log-line workbench-log-line-{_e(kind)}' data-key='{_e(row.get('id'))}'>"
+            f"<td class='workbench-log-fit'{fit_style}></td>"
+            f"<td class='workbench-log-fit' title='{_e(entry.get('at') or '')} (UTC)'{fit_style}>{_e(_time(entry.get('at')))}</td>"
+            f"<td class='workbench-log-fit workbench-log-kind'{fit_style}>↳ {_e(kind)}</td>"
+            f"<td class='workbench-log-fit'{fit_style}><span class='workbench-log-level workbench-log-level-{_e(level)}'"
+            f"{level_style}>{_e(level)}</span></td>"
+            f"{_cell(text, truncate * 2, 'workbench-log-line-text', cell_style).replace('<td', '<td colspan=3', 1)}"
+            "</tr>")
+    return lines
 
 
 def status_html(row_outcome: str, *, static: bool = False) -> str:
@@ -121,6 +168,7 @@ def table_html(rows: list[dict], *, total: int, matching: Optional[int] = None, 
             f"<td class='workbench-num workbench-log-fit'{fit_style}>{_e(_latency(row.get('latency_ms')))}</td>"
             "</tr>"
         )
+        body.extend(_log_rows(row, cell_style, fit_style, truncate, static))
     if not body:
         empty = "no calls yet" if total == 0 else "no calls match the filters"
         body.append(f"<tr class='workbench-log-empty'><td colspan='{len(COLUMNS)}'{cell_style}><i>{empty}</i></td></tr>")
@@ -163,6 +211,10 @@ def details_html(row: dict) -> str:
     metadata = row.get("metadata") or {}
     trace = metadata.get("traceback") if isinstance(metadata, dict) else None
     extra = details("traceback", _pre(str(trace))) if trace else ""
+    logs = call_logs(row)
+    if logs:
+        lines = "\n".join(f"{_time(e.get('at'))} {e.get('level', 'info')} {log_line_text(e)}" for e in logs)
+        extra += f"<div class='workbench-log-details-label'>Tool log</div>{_pre(lines)}"
     extra += details("metadata", _pre(metadata))
     return (
         "<div class='workbench-log-details-body'>"
@@ -182,4 +234,5 @@ def plain_text(rows: list[dict], total: int, truncate: int = 40) -> str:
         text = text if len(text) <= truncate else text[: truncate - 1] + "…"
         lines.append(f"  #{row.get('id')} {_time(row.get('completed_at'))} {row.get('tool_name') or '?'} "
                      f"{outcome(row)} {_json(row.get('input'))[:truncate]} → {text}")
+        lines.extend(f"      {_time(e.get('at'))} {e.get('level', 'info')} {log_line_text(e)}" for e in call_logs(row))
     return "\n".join(lines)

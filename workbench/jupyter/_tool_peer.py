@@ -1,7 +1,8 @@
 """The peer of a tool run from a notebook form: ``ctx.elicit`` shows the elicitation form (the same
 widget that answers an MCP server's ``elicitation/create``) inside the tool's form and waits for
-Accept / Decline / Cancel; ``ctx.log`` lines already reach the form through the executor's events.
-Sampling needs a model the form does not have: it fails saying so."""
+Accept / Decline / Cancel; ``ctx.log`` lines already reach the form through the executor's events;
+``ctx.sample`` is answered by the form's ``sampling_model``, else the workbench's, else fails saying
+how to set one."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from typing import Any, Optional
 
 from workbench._peer import Elicitation, NobodyToAsk, Sampled
 
-__all__ = ["FormPeer"]
+__all__ = ["FormPeer", "SET_A_MODEL"]
+
+#: how a notebook user gives the tools' ``ctx.sample`` a model (said by the errors)
+SET_A_MODEL = "set get_workbench().sampling_model = 'openai:gpt-4.1-mini' (or any Model)"
 
 
 class FormPeer:
@@ -43,8 +47,15 @@ class FormPeer:
         return Elicitation(str(answer or "cancel"), {})
 
     async def sample(self, messages: list[dict[str, Any]], options: dict[str, Any], tool_name: str) -> Sampled:
-        raise NobodyToAsk(f"Tool '{tool_name}' called ToolContext.sample() from a form, which has no model to ask: "
-                          "run it in the agent loop, or serve it to an MCP client that samples")
+        from workbench.models._sampling import sample_with_model
+
+        form = self.form
+        model = form.sampling_model if form.sampling_model is not None else \
+            getattr(form.workbench, "sampling_model", None)
+        if model is None:
+            raise NobodyToAsk(f"Tool '{tool_name}' called ToolContext.sample() from a form, which has no model to ask: "
+                              f"{SET_A_MODEL}, or ToolForm(..., sampling_model=...)")
+        return await sample_with_model(model, messages, options, tool_name)
 
     def release_stream(self) -> bool:
         return False

@@ -31,6 +31,10 @@ class Workbench:
 
     ``approver``: used for ``ASK_USER`` calls that no form is waiting on (``%tool_call``,
     ``workbench.call``); ``None`` denies them.
+
+    ``sampling_model``: the model that answers a tool's ``ctx.sample`` in forms, ``%tool_call`` and
+    ``workbench.call`` (a ``Model`` or a ``"provider:model"`` string, resolved when set); ``None``
+    (the default): sampling fails saying how to set one.
     """
 
     def __init__(self, registry: Optional[ToolRegistry] = None, executor: Any = None, log: Any = None) -> None:
@@ -39,6 +43,7 @@ class Workbench:
         self.registry = registry if registry is not None else default_registry()
         self.log = log if log is not None else ExecutionLog()
         self.approver: Optional[Callable[..., Any]] = None
+        self._sampling_model: Any = None
         self._approval_handlers: dict[str, Callable[..., Any]] = {}
         if executor is None:
             executor = ConcurrentExecutor(approver=self._approve)
@@ -60,11 +65,37 @@ class Workbench:
             return self.approver(tool_use, tool)
         return False
 
+    # -- sampling ------------------------------------------------------------------------------------
+    @property
+    def sampling_model(self) -> Any:
+        """The model answering tools' ``ctx.sample`` here (``None``: none)."""
+        return self._sampling_model
+
+    @sampling_model.setter
+    def sampling_model(self, model: Any) -> None:
+        if model is not None:
+            from workbench.models import get
+
+            model = get(model)  # a bad string fails here, not when a tool asks
+        self._sampling_model = model
+
+    def _invocation_state(self) -> dict[str, Any]:
+        """The executor's invocation state plus this workbench as the peer of calls no form runs:
+        ``ctx.sample`` asks :attr:`sampling_model`, ``ctx.elicit`` says to use the form."""
+        from workbench._peer import PEER_KEY
+        from workbench.jupyter._tool_peer import SET_A_MODEL
+        from workbench.models._sampling import ModelPeer
+
+        peer = ModelPeer(lambda: self.sampling_model, where="a call outside a form (%tool_call, Workbench.call)",
+                         configure=SET_A_MODEL)
+        return {**(getattr(self.executor, "invocation_state", None) or {}), PEER_KEY: peer}
+
     # -- calling -------------------------------------------------------------------------------------
     def call(self, name: str, input: Optional[dict[str, Any]] = None, /, **kwargs: Any) -> ToolResult:
         """Run one call synchronously (logged); ``input`` and keyword arguments are merged."""
         arguments = {**(input or {}), **kwargs}
-        return self.executor.run([make_tool_use(name, arguments)], self.registry, log=self.log)[0]
+        return self.executor.run([make_tool_use(name, arguments)], self.registry, log=self.log,
+                                 invocation_state=self._invocation_state())[0]
 
     def submit(self, name: str, input: Optional[dict[str, Any]] = None, *, approver: Optional[Callable[..., Any]] = None,
                log: Any = None) -> "concurrent.futures.Future[ToolResult]":
@@ -84,7 +115,8 @@ class Workbench:
 
         async def execute() -> None:
             try:
-                results = await self.executor.execute([tool_use], self.registry, log=target_log)
+                results = await self.executor.execute([tool_use], self.registry, log=target_log,
+                                                      invocation_state=self._invocation_state())
                 done.set_result(results[0])
             except BaseException as exc:  # noqa: BLE001 - the executor should not raise; hand it to the caller
                 done.set_exception(exc)
