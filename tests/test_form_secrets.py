@@ -24,8 +24,13 @@ def _type(form: ToolForm, name: str, text: str) -> None:
 
 
 def _saved_state() -> str:
-    """The widget state JupyterLab saves with the notebook: every live widget's synced state."""
-    return json.dumps(W.Widget.get_manager_state(drop_defaults=False)["state"], default=str)
+    """The widget state JupyterLab saves with the notebook: every live widget's synced state. The
+    widgets are listed first (one C-level copy): a form of an earlier test may still be making widgets
+    in its own thread, and iterating the live registry then fails with "dictionary changed size"."""
+    from ipywidgets.widgets.widget import _instances
+
+    widgets = list(_instances.values())
+    return json.dumps(W.Widget.get_manager_state(drop_defaults=False, widgets=widgets)["state"], default=str)
 
 
 def _shown(form: ToolForm) -> str:
