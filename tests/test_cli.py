@@ -38,16 +38,22 @@ def workbench_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
+#: the suite's tool module: a name of its own, since the tutorials' ``weather_tools`` is imported by other tests
+TOOLS_NAME = "cli_weather_tools"
+
+
 @pytest.fixture
 def suite(tmp_path, monkeypatch):
     """weather.evals.json beside its tool module and a cassette in which Paris passes and Rome fails."""
-    (tmp_path / "weather_tools.py").write_text(TOOLS)
+    (tmp_path / f"{TOOLS_NAME}.py").write_text(TOOLS)
     monkeypatch.syspath_prepend(str(tmp_path))
-    path = save_evals(EvalSuite("weather", cases=CASES, tools=["weather_tools"], model="replay:weather.cassette.json"),
+    monkeypatch.delitem(sys.modules, TOOLS_NAME, raising=False)  # imported by this test only, gone after it
+    path = save_evals(EvalSuite("weather", cases=CASES, tools=[TOOLS_NAME], model="replay:weather.cassette.json"),
                       tmp_path / "weather.evals.json")
     run_evals(path, record(ScriptedModel([_answer], repeat_last=True, name="recorded"), tmp_path / "weather.cassette.json"),
               progress=False)
-    return path
+    yield path
+    sys.modules.pop(TOOLS_NAME, None)
 
 
 def test_a_run_prints_the_summary_and_exits_0_when_the_threshold_holds(suite):
