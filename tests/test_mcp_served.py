@@ -278,3 +278,17 @@ def test_a_tools_only_server_offers_no_resources_prompts_or_completion():
             assert (capabilities.resources, capabilities.prompts, capabilities.completions) == (None, None, None)
 
     anyio.run(scenario)
+
+
+def test_building_a_server_leaves_the_programs_logging_as_it_was():
+    """The SDK's MCPServer sets up logging (a rich handler at INFO on the root logger); in a notebook
+    that printed every HTTP request of the kernel from then on. A fresh process, as a kernel is: under
+    pytest the root logger has handlers already, and the SDK's set-up would do nothing."""
+    code = ("import logging\n"
+            "from workbench.mcp import build_server\n"
+            f"build_server({str(ROOT / 'tests' / 'mcp_conformance_resources.py')!r})\n"
+            "root = logging.getLogger()\n"
+            "print(len(root.handlers), logging.getLevelName(root.level))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "WARNING"]

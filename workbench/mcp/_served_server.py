@@ -22,7 +22,7 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourceUpdated
 
-from workbench.mcp._served import COMPLETION_LIMIT, Prompt, Resource, Served
+from workbench.mcp._served import COMPLETION_LIMIT, Prompt, Resource, Served, sdk_server
 
 __all__ = ["ServedHandlers", "check_served"]
 
@@ -50,12 +50,10 @@ class ServedHandlers:
     """Resources, templates and prompts of one server, and who subscribed to which resource."""
 
     def __init__(self, served: Iterable[Any], bridge: Any, name: str) -> None:
-        from mcp.server.mcpserver import MCPServer
-
         self.items = check_served(served)
         self.bridge = bridge
         # the SDK's server as the catalogue: its handlers answer; the bus is the workbench server's
-        self.sdk = MCPServer(name, subscriptions=bridge.bus)
+        self.sdk = sdk_server(name, subscriptions=bridge.bus)
         for item in self.items:
             item.register(self.sdk)
             item._servers.add(self)
