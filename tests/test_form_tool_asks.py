@@ -47,7 +47,7 @@ def test_a_form_run_shows_the_elicitation_form_and_the_tool_gets_the_answer() ->
         prompt = eventually(lambda: form.elicitation if form.elicitation is not None and form.elicitation.pending
                             else None, what="the elicitation form")
         assert form.ask_box.children == (prompt.widget,)
-        assert "greet_user: Your name?" in prompt.message.value
+        assert "<b>The tool greet_user asks</b>: Your name?" in prompt.message.value
         if answer == "decline":
             prompt.decline()
         else:

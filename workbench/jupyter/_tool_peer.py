@@ -36,7 +36,8 @@ class FormPeer:
 
     async def elicit(self, message: str, schema: dict[str, Any], tool_name: str) -> Elicitation:
         prompt = self.prompt()
-        request = SimpleNamespace(message=f"{tool_name}: {message}", requested_schema=schema, mode="form", url=None)
+        prompt.asker = f"The tool {tool_name}"
+        request = SimpleNamespace(message=message, requested_schema=schema, mode="form", url=None)
         answer = await asyncio.to_thread(prompt, request)
         if isinstance(answer, dict):
             return Elicitation("accept", answer)
