@@ -38,7 +38,11 @@ class FormPeer:
         prompt = self.prompt()
         prompt.asker = f"The tool {tool_name}"
         request = SimpleNamespace(message=message, requested_schema=schema, mode="form", url=None)
-        answer = await asyncio.to_thread(prompt, request)
+        try:
+            answer = await asyncio.to_thread(prompt, request)
+        except asyncio.CancelledError:  # the run was cancelled: withdraw the question, ending the waiting thread
+            prompt.cancel()
+            raise
         if isinstance(answer, dict):
             return Elicitation("accept", answer)
         return Elicitation(str(answer or "cancel"), {})
