@@ -278,3 +278,18 @@ def test_a_tools_only_server_offers_no_resources_prompts_or_completion():
             assert (capabilities.resources, capabilities.prompts, capabilities.completions) == (None, None, None)
 
     anyio.run(scenario)
+
+
+def test_building_a_server_leaves_the_root_logger_alone() -> None:
+    """The SDK's MCPServer gives the root logger an INFO handler when built; build_server (which builds one
+    for its resources and prompts) must not, or a notebook that serves prints every later HTTP request."""
+    import logging
+    import subprocess
+    import sys
+
+    code = ("import logging\nfrom workbench import ToolRegistry\nfrom workbench.mcp import build_server, resource\n"
+            "@resource('memo://{id}')\ndef memo(id: str) -> str:\n    return id\n"
+            "build_server(ToolRegistry(), served=[memo])\n"
+            "root = logging.getLogger()\nprint(len(root.handlers), logging.getLevelName(root.level))\n")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert shown.stdout.split() == ["0", logging.getLevelName(logging.WARNING)], shown

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import weakref
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -38,9 +39,22 @@ def _checker() -> Any:
     if _CHECKER is None:
         from mcp.server.mcpserver import MCPServer
 
-        _CHECKER = MCPServer("workbench-declarations", warn_on_duplicate_resources=False,
-                             warn_on_duplicate_prompts=False)
+        _CHECKER = sdk_server(MCPServer, "workbench-declarations", warn_on_duplicate_resources=False,
+                              warn_on_duplicate_prompts=False)
     return _CHECKER
+
+
+def sdk_server(factory: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``factory(*args, **kwargs)`` — the SDK's ``MCPServer`` — with the root logger left as it was: its
+    constructor gives the root logger an INFO handler (``logging.basicConfig``), which in a notebook
+    would print every HTTP request of every later cell."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        return factory(*args, **kwargs)
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
 
 
 _CHECKER: Any = None

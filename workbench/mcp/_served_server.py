@@ -22,7 +22,7 @@ import mcp.types as types
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourceUpdated
 
-from workbench.mcp._served import COMPLETION_LIMIT, Prompt, Resource, Served
+from workbench.mcp._served import COMPLETION_LIMIT, Prompt, Resource, Served, sdk_server
 
 __all__ = ["ServedHandlers", "check_served"]
 
@@ -55,7 +55,7 @@ class ServedHandlers:
         self.items = check_served(served)
         self.bridge = bridge
         # the SDK's server as the catalogue: its handlers answer; the bus is the workbench server's
-        self.sdk = MCPServer(name, subscriptions=bridge.bus)
+        self.sdk = sdk_server(MCPServer, name, subscriptions=bridge.bus)
         for item in self.items:
             item.register(self.sdk)
             item._servers.add(self)
