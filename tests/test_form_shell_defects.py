@@ -270,7 +270,8 @@ def test_a_short_docstring_is_not_collapsed(wb):
 
 
 # -- 10: theme colours only ---------------------------------------------------------------------------------
-SHELL_FILES = ["workbench/jupyter/_form.py", "workbench/jupyter/_render.py", "workbench/jupyter/_approval.py",
+SHELL_FILES = ["workbench/jupyter/_form.py", "workbench/jupyter/_render.py", "workbench/jupyter/_content_html.py",
+               "workbench/jupyter/_approval.py",
                "workbench/_html.py", "workbench/_styles.py"]
 
 

@@ -47,7 +47,7 @@ def test_a_form_run_shows_the_elicitation_form_and_the_tool_gets_the_answer() ->
         prompt = eventually(lambda: form.elicitation if form.elicitation is not None and form.elicitation.pending
                             else None, what="the elicitation form")
         assert form.ask_box.children == (prompt.widget,)
-        assert "greet_user: Your name?" in prompt.message.value
+        assert "<b>The tool greet_user asks</b>: Your name?" in prompt.message.value
         if answer == "decline":
             prompt.decline()
         else:
@@ -61,3 +61,25 @@ def test_sampling_from_a_form_says_there_is_no_model() -> None:
     form.set_values({"text": "long text"})
     result = form.run()
     assert result.status == "error" and "has no model to ask" in result.metadata["error"]
+
+
+@tool(context=True)
+async def greet_user_async(tool_context: ToolContext) -> str:
+    answer = await tool_context.aelicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+    return f"hello {answer.content.get('name')}" if answer.accepted else f"no name ({answer.action})"
+
+
+def test_cancelling_a_run_that_asks_withdraws_the_question() -> None:
+    """Cancel while the elicitation form waits: the run ends cancelled, and the form's question is
+    withdrawn (hidden, nothing left waiting on it) — for a sync and an async tool."""
+    for fn in (greet_user, greet_user_async):
+        form = _form(fn)
+        worker, out = _run_in_thread(form)
+        prompt = eventually(lambda: form.elicitation if form.elicitation is not None and form.elicitation.pending
+                            else None, what=f"{fn.tool_name}'s elicitation form")
+        assert form.cancel()
+        worker.join(60)
+        assert not worker.is_alive(), f"{fn.tool_name}: the cancelled run never ended"
+        assert out["result"].status == "error" and out["result"].metadata["error_type"] == "CancelledError"
+        eventually(lambda: not prompt.pending and prompt.widget.layout.display == "none",
+                   what=f"{fn.tool_name}'s question withdrawn")

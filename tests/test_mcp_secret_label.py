@@ -118,3 +118,19 @@ def test_an_elicitation_answer_with_a_secret_is_logged_masked(tmp_path):
     assert content["name"] == "Ada" and content["password"] == "***"
     log.close()
     assert SECRET.encode() not in path.read_bytes()
+
+
+def test_the_kernels_own_interpreter_is_shown_as_python_not_its_path():
+    """A label is read by people and saved with notebooks (banners, the inspector): the kernel's own
+    interpreter, ``sys.executable``, shows as ``python`` — its path is this machine's. The server still
+    runs under that interpreter."""
+    from workbench.jupyter._mcp_inspector import McpInspector
+    from workbench.jupyter._workbench import Workbench
+
+    workbench = Workbench()
+    command = [sys.executable, "-m", "workbench.mcp", "serve", "tests.mcp_sample_tools"]
+    with connect(command, cwd=str(ROOT), registry=workbench.registry, connect_timeout=WAIT) as conn:
+        assert conn.label == "python -m workbench.mcp serve tests.mcp_sample_tools"
+        view = McpInspector(conn, workbench)
+        for text in (repr(conn), view.server_html.value, view.title.value):
+            assert sys.executable not in text, text

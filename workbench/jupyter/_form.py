@@ -709,6 +709,8 @@ class ToolForm(W.VBox):
 
     def _finish(self, result: ToolResult) -> None:
         self._progress_throttle.flush()
+        if self.elicitation is not None:  # a question the ended run left open (a cancelled sync tool) is withdrawn
+            self.elicitation.cancel()
         unsubscribe, self._unsubscribe = self._unsubscribe, None
         if unsubscribe is not None:
             unsubscribe()

@@ -129,9 +129,10 @@ class SamplingPrompt(_WaitingPrompt):
 class ElicitationPrompt(_WaitingPrompt):
     """Accept / decline / cancel a server's ``elicitation/create`` request."""
 
-    def __init__(self, workbench: Any = None) -> None:
+    def __init__(self, workbench: Any = None, asker: str = "The server") -> None:
         super().__init__()
         self.workbench = workbench
+        self.asker = asker  # who the header says asks: the server, or (in a tool's form) the tool
         self.message = W.HTML()
         self.form_box = W.VBox()
         self.form: Any = None
@@ -150,7 +151,7 @@ class ElicitationPrompt(_WaitingPrompt):
     def __call__(self, params: Any) -> Any:
         """The connection's handler: show the form (or URL), wait for a decision."""
         self.last_request = params
-        text = f"<b>The server asks</b>: {escape(getattr(params, 'message', ''))}"
+        text = f"<b>{escape(self.asker)} asks</b>: {escape(getattr(params, 'message', ''))}"
         url = getattr(params, "url", None)
         if getattr(params, "mode", None) == "url" and url:
             text += (f"<div>Open <a href='{escape(url)}' target='_blank' rel='noopener noreferrer'>"

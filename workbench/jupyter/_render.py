@@ -2,7 +2,8 @@
 
 Everything a tool produced is escaped: text and JSON go through ``workbench._html.escape``, DataFrames through
 ``DataFrame.to_html(escape=True)``, markdown through a small renderer that escapes first and only
-then adds its own tags, and images only as ``data:`` URLs of known raster formats with base64 checked.
+then adds its own tags, and images only as ``data:`` URLs of known raster formats with base64 checked; audio, embedded
+resources and resource links are drawn by ``jupyter._content_html``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from workbench._json_text import loads as load_json
 from workbench._html import display_status, error_message, status_html, without_path
 from workbench._html import escape as _e
 from workbench._styles import ERROR_BOX_STYLE, MUTED, STATUS_COLOURS, WARNING_STYLE, WRAP
+from workbench.jupyter._content_html import rich_block_html
 from workbench.jupyter._traceback import cell_names, split_traceback, without_final_error
 
 __all__ = ["result_area_html", "json_html", "safe_markdown", "description_html", "tool_use_html", "copy_as_code",
@@ -212,8 +214,9 @@ def _blocks_html(content: list[dict]) -> str:
             parts.append(json_html(block["json"]))
         elif "image" in block:
             parts.append(_image_html(block))
-        else:
-            parts.append(json_html(block))
+        else:  # audio, an embedded resource, a resource link — or a block of no known kind, as JSON
+            rich = rich_block_html(block)
+            parts.append(json_html(block) if rich is None else rich)
     return "".join(parts) or "<i>(no content)</i>"
 
 

@@ -40,8 +40,13 @@ class FormPeer:
 
     async def elicit(self, message: str, schema: dict[str, Any], tool_name: str) -> Elicitation:
         prompt = self.prompt()
-        request = SimpleNamespace(message=f"{tool_name}: {message}", requested_schema=schema, mode="form", url=None)
-        answer = await asyncio.to_thread(prompt, request)
+        prompt.asker = f"The tool {tool_name}"
+        request = SimpleNamespace(message=message, requested_schema=schema, mode="form", url=None)
+        try:
+            answer = await asyncio.to_thread(prompt, request)
+        except asyncio.CancelledError:  # the run was cancelled: withdraw the question, ending the waiting thread
+            prompt.cancel()
+            raise
         if isinstance(answer, dict):
             return Elicitation("accept", answer)
         return Elicitation(str(answer or "cancel"), {})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import weakref
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -31,34 +32,29 @@ def _where(fn: Callable[..., Any]) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
-def sdk_server(name: str, **options: Any) -> Any:
-    """The official SDK's ``MCPServer`` without the logging set-up its constructor does: it calls
-    ``logging.basicConfig`` with a rich handler at INFO, which in a notebook would print every HTTP
-    request of the kernel from then on (and in a user's program change its logging). Handlers it adds
-    to the root logger are taken off again, and the root's level put back."""
-    import logging
-
-    from mcp.server.mcpserver import MCPServer
-
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    try:
-        return MCPServer(name, **options)
-    finally:
-        for handler in root.handlers[:]:
-            if handler not in handlers:
-                root.removeHandler(handler)
-        root.setLevel(level)
-
-
 def _checker() -> Any:
     """One SDK server that decorated objects register into when declared, so the SDK's own checks
     (template variables vs. parameters, argument types…) fail at import, not on the first request."""
     global _CHECKER
     if _CHECKER is None:
-        _CHECKER = sdk_server("workbench-declarations", warn_on_duplicate_resources=False,
+        from mcp.server.mcpserver import MCPServer
+
+        _CHECKER = sdk_server(MCPServer, "workbench-declarations", warn_on_duplicate_resources=False,
                               warn_on_duplicate_prompts=False)
     return _CHECKER
+
+
+def sdk_server(factory: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``factory(*args, **kwargs)`` — the SDK's ``MCPServer`` — with the root logger left as it was: its
+    constructor gives the root logger an INFO handler (``logging.basicConfig``), which in a notebook
+    would print every HTTP request of every later cell."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        return factory(*args, **kwargs)
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
 
 
 _CHECKER: Any = None

@@ -50,10 +50,12 @@ class ServedHandlers:
     """Resources, templates and prompts of one server, and who subscribed to which resource."""
 
     def __init__(self, served: Iterable[Any], bridge: Any, name: str) -> None:
+        from mcp.server.mcpserver import MCPServer
+
         self.items = check_served(served)
         self.bridge = bridge
         # the SDK's server as the catalogue: its handlers answer; the bus is the workbench server's
-        self.sdk = sdk_server(name, subscriptions=bridge.bus)
+        self.sdk = sdk_server(MCPServer, name, subscriptions=bridge.bus)
         for item in self.items:
             item.register(self.sdk)
             item._servers.add(self)

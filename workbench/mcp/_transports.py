@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
@@ -100,6 +101,13 @@ HTTP_TRANSPORTS = {
 }
 
 
+def command_label(argv: Sequence[str]) -> str:
+    """A command line as people read it: credentials masked, and the kernel's own interpreter
+    (``sys.executable``) as ``python`` — its path is this machine's, and would be saved with notebooks."""
+    shown = ["python" if index == 0 and part == sys.executable else part for index, part in enumerate(argv)]
+    return shlex.join(mask_command(shown))
+
+
 def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str], env: Optional[dict[str, str]],
                    cwd: Any, headers: Optional[dict[str, str]], transport: Optional[str] = None,
                    auth: Any = None) -> OpenedTransport:
@@ -116,7 +124,7 @@ def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str]
         stderr_file = tempfile.NamedTemporaryFile("w+", prefix="workbench-mcp-", suffix=".stderr", delete=False,
                                                   encoding="utf-8")
         transport, process = stdio_transport(params, stderr_file)
-        return OpenedTransport(transport, shlex.join(mask_command(argv)), stderr_file, process=process,
+        return OpenedTransport(transport, command_label(argv), stderr_file, process=process,
                                secrets=command_secrets(argv))
     assert url is not None
     kind = transport or "streamable-http"
