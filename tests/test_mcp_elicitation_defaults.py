@@ -53,9 +53,10 @@ def test_the_handler_sees_the_defaults_in_the_requested_schema():
 
 def test_the_notebook_form_shows_the_defaults_as_values_and_accept_sends_them():
     pytest.importorskip("ipywidgets")
+    from workbench.jupyter import ToolForm
     from workbench.jupyter._mcp_requests import ElicitationPrompt
 
-    prompt = ElicitationPrompt()
+    prompt = ElicitationPrompt(form_class=ToolForm)
     prompt.timeout = 60.0
     answers = []
 

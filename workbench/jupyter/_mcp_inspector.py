@@ -75,7 +75,9 @@ class McpInspector(W.VBox):
         self.connection = connection
         self.workbench = workbench
         self.sampling_prompt = SamplingPrompt()
-        self.elicitation_prompt = ElicitationPrompt(workbench)
+        from workbench.jupyter._form import ToolForm
+
+        self.elicitation_prompt = ElicitationPrompt(workbench, form_class=ToolForm)
         self.title = W.HTML()
         self.reconnect_button = W.Button(description="Reconnect", icon="plug", button_style="primary",
                                          tooltip="Start the MCP server again and show its new session here",

@@ -129,9 +129,12 @@ class SamplingPrompt(_WaitingPrompt):
 class ElicitationPrompt(_WaitingPrompt):
     """Accept / decline / cancel a server's ``elicitation/create`` request."""
 
-    def __init__(self, workbench: Any = None, asker: str = "The server") -> None:
+    def __init__(self, workbench: Any = None, asker: str = "The server", *, form_class: Any) -> None:
         super().__init__()
         self.workbench = workbench
+        # the tool-form class the requested schema is shown with (``ToolForm``), given by the caller:
+        # this module sits below the form module, which builds these prompts for a tool's own questions
+        self.form_class = form_class
         self.asker = asker  # who the header says asks: the server, or (in a tool's form) the tool
         self.message = W.HTML()
         self.form_box = W.VBox()
@@ -169,12 +172,11 @@ class ElicitationPrompt(_WaitingPrompt):
     def _schema_form(self, schema: dict) -> Any:
         """A form over the requested schema: the fields and error summary of a ToolForm of a tool that
         only holds the schema, so widgets, defaults and validation are exactly those of tool forms."""
-        from workbench.jupyter._form import ToolForm
         from workbench.tools import SpecOnlyTool
 
         holder = SpecOnlyTool({"name": "elicitation", "description": "The server's requested schema",
                                "parameters": schema})
-        return ToolForm(holder, self.workbench)
+        return self.form_class(holder, self.workbench)
 
     @staticmethod
     def _fill_defaults(form: Any, schema: dict) -> None:

@@ -34,7 +34,7 @@ class FormPeer:
         if form.elicitation is None:
             from workbench.jupyter._mcp_requests import ElicitationPrompt
 
-            form.elicitation = ElicitationPrompt(form.workbench)
+            form.elicitation = ElicitationPrompt(form.workbench, form_class=type(form))
             form.ask_box.children = (form.elicitation.widget,)
         return form.elicitation
 

@@ -20,6 +20,7 @@ def inspect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     ``view.connection`` is the connection (``view.connection.disconnect()`` ends it).
     """
     from workbench.jupyter._mcp_inspector import McpInspector
+    from workbench.jupyter._form import ToolForm
     from workbench.jupyter._mcp_requests import ElicitationPrompt, SamplingPrompt
     from workbench.mcp._client import connect
 
@@ -30,7 +31,7 @@ def inspect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
     sampling = connect_options.pop("sampling", None)
     elicitation = connect_options.pop("elicitation", None)
     sampling_prompt = SamplingPrompt() if sampling is None else None
-    elicitation_prompt = ElicitationPrompt(workbench) if elicitation is None else None
+    elicitation_prompt = ElicitationPrompt(workbench, form_class=ToolForm) if elicitation is None else None
     connect_options.setdefault("registry", workbench.registry)
     connect_options.setdefault("log", workbench.log)
     connect_options.setdefault("roots", [])  # the Server tab offers roots, as MCP Inspector does
