@@ -33,6 +33,18 @@ def _saved_state() -> str:
     return json.dumps(W.Widget.get_manager_state(drop_defaults=False, widgets=widgets)["state"], default=str)
 
 
+def _holding(secret: str) -> list[str]:
+    """The widgets whose saved state holds ``secret`` (class and state), for a failure's message."""
+    from ipywidgets.widgets.widget import _instances
+
+    found = []
+    for widget in list(_instances.values()):
+        state = json.dumps(widget.get_state(), default=str)
+        if secret in state:
+            found.append(f"{type(widget).__name__}: {state[:400]}")
+    return found
+
+
 def _shown(form: ToolForm) -> str:
     """Everything the form shows or keeps as text."""
     parts = [form.request_html.value, form.copy_request.text, form.response_html.value, form.copy_response.text,
@@ -77,7 +89,7 @@ def test_the_tool_gets_the_secret_and_everything_the_form_shows_or_saves_holds_t
     text = _shown(form)
     for secret in (PASSWORD, "918273"):
         assert secret not in text
-        assert secret not in _saved_state()
+        assert secret not in _saved_state(), _holding(secret)
     assert "***" in form.code.value and "***" in form.copy_request.text
 
 
