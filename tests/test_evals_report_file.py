@@ -79,7 +79,7 @@ def test_a_saved_report_holds_no_key(model_server, tmp_path):  # noqa: F811
     parameter holds another secret; both are in the run's transcript in memory. Neither reaches the file."""
     from workbench.models.openai import OpenAIModel
 
-    key = "sk-test-SAVED-REPORT-0123456789abcdef"
+    key = "saved-report-test-credential-0123456789abcdef"  # any shape: masked as the model's own key
 
     @tool
     def whoami() -> str:

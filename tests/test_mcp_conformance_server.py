@@ -53,9 +53,6 @@ SCENARIOS = {
     "dns-rebinding-protection": ("2025-11-25",),
 }
 
-#: scenarios expected to fail, each with its reason (strict: one that starts passing must leave this table)
-EXPECTED_FAILURES: dict[str, str] = {}
-
 _OLD_HEADER = ("the suite's raw requests send 'mcp-protocol-version: 2025-03-26' on a 2025-11-25 session, and the SDK "
                "primes (and offers close_sse_stream to) clients of 2025-11-25 and later only - older ones cannot parse "
                "an empty-data event; tests/test_mcp_stream_resumption.py checks priming, retry and Last-Event-ID replay "
@@ -69,9 +66,7 @@ SUITE_WARNINGS = {
 def _cases() -> list:
     cases = []
     for scenario, versions in SCENARIOS.items():
-        marks = [pytest.mark.xfail(strict=True, reason=EXPECTED_FAILURES[scenario])] \
-            if scenario in EXPECTED_FAILURES else []
-        cases += [pytest.param(scenario, version, id=f"{scenario}[{version}]", marks=marks) for version in versions]
+        cases += [pytest.param(scenario, version, id=f"{scenario}[{version}]") for version in versions]
     return cases
 
 

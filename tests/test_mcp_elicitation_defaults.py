@@ -7,7 +7,6 @@ import json
 import threading
 
 import mcp.types as types
-import pytest
 
 from tests import mcp_defaults_asker
 from workbench.executor import SequentialExecutor
@@ -52,7 +51,6 @@ def test_the_handler_sees_the_defaults_in_the_requested_schema():
 
 
 def test_the_notebook_form_shows_the_defaults_as_values_and_accept_sends_them():
-    pytest.importorskip("ipywidgets")
     from workbench.jupyter import ToolForm
     from workbench.jupyter._mcp_requests import ElicitationPrompt
 
