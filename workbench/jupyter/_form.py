@@ -283,7 +283,6 @@ class ToolForm(W.VBox):
     def _show_disconnected(self, problem: str = "") -> None:
         connection = getattr(self.tool, "connection", None)
         label = getattr(connection, "label", None) or "its server"
-        self.disconnected = True
         failed = (f"<div style='margin-top:4px'><b>Reconnect failed</b>: {_e(problem)}</div>" if problem else "")
         self.disconnected_banner.value = (
             f"<div style='{BANNER_STYLE}'><b>disconnected</b>: the MCP server <code>{_e(label)}</code> of this tool "
@@ -297,6 +296,7 @@ class ToolForm(W.VBox):
         self.run_button.button_style = ""  # a disabled primary button still looks live in the dark theme
         self.run_button.tooltip = "disconnected: the tool's MCP server is gone"
         self.add_class("workbench-form-disconnected")
+        self.disconnected = True  # last: the flag says the form shows it (the keepalive thread sets it)
 
     def reconnect(self, connect_timeout: Optional[float] = 30.0) -> Any:
         """Connect the tool's MCP server again (``connection.reconnect()``) and make this form run the new
