@@ -10,7 +10,7 @@ Baselines measured in the same run:
 * every row built (what the form did before rows were paged, and what "show more" until the end costs);
 * a page of 20 rows (the page size before it was sized by the widgets a row makes).
 
-The browser's own numbers come from ``tests/browser/test_notebook_round2.py`` (it prints ``shown_after``).
+The browser's own numbers come from ``tests/browser/test_notebook_views.py`` (it prints ``shown_after``).
 Nothing asserts on time.
 """
 

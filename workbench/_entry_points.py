@@ -1,7 +1,7 @@
 """Conveniences a lower layer offers and a higher layer carries out.
 
 The modules import strictly downward — types → spec → providers → tools → registry → executor → log
-→ the applications (jupyter, mcp, testing, dask) — and ``tests/test_layers.py`` checks it. A few
+→ the applications (jupyter, mcp, testing, dask) — and ``tests/project/test_layers.py`` checks it. A few
 public conveniences live on a lower-layer object but need a higher layer's work:
 
 ==========================  ==============================  ===============================
