@@ -16,6 +16,7 @@ entry point                 offered by                      carried out by
 ``transcript_view``         ``Transcript`` in a kernel      ``workbench.jupyter``
 ``adapt_foreign``           ``ToolRegistry`` taking another ``workbench.adapters``
                             framework's tool
+``derive``                  ``BaseTool.with_description``   ``workbench.transforms``
 ==========================  ==============================  ===============================
 
 The lower layer calls the slot below; the package (``workbench/__init__``, above every layer and
@@ -55,3 +56,6 @@ transcript_view: Callable[..., Any] = _unfilled("transcript_view")
 that ``add_step`` fills live (raises ``ImportError`` without ipywidgets)."""
 adapt_foreign: Callable[[Any], list] = _unfilled("adapt_foreign")
 """``adapt_foreign(obj)`` → the workbench tools of another framework's tool (or toolkit) ``obj``."""
+
+derive: Callable[..., Any] = _unfilled("derive")
+"""``derive(tool, name=, description=, args=)`` → a ``DerivedTool`` forwarding to ``tool`` (``workbench.transforms``)."""

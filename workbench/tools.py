@@ -318,6 +318,14 @@ class BaseTool(ABC):
     def to_openai_schema(self) -> dict[str, Any]:
         return self.to_provider_format("openai")
 
+    # -- transforms --------------------------------------------------------------------------------
+    def with_description(self, description: str) -> "BaseTool":
+        """This tool under the same name, described by ``description``: a ``DerivedTool`` that forwards
+        every call here (``workbench.derive`` changes names and arguments too)."""
+        from workbench import _entry_points  # workbench.transforms builds on this module
+
+        return _entry_points.derive(self, description=description)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.tool_name!r}>"
 
