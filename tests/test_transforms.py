@@ -10,6 +10,7 @@ import pickle
 import pytest
 
 from tests import transform_tools
+from tests.form_catalogue import wb  # noqa: F401 - fixture
 from tests.transform_tools import Speed, find, search
 from workbench import (Arg, ConcurrentExecutor, DerivedTool, SequentialExecutor, ToolInputError, ToolRegistry,
                        ToolSpecError, derive, make_tool_use, tool)
@@ -138,3 +139,14 @@ def test_a_derived_tool_is_served_over_mcp():
         assert refused.status == "error"
     finally:
         connection.disconnect()
+
+
+def test_a_form_shows_the_derived_arguments_and_runs_the_parent(wb):  # noqa: F811 - the fixture
+    from workbench.jupyter import ToolForm
+
+    wb.registry.register_tool(find, replace=True)
+    form = ToolForm(find, wb)
+    assert list(form.fields) == ["query", "limit", "speed"]
+    form.set_values({"query": "lamp"})
+    result = form.run()
+    assert result.ok and result.json == {"q": "lamp", "limit": 5, "api_key": "k-1", "speed": "slow"}
