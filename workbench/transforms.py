@@ -188,10 +188,6 @@ class DerivedTool(BaseTool):
         return "derived"
 
     @property
-    def name(self) -> str:  # type: ignore[override]
-        return self.spec.name
-
-    @property
     def description(self) -> str:
         return self.spec.description
 
