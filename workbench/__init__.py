@@ -1,6 +1,6 @@
 """Tool Workbench: build, inspect and test the tools that LLM agents call.
 
-The core (specs, tools, registry, executors, log, providers) imports neither
+The core (specs, tools, registry, executors, log, formats) imports neither
 ipywidgets, IPython nor pandas; the notebook layer lives in
 ``workbench.jupyter`` and is loaded by ``%load_ext workbench``.
 """
@@ -72,9 +72,9 @@ _LAZY = {
                     "new_tool_use_id")},
     "ExecutionLog": ("workbench.log", "ExecutionLog"),
     **{name: ("workbench.transforms", name) for name in ("Arg", "DerivedTool", "derive")},
-    "to_provider_format": ("workbench.providers", "to_provider_format"),
-    "parse_tool_calls": ("workbench.providers", "parse_tool_calls"),
-    "format_tool_results": ("workbench.providers", "format_tool_results"),
+    "to_provider_format": ("workbench.formats", "to_provider_format"),
+    "parse_tool_calls": ("workbench.formats", "parse_tool_calls"),
+    "format_tool_results": ("workbench.formats", "format_tool_results"),
     "get_workbench": ("workbench.jupyter", "get_workbench"),
     "ui": ("workbench.jupyter", "ui"),
     "playground": ("workbench.jupyter", "playground"),
@@ -100,7 +100,7 @@ def __dir__() -> list[str]:
 
 # -- the entry points lower layers offer and higher layers carry out (see workbench._entry_points) --
 def _provider_format(spec: Any, provider: str, **options: Any) -> dict:
-    from workbench.providers import to_provider_format as _format
+    from workbench.formats import to_provider_format as _format
 
     return _format(spec, provider, **options)
 

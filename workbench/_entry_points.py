@@ -1,13 +1,13 @@
 """Conveniences a lower layer offers and a higher layer carries out.
 
-The modules import strictly downward — types → spec → providers → tools → registry → executor → log
+The modules import strictly downward — types → spec → formats → tools → registry → executor → log
 → the applications (jupyter, mcp, testing, dask) — and ``tests/test_layers.py`` checks it. A few
 public conveniences live on a lower-layer object but need a higher layer's work:
 
 ==========================  ==============================  ===============================
 entry point                 offered by                      carried out by
 ==========================  ==============================  ===============================
-``provider_format``         ``ToolSpec.to_provider_format`` ``workbench.providers``
+``provider_format``         ``ToolSpec.to_provider_format`` ``workbench.formats``
 ``register_class_tool``     ``@tool`` on a ``BaseTool``     the default ``ToolRegistry``
                             subclass
 ``call_one``                ``ToolRegistry.call``           a ``SequentialExecutor``

@@ -532,10 +532,6 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
     fn = tool_func  # locus' name
 
     @property
-    def name(self) -> str:
-        return self.tool_name
-
-    @property
     def description(self) -> str:
         return self.spec.description
 

@@ -104,7 +104,7 @@ class DerivedTool(BaseTool):
         )
         spec._input_validator = self._validator(None)
         spec._variants = self._validator  # one per validation mode, each the parent's of that mode
-        spec._generated = bool(parent_spec.__pydantic_private__.get("_generated"))
+        spec._generated = bool((parent_spec.__pydantic_private__ or {}).get("_generated"))
         spec.validate_structure()
         self.__dict__["_wb_spec"] = spec
         self.__dict__["_wb_ctx"] = parent.context_param
@@ -233,8 +233,8 @@ def _plan(label: str, parameters: dict[str, Any], args: dict[str, Arg]) -> _Plan
     for key in props:
         if key in hidden_names:
             continue
-        arg = args.get(key)
-        new = key if arg is None or arg.name is None else arg.name
+        renamed = args[key].name if key in args else None
+        new = key if renamed is None else renamed
         if new in to_parent:
             raise ToolSpecError(f"{label}: arguments '{to_parent[new]}' and '{key}' would both be named '{new}'")
         to_parent[new] = key
