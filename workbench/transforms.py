@@ -104,7 +104,9 @@ class DerivedTool(BaseTool):
         )
         spec._input_validator = self._validator(None)
         spec._variants = self._validator  # one per validation mode, each the parent's of that mode
-        spec._generated = bool((parent_spec.__pydantic_private__ or {}).get("_generated"))
+        private = parent_spec.__pydantic_private__ or {}
+        spec._generated = bool(private.get("_generated"))
+        spec._return_checker = private.get("_return_checker")  # the same returns, checked the same way
         spec.validate_structure()
         self.__dict__["_wb_spec"] = spec
         self.__dict__["_wb_ctx"] = parent.context_param
@@ -114,33 +116,32 @@ class DerivedTool(BaseTool):
         plan = self._plan
 
         def validate(tool_name: str, raw: Any) -> dict:
-            parent_spec = self.parent.spec
-            check = parent_spec.input_validator(mode)
-            if not isinstance(raw, dict):
+            # the parent's own validator of ``mode`` (check_inputs: through its flat check when it has one)
+            check = self.parent.spec.check_inputs
+            if type(raw) is not dict:
                 try:
-                    return check(parent_spec.name, raw)  # it explains what it wanted
+                    return check(raw, mode)  # it explains what it wanted
                 except ToolInputError as exc:
                     raise ToolInputError(tool_name, exc.errors) from None
-            unknown = [key for key in raw if key not in plan.to_parent
-                       and (not plan.allows_extra or key in plan.to_derived or key in plan.hidden_names)]
-            given = {plan.to_parent.get(key, key): value for key, value in raw.items() if key not in unknown}
-            for derived_name, default in plan.defaults.items():
-                given.setdefault(plan.to_parent[derived_name], copy.deepcopy(default))
-            given.update(plan.hidden)
-            errors: list[dict] = []
+            to_parent = plan.to_parent
+            unknown = () if to_parent.keys() >= raw.keys() else [
+                key for key in raw if key not in to_parent
+                and (not plan.allows_extra or key in plan.to_derived or key in plan.hidden_names)]
+            given = {to_parent.get(key, key): value for key, value in raw.items() if key not in unknown}
+            if plan.defaults:
+                for derived_name, default in plan.defaults.items():
+                    given.setdefault(to_parent[derived_name], copy.deepcopy(default))
+            if plan.hidden:
+                given.update(plan.hidden)
             try:
-                checked = check(parent_spec.name, given)
+                checked = check(given, mode)
             except ToolInputError as exc:
-                errors = [_renamed_error(error, plan) for error in exc.errors]
-                checked = None
-            expected = f"one of the parameters ({', '.join(plan.to_parent) or 'none'})"
-            errors += [{"path": f"$.{key}", "field": key, "expected": expected, "received": _shown(raw[key]),
-                        "message": f"{key}: unexpected field (expected {expected}), received {_shown(raw[key])}"}
-                       for key in unknown]
-            if errors:
-                raise ToolInputError(tool_name, errors)
-            return {plan.to_derived.get(key, key): value for key, value in (checked or {}).items()
-                    if key not in plan.hidden_names}
+                raise ToolInputError(tool_name, [_renamed_error(error, plan) for error in exc.errors]
+                                     + _unknown_errors(raw, unknown, plan)) from None
+            if unknown:
+                raise ToolInputError(tool_name, _unknown_errors(raw, unknown, plan))
+            hidden, to_derived = plan.hidden_names, plan.to_derived
+            return {to_derived.get(key, key): value for key, value in checked.items() if key not in hidden}
 
         return validate
 
@@ -290,6 +291,13 @@ def _renamed_error(error: dict, plan: _Plan) -> dict:
         message = new + message[len(head):]
     return {**error, "field": new + rest, "path": f"$.{new}{rest if rest.startswith('[') else rest}",
             "message": message}
+
+
+def _unknown_errors(raw: dict, unknown: Any, plan: _Plan) -> list[dict]:
+    """An *unexpected field* error per key the derived tool does not take (a hidden or an old name too)."""
+    expected = f"one of the parameters ({', '.join(plan.to_parent) or 'none'})"
+    return [{"path": f"$.{key}", "field": key, "expected": expected, "received": _shown(raw[key]),
+             "message": f"{key}: unexpected field (expected {expected}), received {_shown(raw[key])}"} for key in unknown]
 
 
 def _shown(value: Any) -> str:
