@@ -26,6 +26,6 @@ def book_flight(origin: str, destination: str, passengers: int = 1) -> str:
     return f"Booked {passengers} seat(s) {origin} → {destination}"
 
 
-@tool(name="get_weather", description="Weather tool.")
-def get_weather_terse(city: str, units: str = "metric") -> dict:
-    return get_weather(city, units)
+#: the same tool, described tersely: the "before" of tutorial 09's description A/B (a derived tool
+#: that forwards to ``get_weather``; ``workbench.derive`` also renames or hides arguments)
+get_weather_terse = get_weather.with_description("Weather tool.")

@@ -1,6 +1,6 @@
 """Tool Workbench: build, inspect and test the tools that LLM agents call.
 
-The core (specs, tools, registry, executors, log, providers) imports neither
+The core (specs, tools, registry, executors, log, formats) imports neither
 ipywidgets, IPython nor pandas; the notebook layer lives in
 ``workbench.jupyter`` and is loaded by ``%load_ext workbench``.
 """
@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from workbench.context import ToolContext
     from workbench.executor import ConcurrentExecutor, SequentialExecutor, ToolExecutor
     from workbench.log import ExecutionLog
+    from workbench.transforms import Arg, DerivedTool, derive
     from workbench.registry import ToolRegistry, default_registry
     from workbench.spec import ToolParam, ToolParameter, ToolReturn, ToolSpec, update_tool_runtime_metadata
     from workbench.tools import (
@@ -48,7 +49,7 @@ __all__ = [
     "ToolReturn", "ToolSpec", "ToolSpecError", "ToolUse", "default_registry", "format_tool_results", "get_workbench",
     "make_tool_use", "new_tool_use_id", "parse_tool_calls", "to_provider_format", "tool", "ui",
     "update_tool_runtime_metadata", "run_agent", "arun_agent", "Transcript",
-    "playground", "Audio", "EmbeddedResource", "ResourceLink",
+    "playground", "Audio", "EmbeddedResource", "ResourceLink", "Arg", "DerivedTool", "derive",
 ]
 
 # Every public name is imported on first use (PEP 562): ``import workbench`` costs next to nothing,
@@ -70,9 +71,10 @@ _LAZY = {
        for name in ("Permission", "ToolChoice", "ToolPermission", "ToolResult", "ToolUse", "make_tool_use",
                     "new_tool_use_id")},
     "ExecutionLog": ("workbench.log", "ExecutionLog"),
-    "to_provider_format": ("workbench.providers", "to_provider_format"),
-    "parse_tool_calls": ("workbench.providers", "parse_tool_calls"),
-    "format_tool_results": ("workbench.providers", "format_tool_results"),
+    **{name: ("workbench.transforms", name) for name in ("Arg", "DerivedTool", "derive")},
+    "to_provider_format": ("workbench.formats", "to_provider_format"),
+    "parse_tool_calls": ("workbench.formats", "parse_tool_calls"),
+    "format_tool_results": ("workbench.formats", "format_tool_results"),
     "get_workbench": ("workbench.jupyter", "get_workbench"),
     "ui": ("workbench.jupyter", "ui"),
     "playground": ("workbench.jupyter", "playground"),
@@ -98,7 +100,7 @@ def __dir__() -> list[str]:
 
 # -- the entry points lower layers offer and higher layers carry out (see workbench._entry_points) --
 def _provider_format(spec: Any, provider: str, **options: Any) -> dict:
-    from workbench.providers import to_provider_format as _format
+    from workbench.formats import to_provider_format as _format
 
     return _format(spec, provider, **options)
 
@@ -133,6 +135,12 @@ def _transcript_view(transcript: Any = None, **options: Any) -> Any:
     return TranscriptView(transcript, **options)
 
 
+def _derive(tool: Any, **options: Any) -> Any:
+    from workbench.transforms import derive as _derive_tool
+
+    return _derive_tool(tool, **options)
+
+
 def _adapt_foreign(obj: Any) -> list:
     from workbench.adapters import adapt
 
@@ -146,6 +154,7 @@ _entry_points.cases_from_log = _cases_from_log
 _entry_points.notebook_progress = _notebook_progress
 _entry_points.transcript_view = _transcript_view
 _entry_points.adapt_foreign = _adapt_foreign
+_entry_points.derive = _derive
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -1,13 +1,13 @@
 """Conveniences a lower layer offers and a higher layer carries out.
 
-The modules import strictly downward — types → spec → providers → tools → registry → executor → log
+The modules import strictly downward — types → spec → formats → tools → registry → executor → log
 → the applications (jupyter, mcp, testing, dask) — and ``tests/project/test_layers.py`` checks it. A few
 public conveniences live on a lower-layer object but need a higher layer's work:
 
 ==========================  ==============================  ===============================
 entry point                 offered by                      carried out by
 ==========================  ==============================  ===============================
-``provider_format``         ``ToolSpec.to_provider_format`` ``workbench.providers``
+``provider_format``         ``ToolSpec.to_provider_format`` ``workbench.formats``
 ``register_class_tool``     ``@tool`` on a ``BaseTool``     the default ``ToolRegistry``
                             subclass
 ``call_one``                ``ToolRegistry.call``           a ``SequentialExecutor``
@@ -16,6 +16,7 @@ entry point                 offered by                      carried out by
 ``transcript_view``         ``Transcript`` in a kernel      ``workbench.jupyter``
 ``adapt_foreign``           ``ToolRegistry`` taking another ``workbench.adapters``
                             framework's tool
+``derive``                  ``BaseTool.with_description``   ``workbench.transforms``
 ==========================  ==============================  ===============================
 
 The lower layer calls the slot below; the package (``workbench/__init__``, above every layer and
@@ -55,3 +56,6 @@ transcript_view: Callable[..., Any] = _unfilled("transcript_view")
 that ``add_step`` fills live (raises ``ImportError`` without ipywidgets)."""
 adapt_foreign: Callable[[Any], list] = _unfilled("adapt_foreign")
 """``adapt_foreign(obj)`` → the workbench tools of another framework's tool (or toolkit) ``obj``."""
+
+derive: Callable[..., Any] = _unfilled("derive")
+"""``derive(tool, name=, description=, args=)`` → a ``DerivedTool`` forwarding to ``tool`` (``workbench.transforms``)."""

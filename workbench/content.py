@@ -3,7 +3,7 @@ links — alone or in a list mixing them with text and bytes (MCP's content bloc
 
 Each becomes one content block of the ``ToolResult`` (``{"audio": …}``, ``{"resource": …}``,
 ``{"resourceLink": …}``); an MCP server sends them as MCP content blocks, and each provider format
-carries what it can of them (see ``workbench.providers``).
+carries what it can of them (see ``workbench.formats``).
 """
 
 from __future__ import annotations

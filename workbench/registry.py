@@ -44,7 +44,7 @@ def foreign_kind(obj: Any) -> Optional[str]:
     """The ``FOREIGN_TOOL_MODULES`` entry of ``obj`` (an instance, or a class) if a class of its MRO
     comes from a framework there, else ``None``."""
     if isinstance(obj, dict):
-        from workbench.providers._import import detect_format
+        from workbench.formats._import import detect_format
 
         return PROVIDER_DICT_KIND if detect_format(obj, plain=False) is not None else None
     mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
@@ -691,7 +691,7 @@ class ToolRegistry:
 
     def to_provider_format(self, provider: str, **options: Any) -> list[dict[str, Any]]:
         """Every tool in one provider's format."""
-        from workbench.providers import to_provider_format
+        from workbench.formats import to_provider_format
 
         return [to_provider_format(t.spec, provider, **options) for t in self.registry.values()]
 

@@ -409,8 +409,8 @@ class ToolSpec(BaseModel):
         return data
 
     def to_provider_format(self, provider: str, **options: Any) -> dict[str, Any]:
-        """This spec in a provider's tool format (see ``workbench.providers``)."""
-        from workbench import _entry_points  # the providers sit a layer above the spec
+        """This spec in a provider's tool format (see ``workbench.formats``)."""
+        from workbench import _entry_points  # the formats sit a layer above the spec
 
         return _entry_points.provider_format(self, provider, **options)
 

@@ -1,4 +1,4 @@
-"""Tool objects: ``BaseTool`` (Spark, Allos and neurosurfer forms), ``DecoratedFunctionTool`` and ``@tool``."""
+"""Tool objects: ``BaseTool`` (its property, execute and spec forms), ``DecoratedFunctionTool`` and ``@tool``."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class ToolPermissionError(PermissionError):
 
 
 # Public entry points that run a tool's body -> the private name of their unchecked body, if one is
-# needed. A class that defines one of them (an Allos ``execute``, an ``invoke``/``acall`` override) gets
+# needed. A class that defines one of them (an execute-form ``execute``, an ``invoke``/``acall`` override) gets
 # it wrapped with the permission check at class creation; its own definition stays reachable, unchecked,
 # under the private name: ``__call__`` (the bare function: calling a tool directly runs the function) runs ``_execute``, executors (which
 # have applied the permission with their approver) run ``_invoke``.
@@ -55,7 +55,7 @@ _ENTRY_POINTS: dict[str, Optional[str]] = {"invoke": "_invoke", "acall": None, "
 
 
 class ToolResponse:
-    """neurosurfer's return type: an ``observation`` for the model and a ``final_answer`` flag."""
+    """A spec-form tool's return type: an ``observation`` for the model and a ``final_answer`` flag."""
 
     __slots__ = ("observation", "final_answer", "extras")
 
@@ -96,12 +96,13 @@ def _context_param_of(method: Callable[..., Any]) -> Optional[str]:
 class BaseTool(ABC):
     """Base class of every tool.
 
-    A subclass is a complete tool in any of three forms:
+    A subclass is a complete tool in any of three forms, named by their shape:
 
-    * **Spark** — override the ``tool_name``, ``tool_spec`` and ``tool_type`` properties and ``__call__``;
-    * **Allos** — class attributes ``name``, ``description``, ``parameters: list[ToolParameter]``,
+    * **property form** — override the ``tool_name``, ``tool_spec`` and ``tool_type`` properties and
+      ``__call__`` (Spark's shape);
+    * **execute form** — class attributes ``name``, ``description``, ``parameters: list[ToolParameter]``,
       ``permission`` and an ``execute(**kwargs) -> dict`` method;
-    * **neurosurfer** — a class attribute ``spec = ToolSpec(...)`` (validated at construction) and
+    * **spec form** — a class attribute ``spec = ToolSpec(...)`` (validated at construction) and
       ``__call__(**validated_inputs)`` returning a ``ToolResponse``.
     """
 
@@ -116,17 +117,17 @@ class BaseTool(ABC):
     def __init__(self) -> None:
         cls = type(self)
         has_call = _overrides(cls, "__call__")
-        spark = _overrides(cls, "tool_spec")
-        neuro = isinstance(cls.__dict__.get("spec", getattr(cls, "spec", None)), ToolSpec)
-        allos = isinstance(getattr(cls, "name", None), str) and _overrides(cls, "execute")
-        if not ((spark and has_call) or (neuro and has_call) or allos):
+        property_form = _overrides(cls, "tool_spec")
+        spec_form = isinstance(cls.__dict__.get("spec", getattr(cls, "spec", None)), ToolSpec)
+        execute_form = isinstance(getattr(cls, "name", None), str) and _overrides(cls, "execute")
+        if not ((property_form and has_call) or (spec_form and has_call) or execute_form):
             raise TypeError(
                 f"{cls.__name__} is not a complete tool: define either the tool_spec/tool_name/tool_type "
-                "properties and __call__ (Spark form), class attributes name/description/parameters and an "
-                "execute() method (Allos form), or a class attribute spec = ToolSpec(...) and __call__ "
-                "(neurosurfer form)"
+                "properties and __call__ (property form), class attributes name/description/parameters and an "
+                "execute() method (execute form), or a class attribute spec = ToolSpec(...) and __call__ "
+                "(spec form)"
             )
-        if neuro:
+        if spec_form:
             # the structure only: a description is optional here as everywhere a tool is built
             # (README); spec.validate() is the stricter lint
             cls.spec.validate_structure()  # type: ignore[attr-defined]
@@ -147,7 +148,7 @@ class BaseTool(ABC):
 
     @property
     def tool_spec(self) -> ToolSpec:
-        """The spec as the class declares it (Spark may return a plain dict)."""
+        """The spec as the class declares it (a property-form tool may return a plain dict)."""
         preset = self.__dict__.get("_wb_spec")  # tools built around a ready spec (functions, spec-only, proxies)
         if preset is not None:
             return preset
@@ -170,6 +171,17 @@ class BaseTool(ABC):
     def tool_name(self) -> str:
         return self.spec.name
 
+    @property
+    def name(self) -> str:
+        """The tool's name (``tool_name``, which every tool object also keeps). A class may set its own:
+        a class attribute ``name`` (the execute form) or ``self.name = ...`` wins."""
+        own = self.__dict__.get("_wb_own_name")
+        return self.tool_name if own is None else own
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self.__dict__["_wb_own_name"] = value
+
     def _checked_name(self) -> str:
         """The name to register under, once the spec's structure is checked (registries call this)."""
         spec = self.spec
@@ -188,8 +200,8 @@ class BaseTool(ABC):
             return self._execute(*args, **kwargs)
         raise NotImplementedError(f"{type(self).__name__} does not implement __call__")
 
-    def execute(self, **kwargs: Any) -> Any:  # Allos form; overridden by subclasses
-        """Allos' entry point (a subclass defines it as the tool body); checks the permission first."""
+    def execute(self, **kwargs: Any) -> Any:  # the execute form; overridden by subclasses
+        """The execute form's entry point (a subclass defines it as the tool body); checks the permission first."""
         raise NotImplementedError(f"{type(self).__name__} does not implement execute()")
 
     async def acall(self, *args: Any, **kwargs: Any) -> Any:
@@ -255,7 +267,7 @@ class BaseTool(ABC):
         """Validate raw inputs against this tool's spec."""
         return self.spec.check_inputs(raw)
 
-    # -- Spark flags -------------------------------------------------------------------------------
+    # -- runtime flags -------------------------------------------------------------------------------
     @property
     def supports_hot_reload(self) -> bool:
         return False
@@ -273,7 +285,7 @@ class BaseTool(ABC):
         return self.spec.long_running
 
     @property
-    def permission(self) -> Permission:  # Allos subclasses override with a class attribute
+    def permission(self) -> Permission:  # execute-form subclasses override with a class attribute
         return self.spec.permission
 
     @property
@@ -317,6 +329,14 @@ class BaseTool(ABC):
 
     def to_openai_schema(self) -> dict[str, Any]:
         return self.to_provider_format("openai")
+
+    # -- transforms --------------------------------------------------------------------------------
+    def with_description(self, description: str) -> "BaseTool":
+        """This tool under the same name, described by ``description``: a ``DerivedTool`` that forwards
+        every call here (``workbench.derive`` changes names and arguments too)."""
+        from workbench import _entry_points  # workbench.transforms builds on this module
+
+        return _entry_points.derive(self, description=description)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.tool_name!r}>"
@@ -462,7 +482,7 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         return self._func(**arguments)
 
     def prepare_tool_kwargs(self, tool_use: ToolUse, invocation_state: Optional[dict[str, Any]] = None) -> dict[str, Any]:
-        """Validate ``tool_use["input"]`` and add the injected context (Spark's framework hook)."""
+        """Validate ``tool_use["input"]`` and add the injected context (a framework's hook, Spark's name)."""
         kwargs = self.spec.check_inputs(tool_use.get("input") or {})
         ctx_name = self.__dict__["_wb_ctx"]
         if ctx_name is not None:
@@ -512,10 +532,6 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
     fn = tool_func  # locus' name
 
     @property
-    def name(self) -> str:
-        return self.tool_name
-
-    @property
     def description(self) -> str:
         return self.spec.description
 
@@ -543,7 +559,7 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
 
 
 def _class_doc(cls: type) -> str:
-    """The docstring of an Allos tool class, or of a tool class it derives from — never BaseTool's own."""
+    """The docstring of an execute-form tool class, or of a tool class it derives from — never BaseTool's own."""
     for klass in cls.__mro__:
         if klass is BaseTool:
             break
@@ -636,7 +652,7 @@ def tool(
     """Turn a function into a tool (``@tool`` or ``@tool(...)``); register a ``BaseTool`` subclass.
 
     On a function (sync or ``async def``) it returns a :class:`DecoratedFunctionTool`, still callable
-    as the original function. On a ``BaseTool`` subclass (the Allos class decorator) it instantiates
+    as the original function. On a ``BaseTool`` subclass (the execute form's class decorator) it instantiates
     the class, registers the instance in the default registry and returns the class.
 
     ``validation``: ``"strict"`` (the default: JSON's types, ``"6"`` is no integer) or ``"lax"``

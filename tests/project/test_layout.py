@@ -16,7 +16,7 @@ PACKAGE = TESTS.parent / "workbench"
 FOLDERS = {
     "adapters": "adapters", "agent": "agent", "cli": "cli.py", "core": None, "evals": "evals",
     "executor": "executor", "jupyter": "jupyter", "log": "log", "mcp": "mcp", "models": "models",
-    "providers": "providers", "testing": "testing", "browser": "jupyter", "project": None,
+    "formats": "formats", "testing": "testing", "browser": "jupyter", "project": None,
 }
 
 

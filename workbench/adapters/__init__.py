@@ -57,7 +57,7 @@ ADAPTERS: dict[str, Adapter] = {
     "llamaindex": Adapter("workbench.adapters.llamaindex", "llamaindex", "LlamaIndex",
                           "a llama_index.core.tools.FunctionTool"),
     # not frameworks: tool definitions and servers (from_provider_format, from_mcp_server, from_openapi)
-    "provider-format": Adapter("workbench.adapters.provider_format", "", "a provider tool format",
+    "provider-format": Adapter("workbench.adapters.tool_formats", "", "a provider tool format",
                                "a provider tool dict (OpenAI chat or Responses, Anthropic, Bedrock, Gemini, MCP) "
                                "or a BFCL function document: a spec-only tool"),
     "mcp-server": Adapter("workbench.adapters.mcp_server", "mcp", "an MCP server in this process",

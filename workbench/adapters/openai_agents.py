@@ -85,7 +85,7 @@ def to_openai_agents(tool: Any, *, executor: Optional[ToolExecutor] = None, log:
     agents = _agents()
     exported = ExportedCall(tool, executor=executor, log=log, approver=approver, target="to_openai_agents")
     from workbench._errors import ToolSpecError
-    from workbench.providers import normalize_arguments
+    from workbench.formats import normalize_arguments
 
     spec = exported.spec
     schema = None

@@ -5,7 +5,7 @@
 and makes an :class:`OpenApiTool` for each operation:
 
 * **name**: the ``operationId``, else ``<method>_<path>``, made provider-safe (``[a-zA-Z0-9_-]``,
-  64 characters — BFCL's rule, :func:`workbench.providers._bfcl_schema.safe_tool_name`); a name
+  64 characters — BFCL's rule, :func:`workbench.formats._bfcl_schema.safe_tool_name`); a name
   taken twice gets ``_2``, ``_3``…
 * **input schema**: the path, query, header and cookie parameters and the request body merged into
   one object. A JSON body whose schema is an object contributes its properties; any other body is
@@ -44,7 +44,7 @@ from workbench._refs import follow
 from workbench.adapters._common import require
 from workbench.adapters._openapi_http import (DEFAULT_MAX_RESPONSE_BYTES, BaseUrl, OpenApiResponseTooLarge,
                                               OpenApiSender, OpenApiUrlError, path_segment)
-from workbench.providers._bfcl_schema import safe_tool_name
+from workbench.formats._bfcl_schema import safe_tool_name
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool
 from workbench.types import ToolResult

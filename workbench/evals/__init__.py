@@ -11,7 +11,7 @@ data, multi-turn categories included (:class:`BFCLMultiTurnCase`).
 from __future__ import annotations
 
 from workbench.evals._bfcl import BFCL_CATEGORIES, load_bfcl
-from workbench.providers._bfcl_schema import bfcl_function_spec, bfcl_schema
+from workbench.formats._bfcl_schema import bfcl_function_spec, bfcl_schema
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._cache import CachedModel, RequestCache
 from workbench.evals._files import EvalFileError, add_eval_case, find_eval_files, load_evals, save_evals, suite_registry

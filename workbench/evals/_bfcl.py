@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from workbench.providers._bfcl_schema import bfcl_function_spec, safe_tool_name
+from workbench.formats._bfcl_schema import bfcl_function_spec, safe_tool_name
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._bfcl_data import _data_file, _read_jsonl, bfcl_data_dir
 

@@ -75,7 +75,7 @@ def _spec(class_name: str, function: str, strict: bool = False) -> Any:
     """The tool spec of one of BFCL's functions: its document as the schema the model sees. Unless
     ``strict``, the executor passes any arguments object through, as BFCL calls its methods: the
     method itself refuses what it cannot take (a ``TypeError``, which the model gets as the result)."""
-    from workbench.providers._bfcl_schema import bfcl_function_spec
+    from workbench.formats._bfcl_schema import bfcl_function_spec
     from workbench.spec import ToolSpec
 
     doc = next(d for d in function_docs(class_name) if d["name"] == function)

@@ -166,7 +166,10 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
         executor: a ``DaskExecutor`` runs the jobs on its cluster's workers; another executor runs the
             tool calls of multi-turn cases.
         cache: a path or :class:`RequestCache`: an identical request is answered from it.
-        variants: ``{"before": registry_a, "after": registry_b}`` runs every case against each.
+        variants: ``{"before": registry_a, "after": registry_b}`` runs every case against each (a
+            registry or a list of tools). A description A/B needs no second function:
+            ``{"before": [t.with_description("Old text.")], "after": [t]}``; ``workbench.derive``
+            renames or hides arguments too.
         progress: ``False`` for none; a notebook widget or tqdm bar by default.
         max_turns: 1 scores the model's first answer without running tools (BFCL's setting); more
             runs the agent loop and scores every call of the run. Default: the suite's (1).

@@ -37,7 +37,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
-from workbench.providers._bfcl_schema import TUPLE_MARK
+from workbench.formats._bfcl_schema import TUPLE_MARK
 from workbench.secrets import is_secret_schema
 
 _NORMALISE = re.compile(r"[ ,./\-_*^]")

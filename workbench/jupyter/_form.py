@@ -42,7 +42,8 @@ from workbench._styles import (
 from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._containers import ListField
-from workbench.jupyter._field_table import build_field
+from workbench.jupyter._field_table import WIDGETS, WidgetTable
+from workbench.jupyter._widget_types import tool_annotations
 from workbench.jupyter._field_layout import FieldMap, arrange_fields, resolve_layout
 from workbench.jupyter._form_history import FormHistory
 from workbench.jupyter._form_pins import FormPins, Pin
@@ -97,6 +98,8 @@ class ToolForm(W.VBox):
             (see ``workbench.jupyter._field_layout``).
         sampling_model: the model that answers the tool's ``ctx.sample`` (a ``Model`` or a
             ``"provider:model"`` string); default: the workbench's ``sampling_model``.
+        widgets: the ``WidgetTable`` its fields come from (default: the package's ``WIDGETS``; a
+            ``WIDGETS.copy()`` with ``register_type``/``register_rule`` rows of one's own).
 
     Programmatic API: ``values``, ``set_values(dict)``, ``run()``, ``await run_async()``,
     ``submit()``/``wait()``, ``cancel()``, ``errors``, ``result``, ``reset()``, ``save_as_test()``,
@@ -105,8 +108,10 @@ class ToolForm(W.VBox):
     ``warning``, ``description_warning``, ``request_html``, ``response_html``, ``code``, ``summary``.
     """
 
-    def __init__(self, tool: Any, workbench: Any = None, layout: str = "auto", *, sampling_model: Any = None) -> None:
+    def __init__(self, tool: Any, workbench: Any = None, layout: str = "auto", *, sampling_model: Any = None,
+                 widgets: Optional[WidgetTable] = None) -> None:
         resolve_layout(layout, 0)  # an unknown layout fails here, naming the choices
+        self.widget_table = WIDGETS if widgets is None else widgets  # the table its fields' widgets come from
         self.layout_name = layout
         self.sampling_model = None if sampling_model is None else _model(sampling_model)
         if workbench is None:
@@ -356,7 +361,8 @@ class ToolForm(W.VBox):
         threading.Thread(target=work, name=f"workbench-reconnect-{self.spec.name}", daemon=True).start()
 
     def _build_fields(self) -> None:
-        self.arrangement = arrange_fields(self.spec.parameters, build_field, self.layout_name)
+        self.arrangement = arrange_fields(self.spec.parameters, self.widget_table.builder(tool_annotations(self.tool)),
+                                          self.layout_name)
         self.fields = self.arrangement.fields
         children = self.arrangement.children or [W.HTML("<i>This tool takes no parameters.</i>")]
         self.fields_box.children = children

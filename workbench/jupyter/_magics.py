@@ -399,7 +399,7 @@ class WorkbenchMagics(Magics):
         if args.format is None:
             return _json_view(item.spec.to_json())
         try:
-            from workbench.providers import to_provider_format
+            from workbench.formats import to_provider_format
         except ImportError as exc:
             raise UsageError(f"%tool_spec: provider formats are unavailable ({_one_line(exc)})") from None
         try:

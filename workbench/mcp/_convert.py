@@ -92,11 +92,11 @@ def output_schema_of(spec: ToolSpec) -> Optional[dict[str, Any]]:
 def mcp_tool_dict(spec: ToolSpec) -> dict[str, Any]:
     """``{"name", "description", "inputSchema", "outputSchema"}`` (the ``mcp`` provider format).
 
-    Uses ``workbench.providers.to_provider_format(spec, "mcp")`` when that module exists, so the
+    Uses ``workbench.formats.to_provider_format(spec, "mcp")`` when that module exists, so the
     served tools and the provider export agree; falls back to the same conversion done here.
     """
     try:
-        from workbench.providers import to_provider_format
+        from workbench.formats import to_provider_format
     except ImportError:
         to_provider_format = None  # type: ignore[assignment]
     if to_provider_format is not None:

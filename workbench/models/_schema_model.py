@@ -9,7 +9,7 @@ from typing import Any, Literal, Optional, Sequence, Union
 from workbench._errors import ToolSpecError
 from workbench._synthetic import synthesize, synthetic_seed
 from workbench.models._base import Message, Model, as_messages, tool_specs
-from workbench.models._provider import call_names, choice_kind
+from workbench.models._sdk_model import call_names, choice_kind
 from workbench.models._turn import ModelError, ModelTurn, Usage
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult

@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any, Mapping, Optional
 
-from workbench.providers._calls import _shape_error, _use
-from workbench.providers._common import Provider, Schema, _plain
-from workbench.providers._export import _reject_strict
-from workbench.providers._results import _MEDIA_TYPES, _error_text, _image_bytes, _text_parts
+from workbench.formats._calls import _shape_error, _use
+from workbench.formats._common import Provider, Schema, _plain
+from workbench.formats._export import _reject_strict
+from workbench.formats._results import _MEDIA_TYPES, _error_text, _image_bytes, _text_parts
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
 

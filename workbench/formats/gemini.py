@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.providers._calls import _shape_error, _use
-from workbench.providers._common import Provider, _get, _plain
-from workbench.providers._export import _reject_strict
-from workbench.providers._gemini_schema import gemini_schema
-from workbench.providers._results import _error_text, _result_text
+from workbench.formats._calls import _shape_error, _use
+from workbench.formats._common import Provider, _get, _plain
+from workbench.formats._export import _reject_strict
+from workbench.formats._gemini_schema import gemini_schema
+from workbench.formats._results import _error_text, _result_text
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from workbench._content import json_text
-from workbench.providers._calls import _shape_error, _use
-from workbench.providers._common import Provider, _plain
-from workbench.providers._export import _parameters
-from workbench.providers._results import _MEDIA_TYPES, _image_bytes, _redundant_json, _result_text
+from workbench.formats._calls import _shape_error, _use
+from workbench.formats._common import Provider, _plain
+from workbench.formats._export import _parameters
+from workbench.formats._results import _MEDIA_TYPES, _image_bytes, _redundant_json, _result_text
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
 

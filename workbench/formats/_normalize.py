@@ -8,8 +8,8 @@ from typing import Any
 from workbench._errors import ToolSpecError
 from workbench._json_text import loads
 from workbench._refs import RefError, follow
-from workbench.providers._common import PROVIDER_NAMES, Schema, _as_spec, _field, _is_nullable, _is_object, _provider_key
-from workbench.providers._gemini_schema import _free_array
+from workbench.formats._common import PROVIDER_NAMES, Schema, _as_spec, _field, _is_nullable, _is_object, _provider_key
+from workbench.formats._gemini_schema import _free_array
 
 
 def normalize_arguments(spec: Any, arguments: dict[str, Any], provider: str, *, strict: bool = False) -> dict[str, Any]:

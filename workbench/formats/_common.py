@@ -14,7 +14,7 @@ from workbench.types import ToolResult, ToolUse
 Schema = dict[str, Any]
 
 
-#: every provider name, in the order of the provider table (``workbench.providers.PROVIDERS``)
+#: every provider name, in the order of the provider table (``workbench.formats.PROVIDERS``)
 PROVIDER_NAMES = ("openai", "openai-responses", "anthropic", "bedrock", "gemini", "mcp")
 
 
@@ -171,7 +171,7 @@ def _open_object_error(walk: _Walk, path: str, label: str) -> ToolSpecError:
 
 @dataclass(frozen=True)
 class Provider:
-    """One provider's four directions (the rows of ``workbench.providers``' table)."""
+    """One provider's four directions (the rows of ``workbench.formats``' table)."""
 
     export: Callable[[ToolSpec, bool], dict[str, Any]]  #: spec, strict → tool definition
     choice: Optional[Callable[[str, Optional[str]], Any]]  #: ("auto"|"any"|"tool", name) → tool_choice

@@ -6,10 +6,10 @@ import base64
 import copy
 from typing import Any
 
-from workbench.providers._calls import _shape_error, _use
-from workbench.providers._common import Provider, _plain
-from workbench.providers._export import _reject_strict
-from workbench.providers._results import _error_text, _image_bytes, rich_note
+from workbench.formats._calls import _shape_error, _use
+from workbench.formats._common import Provider, _plain
+from workbench.formats._export import _reject_strict
+from workbench.formats._results import _error_text, _image_bytes, rich_note
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
 

@@ -3,7 +3,7 @@
 Each provider format is one row of :data:`IMPORTERS` — how to recognise its dict and how to read
 the name, description, parameters (and, for MCP, the output schema) out of it. BFCL's function
 documents (``"type": "dict"``, ``"float"``, ``"tuple"``, ``"any"``) are one more row, normalised
-to JSON Schema by :mod:`workbench.providers._bfcl_schema`.
+to JSON Schema by :mod:`workbench.formats._bfcl_schema`.
 
 What an import keeps: name, description, input schema (and MCP's ``outputSchema`` as the return
 schema). What it cannot get back: whatever the export dropped — a Gemini declaration's schema is
@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable, Mapping, NamedTuple, Optional
 
-from workbench.providers._bfcl_schema import BFCL_TYPES, bfcl_function_spec
+from workbench.formats._bfcl_schema import BFCL_TYPES, bfcl_function_spec
 
 __all__ = ["IMPORTERS", "Importer", "detect_format", "spec_dict_from_provider_format"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workbench._json_text import loads
-from workbench.providers._common import _as_spec
+from workbench.formats._common import _as_spec
 from workbench.spec import ToolSpec
 from workbench.types import ToolUse, new_tool_use_id
 
