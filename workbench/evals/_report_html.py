@@ -11,6 +11,10 @@ from workbench._html import details, pre
 from workbench._html import escape as _esc
 
 _BAR_W, _ROW_H = 260, 22
+# on every element that takes the focus: its keys are its own, not the notebook's command-mode shortcuts
+# (an arrow would leave for the next cell instead of scrolling the box, D D would delete the cell);
+# JupyterLab honours it on the focused element itself
+_OWN_KEYS = "data-lm-suppress-shortcuts='true'"
 _VALUE_W = 80  # room right of the bar for its value (and a whisker past 100 %)
 #: failures listed per model and variant (the rest: ``report.failures()``)
 FAILURES_PER_GROUP = 50
@@ -49,7 +53,7 @@ def _table(headers: list[str], rows: list[list[Any]], caption: str = "", klass: 
                    for row in rows)
     label = caption or "table"
     caption_html = f"<caption>{_esc(caption)}</caption>" if caption else ""
-    return (f"<div class='wb-eval-scroll' tabindex='0' role='region' aria-label='{_esc(label)}'>"
+    return (f"<div class='wb-eval-scroll' tabindex='0' role='region' aria-label='{_esc(label)}' {_OWN_KEYS}>"
             f"<table class='wb-eval-table {klass}'>{caption_html}<thead><tr>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table></div>")
 
@@ -73,7 +77,7 @@ def _failures(report: Any) -> str:
             rows.append([case, _esc(r["repeat"]), _esc(r["reason"])])
         more = (f"<p class='wb-eval-note'>showing {len(listed)} of {len(group)}: all of them are in "
                 "<code>report.failures()</code></p>") if len(listed) < len(group) else ""
-        groups.append(f"<details class='wb-eval-failure-group'><summary>{_esc(model)} [{_esc(variant)}]: "
+        groups.append(f"<details class='wb-eval-failure-group'><summary {_OWN_KEYS}>{_esc(model)} [{_esc(variant)}]: "
                       f"{len(group)} failure{'s' if len(group) != 1 else ''} in {cases} case{'s' if cases != 1 else ''}"
                       f" (showing {len(listed)} of {len(group)})</summary>"
                       f"{_table(['case', 'repeat', 'reason'], rows, f'Failures of {model} [{variant}]', numeric=['repeat'])}{more}</details>")
@@ -100,8 +104,9 @@ _STYLE = (
     ".wb-eval-label{flex:0 0 224px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12px}"
     ".wb-eval-bar{fill:var(--jp-brand-color1,#1976d2)}"
     # the track: the whole 0–100 % scale, its outline ≥ 3:1 against the page in both themes
-    ".wb-eval-track{fill:var(--jp-layout-color2,#eee);stroke:var(--jp-ui-font-color2,#616161);stroke-width:1}"
-    ".wb-eval-value{fill:var(--jp-ui-font-color1,#222);font-size:12px}"
+    ".wb-eval-track{fill:var(--jp-layout-color2,#eee);stroke:currentColor;stroke-width:1;color:var(--jp-ui-font-color2,#616161)}"
+    # SVG text painted in currentColor: its colour is the CSS color, as for any other text
+    ".wb-eval-value{fill:currentColor;color:var(--jp-ui-font-color1,#222);font-size:12px}"
     ".wb-eval-interval{stroke:var(--jp-ui-font-color1,#222);stroke-width:1.5;fill:none}"
     ".wb-eval-failure-group summary{cursor:pointer;padding:2px 0}"
     ".wb-eval-note{margin:2px 0;color:var(--jp-ui-font-color1,#222)}"
