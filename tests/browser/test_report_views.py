@@ -220,3 +220,38 @@ def test_dashboard_list_keeps_its_width_and_its_search_box_whole(lab_page):
     dash.screenshot(path=str(ARTIFACTS / "report-views-dashboard.png"))
     assert abs(without["list"] - with_form["list"]) < 1, (without, with_form)
     assert with_form["search"] <= with_form["side"] + 0.5, with_form
+
+
+def test_the_log_table_is_walked_by_keyboard_only(lab_page):
+    page = lab_page
+    log = page.locator(".workbench-log").first
+    log.scroll_into_view_if_needed()
+    log.locator("input[placeholder^='filter']").focus()
+    active_cell = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+    cell = page.evaluate(active_cell)
+    seen = []
+    for _ in range(30):  # from the filter box through the toolbar to the headers and the first row
+        page.keyboard.press("Tab")
+        where = page.evaluate("() => { const el = document.activeElement; return {tag: el.tagName,"
+                              " sort: el.dataset.sort || '', key: el.dataset.key || ''}; }")
+        seen.append(where)
+        if where["key"]:
+            break
+    assert [s["sort"] for s in seen if s["sort"]] == ["id", "completed_at", "tool_name", "status", "latency_ms"], seen
+    assert seen[-1]["tag"] == "TR", seen
+    first = seen[-1]["key"]
+    page.keyboard.press("ArrowDown")  # the next row, not the next notebook cell
+    page.wait_for_function("(key) => document.activeElement.dataset.key && document.activeElement.dataset.key !== key",
+                           arg=first, timeout=10_000)
+    assert page.evaluate(active_cell) == cell, "the arrow moved the notebook's cursor"
+    page.keyboard.press("Enter")
+    details = log.locator(".workbench-log-details")
+    details.wait_for(state="visible", timeout=30_000)
+    for _ in range(15):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.textContent.trim()") == "Load into form":
+            break
+    assert page.evaluate("() => document.activeElement.textContent.trim()") == "Load into form"
+    ring = page.evaluate(f"() => ({CONTRAST_OF})(document.activeElement, 'outlineColor')")
+    assert ring["contrast"] >= 3, ring
+    assert page.locator(".jp-Notebook .jp-Cell").count() == len(CELLS)
