@@ -85,7 +85,7 @@ VIEWS = {
 
 @pytest.fixture(scope="module")
 def lab_page(lab_server, browser):
-    with lab.notebook_page(lab_server, browser, NOTEBOOK, CELLS, ready=".workbench-dashboard") as page:
+    with lab.notebook_page(lab_server, browser, NOTEBOOK, CELLS, ready=".workbench-dashboard", width=1300) as page:
         page.locator(".workbench-log-table tr.workbench-log-row").first.wait_for(timeout=60_000)
         yield page
 
@@ -123,6 +123,28 @@ def test_every_transcript_report_and_log_colour_reaches_AA_in_light_and_dark(lab
     found = [f"{theme} {view}: {x['tag']} {x['text']!r} {x['color']} on {x['background']} = {x['contrast']:.2f}"
              for theme, low in (("light", light), ("dark", dark)) for view, items in low.items() for x in items]
     assert found == [], "\n".join(found)
+
+
+def test_the_trace_headers_stay_on_one_line(lab_page):
+    page = lab_page
+    view = page.locator(".workbench-transcript-view").first
+    view.locator(".lm-TabBar-tab", has_text="Trace").click()
+    size = page.viewport_size
+    page.set_viewport_size({"width": 800, "height": size["height"]})  # a notebook beside a side panel
+    try:
+        trace = page.locator(".workbench-trace").first
+        trace.wait_for(state="visible")
+        lines = trace.evaluate("""(table) => Object.fromEntries([...table.querySelectorAll('th')].map(th => {
+          const range = document.createRange(); range.selectNodeContents(th);
+          return [th.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size]; }))""")
+        scrolls = trace.evaluate("(table) => ['auto', 'scroll'].includes(getComputedStyle(table.parentElement).overflowX)")
+        trace.evaluate("(table) => table.parentElement.scrollIntoView()")
+        view.screenshot(path=str(ARTIFACTS / "report-views-trace.png"))
+    finally:
+        page.set_viewport_size(size)
+        view.locator(".lm-TabBar-tab", has_text="Chat").click()
+    assert lines["tokens in"] == lines["tokens out"] == 1 and set(lines.values()) == {1}, lines
+    assert scrolls, "a wide trace is cut by its tab instead of scrolling in its own box"
 
 
 def test_report_layout_labels_tracks_own_scroll_boxes_and_text_left(lab_page):
@@ -220,6 +242,19 @@ def test_dashboard_list_keeps_its_width_and_its_search_box_whole(lab_page):
     dash.screenshot(path=str(ARTIFACTS / "report-views-dashboard.png"))
     assert abs(without["list"] - with_form["list"]) < 1, (without, with_form)
     assert with_form["search"] <= with_form["side"] + 0.5, with_form
+
+    # after a run, "took … ms" and the History picker are two things, not one phrase
+    form = dash.locator(".workbench-form").first
+    lab.row_input(form, "city").fill("Lisbon")
+    form.get_by_role("button", name="Run").first.click()
+    took = form.locator(".workbench-elapsed")
+    took.get_by_text("took").wait_for(timeout=60_000)
+    history = form.locator(".workbench-form-history")
+    gap = page.evaluate("([a, b]) => b.getBoundingClientRect().left - a.getBoundingClientRect().right",
+                        [took.element_handle(), history.locator("label").element_handle()])
+    rule = history.evaluate("(el) => getComputedStyle(el).borderLeftStyle")
+    form.screenshot(path=str(ARTIFACTS / "report-views-took-history.png"))
+    assert gap >= 16 and rule == "solid", (gap, rule)
 
 
 def test_the_log_table_is_walked_by_keyboard_only(lab_page):
