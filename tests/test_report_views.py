@@ -4,7 +4,10 @@ numbers right and text left; every bar on its track with its label's whole text 
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
+from typing import Literal
 
 from workbench import tool
 from workbench.evals import EvalCase, run_evals
@@ -88,3 +91,33 @@ def test_every_bar_has_its_track_and_its_label_as_a_tooltip():
     zero = [row for row in rows if 'class="wb-eval-bar"' in row and 'width="0.0"' in row]
     assert zero, "the silent model's 0 % bar"
     assert all(re.search(r'<span class="wb-eval-label" title="([^"]+)">\1</span>', row) for row in rows)
+
+
+def test_tutorial_10_says_what_its_dashboard_shows_after_run_all():
+    """The dashboard follows the registry: the tutorial's clean-up cell disconnects the MCP server and
+    its tool leaves the list, so after Run All the dashboard shows four tools, and the text says so."""
+    from mcp.server.mcpserver import MCPServer
+
+    import workbench.mcp
+    from workbench.jupyter._dashboard import Dashboard
+    from workbench.jupyter._workbench import get_workbench
+
+    units = MCPServer("units", log_level="WARNING")
+
+    @units.tool()
+    def convert_length(value: float, to: Literal["cm", "inch"]) -> float:
+        """Convert a length."""
+        return value
+
+    connection = workbench.mcp.connect(server=units)
+    dashboard = Dashboard(get_workbench())
+    try:
+        assert "convert_length" in dashboard.tool_names
+    finally:
+        connection.disconnect()
+    assert "convert_length" not in dashboard.tool_names  # what the tutorial's clean-up cell does to its dashboard
+    dashboard.close()
+
+    notebook = json.loads((Path(__file__).parents[1] / "notebooks" / "10_tools_from_anywhere.ipynb").read_text())
+    text = next("".join(c["source"]) for c in notebook["cells"] if "".join(c["source"]).startswith("## 4. Side by side"))
+    assert "lists them all;" not in text and "leaves the list" in text and "other four" in text
