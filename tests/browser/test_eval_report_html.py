@@ -54,8 +54,9 @@ def test_a_saved_report_page_renders_offline(browser, tmp_path):
         headers = summary.locator("th").all_inner_texts()
         assert {"accuracy", "accuracy_low", "accuracy_high", "precision"} <= set(headers)
         chart = page.locator("figure.wb-eval-chart").first
-        box = chart.locator("svg").bounding_box()
+        box = chart.bounding_box()
         assert box is not None and box["width"] > 300 and box["height"] > 40
+        assert chart.locator("svg").count() == 2 and chart.locator("rect.wb-eval-track").count() == 2
         bars = chart.locator("rect.wb-eval-bar")
         widths = [float(bars.nth(i).get_attribute("width")) for i in range(bars.count())]
         assert widths == [260 * 2 / 8, 260.0]  # before: Dublin and Lisbon (before M), after: all 8

@@ -124,3 +124,27 @@ def test_a_task_tool_runs_from_its_form_and_shows_in_the_tasks_tab(inspector):
         contrast[theme] = row.locator("td").nth(2).evaluate(lab.CONTRAST)
     lab.set_theme(page, "JupyterLab Light")
     assert all(c["contrast"] >= 4.5 for c in contrast.values()), contrast
+
+
+def test_tabs_and_protocol_messages_by_keyboard(inspector):
+    """Issue 28: the tab strip is reached by Tab from the tool search and moved along by the arrow keys;
+    Enter opens a protocol message (a ``<summary>``) reached by Tab."""
+    page = inspector
+    view = page.locator(".workbench-mcp-inspector").first
+    lab.inspector_tab(page, "Tools")
+    view.locator("input[placeholder='Search tools…']").focus()
+    focused = "() => (document.activeElement.textContent || '').trim()"
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(focused) == "Tools", page.evaluate("() => document.activeElement.outerHTML.slice(0, 200)")
+    for _ in range(5):  # Tools → Resources → … → Protocol
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate(focused) == "Protocol"
+    page.keyboard.press("Enter")
+    summary = view.locator(".workbench-mcp-protocol-list summary").first
+    summary.wait_for(state="visible", timeout=30_000)
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.tagName") == "SUMMARY"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.parentElement.open === true", timeout=10_000)
+    lab.inspector_tab(page, "Tools")

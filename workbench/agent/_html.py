@@ -17,13 +17,23 @@ from workbench.agent._steps import ModelStep, Step, ToolStep
 
 __all__ = ["transcript_html", "chat_html", "trace_html", "raw_html", "summary_html", "transcript_text"]
 
-_MUTED = "color:var(--jp-ui-font-color2, #57606a)"
+# the muted font colour pushed towards the main one: --jp-ui-font-color2 alone is under 4.5:1 on the
+# grey bubbles (--jp-layout-color2) of the light theme
+_MUTED = "color:color-mix(in srgb, var(--jp-ui-font-color2, #57606a) 65%, var(--jp-ui-font-color0, #000))"
 _BORDER = "border:1px solid var(--jp-border-color2, #d0d7de)"
 _CELL = "padding:3px 8px;text-align:left;vertical-align:top;border-bottom:1px solid var(--jp-border-color2, #d0d7de)"
-_BUBBLE = f"margin:4px 0;padding:6px 10px;border-radius:6px;{_BORDER};max-width:100%;overflow-x:auto"
+# headers and short cells stay on one line ("tokens in" never breaks into a tall two-line header)
+_HEAD = _CELL + ";white-space:nowrap"
+# the trace's cells by column: short values on one line; the summary wide enough not to stack word by word
+_CELL_EXTRA = {**{i: ";white-space:nowrap" for i in range(8)}, 8: ";min-width:16em"}
+_BUBBLE = (f"margin:4px 0;padding:6px 10px;border-radius:6px;{_BORDER};max-width:100%;overflow-x:auto;"
+           "color:var(--jp-content-font-color1, #1f2328)")
+# backgrounds made of the theme's own layout colours (a brand tint mixed into the page colour for the
+# user), so the theme's text colour reads on each in light and dark; --jp-brand-color3 stays light
+# in the dark theme (white text on it measured 1.4:1)
 _ROLE_BACKGROUND = {
     "system": "var(--jp-layout-color2, #f6f8fa)",
-    "user": "var(--jp-brand-color3, #ddf4ff)",
+    "user": "color-mix(in srgb, var(--jp-brand-color1, #0969da) 14%, var(--jp-layout-color1, #ffffff))",
     "assistant": "var(--jp-layout-color1, #ffffff)",
     "tool": "var(--jp-layout-color2, #f6f8fa)",
 }
@@ -110,7 +120,7 @@ def chat_html(prompt: Iterable[dict], steps: Iterable[Step]) -> str:
 
 def trace_html(steps: Iterable[Step]) -> str:
     """A table with a row per step: kind, turn, name, status, latency and tokens."""
-    head = "".join(f"<th style='{_CELL}'>{_e(h)}</th>" for h in
+    head = "".join(f"<th style='{_HEAD}'>{_e(h)}</th>" for h in
                    ("#", "step", "turn", "name", "status", "ms", "tokens in", "tokens out", "summary"))
     rows = []
     for number, step in enumerate(steps):
@@ -126,12 +136,16 @@ def trace_html(steps: Iterable[Step]) -> str:
             cells = (number, "tool", step.turn_index, step.name, status, _ms(step.latency_ms), "", "",
                      _short(_result_text(step.result)))
             colour = status_colour("success" if step.ok else "error")
-        tds = "".join(f"<td style='{_CELL}{';color:' + colour if i == 4 else ''}'>{_e(value)}</td>"
+        tds = "".join(f"<td style='{_CELL}{_CELL_EXTRA.get(i, '')}{';color:' + colour if i == 4 else ''}'>{_e(value)}</td>"
                       for i, value in enumerate(cells))
         rows.append(f"<tr class='workbench-trace-{_e(step.kind)}'>{tds}</tr>")
     body = "".join(rows) or f"<tr><td colspan='9' style='{_CELL}'><i>no steps yet</i></td></tr>"
-    return (f"<table class='workbench-trace' style='border-collapse:collapse'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table>")
+    # the table scrolls sideways in its own box (the tab would cut it); the box takes the focus, so the
+    # keyboard scrolls it too, and keeps its keys from the notebook's command-mode shortcuts
+    return (f"<div class='workbench-trace-box' style='overflow-x:auto;max-width:100%' tabindex='0' role='region' "
+            f"aria-label='trace' data-lm-suppress-shortcuts='true'>"
+            f"<table class='workbench-trace' style='border-collapse:collapse'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def raw_html(steps: Iterable[Step]) -> str:

@@ -61,15 +61,18 @@ class Dashboard(W.VBox):
         self._chosen: Optional[str] = None  # the tool the user picked last (shown again once it matches)
         self._order: list[str] = []  # list order: first registration wins, replacing a tool keeps its place
         self._refresh_lock = threading.RLock()
-        self.search = W.Text(placeholder="Search tools…", continuous_update=True, layout=W.Layout(width="100%"))
+        # no side margins: at 100 % width the widget's margins pushed its right border out of the sidebar
+        self.search = W.Text(placeholder="Search tools…", continuous_update=True,
+                             layout=W.Layout(width="100%", margin="2px 0"))
         self.tool_list = ClickableHTML()
         self.tool_list.add_class("workbench-tool-list-widget")
         self.count_label = W.HTML("")
         self.form_area = W.VBox([], layout=W.Layout(flex="1 1 auto", min_width="0"))
         self.log_table = LogTable(workbench.log, workbench=workbench)
         self.log_table.load_handler = self.select
+        # a fixed width (never shrunk by a wide form beside it): the list keeps its width as forms open
         sidebar = W.VBox([self.search, self.count_label, self.tool_list],
-                         layout=W.Layout(width="300px", min_width="220px", margin="0 12px 0 0"))
+                         layout=W.Layout(width="300px", flex="0 0 300px", margin="0 12px 0 0"))
         self.search.observe(lambda _c: self._on_search(), names="value")
         self.tool_list.observe(self._on_click_tool, names="selected")
         super().__init__([W.HBox([sidebar, self.form_area], layout=W.Layout(align_items="flex-start")),
