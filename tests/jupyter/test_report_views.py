@@ -118,6 +118,6 @@ def test_tutorial_10_says_what_its_dashboard_shows_after_run_all():
     assert "convert_length" not in dashboard.tool_names  # what the tutorial's clean-up cell does to its dashboard
     dashboard.close()
 
-    notebook = json.loads((Path(__file__).parents[1] / "notebooks" / "10_tools_from_anywhere.ipynb").read_text())
+    notebook = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "10_tools_from_anywhere.ipynb").read_text())
     text = next("".join(c["source"]) for c in notebook["cells"] if "".join(c["source"]).startswith("## 4. Side by side"))
     assert "lists them all;" not in text and "leaves the list" in text and "other four" in text
