@@ -119,7 +119,7 @@ def main() -> None:
     print(f"fuzz_inputs(add), {fuzz_n} examples:         {fuzz:10,.0f} examples/s  ratio {fuzz / baseline:.3f}"
           f" (vs bare hypothesis {fuzz / hypo:.2f})")
     if "--table" in sys.argv:
-        from tests.testing.test_properties import main as table
+        from tests.test_testing.test_properties import main as table
 
         print()
         table()

@@ -1,6 +1,6 @@
 """One tool of each framework workbench.adapters converts (CrewAI's are in tests/test_adapters_crewai.py,
 which runs in its own environment): served by ``python -m workbench.mcp serve tests.adapter_sample_tools``
-and used by tests/adapters/test_adapters.py."""
+and used by tests/test_adapters/test_adapters.py."""
 
 from __future__ import annotations
 

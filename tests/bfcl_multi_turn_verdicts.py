@@ -2,7 +2,7 @@
 ``{"entry", "output", "answer", "category"}`` on stdin — ``entry`` a BFCL multi-turn entry (id,
 initial_config, involved_classes), ``output`` the model's calls per turn and step as BFCL's call text —
 and prints BFCL's own verdicts (``multi_turn_checker``'s ``valid``, after its eval runner's turn-count
-check) as a JSON list. Used by tests/evals/test_bfcl_multi_turn.py."""
+check) as a JSON list. Used by tests/test_evals/test_bfcl_multi_turn.py."""
 
 import json
 import sys

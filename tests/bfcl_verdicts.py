@@ -3,7 +3,7 @@
 list, judged as BFCL's runner judges them: an irrelevance item passes when its output holds no call
 (``is_empty_output``: anything not in function-calling format counts as none); any other item must be
 in function-calling format (``is_function_calling_format_output``) and pass ``ast_checker``. A JSON
-object ``{"__tuple__": [...]}`` stands for a Python tuple. Used by tests/evals/test_bfcl_agreement.py."""
+object ``{"__tuple__": [...]}`` stands for a Python tuple. Used by tests/test_evals/test_bfcl_agreement.py."""
 
 import json
 import sys

@@ -2,7 +2,7 @@
 sampling, json-schema-2020-12, server-sse-*), written as any workbench tool author would: ``@tool``
 functions, with a ``ToolContext`` for logging, asking the client and sampling.
 
-Served by tests/mcp/test_conformance_server.py with ``python -m workbench.mcp serve``.
+Served by tests/test_mcp/test_conformance_server.py with ``python -m workbench.mcp serve``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tools served over MCP by tests/mcp/test_server_log_rows_and_error_results.py (issue #12's server-side defects)."""
+"""Tools served over MCP by tests/test_mcp/test_server_log_rows_and_error_results.py (issue #12's server-side defects)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tools served by ``python -m workbench.mcp serve tests.mcp_sample_tools`` in tests/mcp/test_mcp.py."""
+"""Tools served by ``python -m workbench.mcp serve tests.mcp_sample_tools`` in tests/test_mcp/test_mcp.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tools served by tests/mcp/test_server_http_results_and_checks.py (issue #18's server-side defects)."""
+"""Tools served by tests/test_mcp/test_server_http_results_and_checks.py (issue #18's server-side defects)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Module-level tools for tests/core/test_transforms.py (a process pool imports them by reference)."""
+"""Module-level tools for tests/test_core/test_transforms.py (a process pool imports them by reference)."""
 
 from __future__ import annotations
 

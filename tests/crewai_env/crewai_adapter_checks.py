@@ -3,7 +3,7 @@
 CrewAI (1.7 and later) requires mcp<2, so it cannot share the test environment of the mcp extra;
 this file runs in an environment of its own, ``.venv-crewai`` (``pip install -e ".[crewai]" pytest
 pytest-timeout``, built by .ci/system-deps), where forms, ``map`` and an executor run the adapted tool.
-The main suite runs it there: ``tests/adapters/test_crewai_env.py``. Its name keeps the main
+The main suite runs it there: ``tests/test_adapters/test_crewai_env.py``. Its name keeps the main
 environment's pytest from collecting it.
 """
 

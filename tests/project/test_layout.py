@@ -1,4 +1,6 @@
-"""The tests mirror the package: each test file sits in the folder of the part of ``workbench`` it checks.
+"""The tests mirror the package: each test file sits in ``tests/test_<part>/``, the folder of the part of
+``workbench`` it checks (``test_`` first, so that no folder is named like a module a test server imports:
+``python tests/some_server.py`` puts ``tests/`` on ``sys.path``, where a ``tests/mcp`` would hide the MCP SDK).
 
 ``tests/browser`` holds the real-browser tests (JupyterLab in chromium), ``tests/project`` the checks of
 the repository itself (README commands, layers, notebooks' metadata). Helper modules (servers, sample
@@ -7,6 +9,7 @@ tools) stay at the top of ``tests/`` where every folder imports them as ``tests.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -14,9 +17,10 @@ TESTS = Path(__file__).resolve().parents[1]
 PACKAGE = TESTS.parent / "workbench"
 # a folder of tests -> the part of the package it checks
 FOLDERS = {
-    "adapters": "adapters", "agent": "agent", "cli": "cli.py", "core": None, "evals": "evals",
-    "executor": "executor", "jupyter": "jupyter", "log": "log", "mcp": "mcp", "models": "models",
-    "formats": "formats", "testing": "testing", "browser": "jupyter", "project": None,
+    "test_adapters": "adapters", "test_agent": "agent", "test_cli": "cli", "test_core": None,
+    "test_evals": "evals", "test_executor": "executor", "test_jupyter": "jupyter", "test_log": "log",
+    "test_mcp": "mcp", "test_models": "models", "test_formats": "formats", "test_testing": "testing",
+    "browser": "jupyter", "project": None,
 }
 
 
@@ -34,7 +38,14 @@ def test_every_folder_of_tests_is_a_known_part_of_the_package():
         assert (TESTS / folder / "__init__.py").exists(), f"tests/{folder} must be a package"
 
 
+def test_no_folder_of_tests_hides_an_importable_module():
+    # a script run as ``python tests/x.py`` (the MCP test servers are) has tests/ first on sys.path
+    hidden = [path.name for path in TESTS.iterdir() if path.is_dir() and importlib.util.find_spec(path.name) is not None
+              and path.name not in ("__pycache__", "node")]
+    assert hidden == []
+
+
 def test_the_tests_folder_itself_is_never_on_sys_path():
-    # tests/mcp would shadow the MCP SDK (``import mcp``) in this process and in every Dask worker
-    # or process pool it starts: helper modules are imported as ``tests.<module>`` instead
+    # nor in this process and every Dask worker or process pool it starts: helper modules are
+    # imported as ``tests.<module>``
     assert str(TESTS) not in [str(Path(entry).resolve()) for entry in sys.path if entry]

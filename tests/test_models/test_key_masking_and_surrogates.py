@@ -15,7 +15,7 @@ import pytest
 
 from tests.model_servers import (Reply, Stream, anthropic_message, model_server, openai_chat,  # noqa: F401
                                  openai_chat_stream)
-from tests.models.test_providers import WIRES
+from tests.test_models.test_providers import WIRES
 from workbench import ExecutionLog, tool
 from workbench.agent import Transcript, run_agent
 from workbench.agent._html import transcript_text

@@ -209,7 +209,7 @@ def test_without_a_handler_the_server_gets_an_error_that_says_so(everything):
 
 # -- tasks -------------------------------------------------------------------------------------------------
 def test_a_tool_that_requires_tasks_is_a_proxy_on_a_server_with_tasks(everything):
-    """server-everything declares capabilities.tasks: its task tool is registered (tests/mcp/test_tasks.py
+    """server-everything declares capabilities.tasks: its task tool is registered (tests/test_mcp/test_tasks.py
     calls it); a server without that capability gets it in ``skipped``."""
     conn, registry, *_ = everything
     assert conn.supports_tasks

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from tests.model_servers import model_server, openai_chat  # noqa: F401
-from tests.models.test_providers import KEY, add, greet, make
+from tests.test_models.test_providers import KEY, add, greet, make
 from workbench import tool
 from workbench.executor import SequentialExecutor
 from workbench.registry import ToolRegistry
@@ -52,7 +52,7 @@ def test_schema_model_calls_every_offered_tool_with_valid_arguments_then_answers
 def test_schema_model_is_deterministic_across_processes():
     model = SchemaModel(seed=7)
     here = model.complete(as_messages("x"), tools=[add, greet]).tool_calls
-    code = ("from tests.models.test_providers import add, greet; from workbench.models import SchemaModel, as_messages;"
+    code = ("from tests.test_models.test_providers import add, greet; from workbench.models import SchemaModel, as_messages;"
             "import json; print(json.dumps(SchemaModel(seed=7).complete(as_messages('x'), tools=[add, greet]).tool_calls))")
     there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            cwd=Path(__file__).resolve().parents[2]).stdout

@@ -1,6 +1,6 @@
 """Scoring where it differed from bfcl-eval's checker, and scoring without schemas (issue 27, items 5 and 7).
 
-BFCL's own verdicts on these cases are checked in tests/evals/test_bfcl_agreement.py (on BFCL's data,
+BFCL's own verdicts on these cases are checked in tests/test_evals/test_bfcl_agreement.py (on BFCL's data,
 with these perturbations among others); here each rule is pinned on a small, readable case.
 """
 

@@ -169,7 +169,7 @@ def test_the_log_table_marks_the_columns_that_never_break():
 def test_reconnect_brings_a_form_of_a_killed_mcp_server_back(wb):  # noqa: F811
     """Defect 7: the disconnected banner asked for code; its Reconnect button connects again and the
     same form runs the new proxy."""
-    from tests.mcp.test_server_death import ROOT, SERVE, WAIT, _kill
+    from tests.test_mcp.test_server_death import ROOT, SERVE, WAIT, _kill
     from workbench.executor import SequentialExecutor
     from workbench.mcp import connect
 
@@ -208,7 +208,7 @@ def test_reconnect_brings_a_form_of_a_killed_mcp_server_back(wb):  # noqa: F811
 
 def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
     """Defect 7: a server that cannot start again leaves the form disconnected, with the reason."""
-    from tests.mcp.test_server_death import ROOT, WAIT
+    from tests.test_mcp.test_server_death import ROOT, WAIT
     import shutil
     import sys as _sys
 
@@ -235,7 +235,7 @@ def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
 def test_the_inspect_view_of_a_killed_server_reconnects(tmp_path):
     """Defect 7: a disconnected inspect view offers Reconnect, which brings every tab back live."""
     from tests.mcp_servers import ROOT as _ROOT, WAIT as _WAIT, eventually, serve_command
-    from tests.mcp.test_server_death import _kill
+    from tests.test_mcp.test_server_death import _kill
     from workbench.executor import SequentialExecutor
     from workbench.jupyter._workbench import Workbench
     from workbench.mcp import inspect

@@ -237,7 +237,7 @@ def test_langchain_validation_injected_call_id_and_error_handling_apply():
     assert handled.status == "success" and handled.value == "cannot do 5"  # handle_tool_error's observation
 
 
-# (what an adapted tool accepts and refuses, against its framework's own verdict: tests/adapters/test_fidelity.py)
+# (what an adapted tool accepts and refuses, against its framework's own verdict: tests/test_adapters/test_fidelity.py)
 
 
 def test_langchain_async_only_tool_runs_on_the_loop():
@@ -615,7 +615,7 @@ def test_adapted_tools_served_by_an_mcp_server_subprocess():
 
 @pytest.mark.parametrize("kind", ["langchain", "openai-agents"])
 def test_property_tests_run_on_adapted_tools(kind):
-    from tests.adapters.test_fidelity import CASES
+    from tests.test_adapters.test_fidelity import CASES
     from workbench.testing import check_tool, fuzz_inputs
 
     original, framework = CASES[kind][:2]

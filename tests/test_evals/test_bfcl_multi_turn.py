@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.evals.test_bfcl_agreement import bfcl_python  # noqa: F401 - the fixture
+from tests.test_evals.test_bfcl_agreement import bfcl_python  # noqa: F401 - the fixture
 from workbench.evals import load_bfcl, run_evals
 from workbench.evals._bfcl_data import _data_file, _read_jsonl, bfcl_data_dir
 from workbench.evals._bfcl_multi_turn import MULTI_TURN_CATEGORIES, STEP_LIMIT, call_input, call_text

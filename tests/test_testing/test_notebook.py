@@ -85,7 +85,7 @@ def test_click_writes_the_case_and_shows_the_path(wb, add, folder):
     assert form.save_message.layout.display is None
     assert "Saved as test" in message and str(path) in message
     assert "has no importable module" not in message
-    assert json.loads(path.read_text())["tools"] == ["tests.testing.test_notebook"]
+    assert json.loads(path.read_text())["tools"] == ["tests.test_testing.test_notebook"]
 
 
 def test_click_of_a_notebook_tool_shows_the_tools_warning(wb, folder):

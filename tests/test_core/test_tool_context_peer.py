@@ -151,7 +151,7 @@ def served():
 def test_served_tools_asking_a_2026_client_fail_clearly(served) -> None:
     """The workbench client speaks 2026-07-28, where servers ask through input_required results; the
     2025-era path (server requests) is exercised by the conformance suite
-    (tests/mcp/test_conformance_server.py: tools-call-sampling, tools-call-elicitation…)."""
+    (tests/test_mcp/test_conformance_server.py: tools-call-sampling, tools-call-elicitation…)."""
     conn, _bare, asked = served
     assert conn.protocol_version == "2026-07-28"
     result = conn.call_tool("test_sampling", {"prompt": "the answer?"})

@@ -55,7 +55,7 @@ SCENARIOS = {
 
 _OLD_HEADER = ("the suite's raw requests send 'mcp-protocol-version: 2025-03-26' on a 2025-11-25 session, and the SDK "
                "primes (and offers close_sse_stream to) clients of 2025-11-25 and later only - older ones cannot parse "
-               "an empty-data event; tests/mcp/test_stream_resumption.py checks priming, retry and Last-Event-ID replay "
+               "an empty-data event; tests/test_mcp/test_stream_resumption.py checks priming, retry and Last-Event-ID replay "
                "with the negotiated version's header")
 #: warnings (check ids) that are the suite's own inconsistencies, with the reason; every other warning fails
 SUITE_WARNINGS = {

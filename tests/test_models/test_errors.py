@@ -10,7 +10,7 @@ import traceback
 import pytest
 
 from tests.model_servers import Reply, error_reply, model_server  # noqa: F401
-from tests.models.test_providers import ANSWER, KEY, WIRES, add, make
+from tests.test_models.test_providers import ANSWER, KEY, WIRES, add, make
 from workbench.models import ModelError, as_messages
 from workbench.models.openai import OpenAIModel
 

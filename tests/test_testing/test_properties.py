@@ -3,7 +3,7 @@
 The strategies are checked on the catalogue of the project's own schema shapes (tests/form_catalogue.py:
 nested models, arrays of objects, Optional, Literal/Enum, dict, dates, tuples, recursive models, ...),
 through both routes: a function tool (its pydantic input model) and the same schema as a spec-only tool
-(what MCP/proxy tools have). ``python -m tests.testing.test_properties`` prints the coverage table.
+(what MCP/proxy tools have). ``python -m tests.test_testing.test_properties`` prints the coverage table.
 """
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ def test_connect_gets_the_png_bytes_back():
 # -- 4. Host and Origin are parsed as RFC 3986 authorities ----------------------------------------------------
 # raw requests (httpx) against `python -m workbench.mcp serve` on 127.0.0.1; every forged Host is only a header
 def test_host_names_compare_case_insensitively_and_tricks_are_refused(tmp_path):
-    from tests.mcp.test_auth import call_add, ran, running
+    from tests.test_mcp.test_auth import call_add, ran, running
 
     with running("--allow-host", "Exact.Example:8443", tmp_path=tmp_path) as server:
         port = server.port
@@ -157,7 +157,7 @@ def test_host_names_compare_case_insensitively_and_tricks_are_refused(tmp_path):
 
 
 def test_origins_are_parsed_and_compared_case_insensitively(tmp_path):
-    from tests.mcp.test_auth import call_add, ran, running
+    from tests.test_mcp.test_auth import call_add, ran, running
 
     with running("--allow-origin", "https://App.Example:8443", "--allow-origin", "https://any.example",
                  tmp_path=tmp_path) as server:
@@ -189,7 +189,7 @@ def test_bad_allow_host_and_allow_origin_values_are_refused_at_start():
 
 # -- 15b. a missing token is told apart from a wrong one -------------------------------------------------------
 def test_a_missing_token_gets_a_bearer_challenge_without_an_error_code_and_a_readable_hint(tmp_path):
-    from tests.mcp.test_auth import call_add, initialize, running
+    from tests.test_mcp.test_auth import call_add, initialize, running
 
     token = "the-right-token-15b"
     with running("--token", token, tmp_path=tmp_path) as server:

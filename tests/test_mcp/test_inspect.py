@@ -194,7 +194,7 @@ def test_inspect_on_the_projects_own_server(tmp_path):
 def test_a_removed_tool_shows_as_removed_and_new_tools_appear(tmp_path):
     import sys
 
-    from tests.mcp.test_client_features import CHANGING_SERVER
+    from tests.test_mcp.test_client_features import CHANGING_SERVER
     from workbench.jupyter._workbench import Workbench
     from workbench.mcp import inspect
 

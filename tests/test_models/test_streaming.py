@@ -10,7 +10,7 @@ import pytest
 from tests.model_servers import (Stream, anthropic_message, anthropic_stream, bedrock_converse,  # noqa: F401
                                  bedrock_converse_stream, gemini_response,
                                  gemini_stream, model_server, openai_chat, openai_chat_stream, openai_responses)
-from tests.models.test_providers import add, greet, make
+from tests.test_models.test_providers import add, greet, make
 from workbench.models import as_messages
 
 

@@ -320,7 +320,7 @@ def test_ctrl_c_keeps_finished_results():
 KILLED_RUN = """
 import sys, time
 sys.path.insert(0, {root!r})
-from tests.evals.test_evals import EvalCase, PARIS, get_weather
+from tests.test_evals.test_evals import EvalCase, PARIS, get_weather
 from workbench.evals import run_evals
 from workbench.models import ScriptedModel
 

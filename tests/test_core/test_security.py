@@ -1,6 +1,6 @@
 """Security regressions of issue 14: untrusted spec files and CSV formula injection.
 
-(The MCP HTTP authentication and Host/Origin checks are in ``tests/mcp/test_auth.py``.)
+(The MCP HTTP authentication and Host/Origin checks are in ``tests/test_mcp/test_auth.py``.)
 """
 
 from __future__ import annotations
