@@ -25,10 +25,13 @@ LAYERS = [
     ("tools", r"workbench\.(tools|builtins)"),
     ("registry", r"workbench\.registry"),
     ("executor", r"workbench\.(executor|_batch|summary)"),
-    ("log", r"workbench\.log"),
+    ("log", r"workbench\.log(\..+)?"),
     ("models", r"workbench\.models(\..+)?"),
     ("agent", r"workbench\.agent(\..+)?"),
-    ("applications", r"workbench\.(jupyter|mcp|testing|dask|evals|adapters)(\..+)?"),
+    ("applications", r"workbench\.(mcp|testing|dask|evals|adapters)(\..+)?"),
+    # the notebook layer sits on the applications: MCP offers no notebook view, the notebook offers
+    # one of an MCP connection (``workbench.jupyter.inspect``)
+    ("notebook", r"workbench\.jupyter(\..+)?"),
     ("command line", r"workbench\.(cli|__main__)"),
     ("package", r"workbench"),
 ]

@@ -1,7 +1,7 @@
 """Conveniences a lower layer offers and a higher layer carries out.
 
 The modules import strictly downward — types → spec → providers → tools → registry → executor → log
-→ the applications (jupyter, mcp, testing, dask) — and ``tests/test_layers.py`` checks it. A few
+→ the applications (mcp, testing, dask, evals, adapters) → the notebook (jupyter) — and ``tests/test_layers.py`` checks it. A few
 public conveniences live on a lower-layer object but need a higher layer's work:
 
 ==========================  ==============================  ===============================
@@ -16,6 +16,7 @@ entry point                 offered by                      carried out by
 ``transcript_view``         ``Transcript`` in a kernel      ``workbench.jupyter``
 ``adapt_foreign``           ``ToolRegistry`` taking another ``workbench.adapters``
                             framework's tool
+``mcp_inspect``             ``workbench.mcp.inspect``       ``workbench.jupyter``
 ==========================  ==============================  ===============================
 
 The lower layer calls the slot below; the package (``workbench/__init__``, above every layer and
@@ -55,3 +56,6 @@ transcript_view: Callable[..., Any] = _unfilled("transcript_view")
 that ``add_step`` fills live (raises ``ImportError`` without ipywidgets)."""
 adapt_foreign: Callable[[Any], list] = _unfilled("adapt_foreign")
 """``adapt_foreign(obj)`` → the workbench tools of another framework's tool (or toolkit) ``obj``."""
+mcp_inspect: Callable[..., Any] = _unfilled("mcp_inspect")
+"""``mcp_inspect(command=None, *, url=None, workbench=None, **connect_options)`` → the notebook view of an MCP
+connection (``workbench.jupyter.inspect``; raises ``ImportError`` without ipywidgets)."""

@@ -1,5 +1,5 @@
 """``McpInspector``: one MCP connection in tabs — Tools, Resources, Prompts, Logs, Protocol, Server —
-as MCP Inspector shows it, inside the notebook (made by :func:`workbench.mcp.inspect`).
+as MCP Inspector shows it, inside the notebook (made by :func:`workbench.jupyter.inspect`).
 
 Tool, prompt-argument and resource-template forms are ``ToolForm``s (the same schema → widget
 table, validation, Run and log rows as any tool); server requests to the client (sampling,
