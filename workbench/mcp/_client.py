@@ -28,7 +28,7 @@ from mcp.client import Client
 from workbench.context import ToolContext
 from workbench.mcp._auth import oauth_failure
 from workbench.mcp._cache import CacheHints
-from workbench.mcp._config import ConfigExport, read_server_config
+from workbench.mcp._config import ConfigExport
 from workbench.mcp._eras import answers, client_mode, keep_alive
 from workbench.mcp._errors import McpConnectionError, McpTimeoutError
 from workbench.mcp._features import ClientFeatures
@@ -37,7 +37,7 @@ from workbench.mcp._tasks import TaskFeatures, task_support
 from workbench.mcp._url_elicitation import retry_after_url_elicitation
 from workbench.mcp._record import wire_dict
 from workbench.mcp._transports import refusal_note
-from workbench.mcp._transports import open_transport
+from workbench.mcp._transport_objects import McpTransport, transport_of
 from workbench.mcp._convert import (
     call_tool_result_to_value,
     is_result_wrapper,
@@ -264,6 +264,7 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
         self._refused: list[int] = []  # HTTP 401/403 answers seen (url= connections)
         self._secrets: list[str] = []  # credentials in the command, URL or headers (set by connect())
         self._connect_arguments: Optional[dict[str, Any]] = None  # what connect() was given (for reconnect)
+        self.transport: Optional[McpTransport] = None  #: how connect() reached the server (a transport object)
         self._client: Optional[Client] = None
         self._closed = False
         self._close_lock = threading.Lock()
@@ -485,7 +486,7 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
                 if detail:
                     message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
                 raise McpTimeoutError(scrub_text(message, self._secrets)) from (None if self._secrets else exc)
-            auth = (self._connect_arguments or {}).get("auth")
+            auth = getattr(self.transport, "auth", None)
             failed_flow = oauth_failure(exc) if auth is not None else None
             if failed_flow is not None:  # says what failed; the 401 that started the flow adds nothing
                 grant = getattr(auth, "grant", None)
@@ -716,31 +717,22 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _server_given_as_command(command: Any, server: Any) -> tuple[Any, None]:
-    """``connect(server_object)``: the object is the server (in memory); anything else that is no
-    command line is refused, naming what ``connect()`` takes."""
-    from workbench.mcp._memory import SERVER_CLASSES
-
-    if isinstance(command, SERVER_CLASSES):
-        if server is not None:
-            raise ValueError("connect() got an MCP server object given both as the first argument and as server=: "
-                             "pass it once")
-        return command, None
-    raise TypeError(f"connect() takes a command line (a string or a list of strings), url=, config= or server= "
-                    f"(an MCP server object in this process), not {type(command).__module__}."
-                    f"{type(command).__qualname__}")
-
-
-def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str] = None, registry: Any = None,
+def connect(command: Optional[Sequence[str] | str | McpTransport] = None, *, url: Optional[str] = None, registry: Any = None,
             prefix: str = "", replace: bool = False, env: Optional[dict[str, str]] = None,
             cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
             token: Optional[str] = None, timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
-            read_timeout: Optional[float] = None, transport: Optional[str] = None, keepalive: Optional[float] = None,
+            read_timeout: Optional[float] = None, transport: Optional[str | McpTransport] = None, keepalive: Optional[float] = None,
             auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
             elicitation: Optional[Callable[[Any], Any]] = None, roots: Optional[Sequence[Any]] = None,
             log: Any = None, use_tasks: bool = False, config: Any = None,
             server: Any = None, protocol_version: Optional[str] = None) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
+
+    The server is a transport object — ``connect(StdioTransport(["python", "-m", "pkg.server"], env=...))``,
+    ``connect(HttpTransport(url, token=...))``, ``connect(InProcessTransport(server))`` (as the first
+    argument or ``transport=``; ``connection.transport`` is it) — or given by the keywords below that
+    build one (``command=``, ``url=``, ``env=``, ``cwd=``, ``headers=``, ``token=``, ``auth=``,
+    ``transport="sse"``, ``server=``, ``config=``). The other keywords are the session's settings.
 
     Args:
         command: start a server over stdio: ``["python", "-m", "pkg.server"]`` (or one string,
@@ -765,7 +757,8 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
             2026-07-28); one that leaves a probe unanswered for that long (at least 5 s) is treated
             as disconnected, as :meth:`McpConnection.check_alive` does.
         read_timeout: the SDK's per-request read timeout.
-        transport: for ``url=``: ``"streamable-http"`` (the default) or ``"sse"`` (older servers).
+        transport: a transport object, or for ``url=``: ``"streamable-http"`` (the default) or ``"sse"``
+            (older servers).
         protocol_version: the MCP protocol era to speak: ``None`` (the default) the newest the server
             speaks (``server/discover``, falling back to the ``initialize`` handshake); ``"2025-11-25"``
             the handshake (as every client before 2026-07-28 connects: how most clients see a server);
@@ -804,64 +797,29 @@ def connect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
 
     Returns an :class:`McpConnection` (also a context manager).
     """
-    if command is not None and not isinstance(command, (str, os.PathLike, list, tuple)):
-        server, command = _server_given_as_command(command, server)
-    if config is not None:
-        if command is not None or url is not None:
-            raise ValueError("connect() got config= and also command=/url=: the server comes from the config entry")
-        entry = read_server_config(config, server)
-        command, url = entry.get("command"), entry.get("url")
-        if entry.get("env"):
-            env = {**entry["env"], **(env or {})}
-        if entry.get("headers"):
-            headers = {**entry["headers"], **(headers or {})}
-        cwd = cwd if cwd is not None else entry.get("cwd")
-        transport = transport or (entry.get("transport") if url is not None else None)
-    elif isinstance(server, str):
-        raise ValueError(f"connect(server={server!r}) names an entry of config=; pass config= too "
-                         "(an MCP server object in this process is connected in memory)")
-    if url is None and isinstance(command, str) and command.startswith(("http://", "https://")):
-        url, command = command, None  # connect("http://…/mcp")
+    target = transport_of(command, url=url, env=env, cwd=cwd, headers=headers, token=token, transport=transport,
+                          auth=auth, config=config, server=server)
     if keepalive is not None and not (isinstance(keepalive, (int, float)) and not isinstance(keepalive, bool)
                                       and keepalive > 0 and keepalive != float("inf")):
         raise ValueError(f"connect(keepalive={keepalive!r}): expected a positive number of seconds between "
                          "liveness probes (or None for none)")
     client_mode(protocol_version)  # a bad value is refused before anything starts
-    in_memory = server is not None and config is None
-    if in_memory:  # in memory (workbench.mcp._memory): instead of open_transport below
-        from workbench.mcp._memory import open_in_memory
-
-        opened = open_in_memory(server, command=command, url=url, token=token, env=env, cwd=cwd, headers=headers,
-                                transport=transport, auth=auth)
-    elif (command is None) == (url is None):
-        raise ValueError("connect() needs exactly one of command=[...] (stdio), url='http://…' (streamable HTTP) "
-                         "or server=<an MCP server object> (in memory)")
-    if token is not None:
-        if url is None:
-            raise ValueError("connect(token=...) is for url= (streamable HTTP) servers; a command= server needs none")
-        if any(key.lower() == "authorization" for key in headers or {}):
-            raise ValueError("connect() got both token= and an Authorization header: pass the token once")
-        headers = {**(headers or {}), "Authorization": f"Bearer {token}"}
     if registry is None:
         from workbench.registry import default_registry
 
         registry = default_registry()
-    if not in_memory:
-        opened = open_transport(command=command, url=url, env=env, cwd=cwd, headers=headers, transport=transport,
-                                auth=auth)
-    label, stderr_file = opened.label, opened.stderr_file
-    connection = McpConnection(opened.transport, label=label, registry=registry, prefix=prefix, replace=replace,
-                               timeout=timeout, read_timeout=read_timeout, stderr_file=stderr_file,
+    opened = target.open()
+    connection = McpConnection(opened.transport, label=opened.label, registry=registry, prefix=prefix, replace=replace,
+                               timeout=timeout, read_timeout=read_timeout, stderr_file=opened.stderr_file,
                                sampling=sampling, elicitation=elicitation, roots=roots, log=log, keepalive=keepalive,
                                use_tasks=use_tasks, protocol_version=protocol_version)
     connection._refused = opened.refused
     connection._secrets = opened.secrets
     connection._process = opened.process
-    connection._connect_arguments = dict(
-        command=command, url=url, registry=registry, prefix=prefix, replace=replace, env=env, cwd=cwd,
-        headers=headers, timeout=timeout, read_timeout=read_timeout, transport=transport, auth=auth,
-        keepalive=keepalive, use_tasks=use_tasks, protocol_version=protocol_version,
-        server=server if in_memory else None)  # a config entry is already read into command/url/env/headers
+    connection.transport = target
+    connection._connect_arguments = dict(  # for reconnect(); a config entry is already read into the transport
+        transport=target, registry=registry, prefix=prefix, replace=replace, timeout=timeout,
+        read_timeout=read_timeout, keepalive=keepalive, use_tasks=use_tasks, protocol_version=protocol_version)
     return connection._start(connect_timeout)
 
 
