@@ -21,7 +21,7 @@ PUBLIC_METHODS = {
 }
 # the log's parts and the job of each (a new part is added here, with its job)
 PARTS = {"_schema", "_rows", "_record", "_store", "_events", "_export", "_runs", "_replay", "_html", "_log"}
-MAX_CLASS_CODE_LINES = 200  # lines of a class that are not docstrings
+MAX_CLASS_CODE_LINES = 250  # lines of a class that are not docstrings ("a few hundred at most")
 
 
 def _code_lines(node: ast.ClassDef) -> int:
