@@ -22,7 +22,7 @@ LAYERS = [
     ("types", r"workbench\.(types|_errors|_events|_content|_html|_refs|_styles|_docstrings|_version|_entry_points|_json_text|_json_copy|_unicode|secrets|content|_peer|context)"),
     ("spec", r"workbench\.(spec|schema|_schema|_field_schemas|_meta_schema|_strict_json|_validation|_validation_mode|_error_order|_synthetic\w*)"),
     ("providers", r"workbench\.providers(\..+)?"),
-    ("tools", r"workbench\.(tools|builtins)"),
+    ("tools", r"workbench\.(tools|builtins|protocols)"),
     ("registry", r"workbench\.registry"),
     ("executor", r"workbench\.(executor|_batch|summary)"),
     ("log", r"workbench\.log(\..+)?"),
