@@ -116,3 +116,13 @@ def test_the_reader_sees_function_level_relative_and_submodule_imports(tmp_path)
     found = imports_of("workbench.spec", path)
     assert found == {("workbench.types", 2), ("workbench.mcp._server", 3), ("workbench.executor", 6), ("workbench.log", 7)}
     assert [target for target, _ in found if layer_of(target) > layer_of("workbench.spec")]
+
+
+def test_the_mcp_layer_may_not_import_the_notebook(tmp_path):
+    """An MCP module that imports a notebook view (as ``mcp.inspect`` once did) is an upward import."""
+    path = tmp_path / "_inspect.py"
+    path.write_text("def inspect():\n    from workbench.jupyter._mcp_inspector import McpInspector\n")
+    found = imports_of("workbench.mcp._inspect", path)
+    assert found == {("workbench.jupyter._mcp_inspector", 2)}
+    assert layer_of("workbench.jupyter._mcp_inspector") > layer_of("workbench.mcp._inspect")
+    assert layer_of("workbench.log._store") == layer_of("workbench.log") < layer_of("workbench.mcp._client")

@@ -18,6 +18,7 @@ from workbench.executor import SequentialExecutor
 from workbench.registry import ToolRegistry
 
 from workbench.mcp import HttpTransport, InProcessTransport, McpConnectionError, McpTransport, StdioTransport, connect
+from workbench.mcp import inspect as mcp_inspect
 
 TOKEN = "tok-4f9a1c2e7b"
 
@@ -114,3 +115,23 @@ def test_a_transport_repr_never_shows_a_credential():
     for secret in ("pw-9d8e", "key-77aa", "hdr-5b5b", "b64-c3c3", TOKEN, "arg-1e1e", "arg-2f2f", "env-3a3a"):
         assert secret not in shown
     assert "visible" in shown and "region=eu" in shown and "PLAIN" in shown
+
+
+def test_the_notebook_inspects_a_transport_or_a_live_connection():
+    from workbench.jupyter import inspect
+    from workbench.jupyter._workbench import Workbench
+    from workbench.mcp import build_server
+    from tests.mcp_sample_tools import add
+
+    view = inspect(StdioTransport(serve_command("tests.mcp_sample_tools"), cwd=str(ROOT)), workbench=Workbench(),
+                   connect_timeout=WAIT)
+    try:
+        assert isinstance(view.connection.transport, StdioTransport) and "add" in view.tool_picker.options
+    finally:
+        view.connection.disconnect()
+    with connect(InProcessTransport(build_server(ToolRegistry([add]))), registry=ToolRegistry(), prefix="mem_",
+                 connect_timeout=WAIT) as conn:
+        view = mcp_inspect(conn, workbench=Workbench())  # workbench.mcp.inspect forwards to the notebook's
+        assert view.connection is conn and "mem_add" in view.tool_picker.options
+        with pytest.raises(ValueError, match=r"inspect\(connection\) shows a connection already made; prefix= "):
+            inspect(conn, prefix="x_")

@@ -1,8 +1,8 @@
 """Conveniences a lower layer offers and a higher layer carries out.
 
 The modules import strictly downward — types → spec → providers → tools → registry → executor → log
-→ the applications (mcp, testing, dask, evals, adapters) → the notebook (jupyter) — and ``tests/test_layers.py`` checks it. A few
-public conveniences live on a lower-layer object but need a higher layer's work:
+→ the applications (mcp, testing, dask, evals, adapters) → the notebook (jupyter) — and
+``tests/test_layers.py`` checks it. A few public conveniences live on a lower-layer object but need a higher layer's work:
 
 ==========================  ==============================  ===============================
 entry point                 offered by                      carried out by

@@ -7,7 +7,7 @@ never imports the notebook one).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 from workbench.jupyter._form import ToolForm
 from workbench.jupyter._mcp_inspector import McpInspector
@@ -28,12 +28,21 @@ def inspect(command: Any = None, *, url: Optional[str] = None, workbench: Any = 
     schema. The server's tools are registered in the kernel's registry (the workbench's, so
     ``%tool_call`` and the log see them) and every call lands in its log.
 
+    ``command`` may also be a live :class:`~workbench.mcp.McpConnection`: the view shows it as it is
+    (its own handlers answer the server; no connect options then).
+
     ``view.connection`` is the connection (``view.connection.disconnect()`` ends it).
     """
-    from workbench.mcp import connect
+    from workbench.mcp import McpConnection, connect
 
     if workbench is None:
         workbench = get_workbench()
+    if isinstance(command, McpConnection):
+        given = [f"{name}=" for name, value in (("url", url), *connect_options.items()) if value is not None]
+        if given:
+            raise ValueError(f"inspect(connection) shows a connection already made; {', '.join(given)} are "
+                             "connect() options: give them to workbench.mcp.connect(...)")
+        return McpInspector(command, workbench)
     sampling = connect_options.pop("sampling", None)
     elicitation = connect_options.pop("elicitation", None)
     sampling_prompt = SamplingPrompt() if sampling is None else None

@@ -134,22 +134,8 @@ class CallStore:
         offset: int = 0,
         limit: int = 50,
     ) -> tuple[list[dict[str, Any]], int]:
-        """One page of matching calls and how many match — filtered, sorted and cut in SQL, so a view
-        of a 100,000-row log parses only the rows it shows. Read-only.
-
-        Args:
-            tool: only calls of this tool name.
-            outcome: ``"success"``, ``"error"`` (failed, not cancelled) or ``"cancelled"`` (see :data:`OUTCOMES`).
-            text: only calls whose tool name, input JSON, output JSON or error contains this text
-                (case-insensitive for ASCII letters).
-            sort: one of :data:`PAGE_SORT_COLUMNS`; ties are broken by ``id`` in the same direction.
-            descending: newest / largest first (the default: newest call first).
-            offset, limit: the page window over the sorted matches.
-
-        Returns:
-            ``(rows, matching)``: the row dicts of the page (as :meth:`rows` gives them) and the number
-            of matching calls.
-        """
+        """``(rows, matching)``: one page of the calls the filters select and how many match, filtered,
+        sorted and cut in SQL (see ``ExecutionLog.page``)."""
         if sort not in PAGE_SORT_COLUMNS:
             raise ValueError(f"Cannot sort the execution log by {sort!r}; sortable columns: {', '.join(PAGE_SORT_COLUMNS)}")
         if outcome is not None and outcome not in _OUTCOME_SQL:
