@@ -121,6 +121,8 @@ class ProxyTools(Session):
     connection's task part for tools that run as tasks, and on its ``log_level``)."""
 
     registry: Any
+    log_level: Optional[str]  # ClientFeatures
+    _task_support: dict[str, str]  # TaskFeatures
     prefix: str
     replace: bool
     timeout: Optional[float]
@@ -144,8 +146,8 @@ class ProxyTools(Session):
 
     async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Any,
                          as_task: Optional[bool] = None) -> types.CallToolResult:
-        if self._wants_task(name, as_task):  # execution.taskSupport (see _tasks.py)
-            return await self._call_tool_as_task(name, arguments, progress)
+        if self._wants_task(name, as_task):  # type: ignore[attr-defined]  # execution.taskSupport (see _tasks.py)
+            return await self._call_tool_as_task(name, arguments, progress)  # type: ignore[attr-defined]
         client = self._require_client()
         meta = {LOG_LEVEL_META_KEY: self.log_level} if self.log_level is not None else None
         return await retry_after_url_elicitation(  # a -32042 answer: the user's browser flow, then once more
@@ -159,7 +161,7 @@ class ProxyTools(Session):
             for mcp_tool in mcp_tools:
                 name = local_tool_name(mcp_tool.name, self.prefix)
                 self._task_support[mcp_tool.name] = task_support(mcp_tool)
-                reason = self._task_refusal(mcp_tool)
+                reason = self._task_refusal(mcp_tool)  # type: ignore[attr-defined]  # TaskFeatures
                 if reason is not None:  # listed with the reason, never a proxy that always fails
                     self.skipped[mcp_tool.name] = reason
                     continue

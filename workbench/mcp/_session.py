@@ -69,7 +69,7 @@ class Session(LoopThread):
             client = Client(watch(self._transport, self._stream_ended, self._record_wire, self._tool_lists),
                             read_timeout_seconds=self._read_timeout, mode=self._mode,
                             client_info=types.Implementation(name="tool-workbench", version=__version__),
-                            **self._client_callbacks())
+                            **self._client_callbacks())  # type: ignore[attr-defined]  # ServerRequests
             async with client:
                 self._client = client
                 self.server_info = client.server_info
@@ -78,7 +78,7 @@ class Session(LoopThread):
                 self._instructions = client.instructions
                 ready.set_result(None)
                 assert self._stop is not None
-                helpers = [asyncio.ensure_future(self._follow_changes(client))]
+                helpers = [asyncio.ensure_future(self._follow_changes(client))]  # type: ignore[attr-defined]
                 if self.keepalive:
                     helpers.append(asyncio.ensure_future(keep_alive(client, self.keepalive, self._hung)))
                 try:
@@ -101,7 +101,7 @@ class Session(LoopThread):
                 self._notify_disconnected()  # the session ended (closed or lost): proxies are no longer live
 
     def _record_wire(self, direction: str, item: Any) -> None:
-        self._record_message(direction, wire_dict(item))
+        self._record_message(direction, wire_dict(item))  # type: ignore[attr-defined]  # ServerRequests
 
     def _stream_ended(self) -> None:
         """The server closed the connection (on the loop): end the session, which marks it disconnected."""

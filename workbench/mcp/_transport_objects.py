@@ -226,6 +226,7 @@ def transport_of(command: Any = None, *, url: Optional[str] = None, env: Optiona
             return StdioTransport(command, env=env, cwd=cwd)
         except ValueError:
             raise ValueError("connect(command=...) needs a program to run") from None
+    assert url is not None  # exactly one of command and url, and command is None
     return HttpTransport(url, headers=headers, token=token, auth=auth, kind=transport or "streamable-http")
 
 
