@@ -147,6 +147,12 @@ def _adapt_foreign(obj: Any) -> list:
     return adapt(obj)
 
 
+def _mcp_inspect(*args: Any, **options: Any) -> Any:
+    from workbench.jupyter._mcp_inspect import inspect as _inspect
+
+    return _inspect(*args, **options)
+
+
 _entry_points.provider_format = _provider_format
 _entry_points.register_class_tool = _register_class_tool
 _entry_points.call_one = _call_one
@@ -155,6 +161,7 @@ _entry_points.notebook_progress = _notebook_progress
 _entry_points.transcript_view = _transcript_view
 _entry_points.adapt_foreign = _adapt_foreign
 _entry_points.derive = _derive
+_entry_points.mcp_inspect = _mcp_inspect
 
 
 def load_ipython_extension(ipython: Any) -> None:

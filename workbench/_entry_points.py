@@ -1,8 +1,8 @@
 """Conveniences a lower layer offers and a higher layer carries out.
 
 The modules import strictly downward — types → spec → formats → tools → registry → executor → log
-→ the applications (jupyter, mcp, testing, dask) — and ``tests/project/test_layers.py`` checks it. A few
-public conveniences live on a lower-layer object but need a higher layer's work:
+→ the applications (mcp, testing, dask, evals, adapters) → the notebook (jupyter) — and
+``tests/project/test_layers.py`` checks it. A few public conveniences live on a lower-layer object but need a higher layer's work:
 
 ==========================  ==============================  ===============================
 entry point                 offered by                      carried out by
@@ -17,6 +17,7 @@ entry point                 offered by                      carried out by
 ``adapt_foreign``           ``ToolRegistry`` taking another ``workbench.adapters``
                             framework's tool
 ``derive``                  ``BaseTool.with_description``   ``workbench.transforms``
+``mcp_inspect``             ``workbench.mcp.inspect``       ``workbench.jupyter``
 ==========================  ==============================  ===============================
 
 The lower layer calls the slot below; the package (``workbench/__init__``, above every layer and
@@ -59,3 +60,6 @@ adapt_foreign: Callable[[Any], list] = _unfilled("adapt_foreign")
 
 derive: Callable[..., Any] = _unfilled("derive")
 """``derive(tool, name=, description=, args=)`` → a ``DerivedTool`` forwarding to ``tool`` (``workbench.transforms``)."""
+mcp_inspect: Callable[..., Any] = _unfilled("mcp_inspect")
+"""``mcp_inspect(command=None, *, url=None, workbench=None, **connect_options)`` → the notebook view of an MCP
+connection (``workbench.jupyter.inspect``; raises ``ImportError`` without ipywidgets)."""

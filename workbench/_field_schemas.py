@@ -11,7 +11,7 @@ Their input model is built when the tool validates its first call (``FunctionInf
 
 Only parameters whose schema stands alone are remembered: no ``$ref`` (a model or an enum, whose
 definition names can collide between parameters), no NaN/Infinity mark, and a default that is a JSON
-scalar (pydantic's encoding of those is the value itself). ``tests/core/test_field_schemas.py`` checks that
+scalar (pydantic's encoding of those is the value itself). ``tests/test_core/test_field_schemas.py`` checks that
 both paths give the same schema, key order included.
 """
 

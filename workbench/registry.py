@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from workbench import _entry_points
 from workbench._errors import ToolNotFoundError, ToolSpecError
+from workbench.protocols import ToolLookup
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, SpecOnlyTool, tool
 
@@ -245,13 +246,14 @@ def tool_list(tools: Any) -> list[Any]:
     return [tools]
 
 
-def as_tool_registry(tools: Any, *, synthesize_specs: bool = False) -> Any:
-    """A registry from a ``tools`` argument: a ``ToolRegistry`` (anything with ``get_tool``) as it
+def as_tool_registry(tools: Any, *, synthesize_specs: bool = False) -> ToolLookup:
+    """A registry from a ``tools`` argument: a ``ToolRegistry`` (any :class:`~workbench.protocols.ToolLookup`:
+    an ``McpConnection``, your own tool source) as it
     is, else a new ``ToolRegistry`` of :func:`tool_list`'s items — what the executors, the agent loop
     and ``run_evals`` accept. ``synthesize_specs``: a registry built here answers calls of tools given
     as specs (no implementation) with generated values (the agent loop's choice). ``None`` is a
     ``TypeError`` here: an executor needs its registry (the agent loop reads ``None`` as no tools)."""
-    if hasattr(tools, "get_tool"):
+    if isinstance(tools, (ToolRegistry, ToolLookup)):
         return tools
     if tools is None:
         raise TypeError("Expected a ToolRegistry (or a list of tools), got None")

@@ -22,13 +22,16 @@ LAYERS = [
     ("types", r"workbench\.(types|_errors|_events|_content|_html|_refs|_styles|_docstrings|_version|_entry_points|_json_text|_json_copy|_unicode|secrets|content|_peer|context)"),
     ("spec", r"workbench\.(spec|schema|_schema|_field_schemas|_meta_schema|_strict_json|_validation|_validation_mode|_error_order|_synthetic\w*)"),
     ("formats", r"workbench\.(formats|providers)(\..+)?"),
-    ("tools", r"workbench\.(tools|builtins|transforms)"),
+    ("tools", r"workbench\.(tools|builtins|transforms|protocols)"),
     ("registry", r"workbench\.registry"),
     ("executor", r"workbench\.(executor|_batch|summary)"),
-    ("log", r"workbench\.log"),
+    ("log", r"workbench\.log(\..+)?"),
     ("models", r"workbench\.models(\..+)?"),
     ("agent", r"workbench\.agent(\..+)?"),
-    ("applications", r"workbench\.(jupyter|mcp|testing|dask|evals|adapters)(\..+)?"),
+    ("applications", r"workbench\.(mcp|testing|dask|evals|adapters)(\..+)?"),
+    # the notebook layer sits on the applications: MCP offers no notebook view, the notebook offers
+    # one of an MCP connection (``workbench.jupyter.inspect``)
+    ("notebook", r"workbench\.jupyter(\..+)?"),
     ("command line", r"workbench\.(cli|__main__)"),
     ("package", r"workbench"),
 ]
@@ -113,3 +116,13 @@ def test_the_reader_sees_function_level_relative_and_submodule_imports(tmp_path)
     found = imports_of("workbench.spec", path)
     assert found == {("workbench.types", 2), ("workbench.mcp._server", 3), ("workbench.executor", 6), ("workbench.log", 7)}
     assert [target for target, _ in found if layer_of(target) > layer_of("workbench.spec")]
+
+
+def test_the_mcp_layer_may_not_import_the_notebook(tmp_path):
+    """An MCP module that imports a notebook view (as ``mcp.inspect`` once did) is an upward import."""
+    path = tmp_path / "_inspect.py"
+    path.write_text("def inspect():\n    from workbench.jupyter._mcp_inspector import McpInspector\n")
+    found = imports_of("workbench.mcp._inspect", path)
+    assert found == {("workbench.jupyter._mcp_inspector", 2)}
+    assert layer_of("workbench.jupyter._mcp_inspector") > layer_of("workbench.mcp._inspect")
+    assert layer_of("workbench.log._store") == layer_of("workbench.log") < layer_of("workbench.mcp._client")

@@ -28,6 +28,7 @@ from workbench._peer import PEER_KEY
 from workbench.agent._masking import masked_step
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript
+from workbench.protocols import LogSink, RunLog, ToolLookup
 from workbench.registry import ToolRegistry, as_tool_registry, tool_list
 from workbench.secrets import SecretCalls, mask_params, scrub_text
 from workbench.tools import BaseTool
@@ -62,7 +63,7 @@ def default_executor() -> ConcurrentExecutor:
 
 
 def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any, system: Optional[str] = None,
-              executor: Any = None, log: Any = None, max_turns: int = 10, tool_choice: Any = None,
+              executor: Any = None, log: Optional[LogSink] = None, max_turns: int = 10, tool_choice: Any = None,
               approver: Any = None, review: Optional[Review] = None, on_step: Optional[StepListener] = None,
               run_id: Optional[str] = None, new_conversation: bool = True, validation: Optional[str] = None,
               sampling_model: "Model | str | None" = None, **params: Any) -> Transcript:
@@ -76,8 +77,9 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
         system: a system prompt (replaces any system message in ``prompt_or_messages``).
         executor: runs the calls (default: one shared ``ConcurrentExecutor()``, so the parallel calls
             of one turn run concurrently).
-        log: an ``ExecutionLog`` that keeps the whole run (calls with ``run_id`` and ``turn``, model
-            turns, the run); default: the executor's own log, if it has one.
+        log: an ``ExecutionLog`` (any ``workbench.protocols.RunLog``) that keeps the whole run (calls with
+            ``run_id`` and ``turn``, model turns, the run), or a ``LogSink`` that gets the calls only;
+            default: the executor's own log, if it has one.
         max_turns: at most this many model turns (the calls of the last one still run).
         tool_choice: passed to the model each turn.
         approver: ``approver(tool_use, tool) -> bool`` for ``ASK_USER`` tools during this run
@@ -112,7 +114,7 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
 
 
 async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any,
-                     system: Optional[str] = None, executor: Any = None, log: Any = None, max_turns: int = 10,
+                     system: Optional[str] = None, executor: Any = None, log: Optional[LogSink] = None, max_turns: int = 10,
                      tool_choice: Any = None, approver: Any = None, review: Optional[Review] = None,
                      on_step: Optional[StepListener] = None, run_id: Optional[str] = None,
                      new_conversation: bool = True, validation: Optional[str] = None,
@@ -173,12 +175,12 @@ class _Run:
     """One run's bookkeeping: the transcript, the listener and the log (the last two get each step with
     the offered tools' secret parameters masked; the transcript keeps what happened)."""
 
-    def __init__(self, transcript: Transcript, log: Any, on_step: Optional[StepListener],
+    def __init__(self, transcript: Transcript, log: Optional[LogSink], on_step: Optional[StepListener],
                  secrets: Optional[SecretCalls] = None) -> None:
         self.transcript = transcript
         self.on_step = on_step
         self.secrets = secrets or SecretCalls({})
-        self.log = log if hasattr(log, "start_run") else None  # runs and turns need an ExecutionLog
+        self.log = log if isinstance(log, RunLog) else None  # runs and turns need a RunLog (an ExecutionLog)
         self.call_log = log  # the executor's log argument: anything with append()
 
     def start(self) -> None:
@@ -409,7 +411,7 @@ def _registry(tools: Any) -> Any:
     ``synthetic`` setting). A list of the same tool objects gets the same registry back (cached)."""
     if tools is None:
         return ToolRegistry()
-    if hasattr(tools, "get_tool"):
+    if isinstance(tools, (ToolRegistry, ToolLookup)):
         return tools
     items = tool_list(tools)
     cacheable = all(isinstance(item, BaseTool) for item in items)  # dicts and specs are rebuilt: they may change

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Optional
+from typing import Any, Optional, Sequence, Union
 
 from workbench.agent import Transcript
 from workbench.evals._cache import CachedModel, RequestCache
@@ -23,6 +23,7 @@ from workbench.evals._provenance import run_provenance
 from workbench.evals._report import EvalReport
 from workbench.evals._scorers import PassIf, apply_scorers, combined_verdict, resolve_scorers, scorer_name
 from workbench.models import Model, resolve_model
+from workbench.protocols import RunLog, Scorer
 
 
 def _models(models: Any, base_dir: Any = None) -> list[Model]:
@@ -150,8 +151,8 @@ def _spec_diffs(variants: dict[str, Any]) -> dict[tuple[str, str], Any]:
 
 def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: int = 1, concurrency: int = 8,
               executor: Any = None, cache: Any = None, variants: Optional[dict[str, Any]] = None,
-              progress: Any = True, max_turns: Optional[int] = None, tool_choice: Any = None, log: Any = None,
-              scorers: Any = None, pass_if: PassIf = "all", validation: Optional[str] = None,
+              progress: Any = True, max_turns: Optional[int] = None, tool_choice: Any = None,
+              log: Optional[RunLog] = None, scorers: Union[str, Scorer, Sequence[Union[str, Scorer]], None] = None, pass_if: PassIf = "all", validation: Optional[str] = None,
               **params: Any) -> EvalReport:
     """Ask every model every case (``repeats`` times, against each tool variant) and score the calls.
 

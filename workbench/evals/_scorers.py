@@ -21,9 +21,10 @@ import inspect
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, Union, runtime_checkable
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from workbench.evals._scoring import Verdict
+from workbench.protocols import CachingScorer, NamedScorer, Scorer, ThresholdScorer
 
 
 @dataclass
@@ -35,15 +36,6 @@ class Score:
     passed: Optional[bool]
     reason: str = ""
     verdict: Optional[Verdict] = None
-
-
-@runtime_checkable
-class Scorer(Protocol):
-    """``scorer(case, transcript) -> bool | float | (score, reason) | Score | None`` (or an awaitable)."""
-
-    name: str
-
-    def __call__(self, case: Any, transcript: Any) -> Any: ...
 
 
 def as_score(raw: Any, threshold: float = 1.0, name: str = "scorer") -> Score:
@@ -221,7 +213,7 @@ def _conversation(transcript: Any) -> str:
 BUILT_IN: dict[str, Callable[[], Any]] = {"calls": CallsScorer, "final_state": FinalStateScorer}
 
 
-def resolve_scorers(scorers: Any, cases: Sequence[Any], cache: Any = None) -> list[Any]:
+def resolve_scorers(scorers: Any, cases: Sequence[Any], cache: Any = None) -> list[Scorer]:
     """The scorer objects for ``run_evals``: names looked up, default from the cases, names unique,
     judges given the run's cache."""
     if scorers is None:
@@ -240,9 +232,9 @@ def resolve_scorers(scorers: Any, cases: Sequence[Any], cache: Any = None) -> li
                 raise ValueError(f"unknown scorer {item!r}; built in: {', '.join(BUILT_IN)} "
                                  "(or pass text_contains(...), text_matches(...), judge(...) or your own callable)")
             item = BUILT_IN[item]()
-        elif not callable(item):
+        elif not isinstance(item, Scorer):
             raise TypeError(f"a scorer is a callable (case, transcript) -> score, or a built-in name; got {item!r:.80}")
-        if cache is not None and hasattr(item, "cached"):
+        if cache is not None and isinstance(item, CachingScorer):
             item = item.cached(cache)
         out.append(item)
     names = [scorer_name(s) for s in out]
@@ -252,11 +244,18 @@ def resolve_scorers(scorers: Any, cases: Sequence[Any], cache: Any = None) -> li
     return out
 
 
-def scorer_name(scorer: Any) -> str:
-    return str(getattr(scorer, "name", None) or getattr(scorer, "__name__", None) or type(scorer).__name__)
+def scorer_name(scorer: Scorer) -> str:
+    """The results column of ``scorer``: its ``name``, a function's ``__name__``, else its class's name."""
+    named = scorer.name if isinstance(scorer, NamedScorer) else None
+    return str(named or getattr(scorer, "__name__", None) or type(scorer).__name__)
 
 
-async def apply_scorers(scorers: Sequence[Any], case: Any, transcript: Any, schemas: Mapping[str, Any]) -> dict[str, Score]:
+def scorer_threshold(scorer: Scorer) -> float:
+    """The score at which ``scorer`` passes: its ``threshold``, else 1.0."""
+    return float(scorer.threshold) if isinstance(scorer, ThresholdScorer) else 1.0
+
+
+async def apply_scorers(scorers: Sequence[Scorer], case: Any, transcript: Any, schemas: Mapping[str, Any]) -> dict[str, Score]:
     """Every scorer's :class:`Score` of one run, by scorer name."""
     out = {}
     for scorer in scorers:
@@ -265,7 +264,7 @@ async def apply_scorers(scorers: Sequence[Any], case: Any, transcript: Any, sche
             raw = scorer(case, transcript, schemas) if isinstance(scorer, CallsScorer) else scorer(case, transcript)
             if inspect.isawaitable(raw):
                 raw = await raw
-            score = as_score(raw, float(getattr(scorer, "threshold", 1.0)), name)
+            score = as_score(raw, scorer_threshold(scorer), name)
         except Exception as exc:  # noqa: BLE001 - a broken scorer fails its column, named, not the run
             score = Score(False, False, f"scorer raised {type(exc).__name__}: {exc}")
         out[name] = score

@@ -26,7 +26,7 @@ The rules are those of BFCL's ``ast_checker`` (``bfcl_eval.eval_checker.ast_eval
   the agent loop would run it. This is the one documented difference from BFCL's verdicts.
 
 bfcl-eval itself cannot be imported here (its checker module imports every model handler of the
-leaderboard and their SDKs), so the rules are restated; ``tests/evals/test_bfcl_agreement.py``
+leaderboard and their SDKs), so the rules are restated; ``tests/test_evals/test_bfcl_agreement.py``
 scores BFCL's own data with both and requires identical verdicts.
 """
 

@@ -8,6 +8,8 @@ Importing this package imports ipywidgets, IPython and pandas; ``import workbenc
   returns a :class:`PendingRun` where waiting for an approval click would deadlock a cell.
 * ``playground(models)`` — chat with up to three models side by side, the workbench's tools in the loop
   (:class:`Playground`; each call a :class:`ToolCallCard`: the tool's form filled with the model's arguments).
+* ``inspect(command | transport | url=...)`` — an MCP server's connection as MCP Inspector's tabs
+  (``workbench.mcp.inspect`` forwards here).
 * :class:`LogTable` — the live execution-log table: newest first, paged from SQLite, sortable and
   filterable; click a row for the full call, load it into a form, re-run it or copy it as JSON.
 """
@@ -24,6 +26,7 @@ from workbench.jupyter._field_table import (
 from workbench.jupyter._fields import MISSING, Field
 from workbench.jupyter._form import PendingRun, ToolForm
 from workbench.jupyter._log_table import LogTable
+from workbench.jupyter._mcp_inspect import inspect
 from workbench.jupyter._playground import Playground, PlaygroundRun
 from workbench.jupyter._playground_card import ToolCallCard
 from workbench.jupyter._widget_types import widget_field
@@ -33,7 +36,7 @@ __all__ = [
     "ApprovalPrompt", "Dashboard", "Field", "LogTable", "MISSING", "PendingRun", "Playground", "PlaygroundRun",
     "ToolCallCard", "ToolForm", "WIDGET_RULES", "WIDGETS", "WidgetRule", "WidgetTable", "register_widget_type",
     "widget_field",
-    "Workbench", "build_field", "get_workbench", "load_ipython_extension", "register_widget_rule",
+    "Workbench", "build_field", "get_workbench", "inspect", "load_ipython_extension", "register_widget_rule",
     "playground", "reset_workbench", "ui", "unload_ipython_extension", "widget_table",
 ]
 

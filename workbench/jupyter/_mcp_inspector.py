@@ -1,5 +1,5 @@
 """``McpInspector``: one MCP connection in tabs — Tools, Resources, Prompts, Tasks, Logs, Protocol,
-Server — as MCP Inspector shows it, inside the notebook (made by :func:`workbench.mcp.inspect`).
+Server — as MCP Inspector shows it, inside the notebook (made by :func:`workbench.jupyter.inspect`).
 
 This module is the shell: a title with **Reconnect**, the server's waiting requests (sampling,
 elicitation) above the tabs, and the tabs themselves, one class each (``_mcp_tab_*.py``). Each tab

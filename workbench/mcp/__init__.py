@@ -32,6 +32,12 @@ executors and the log work on them like on local tools::
     with connect(command=["python", "-m", "some.server"]) as conn:   # or connect(url="http://…/mcp")
         print(conn.tools)
     connect(url="http://server:8000/mcp", token="...")               # a server with a token
+
+or name the server with a transport object (the keywords above build one)::
+
+    from workbench.mcp import HttpTransport, StdioTransport
+    connect(StdioTransport(["python", "-m", "some.server"], env={"API_KEY": "..."}))
+    connect(HttpTransport("http://server:8000/mcp", token="..."), prefix="remote_")
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from workbench.mcp._auth import OAuth, OAuthError
 from workbench.mcp._grants import identity_assertion
 from workbench.mcp._client import McpConnection, McpConnectionError, McpProxyTool, McpTimeoutError, connect
 from workbench.mcp._inspect import inspect
+from workbench.mcp._transport_objects import HttpTransport, InProcessTransport, McpTransport, StdioTransport
 from workbench.mcp._record import Notification, ProtocolMessage, ServerLog
 from workbench.mcp._convert import (
     McpToolError,
@@ -62,6 +69,9 @@ from workbench.mcp._tasks import McpTaskError
 from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
 
 __all__ = [
+    "HttpTransport",
+    "InProcessTransport",
+    "McpTransport",
     "Notification",
     "OAuth",
     "OAuthError",
@@ -69,6 +79,7 @@ __all__ = [
     "Resource",
     "ProtocolMessage",
     "ServerLog",
+    "StdioTransport",
     "McpConnection",
     "McpConnectionError",
     "McpProxyTool",

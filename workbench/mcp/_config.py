@@ -78,6 +78,9 @@ class ConfigExport:
         if arguments is None:
             raise ValueError(f"MCP connection to {getattr(self, 'label', '?')} was not made by connect(): "
                              "no configuration to export")
+        transport = arguments.get("transport")
+        if hasattr(transport, "connect_arguments"):  # a transport object: the server as connect() keywords
+            arguments = {**arguments, **transport.connect_arguments()}
         entry = server_entry(arguments)
         return entry if name is None else {"mcpServers": {name: entry}}
 

@@ -1,52 +1,19 @@
-"""``workbench.mcp.inspect``: connect to a server and open its tabbed view in the notebook."""
+"""``workbench.mcp.inspect``: the notebook view of a connection, carried out by the notebook layer.
+
+The MCP layer does not import the notebook layer (``tests/test_layers.py``); this forwarder calls
+``workbench.jupyter.inspect`` through ``workbench._entry_points``, which imports it on first use.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
+
+from workbench import _entry_points
 
 __all__ = ["inspect"]
 
 
-def inspect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str] = None, workbench: Any = None,
-            **connect_options: Any) -> Any:
-    """Connect to an MCP server and return an :class:`~workbench.jupyter.McpInspector` of the
-    connection: tabs Tools, Resources, Prompts, Logs, Protocol and Server, as MCP Inspector shows
-    them. ``connect_options`` go to :func:`workbench.mcp.connect` (``token=``, ``auth=``,
-    ``transport=``, ``roots=``…). Without ``sampling=`` / ``elicitation=`` handlers the view answers
-    those requests itself: an Approve/Reject prompt with an editable answer, and a form built from
-    the requested schema. The server's tools are registered in the kernel's registry (the
-    workbench's, so ``%tool_call`` and the log see them) and every call lands in its log.
-
-    ``view.connection`` is the connection (``view.connection.disconnect()`` ends it).
-    """
-    from workbench.jupyter._mcp_inspector import McpInspector
-    from workbench.jupyter._form import ToolForm
-    from workbench.jupyter._mcp_requests import ElicitationPrompt, SamplingPrompt
-    from workbench.mcp._client import connect
-
-    if workbench is None:
-        from workbench.jupyter._workbench import get_workbench
-
-        workbench = get_workbench()
-    sampling = connect_options.pop("sampling", None)
-    elicitation = connect_options.pop("elicitation", None)
-    sampling_prompt = SamplingPrompt() if sampling is None else None
-    elicitation_prompt = ElicitationPrompt(workbench, form_class=ToolForm) if elicitation is None else None
-    connect_options.setdefault("registry", workbench.registry)
-    connect_options.setdefault("log", workbench.log)
-    connect_options.setdefault("roots", [])  # the Server tab offers roots, as MCP Inspector does
-    connection = connect(command, url=url, sampling=sampling or sampling_prompt,
-                         elicitation=elicitation or elicitation_prompt, **connect_options)
-    try:
-        view = McpInspector(connection, workbench)
-    except BaseException:
-        connection.disconnect()
-        raise
-    # the view shows the prompts that answer the server (the ones the connection already uses)
-    if sampling_prompt is not None:
-        view.sampling_prompt = sampling_prompt
-    if elicitation_prompt is not None:
-        view.elicitation_prompt = elicitation_prompt
-    view.children = (view.header, view.reconnect_message, view.sampling_prompt.widget, view.elicitation_prompt.widget,
-                     view.tabs)
-    return view
+def inspect(command: Any = None, *, url: Optional[str] = None, workbench: Any = None, **connect_options: Any) -> Any:
+    """Connect to an MCP server and open its tabbed view in the notebook: the same as
+    :func:`workbench.jupyter.inspect` (see there; needs ipywidgets)."""
+    return _entry_points.mcp_inspect(command, url=url, workbench=workbench, **connect_options)

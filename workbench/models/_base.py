@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from typing import Any, Iterable, Optional, Sequence
 
 from workbench.models._turn import ModelTurn
+from workbench.protocols import ToolSource
 from workbench.spec import ToolSpec
 
 Message = dict[str, Any]
@@ -50,7 +51,7 @@ def as_messages(prompt_or_messages: "str | Sequence[Message]", system: Optional[
 def tool_specs(tools: Any) -> list[ToolSpec]:
     """The specs of ``tools``: a registry's, or those of ``workbench.registry.tool_list``'s items (a
     mapping of name → tool, a list of tools, specs or spec dicts, or one of them)."""
-    if hasattr(tools, "get_all_tool_specs"):
+    if isinstance(tools, ToolSource):
         return list(tools.get_all_tool_specs())
     from workbench.registry import tool_list  # here: a model needs the registry module only once given tools
 
