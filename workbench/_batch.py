@@ -196,9 +196,8 @@ def _run_chunks(executor: Any, tool: Any, uses: list, todo: list, rows: list, re
     ceiling = getattr(executor, "_map_max_chunk", _MAX_CHUNK)
     position = 0
     run = executor.run
-    # a sequential executor's batch fast lane (same rows, no ToolResult objects) when the tool allows it
-    lane_of = getattr(executor, "_batch_lane", None)
-    lane = lane_of(tool, registry, log) if lane_of is not None else None
+    # the executor's batch fast lane (same rows, mostly no ToolResult objects), if it has one for this tool
+    lane = executor.batch_rows(tool, registry, log)
     try:
         poll = getattr(bar, "poll", None)
         while position < len(todo):
@@ -209,7 +208,7 @@ def _run_chunks(executor: Any, tool: Any, uses: list, todo: list, rows: list, re
             chunk = todo[position:position + size]
             t0 = time.perf_counter()
             if lane is not None:
-                chunk_rows = lane([uses[i] for i in chunk])
+                chunk_rows = [row if type(row) is tuple else _row(row) for row in lane([uses[i] for i in chunk])]
             else:
                 chunk_rows = [_row(result) for result in run([uses[i] for i in chunk], registry, log=log)]
             elapsed = time.perf_counter() - t0
