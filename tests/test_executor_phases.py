@@ -233,6 +233,50 @@ def test_run_sync_lives_with_the_async_helpers_and_is_still_importable_from_the_
     assert workbench.executor.run_sync is workbench._async.run_sync
 
 
+# -- a step added in one place -----------------------------------------------------------------------------
+
+class RateLimit:
+    """The example of docs/architecture-executor.md: at most ``limit`` calls run; the others end as
+    ``RateLimited`` errors. One override of ``prepare``; ``finished`` counts what ``finish`` saw."""
+
+    limit = 2
+
+    def prepare(self, tool_use, run, index=0):
+        call = super().prepare(tool_use, run, index)
+        if type(call) is PreparedCall:
+            self.taken = getattr(self, "taken", 0) + 1
+            if self.taken > self.limit:
+                return self.finish(call, self.result_of_error(call, f"Tool '{call.spec.name}' is rate-limited",
+                                                              "RateLimited"), run)
+        return call
+
+    def finish(self, call, result, run):
+        self.finished = getattr(self, "finished", 0) + 1
+        return super().finish(call, result, run)
+
+
+@pytest.mark.parametrize("base", [SequentialExecutor, ConcurrentExecutor])
+@pytest.mark.parametrize("how", ["run", "execute", "map"])
+@pytest.mark.parametrize("name", ["add", "async_add"])
+def test_a_step_added_by_overriding_a_phase_applies_to_every_call(base, how, name):
+    executor = type("Limited", (RateLimit, base), {})()
+    registry = ToolRegistry([add, async_add])
+    uses = [_use(name, {"a": i}, f"r{i}") for i in range(4)]
+    if how == "run":
+        results = executor.run(uses, registry)
+        statuses = [r.metadata.get("error_type", r.status) for r in results]
+    elif how == "execute":
+        results = asyncio.run(executor.execute(uses, registry))
+        statuses = [r.metadata.get("error_type", r.status) for r in results]
+    else:
+        frame = executor.map(add if name == "add" else async_add, [{"a": i} for i in range(4)], registry=registry,
+                             progress=False)
+        statuses = [e if isinstance(e, str) else s for s, e in zip(frame["status"], frame["error_type"])]
+    assert sorted(statuses) == ["RateLimited", "RateLimited", "success", "success"]
+    assert executor.finished == 4
+    executor.close()
+
+
 # -- the plan: the same phases, cached -------------------------------------------------------------------
 
 @pytest.mark.parametrize("name,payload", CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])

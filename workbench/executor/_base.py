@@ -69,6 +69,9 @@ def no_run_modes(registry: Any) -> bool:
     return _context_mode.get() is None and getattr(registry, "validation", None) is None
 
 
+_PHASES = ("prepare", "invoke", "ainvoke", "finish")  # what a subclass overrides to add a step
+
+
 class _Deadline(Exception):
     """A call's timeout expired (as opposed to a ``TimeoutError`` raised by the tool itself)."""
 
@@ -120,6 +123,13 @@ class ToolExecutor:
     """
 
     _sync_tools_off_loop = False  # concurrent executors move every sync call off the loop
+    #: whether this class runs the phases as defined here; a subclass that overrides one (to add a
+    #: step) has every call go through every phase: no ``run_planned`` shortcut, no skipped ``finish``
+    _stock_phases = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._stock_phases = all(getattr(cls, name) is getattr(ToolExecutor, name) for name in _PHASES)
 
     def __init__(self, *, timeout: Optional[float] = None, approver: Optional[Approver] = None, log: Any = None,
                  synthetic: bool = False, seed: int = 0, pool: Optional[concurrent.futures.Executor] = None,
@@ -289,9 +299,10 @@ class ToolExecutor:
 
     def _adds_no_steps(self) -> bool:
         """Whether this executor adds no step to a validate-and-call tool's call (``CallPlan``): no
-        default timeout, pool, synthetic values or validation mode. (A ``validating()`` context or a
-        registry's mode is checked per run, see ``no_run_modes``.)"""
-        return self.timeout is None and self.pool is None and not self.synthetic and self.validation is None
+        default timeout, pool, synthetic values or validation mode, and no phase overridden by a subclass.
+        (A ``validating()`` context or a registry's mode is checked per run, see ``no_run_modes``.)"""
+        return (self.timeout is None and self.pool is None and not self.synthetic and self.validation is None
+                and self._stock_phases)
 
     # -- phase 1: prepare ----------------------------------------------------------------------------
     def prepare(self, tool_use: Any, run: CallRun, index: int = 0) -> "PreparedCall | ToolResult":
@@ -552,7 +563,7 @@ class ToolExecutor:
                                          call.synthetic)
             except Exception as exc:  # noqa: BLE001
                 result = self._exception(call, exc)
-            if run.log is None and not self._listeners:
+            if run.log is None and not self._listeners and self._stock_phases:
                 return result  # nothing for finish to do
             return self.finish(call, result, run)
         key = call.idem_key

@@ -32,7 +32,7 @@ class SequentialExecutor(ToolExecutor):
         tools = getattr(registry, "registry", None)
         planned = (type(tools) is dict and log is None and ctx_factory is None  # and _adds_no_steps(), inlined:
                    and self.timeout is None and self.pool is None and not self.synthetic  # a call less per execute
-                   and self.validation is None and no_run_modes(registry))
+                   and self.validation is None and self._stock_phases and no_run_modes(registry))
         run: Optional[CallRun] = None
         results = []
         for i, use in enumerate(uses):
