@@ -483,7 +483,9 @@ def test_other_executors_and_the_batch_use_only_public_phases(path):
                        if alias.name.startswith("_")})
     looked_up = sorted({node.args[1].value for node in ast.walk(tree) if isinstance(node, ast.Call)
                         and getattr(node.func, "id", None) == "getattr" and len(node.args) > 1
-                        and isinstance(node.args[1], ast.Constant) and node.args[1].value in private})
+                        and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+                        and (node.args[1].value in private or getattr(node.args[0], "id", None) in ("executor", "self")
+                             and node.args[1].value.startswith("_"))})
     assert (reach_ins, imported, looked_up) == ([], [], [])
 
 

@@ -19,8 +19,6 @@ __all__ = ["RESULT_COLUMNS", "map_batch", "json_value"]
 
 RESULT_COLUMNS = ("status", "value", "error_type", "error", "duration_ms", "tool_use_id")
 _DTYPES = (object, object, object, object, "float64", object)
-_CHUNK_SECONDS = 0.1  # aim for this much work per chunk
-_MAX_CHUNK = 4096
 
 
 def json_value(content: Any) -> Any:
@@ -190,10 +188,8 @@ def _run_chunks(executor: Any, tool: Any, uses: list, todo: list, rows: list, re
                 bar: Any) -> None:
     """Run the pending calls chunk by chunk, filling ``rows``; stops early when the bar is cancelled
     or the kernel is interrupted (KeyboardInterrupt) — finished rows are kept."""
-    size = max(1, getattr(executor, "_map_min_chunk", None) or getattr(executor, "max_concurrency", 1))
-    floor = size
-    target = getattr(executor, "_map_chunk_seconds", _CHUNK_SECONDS)
-    ceiling = getattr(executor, "_map_max_chunk", _MAX_CHUNK)
+    smallest, target, ceiling = executor.map_chunks()
+    size = floor = max(1, smallest)
     position = 0
     run = executor.run
     # the executor's batch fast lane (same rows, mostly no ToolResult objects), if it has one for this tool

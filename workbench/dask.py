@@ -26,7 +26,7 @@ import uuid
 from typing import Any, Optional
 
 from workbench._peer import PEER_KEY
-from workbench.executor import PreparedCall, ToolExecutor, call_list, is_awaitable
+from workbench.executor import MapChunks, PreparedCall, ToolExecutor, call_list, is_awaitable
 from workbench.types import ToolResult
 
 __all__ = ["DaskExecutor"]
@@ -199,9 +199,6 @@ class DaskExecutor(ToolExecutor):
     on a worker reports nowhere.
     """
 
-    _map_chunk_seconds = 1.0  # batch map chunks: bigger than local ones (a Dask round trip costs ms)
-    _map_max_chunk = 50_000
-
     def __init__(self, address: Any = None, *, batch_size: Optional[int] = None, timeout: Optional[float] = None,
                  retries: int = 1, n_workers: Optional[int] = None, threads_per_worker: int = 1,
                  cluster_options: Optional[dict[str, Any]] = None, **options: Any) -> None:
@@ -239,9 +236,10 @@ class DaskExecutor(ToolExecutor):
         except Exception:  # noqa: BLE001 - a closed client
             return 1
 
-    @property
-    def _map_min_chunk(self) -> int:
-        return 8 * self.max_concurrency
+    def map_chunks(self) -> MapChunks:
+        """Bigger chunks than local ones (a Dask round trip costs milliseconds): eight calls per worker
+        thread at least, about a second of work each."""
+        return MapChunks(8 * self.max_concurrency, 1.0, 50_000)
 
     def _batch_size(self, count: int) -> int:
         if self.batch_size is not None:

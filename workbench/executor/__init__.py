@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from workbench._async import run_sync
 from workbench._validation_mode import validating
-from workbench.executor._base import ToolExecutor, is_awaitable, no_run_modes
+from workbench.executor._base import MapChunks, ToolExecutor, is_awaitable, no_run_modes
 from workbench.executor._calls import call_iter, call_list, normalise_tool_use
 from workbench.executor._concurrent import ConcurrentExecutor
 from workbench.executor._plan import CallPlan, call_plan
@@ -23,7 +23,7 @@ from workbench.executor._sequential import SequentialExecutor
 from workbench.executor._state import Approver, CallRun, PreparedCall, approving
 
 __all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "approving", "append_masked",
-           "validating", "run_sync", "PreparedCall", "CallRun", "CallPlan", "call_plan"]
+           "validating", "run_sync", "PreparedCall", "CallRun", "CallPlan", "call_plan", "MapChunks"]
 
 # the names these had before the executor became a package (benchmarks and older callers import them)
 _Call = PreparedCall

@@ -25,7 +25,9 @@ import time
 import traceback
 import types
 import warnings
-from typing import Any, AsyncIterator, Callable, Optional, Sequence
+from typing import Any, AsyncIterator, Callable, NamedTuple, Optional, Sequence
+
+from pydantic import ValidationError as _ValidationError
 
 from workbench._async import await_value, resume_started, run_sync, uncancel
 from workbench._content import canonical_json as _canonical
@@ -40,13 +42,13 @@ from workbench.executor._state import Approver, CallRun, PreparedCall, ProgressE
 from workbench.tools import BaseTool, NoImplementationError
 from workbench.types import Permission, ToolResult, error_result, fast_tool_result, new_tool_use_id, utc_now_iso
 
-__all__ = ["ToolExecutor", "no_run_modes", "is_awaitable"]
+__all__ = ["ToolExecutor", "MapChunks", "no_run_modes", "is_awaitable"]
 
 _ALLOW, _DENY, _ASK = Permission.ALWAYS_ALLOW, Permission.ALWAYS_DENY, Permission.ASK_USER
 _BASE_PERMISSION = BaseTool.__dict__["permission"]
 _perf = time.perf_counter
 _now_iso = utc_now_iso
-_PLAIN_TYPES = frozenset({int, float, str, bool, type(None), dict, list, tuple, bytes})
+_NEVER_AWAITABLE = frozenset({int, float, str, bool, type(None), dict, list, tuple, bytes})
 _current_task = asyncio.current_task
 _CoroutineType = types.CoroutineType
 
@@ -55,9 +57,9 @@ _CoroutineType = types.CoroutineType
 RUNS_IN_CALLER_THREAD: Any = object()
 
 
-def is_awaitable(value: Any, _plain: frozenset = _PLAIN_TYPES, _check: Callable[[Any], bool] = inspect.isawaitable) -> bool:
+def is_awaitable(value: Any, _never: frozenset = _NEVER_AWAITABLE, _check: Callable[[Any], bool] = inspect.isawaitable) -> bool:
     """``inspect.isawaitable`` without its ABC check for the common plain return values."""
-    return type(value) not in _plain and _check(value)
+    return type(value) not in _never and _check(value)
 
 
 _isawaitable = is_awaitable
@@ -67,6 +69,15 @@ def no_run_modes(registry: Any) -> bool:
     """Whether no ``validating()`` context and no registry's ``validation`` apply: each tool's own
     validator (its own mode) then checks its calls, as a ``CallPlan`` calls it."""
     return _context_mode.get() is None and getattr(registry, "validation", None) is None
+
+
+class MapChunks(NamedTuple):
+    """How ``map`` cuts a batch into chunks that each go through ``run``: at least ``smallest`` calls,
+    about ``seconds`` of work, at most ``largest`` calls per chunk."""
+
+    smallest: int
+    seconds: float
+    largest: int
 
 
 _PHASES = ("prepare", "invoke", "ainvoke", "finish")  # what a subclass overrides to add a step
@@ -768,7 +779,7 @@ class ToolExecutor:
                 value = self._synthetic_value(call)
             else:
                 value = self._invoke_in_caller_thread(call)
-                if type(value) not in _PLAIN_TYPES and _isawaitable(value):
+                if type(value) not in _NEVER_AWAITABLE and _isawaitable(value):
                     value = run_sync(await_value(value))  # an undeclared async tool: finish it on a loop
             result = self.cancelled_result(call) if call.cancelled else self._success(call, value)
         except Exception as exc:  # noqa: BLE001
@@ -816,18 +827,25 @@ class ToolExecutor:
             plan = call_plan(item)
             if plan is None:
                 return None
-        func = plan.func
-        if func is None or (plan.is_async and not in_loop):
+        _spec, _tool, validator, func, is_async, check, flat_check = plan
+        if func is None or (is_async and not in_loop):
             return None
         t0 = _perf()
         started_at = _now_iso()
         try:
-            arguments = plan.validate(name, raw_input)
+            # CallPlan.validate, inlined (this is every call): the flat check, else the validator explains
+            if flat_check is not None:
+                try:
+                    arguments = flat_check(raw_input)
+                except _ValidationError:
+                    arguments = validator(name, raw_input)
+            else:
+                arguments = validator(name, raw_input)
         except Exception as exc:  # noqa: BLE001 - bad input: its error result, as prepare gives it
             return self._refused(_planned_call(tool_use, started_at, t0, plan, None), exc)
         try:
             value = func(**arguments)
-            if plan.is_async and type(value) is _CoroutineType:
+            if is_async and type(value) is _CoroutineType:
                 try:
                     waits_for = value.send(None)
                 except StopIteration as finished:
@@ -836,15 +854,19 @@ class ToolExecutor:
                     call = _planned_call(tool_use, started_at, t0, plan, arguments)
                     call.awaitable = resume_started(value, waits_for)
                     return call
-            elif type(value) not in _PLAIN_TYPES and _isawaitable(value):
+            elif type(value) not in _NEVER_AWAITABLE and _isawaitable(value):
                 if in_loop:  # another kind of awaitable: ainvoke awaits it
                     call = _planned_call(tool_use, started_at, t0, plan, arguments)
                     call.awaitable = value
                     return call
                 value = run_sync(await_value(value))  # an undeclared async tool: finish it on a loop
-            return success_result(name, use_id, value, t0, started_at, plan.check)
+            return success_result(name, use_id, value, t0, started_at, check)
         except Exception as exc:  # noqa: BLE001 - every tool failure becomes a result
             return self._exception(_planned_call(tool_use, started_at, t0, plan, None), exc)
+
+    def map_chunks(self) -> MapChunks:
+        """How ``map`` cuts a batch into chunks on this executor (see ``MapChunks``)."""
+        return MapChunks(1, 0.1, 4096)
 
     # -- an optional fast lane for batches -------------------------------------------------------------
     def batch_rows(self, tool: Any, registry: Any, log: Any) -> Optional[Callable[[list], list]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from workbench.executor._base import ToolExecutor
+from workbench.executor._base import MapChunks, ToolExecutor
 from workbench.executor._calls import call_list
 from workbench.types import ToolResult
 
@@ -22,6 +22,10 @@ class ConcurrentExecutor(ToolExecutor):
             raise ValueError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
         super().__init__(**options)
         self.max_concurrency = max_concurrency
+
+    def map_chunks(self) -> MapChunks:
+        """Chunks of at least ``max_concurrency`` calls, so that every slot has work."""
+        return MapChunks(self.max_concurrency, 0.1, 4096)
 
     async def execute(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
         uses = call_list(tool_uses)
