@@ -19,7 +19,7 @@ from workbench.types import ToolResult
 
 __all__ = ["SequentialExecutor"]
 
-_PLAIN_TYPES = frozenset({int, float, str, bool, type(None), dict, list, tuple, bytes})
+_NEVER_AWAITABLE = frozenset({int, float, str, bool, type(None), dict, list, tuple, bytes})
 
 
 class SequentialExecutor(ToolExecutor):
@@ -139,7 +139,7 @@ class SequentialExecutor(ToolExecutor):
                     elif kind is not str:
                         call = PreparedCall(0, use, None, t0)
                         call.tool, call.spec, call.arguments = tool, spec, arguments
-                        if kind not in _PLAIN_TYPES and is_awaitable(value):
+                        if kind not in _NEVER_AWAITABLE and is_awaitable(value):
                             value = run_sync(await_value(value))
                         append(executor._success(call, value))
                         continue
