@@ -325,7 +325,7 @@ class ToolExecutor:
         ``CallPlan`` skips the steps its plan says cannot apply."""
         t0 = _perf()
         started_at = _now_iso()
-        normalised = None
+        normalised: Any = None
         if type(tool_use) is dict:
             try:  # already a well-formed ToolUse: used as it is, no copy
                 name = tool_use["name"]
@@ -812,7 +812,7 @@ class ToolExecutor:
             return None
         try:
             name, raw_input, use_id = tool_use["name"], tool_use["input"], tool_use["toolUseId"]
-            item = tools.get(name)
+            item: Any = tools.get(name)
             # the spec a tool caches in its __dict__ (not its .spec property); a tool whose .spec is
             # another never matches its plan and takes call_plan
             spec = item.__dict__.get("_wb_spec")

@@ -105,7 +105,7 @@ class SequentialExecutor(ToolExecutor):
         perf = time.perf_counter
 
         def through_phases(use: Any, run: CallRun) -> ToolResult:
-            outcome = executor._call_sync(0, use, run)
+            outcome: Any = executor._call_sync(0, use, run)
             if type(outcome) is PreparedCall:  # a use that needs a loop after all
                 outcome = run_sync(executor.ainvoke(outcome, run))
             return outcome
@@ -137,7 +137,7 @@ class SequentialExecutor(ToolExecutor):
                     if kind is int:
                         int.__repr__(value)  # as success_result renders it: raises past the int -> str limit
                     elif kind is not str:
-                        call = PreparedCall(0, use, None, t0)
+                        call = PreparedCall(0, use, None, t0)  # type: ignore[arg-type]  # a well-formed ToolUse dict
                         call.tool, call.spec, call.arguments = tool, spec, arguments
                         if kind not in _NEVER_AWAITABLE and is_awaitable(value):
                             value = run_sync(await_value(value))

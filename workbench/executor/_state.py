@@ -47,6 +47,13 @@ class PreparedCall:
     __slots__ = ("index", "tool_use", "tool", "spec", "arguments", "context", "started_at", "t0", "cancel_event",
                  "idem_key", "synthetic", "target", "cancelled", "approval", "deadline", "finished", "func", "awaitable")
 
+    # set by prepare once known (not in __init__: a call that fails before has none of them)
+    tool: Any
+    spec: Any
+    arguments: Any  # the validated arguments (None on a call that failed validation)
+    deadline: float  # with a timeout: perf_counter() past which the call has timed out
+    finished: float  # with a timeout: perf_counter() when the tool returned or raised
+
     def __init__(self, index: int, tool_use: ToolUse, started_at: Optional[str], t0: float) -> None:
         self.index = index
         self.tool_use = tool_use
