@@ -494,3 +494,26 @@ def test_only_the_spec_module_reads_the_specs_private_state():
     readers = sorted(str(path.relative_to(PACKAGE)) for path in sources
                      if "__pydantic_private__" in path.read_text(encoding="utf-8"))
     assert readers == []
+
+
+@pytest.mark.parametrize("executor_class", [SequentialExecutor, ConcurrentExecutor])
+def test_ctx_log_lines_go_with_the_result_of_a_sync_and_an_async_tool_alike(executor_class):
+    from workbench import ToolContext
+
+    @tool
+    async def noted(x: int, ctx: ToolContext) -> int:
+        """Logs a line (async)."""
+        ctx.log("seen")
+        return x
+
+    @tool
+    def noted_sync(x: int, ctx: ToolContext) -> int:
+        """Logs a line."""
+        ctx.log("seen")
+        return x
+
+    executor = executor_class()  # no log, no listener: finish has nothing else to do
+    results = executor.run([_use("noted", {"x": 1}, "a"), _use("noted_sync", {"x": 1}, "b")],
+                           ToolRegistry([noted, noted_sync]))
+    assert [[entry["message"] for entry in r.metadata.get("logs", [])] for r in results] == [["seen"], ["seen"]]
+    executor.close()

@@ -574,8 +574,8 @@ class ToolExecutor:
                                          call.synthetic)
             except Exception as exc:  # noqa: BLE001
                 result = self._exception(call, exc)
-            if run.log is None and not self._listeners and self._stock_phases:
-                return result  # nothing for finish to do
+            if run.log is None and not self._listeners and call.context is None and self._stock_phases:
+                return result  # nothing for finish to do (no log, no listener, no ctx.log lines)
             return self.finish(call, result, run)
         key = call.idem_key
         if key is None:
