@@ -164,14 +164,14 @@ def call_pieces(n: int, rounds: int) -> list[tuple[str, float]]:
     """The pieces of work a plain ``run()`` call of ``add`` cannot skip, each timed alone: its input
     validation, the call, the two ISO timestamps and two clock reads, and the success result (content
     blocks, metadata, the returns check, the ``ToolResult``)."""
-    from workbench.executor import _returns_check, _success_result
+    from workbench.executor import returns_check as _returns_check, success_result as _success_result
     from workbench.types import utc_now_iso
 
     add_tool = tool(add)
     spec = add_tool.spec
     args = {"a": 1, "b": 2}
     spec.check_inputs(args)
-    validator = spec.__pydantic_private__["_input_validator"]
+    validator = spec.input_checks()[1]
     func = add_tool._func
     check = _returns_check(spec)
     return [

@@ -19,8 +19,6 @@ __all__ = ["RESULT_COLUMNS", "map_batch", "json_value"]
 
 RESULT_COLUMNS = ("status", "value", "error_type", "error", "duration_ms", "tool_use_id")
 _DTYPES = (object, object, object, object, "float64", object)
-_CHUNK_SECONDS = 0.1  # aim for this much work per chunk
-_MAX_CHUNK = 4096
 
 
 def json_value(content: Any) -> Any:
@@ -190,15 +188,12 @@ def _run_chunks(executor: Any, tool: Any, uses: list, todo: list, rows: list, re
                 bar: Any) -> None:
     """Run the pending calls chunk by chunk, filling ``rows``; stops early when the bar is cancelled
     or the kernel is interrupted (KeyboardInterrupt) — finished rows are kept."""
-    size = max(1, getattr(executor, "_map_min_chunk", None) or getattr(executor, "max_concurrency", 1))
-    floor = size
-    target = getattr(executor, "_map_chunk_seconds", _CHUNK_SECONDS)
-    ceiling = getattr(executor, "_map_max_chunk", _MAX_CHUNK)
+    smallest, target, ceiling = executor.map_chunks()
+    size = floor = max(1, smallest)
     position = 0
     run = executor.run
-    # a sequential executor's batch fast lane (same rows, no ToolResult objects) when the tool allows it
-    lane_of = getattr(executor, "_batch_lane", None)
-    lane = lane_of(tool, registry, log) if lane_of is not None else None
+    # the executor's batch fast lane (same rows, mostly no ToolResult objects), if it has one for this tool
+    lane = executor.batch_rows(tool, registry, log)
     try:
         poll = getattr(bar, "poll", None)
         while position < len(todo):
@@ -209,7 +204,7 @@ def _run_chunks(executor: Any, tool: Any, uses: list, todo: list, rows: list, re
             chunk = todo[position:position + size]
             t0 = time.perf_counter()
             if lane is not None:
-                chunk_rows = lane([uses[i] for i in chunk])
+                chunk_rows = [row if type(row) is tuple else _row(row) for row in lane([uses[i] for i in chunk])]
             else:
                 chunk_rows = [_row(result) for result in run([uses[i] for i in chunk], registry, log=log)]
             elapsed = time.perf_counter() - t0

@@ -26,7 +26,7 @@ import uuid
 from typing import Any, Optional
 
 from workbench._peer import PEER_KEY
-from workbench.executor import ToolExecutor, _Call, _call_list, _isawaitable
+from workbench.executor import MapChunks, PreparedCall, ToolExecutor, call_list, is_awaitable
 from workbench.types import ToolResult
 
 __all__ = ["DaskExecutor"]
@@ -69,7 +69,7 @@ def _load(payload: tuple) -> Any:
 
 def _invoke(tool: Any, arguments: dict, ctx: Any) -> Any:
     value = tool._invoke(arguments, ctx)
-    if _isawaitable(value):
+    if is_awaitable(value):
         async def finish() -> Any:
             return await value
 
@@ -199,9 +199,6 @@ class DaskExecutor(ToolExecutor):
     on a worker reports nowhere.
     """
 
-    _map_chunk_seconds = 1.0  # batch map chunks: bigger than local ones (a Dask round trip costs ms)
-    _map_max_chunk = 50_000
-
     def __init__(self, address: Any = None, *, batch_size: Optional[int] = None, timeout: Optional[float] = None,
                  retries: int = 1, n_workers: Optional[int] = None, threads_per_worker: int = 1,
                  cluster_options: Optional[dict[str, Any]] = None, **options: Any) -> None:
@@ -228,7 +225,7 @@ class DaskExecutor(ToolExecutor):
             self.client = distributed.Client(self._cluster)
         else:
             self.client = distributed.Client(address)
-        self._pending: dict[str, tuple[_Call, Any]] = {}  # tool_use_id -> (call, its stream's cancel hook)
+        self._pending: dict[str, tuple[PreparedCall, Any]] = {}  # tool_use_id -> (call, its stream's cancel hook)
 
     # -- sizing --------------------------------------------------------------------------------------
     @property
@@ -239,9 +236,10 @@ class DaskExecutor(ToolExecutor):
         except Exception:  # noqa: BLE001 - a closed client
             return 1
 
-    @property
-    def _map_min_chunk(self) -> int:
-        return 8 * self.max_concurrency
+    def map_chunks(self) -> MapChunks:
+        """Bigger chunks than local ones (a Dask round trip costs milliseconds): eight calls per worker
+        thread at least, about a second of work each."""
+        return MapChunks(8 * self.max_concurrency, 1.0, 50_000)
 
     def _batch_size(self, count: int) -> int:
         if self.batch_size is not None:
@@ -282,31 +280,31 @@ class DaskExecutor(ToolExecutor):
 
     # -- execution ---------------------------------------------------------------------------------------
     async def execute(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
-        uses = _call_list(tool_uses)
+        uses = call_list(tool_uses)
         results: list[Optional[ToolResult]] = [None] * len(uses)
         async for i, result in self.execute_streaming(uses, registry, ctx_factory, log=log, invocation_state=invocation_state):
             results[i] = result
         return results
 
     async def execute_streaming(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
-        uses = _call_list(tool_uses)
-        run = self._new_run(registry, log, invocation_state, ctx_factory)
+        uses = call_list(tool_uses)
+        run = self.start_run(registry, log, invocation_state, ctx_factory)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
-        ready: list[_Call] = []
-        followers: dict[Any, list[_Call]] = {}
+        ready: list[PreparedCall] = []
+        followers: dict[Any, list[PreparedCall]] = {}
         for i, use in enumerate(uses):
-            call = self._begin(i, use, run)
-            if type(call) is not _Call:
+            call = self.prepare(use, run, i)
+            if type(call) is not PreparedCall:
                 yield i, call
                 continue
             if call.approval:
-                denied = await self._approve(call)
+                denied = await self.approve(call)
                 if denied is not None:
-                    yield i, self._end(call, denied, run)
+                    yield i, self.finish(call, denied, run)
                     continue
             if call.synthetic:
-                yield i, self._end(call, await self._outcome(call), run)
+                yield i, self.finish(call, await self.outcome(call), run)
                 continue
             key = call.idem_key
             if key is not None:
@@ -320,7 +318,7 @@ class DaskExecutor(ToolExecutor):
         batch_of = {call.index: number for number, batch in enumerate(batches) for call in batch.calls}
         pending_batches = set(range(len(batches)))
 
-        def cancel_hook(call: _Call) -> None:
+        def cancel_hook(call: PreparedCall) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, ("cancel", call))
 
         for call in ready:
@@ -335,7 +333,7 @@ class DaskExecutor(ToolExecutor):
                     if call.index in finished:
                         continue
                     finished.add(call.index)
-                    for result_index, result in self._finish(call, self._cancelled(call), run, followers):
+                    for result_index, result in self._finish_with_followers(call, self.cancelled_result(call), run, followers):
                         yield result_index, result
                     number = batch_of[call.index]
                     if number in pending_batches and all(c.index in finished for c in batches[number].calls):
@@ -357,7 +355,7 @@ class DaskExecutor(ToolExecutor):
                     if call.index in finished:
                         continue
                     finished.add(call.index)
-                    for result_index, result in self._finish(call, self._from_outcome(call, outcome), run, followers):
+                    for result_index, result in self._finish_with_followers(call, self._from_outcome(call, outcome), run, followers):
                         yield result_index, result
         finally:
             for call in ready:
@@ -366,8 +364,8 @@ class DaskExecutor(ToolExecutor):
             if live:
                 self.client.cancel(live)
 
-    def _make_batches(self, ready: list[_Call], run: Any) -> list[_Batch]:
-        by_tool: dict[str, list[_Call]] = {}
+    def _make_batches(self, ready: list[PreparedCall], run: Any) -> list[_Batch]:
+        by_tool: dict[str, list[PreparedCall]] = {}
         for call in ready:
             by_tool.setdefault(call.spec.name, []).append(call)
         size = self._batch_size(len(ready))
@@ -375,7 +373,7 @@ class DaskExecutor(ToolExecutor):
         batches = []
         for name, calls in by_tool.items():
             payload = _payload(calls[0].tool, refs.get(name))
-            timeout = self._timeout_of(calls[0])
+            timeout = self.timeout_of(calls[0])
             batches.extend(_Batch(calls[start:start + size], payload, timeout) for start in range(0, len(calls), size))
         return batches
 
@@ -401,25 +399,25 @@ class DaskExecutor(ToolExecutor):
 
         future.add_done_callback(done)
 
-    def _from_outcome(self, call: _Call, outcome: tuple) -> ToolResult:
+    def _from_outcome(self, call: PreparedCall, outcome: tuple) -> ToolResult:
         kind, first, message, tb, duration = outcome
         if kind == "ok":
-            result = self._value_result(call, first)
+            result = self.result_of_value(call, first)
         elif kind == "timeout":
-            result = self._timed_out(call)
+            result = self.timed_out_result(call)
         elif kind == "lost":
-            result = self._error(call, message, "WorkerLost")
+            result = self.result_of_error(call, message, "WorkerLost")
         else:
-            result = self._error(call, message, first, tb=tb)
+            result = self.result_of_error(call, message, first, tb=tb)
         if duration is not None:
             result.metadata["latency_ms"] = duration
         return result
 
-    def _finish(self, call: _Call, result: ToolResult, run: Any, followers: dict) -> list:
+    def _finish_with_followers(self, call: PreparedCall, result: ToolResult, run: Any, followers: dict) -> list:
         """Log and announce ``call``'s result, and the reuse results of identical idempotent calls."""
         self._pending.pop(call.tool_use["toolUseId"], None)
-        out = [(call.index, self._end(call, result, run))]
+        out = [(call.index, self.finish(call, result, run))]
         if call.idem_key is not None:
             for other in followers.pop(call.idem_key, []):
-                out.append((other.index, self._end(other, self._reuse(other, result), run)))
+                out.append((other.index, self.finish(other, self.reuse(other, result), run)))
         return out

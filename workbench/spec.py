@@ -65,6 +65,7 @@ def _publisher(spec: "ToolSpec") -> Callable[[Any, Callable[[Any], dict]], None]
     def publish(owner: Any, check: Callable[[Any], dict]) -> None:
         if getattr(private.get("_input_validator"), "__self__", None) is owner:
             private["_flat_check"] = check
+            private["_call_plan"] = None  # made without the flat check
 
     return publish
 
@@ -98,7 +99,7 @@ class ToolSpec(BaseModel):
     _input_validator: Optional[Callable[[str, Any], dict]] = PrivateAttr(default=None)
     _return_checker: Optional[Callable[[Any], Optional[str]]] = PrivateAttr(default=None)
     _generated: bool = PrivateAttr(default=False)  # schemas made by pydantic need no meta-schema check
-    _call_plan: Any = PrivateAttr(default=None)  # the executors' cache for this spec (workbench.executor._plan_of)
+    _call_plan: Any = PrivateAttr(default=None)  # a cache owned by the executor: see call_plan()
     _flat_check: Optional[Callable[[Any], dict]] = PrivateAttr(default=None)  # see check_inputs
     _secret_names: Optional[frozenset[str]] = PrivateAttr(default=None)  # see secret_parameters
     # a function tool's validator of each mode (FunctionInputValidator.for_mode); None: one validator
@@ -122,6 +123,30 @@ class ToolSpec(BaseModel):
                 private["_variants"] = None  # a validator set by hand serves every mode
             elif name == "validation" and private.get("_variants") is not None:
                 self._use_mode(value or "strict")
+
+    def call_plan(self) -> Any:
+        """A cache owned by the executor (``workbench.executor.call_plan``): what it derived from this
+        spec to run its calls, or ``None``. Any field change (and a new validator) drops it."""
+        return self.__pydantic_private__["_call_plan"]  # type: ignore[index]  # set by pydantic for every spec
+
+    def keep_call_plan(self, plan: Any) -> None:
+        """Store the executor's plan for this spec (see ``call_plan``)."""
+        self.__pydantic_private__["_call_plan"] = plan  # type: ignore[index]  # set by pydantic for every spec
+
+    def input_checks(self) -> "tuple[Optional[Callable[[Any], dict]], Optional[Callable[[str, Any], dict]]]":
+        """``(flat_check, validator)`` as ``check_inputs`` uses them in this spec's own mode: the
+        validator (``None`` until built) and, for a tool of scalar parameters, its first check
+        ``flat_check(raw) -> arguments`` that raises pydantic's ``ValidationError`` for what the
+        validator then explains (``None`` when there is none)."""
+        private = self.__pydantic_private__
+        return private["_flat_check"], private["_input_validator"]  # type: ignore[index]  # set by pydantic for every spec
+
+    def returns_checker(self) -> Optional[Callable[[Any], Optional[str]]]:
+        """``check(value) -> None | mismatch message`` of ``returns``; ``None`` when no returns are declared."""
+        if not self.returns:
+            return None
+        checker = self.__pydantic_private__["_return_checker"]  # type: ignore[index]  # set by pydantic for every spec
+        return checker if checker is not None else self.check_returns
 
     def _use_mode(self, mode: str) -> None:
         """Make the validator of ``mode`` this spec's own (a function tool's; see ``validation``)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from enum import Enum
-from typing import Any, Literal, Optional, TypedDict, Union
+from typing import Any, Literal, Mapping, Optional, TypedDict, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +24,7 @@ __all__ = [
     "new_tool_use_id",
     "make_tool_use",
     "utc_now_iso",
+    "error_result",
 ]
 
 
@@ -219,3 +220,24 @@ def fast_tool_result(tool_use_id: str, status: str, content: list, metadata: dic
     _set_extra(obj, None)
     _set_private(obj, None)
     return obj
+
+
+def error_result(tool_use_id: str, message: str, error_type: str, *, tool_name: str = "",
+                 extra: Optional[Mapping[str, Any]] = None, carried: Optional[Mapping[str, Any]] = None,
+                 started_at: Optional[str] = None, completed_at: Optional[str] = None,
+                 latency_ms: Optional[float] = None) -> ToolResult:
+    """The one shape of a failed call's ``ToolResult``: status ``"error"``, one ``"Error: <message>"``
+    text block, and metadata ``tool_name``, ``error_type``, ``error`` — after the keys ``carried``
+    over from an earlier result (which they override), followed by ``extra`` (``errors``,
+    ``available``, ``timeout``, ``traceback``…) and ``latency_ms`` when given. ``completed_at``
+    defaults to now."""
+    metadata: dict[str, Any] = dict(carried) if carried else {}
+    metadata["tool_name"] = tool_name
+    metadata["error_type"] = error_type
+    metadata["error"] = message
+    if extra:
+        metadata.update(extra)
+    if latency_ms is not None:
+        metadata["latency_ms"] = latency_ms
+    return fast_tool_result(tool_use_id, "error", [{"text": f"Error: {message}"}], metadata, started_at,
+                            utc_now_iso() if completed_at is None else completed_at, None, None)

@@ -19,12 +19,12 @@ PACKAGE = Path(__file__).resolve().parents[2] / "workbench"
 
 # lowest first; a module's layer is the first whose pattern matches its dotted name
 LAYERS = [
-    ("types", r"workbench\.(types|_errors|_events|_content|_html|_refs|_styles|_docstrings|_version|_entry_points|_json_text|_json_copy|_unicode|secrets|content|_peer|context)"),
+    ("types", r"workbench\.(types|_async|_errors|_events|_content|_html|_refs|_styles|_docstrings|_version|_entry_points|_json_text|_json_copy|_unicode|secrets|content|_peer|context)"),
     ("spec", r"workbench\.(spec|schema|_schema|_field_schemas|_meta_schema|_strict_json|_validation|_validation_mode|_error_order|_synthetic\w*)"),
     ("formats", r"workbench\.(formats|providers)(\..+)?"),
     ("tools", r"workbench\.(tools|builtins|transforms|protocols)"),
     ("registry", r"workbench\.registry"),
-    ("executor", r"workbench\.(executor|_batch|summary)"),
+    ("executor", r"workbench\.(executor(\..+)?|_batch|summary)"),
     ("log", r"workbench\.log(\..+)?"),
     ("models", r"workbench\.models(\..+)?"),
     ("agent", r"workbench\.agent(\..+)?"),

@@ -1,4 +1,5 @@
-"""SequentialExecutor.map's batch fast lane gives exactly the rows of the general path (issue 11)."""
+"""SequentialExecutor.map's batch fast lane (``batch_rows``: the tool's ``CallPlan`` steps, rows without
+ToolResult objects) gives exactly the rows of the ordinary phases (issue 11)."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ INPUTS = [
 
 
 def _general(executor: SequentialExecutor) -> SequentialExecutor:
-    executor._batch_lane = lambda *args: None  # this instance takes the general path only
+    executor.batch_rows = lambda *args: None  # this instance takes the ordinary phases only
     return executor
 
 
@@ -63,13 +64,13 @@ def _comparable(frame: pd.DataFrame) -> pd.DataFrame:
 
 def test_the_fast_lane_applies_to_a_plain_sync_tool_and_not_when_events_or_a_log_need_results(tmp_path):
     executor = SequentialExecutor()
-    assert executor._batch_lane(add, [add], None) is not None
-    assert executor._batch_lane(add, [add], ExecutionLog(str(tmp_path / "l.db"))) is None
+    assert executor.batch_rows(add, [add], None) is not None
+    assert executor.batch_rows(add, [add], ExecutionLog(str(tmp_path / "l.db"))) is None
     executor.on_event(lambda event: None)
-    assert executor._batch_lane(add, [add], None) is None
-    assert SequentialExecutor(timeout=5)._batch_lane(add, [add], None) is None
+    assert executor.batch_rows(add, [add], None) is None
+    assert SequentialExecutor(timeout=5).batch_rows(add, [add], None) is None
     other = tool(lambda a, b: 0, name="add", description="another add")
-    assert SequentialExecutor()._batch_lane(add, ToolRegistry([other]), None) is None
+    assert SequentialExecutor().batch_rows(add, ToolRegistry([other]), None) is None
 
 
 @pytest.mark.parametrize("which,inputs", [(add, INPUTS), (pick, [{"n": 2}, {"n": -1}, {"n": "2"}, {}, {"n": 0}])])

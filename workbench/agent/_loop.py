@@ -20,7 +20,8 @@ from typing import Any, Callable, Optional, Sequence
 
 from workbench._unicode import replace_surrogates
 from workbench._validation_mode import check_mode, validating
-from workbench.executor import ConcurrentExecutor, append_masked, approving, run_sync
+from workbench._async import run_sync
+from workbench.executor import ConcurrentExecutor, append_masked, approving
 from workbench.models import Model, ModelError, ModelTurn, as_messages, get, tool_specs
 from workbench.models._sampling import ModelPeer
 from workbench.models._turn import without_surrogates
@@ -32,7 +33,7 @@ from workbench.protocols import LogSink, RunLog, ToolLookup
 from workbench.registry import ToolRegistry, as_tool_registry, tool_list
 from workbench.secrets import SecretCalls, mask_params, scrub_text
 from workbench.tools import BaseTool
-from workbench.types import ToolResult, ToolUse, new_tool_use_id, utc_now_iso
+from workbench.types import ToolResult, ToolUse, error_result, new_tool_use_id, utc_now_iso
 
 __all__ = ["run_agent", "arun_agent", "rerun", "arerun", "new_run_id", "Review", "StepListener"]
 
@@ -393,10 +394,8 @@ def _error_result(call: Any, message: str, error_type: str) -> ToolResult:
     now = utc_now_iso()
     use_id = call.get("toolUseId") if isinstance(call, dict) else None
     name = call.get("name") if isinstance(call, dict) else None
-    return ToolResult(toolUseId=str(use_id or ""), status="error", content=[{"text": f"Error: {message}"}],
-                      metadata={"tool_name": name or "", "error_type": error_type, "error": message,
-                                "latency_ms": 0.0},
-                      started_at=now, completed_at=now)
+    return error_result(str(use_id or ""), message, error_type, tool_name=name or "", started_at=now,
+                        completed_at=now, latency_ms=0.0)
 
 
 # registries built for lists of tool objects, by the objects' ids: many runs over the same tools share

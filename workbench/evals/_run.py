@@ -91,7 +91,7 @@ class _Evaluation:
     def finish(self, index: int, transcript: Transcript, scores: Optional[dict] = None, *, logged: bool) -> None:
         """Score job ``index``'s transcript into its row (with ``scores`` when already computed) and,
         unless already ``logged``, write it to the log."""
-        from workbench.executor import run_sync
+        from workbench._async import run_sync
 
         job = self.jobs[index]
         offer = self.offers[(job.variant, job.case.id)]
@@ -190,7 +190,7 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
     (``report.interrupted`` is then True).
     """
     from workbench._validation_mode import check_mode
-    from workbench.executor import run_sync
+    from workbench._async import run_sync
 
     check_mode(validation, "run_evals")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:

@@ -20,7 +20,7 @@ import mcp.types as types
 from workbench._content import image_block, to_jsonable
 from workbench.spec import ToolSpec
 from workbench.tools import ToolResponse
-from workbench.types import Permission, ToolResult
+from workbench.types import Permission, ToolResult, error_result
 
 __all__ = [
     "META_PREFIX",
@@ -239,9 +239,8 @@ def served_result(result: ToolResult, spec: ToolSpec,
     if result.status != "success" or not output_schema or not mismatch:
         return result
     message = f"Tool '{spec.name}' returned a value that does not match its declared output schema: {mismatch}"
-    metadata = {**result.metadata, "tool_name": spec.name, "error_type": "ReturnsMismatch", "error": message}
-    return ToolResult(tool_use_id=result.tool_use_id, status="error", content=[{"text": f"Error: {message}"}],
-                      metadata=metadata, started_at=result.started_at, completed_at=result.completed_at)
+    return error_result(result.tool_use_id, message, "ReturnsMismatch", tool_name=spec.name, carried=result.metadata,
+                        started_at=result.started_at, completed_at=result.completed_at)
 
 
 def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,

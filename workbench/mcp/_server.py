@@ -36,7 +36,7 @@ from workbench.mcp._http import streamable_http_app
 from workbench.mcp._sessions import connection_of as _connection_of
 from workbench.mcp._tool_peer import LogLevels, ServedPeer, _quietly
 from workbench.registry import ToolRegistry
-from workbench.types import ToolResult, make_tool_use, utc_now_iso
+from workbench.types import ToolResult, error_result, make_tool_use
 
 __all__ = ["build_server", "serve", "serve_async", "as_registry", "open_log", "TRANSPORTS"]
 
@@ -266,10 +266,7 @@ class _Bridge:
             running.cancel()
         if self.log is not None:  # the executor ended without a result: log the cancellation here
             message = f"Tool '{tool_use['name']}' was cancelled by the client"
-            self.log.append(ToolResult(tool_use_id=use_id, status="error", content=[{"text": f"Error: {message}"}],
-                                       metadata={"tool_name": tool_use["name"], "error_type": "CancelledError",
-                                                 "error": message},
-                                       completed_at=utc_now_iso()))
+            self.log.append(error_result(use_id, message, "CancelledError", tool_name=tool_use["name"]))
 
     def _on_event(self, event: ToolEvent) -> None:
         if event.kind != "progress":

@@ -98,7 +98,7 @@ class Model(ABC):
     def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
                  **params: Any) -> ModelTurn:
         """One turn: the model's answer to ``messages`` with ``tools`` offered."""
-        from workbench.executor import run_sync
+        from workbench._async import run_sync
 
         return run_sync(self.acomplete(messages, tools=tools, tool_choice=tool_choice, **params))
 

@@ -70,7 +70,7 @@ class ScriptedModel(Model):
 
     def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
                  **params: Any) -> ModelTurn:
-        from workbench.executor import run_sync
+        from workbench._async import run_sync
 
         return run_sync(self.acomplete(messages, tools=tools, tool_choice=tool_choice, **params))
 
