@@ -165,7 +165,7 @@ class ToolResult(BaseModel):
         return "\n".join(b["text"] for b in self.content if "text" in b)
 
     @property
-    def json(self) -> Any:  # type: ignore[override]
+    def json(self) -> Any:
         """The first ``{"json": ...}`` block's value, else ``None``."""
         for block in self.content:
             if "json" in block:
