@@ -20,14 +20,16 @@ from typing import Annotated, Any
 
 import anyio
 import pytest
-from langchain_core.tools import InjectedToolCallId  # module level: the tools' string annotations name them
 from agents.tool_context import ToolContext as AgentsToolContext
+from langchain_core.tools import InjectedToolCallId  # module level: the tools' string annotations name them
 from pydantic_ai import RunContext, Tool
 
 from tests import adapter_sample_tools as samples
 from tests.form_catalogue import wb  # noqa: F401 - fixture
 from workbench import Permission, SequentialExecutor, ToolRegistry, tool
 from workbench.adapters import (
+    AdaptedTool,
+    WorkbenchToolError,
     adapt,
     to_langchain,
     to_llamaindex,
@@ -35,7 +37,6 @@ from workbench.adapters import (
     to_pydantic_ai,
     to_smolagents,
 )
-from workbench.adapters import AdaptedTool, WorkbenchToolError
 from workbench.log import ExecutionLog
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,11 +7,10 @@ import time
 from typing import Annotated
 
 import pytest
-
 from pydantic import BaseModel, Field
 
-from workbench import ToolContext, tool
 from tests.form_catalogue import ip, wait_until, wb  # noqa: F401 - fixtures
+from workbench import ToolContext, tool
 from workbench.jupyter import ToolForm
 
 
@@ -208,10 +207,10 @@ def test_reconnect_brings_a_form_of_a_killed_mcp_server_back(wb):  # noqa: F811
 
 def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
     """Defect 7: a server that cannot start again leaves the form disconnected, with the reason."""
-    from tests.test_mcp_server_death import ROOT, WAIT
     import shutil
     import sys as _sys
 
+    from tests.test_mcp_server_death import ROOT, WAIT
     from workbench.mcp import connect
 
     module = tmp_path / "vanishing_tools.py"
@@ -234,7 +233,9 @@ def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
 
 def test_the_inspect_view_of_a_killed_server_reconnects(tmp_path):
     """Defect 7: a disconnected inspect view offers Reconnect, which brings every tab back live."""
-    from tests.mcp_servers import ROOT as _ROOT, WAIT as _WAIT, eventually, serve_command
+    from tests.mcp_servers import ROOT as _ROOT
+    from tests.mcp_servers import WAIT as _WAIT
+    from tests.mcp_servers import eventually, serve_command
     from tests.test_mcp_server_death import _kill
     from workbench.executor import SequentialExecutor
     from workbench.jupyter._workbench import Workbench

@@ -5,8 +5,9 @@ notebook, so a saved notebook reopened before running shows its forms and log ta
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS_DIR = "share/jupyter/lab/settings/overrides.d"  # under sys.prefix: JupyterLab's app_settings_dir

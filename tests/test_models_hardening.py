@@ -13,8 +13,7 @@ import traceback
 
 import pytest
 
-from tests.model_servers import (Reply, Stream, anthropic_message, model_server, openai_chat,  # noqa: F401
-                                 openai_chat_stream)
+from tests.model_servers import Reply, Stream, anthropic_message, model_server, openai_chat, openai_chat_stream  # noqa: F401
 from tests.test_models_providers import WIRES
 from workbench import ExecutionLog, tool
 from workbench.agent import Transcript, run_agent

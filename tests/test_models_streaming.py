@@ -7,9 +7,19 @@ import json
 
 import pytest
 
-from tests.model_servers import (Stream, anthropic_message, anthropic_stream, bedrock_converse,  # noqa: F401
-                                 bedrock_converse_stream, gemini_response,
-                                 gemini_stream, model_server, openai_chat, openai_chat_stream, openai_responses)
+from tests.model_servers import (  # noqa: F401
+    Stream,
+    anthropic_message,
+    anthropic_stream,
+    bedrock_converse,
+    bedrock_converse_stream,
+    gemini_response,
+    gemini_stream,
+    model_server,
+    openai_chat,
+    openai_chat_stream,
+    openai_responses,
+)
 from tests.test_models_providers import add, greet, make
 from workbench.models import as_messages
 

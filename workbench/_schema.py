@@ -17,8 +17,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
 from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import PydanticUndefined
 
 from workbench._docstrings import parse_docstring
 from workbench._errors import ToolSpecError

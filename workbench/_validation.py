@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 import math
 import threading
-from functools import cached_property
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any, Callable, Optional
 
 from pydantic import ValidationError

@@ -44,7 +44,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
-from pydantic_core import from_json as _from_json, to_json as _to_json
+from pydantic_core import from_json as _from_json
+from pydantic_core import to_json as _to_json
 
 from workbench._html import escape
 from workbench.secrets import MASK, masked_parameters

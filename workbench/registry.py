@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import inspect
 import importlib.util
+import inspect
 import os
 import re
 import sys

@@ -509,8 +509,9 @@ def _adapter_checker(adapter: Any) -> Callable[[Any], Optional[str]]:
         except ValidationError:
             pass
         try:
-            from workbench._content import to_jsonable
             import json
+
+            from workbench._content import to_jsonable
 
             adapter.validate_json(json.dumps(to_jsonable(value)), strict=True)
             return None

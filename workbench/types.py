@@ -8,7 +8,6 @@ from enum import Enum
 from typing import Any, Literal, Optional, TypedDict, Union
 
 from pydantic import BaseModel, ConfigDict, Field
-
 from typing_extensions import NotRequired
 
 __all__ = [

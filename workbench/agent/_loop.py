@@ -18,16 +18,16 @@ import uuid
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
+from workbench._peer import PEER_KEY
 from workbench._unicode import replace_surrogates
 from workbench._validation_mode import check_mode, validating
+from workbench.agent._masking import masked_step
+from workbench.agent._steps import ModelStep, Step, ToolStep
+from workbench.agent._transcript import Transcript
 from workbench.executor import ConcurrentExecutor, append_masked, approving, run_sync
 from workbench.models import Model, ModelError, ModelTurn, as_messages, get, tool_specs
 from workbench.models._sampling import ModelPeer
 from workbench.models._turn import without_surrogates
-from workbench._peer import PEER_KEY
-from workbench.agent._masking import masked_step
-from workbench.agent._steps import ModelStep, Step, ToolStep
-from workbench.agent._transcript import Transcript
 from workbench.registry import ToolRegistry, as_tool_registry, tool_list
 from workbench.secrets import SecretCalls, mask_params, scrub_text
 from workbench.tools import BaseTool

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Optional, Any
+from typing import Any, Optional
 
 from workbench.agent import ModelStep, Transcript, new_run_id
 from workbench.evals._case import EvalCase

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import time
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Sequence
 
 from workbench.agent import ModelStep, ToolStep, Transcript, arun_agent, new_run_id
 from workbench.types import utc_now_iso

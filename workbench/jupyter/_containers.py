@@ -12,10 +12,16 @@ from typing import Any, Iterator, Optional
 import ipywidgets as W
 
 from workbench.jupyter._fields import (
-    _NULL_STYLE, MISSING, Field, FieldValueError, _json_text, missing_message, not_set_text,
+    _NULL_STYLE,
+    MISSING,
+    Field,
+    FieldValueError,
+    _json_text,
+    missing_message,
+    not_set_text,
 )
-from workbench.jupyter._widget_kit import show
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
+from workbench.jupyter._widget_kit import show
 
 #: rows a loaded list builds at once (at most); the rest wait behind "show more"
 ROWS_PAGE = 20

@@ -37,16 +37,22 @@ from typing import Any, Callable, Iterator, Optional
 
 import ipywidgets as W
 
-from workbench._json_text import loads as load_json
 from workbench._html import escape as _e
-from workbench.secrets import MASK, mask_values
+from workbench._json_text import loads as load_json
 from workbench.jupyter._field_label import FieldLabel, field_marks
+from workbench.jupyter._schema_utils import (
+    constraint_text,
+    expected_text,
+    json_types,
+    number_problem,
+    number_text,
+    parse_number,
+    value_checker,
+)
 from workbench.jupyter._secret_input import SecretInput
 from workbench.jupyter._widget_kit import LABEL_WIDTH, WidgetKit, show
 from workbench.jupyter._widget_kit import LAYOUTS as KIT_LAYOUTS
-from workbench.jupyter._schema_utils import (
-    constraint_text, expected_text, json_types, number_problem, number_text, parse_number, value_checker,
-)
+from workbench.secrets import MASK, mask_values
 
 __all__ = [
     "MISSING", "Field", "FieldContext", "FieldValueError", "StringField", "TextareaField", "PasswordField", "EnumField",

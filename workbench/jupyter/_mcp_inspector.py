@@ -19,7 +19,6 @@ import ipywidgets as W
 
 from workbench._html import escape
 from workbench._styles import BANNER_STYLE, MUTED
-from workbench.registry import rank_tools
 from workbench.jupyter._mcp_render import (
     contents_html,
     icons_html,
@@ -31,6 +30,7 @@ from workbench.jupyter._mcp_render import (
 )
 from workbench.jupyter._mcp_requests import ElicitationPrompt, SamplingPrompt
 from workbench.jupyter._throttle import Throttle
+from workbench.registry import rank_tools
 
 __all__ = ["McpInspector", "TABS", "expand_uri_template"]
 

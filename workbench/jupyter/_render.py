@@ -12,9 +12,9 @@ import json
 import re
 from typing import Any, Optional
 
-from workbench._json_text import loads as load_json
 from workbench._html import display_status, error_message, status_html, without_path
 from workbench._html import escape as _e
+from workbench._json_text import loads as load_json
 from workbench._styles import ERROR_BOX_STYLE, MUTED, STATUS_COLOURS, WARNING_STYLE, WRAP
 from workbench.jupyter._content_html import rich_block_html
 from workbench.jupyter._traceback import cell_names, split_traceback, without_final_error

@@ -12,7 +12,13 @@ from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any, Callable, Optional, Union
 
 from workbench._refs import RefError, follow, pointer_tokens
-from workbench._validation import FORMAT_EXPECTED, _expected_by_keyword, _expected_from_schema, describe_value, json_type_name
+from workbench._validation import (
+    FORMAT_EXPECTED,
+    _expected_by_keyword,
+    _expected_from_schema,
+    describe_value,
+    json_type_name,
+)
 
 __all__ = [
     "resolve", "split_nullable", "json_types", "variants_of", "variant_label", "constraint_text",

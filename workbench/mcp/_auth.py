@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 from urllib.parse import parse_qs, urlparse
 
-from workbench.mcp._errors import OAuthError
 from workbench._html import escape
+from workbench.mcp._errors import OAuthError
 
 __all__ = ["OAuth", "OAuthError", "oauth_failure"]
 

@@ -22,28 +22,27 @@ from typing import Any, Callable, Optional, Sequence
 
 import anyio
 import mcp.types as types
-from mcp_types import LOG_LEVEL_META_KEY
 from mcp.client import Client
+from mcp_types import LOG_LEVEL_META_KEY
 
 from workbench.context import ToolContext
 from workbench.mcp._auth import oauth_failure
 from workbench.mcp._cache import CacheHints
 from workbench.mcp._config import ConfigExport, read_server_config
-from workbench.mcp._eras import answers, client_mode, keep_alive
-from workbench.mcp._errors import McpConnectionError, McpTimeoutError
-from workbench.mcp._features import ClientFeatures
-from workbench.mcp._lenient import ToolListRepair
-from workbench.mcp._tasks import TaskFeatures, task_support
-from workbench.mcp._url_elicitation import retry_after_url_elicitation
-from workbench.mcp._record import wire_dict
-from workbench.mcp._transports import refusal_note
-from workbench.mcp._transports import open_transport
 from workbench.mcp._convert import (
     call_tool_result_to_value,
     is_result_wrapper,
     local_tool_name,
     mcp_tool_to_spec,
 )
+from workbench.mcp._eras import answers, client_mode, keep_alive
+from workbench.mcp._errors import McpConnectionError, McpTimeoutError
+from workbench.mcp._features import ClientFeatures
+from workbench.mcp._lenient import ToolListRepair
+from workbench.mcp._record import wire_dict
+from workbench.mcp._tasks import TaskFeatures, task_support
+from workbench.mcp._transports import open_transport, refusal_note
+from workbench.mcp._url_elicitation import retry_after_url_elicitation
 from workbench.secrets import scrub_text
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool
@@ -597,7 +596,7 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
             return self._stderr_text
         try:
             handle.flush()
-            with open(handle.name, "r", encoding="utf-8", errors="replace") as reader:
+            with open(handle.name, encoding="utf-8", errors="replace") as reader:
                 return reader.read()
         except (OSError, ValueError):
             return ""

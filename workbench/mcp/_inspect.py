@@ -19,8 +19,8 @@ def inspect(command: Optional[Sequence[str] | str] = None, *, url: Optional[str]
 
     ``view.connection`` is the connection (``view.connection.disconnect()`` ends it).
     """
-    from workbench.jupyter._mcp_inspector import McpInspector
     from workbench.jupyter._form import ToolForm
+    from workbench.jupyter._mcp_inspector import McpInspector
     from workbench.jupyter._mcp_requests import ElicitationPrompt, SamplingPrompt
     from workbench.mcp._client import connect
 

@@ -10,8 +10,6 @@ name the unknown prompt or the missing arguments.
 
 from __future__ import annotations
 
-from workbench.mcp._sessions import connection_of
-
 import asyncio
 import logging
 import threading
@@ -23,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourceUpdated
 
 from workbench.mcp._served import COMPLETION_LIMIT, Prompt, Resource, Served, sdk_server
+from workbench.mcp._sessions import connection_of
 
 __all__ = ["ServedHandlers", "check_served"]
 

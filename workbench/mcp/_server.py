@@ -24,8 +24,8 @@ import anyio
 import mcp.types as types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
-from mcp.shared.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ToolsListChanged
 
 from workbench._events import ToolEvent
 from workbench._peer import PEER_KEY

@@ -29,7 +29,6 @@ from typing import Any, AsyncIterator, Optional, TextIO
 import anyio
 import anyio.lowlevel
 from anyio.streams.text import TextReceiveStream
-
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 __all__ = ["DEFAULT_STOP_TIMEOUT", "ServerProcess", "stdio_transport"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from abc import ABC, abstractmethod
+from abc import ABC
 from contextvars import ContextVar
 from typing import Any, Iterable, Optional, Sequence
 

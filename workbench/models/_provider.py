@@ -22,9 +22,9 @@ from typing import Any, Mapping, Optional, Sequence
 from workbench._unicode import replace_surrogates
 from workbench.models._base import Message, Model, as_messages, tool_specs
 from workbench.models._turn import ModelError, ModelTurn
-from workbench.secrets import mask, mask_url, scrub_text, url_secrets
 from workbench.providers import tool_choice_to_provider
 from workbench.providers._export import STRICT_CAPABLE
+from workbench.secrets import mask, mask_url, scrub_text, url_secrets
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult
 

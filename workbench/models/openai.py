@@ -10,8 +10,18 @@ import os
 from typing import Any, Optional
 
 from workbench.models._base import Message
-from workbench.models._provider import (BadResponse, Failure, ProviderModel, arguments_text, call_names,
-                                        content_text, sdk, sdk_call, status_failure, tool_results)
+from workbench.models._provider import (
+    BadResponse,
+    Failure,
+    ProviderModel,
+    arguments_text,
+    call_names,
+    content_text,
+    sdk,
+    sdk_call,
+    status_failure,
+    tool_results,
+)
 from workbench.models._turn import ModelTurn, Usage
 from workbench.providers import format_tool_results, parse_tool_calls, to_provider_format
 from workbench.spec import ToolSpec

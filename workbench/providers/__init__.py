@@ -48,8 +48,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional
 
-from workbench.providers._bfcl_schema import TUPLE_MARK
 from workbench.providers import anthropic, bedrock, gemini, mcp, openai
+from workbench.providers._bfcl_schema import TUPLE_MARK
 from workbench.providers._calls import _spec_index
 from workbench.providers._common import PROVIDER_NAMES, Provider, _as_spec, _provider_key
 from workbench.providers._gemini_schema import GEMINI_SCHEMA_KEYS, gemini_schema
@@ -59,7 +59,6 @@ from workbench.providers._strict import openai_strict_schema
 from workbench.providers.mcp import mcp_output_schema
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
-
 
 __all__ = [
     "PROVIDERS",

@@ -10,7 +10,6 @@ from workbench._refs import RefError, lookup_schema
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
 
-
 Schema = dict[str, Any]
 
 

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench._json_copy import copy_json
 from workbench._content import json_text
 from workbench._errors import ToolSpecError
+from workbench._json_copy import copy_json
 from workbench._validation import json_type_name
-from workbench.providers._common import Schema, _Walk, _describe, _field, _is_object, _merge_all_of, _resolve_pointer, _tuple_to_items
-
+from workbench.providers._common import (
+    Schema,
+    _describe,
+    _field,
+    _is_object,
+    _merge_all_of,
+    _resolve_pointer,
+    _tuple_to_items,
+    _Walk,
+)
 
 #: the keys a Gemini ``Schema`` may carry (JSON names); everything else is dropped
 GEMINI_SCHEMA_KEYS = frozenset({

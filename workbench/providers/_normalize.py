@@ -8,7 +8,15 @@ from typing import Any
 from workbench._errors import ToolSpecError
 from workbench._json_text import loads
 from workbench._refs import RefError, follow
-from workbench.providers._common import PROVIDER_NAMES, Schema, _as_spec, _field, _is_nullable, _is_object, _provider_key
+from workbench.providers._common import (
+    PROVIDER_NAMES,
+    Schema,
+    _as_spec,
+    _field,
+    _is_nullable,
+    _is_object,
+    _provider_key,
+)
 from workbench.providers._gemini_schema import _free_array
 
 

@@ -8,9 +8,20 @@ from typing import Any, Callable, Mapping
 
 from workbench._content import json_text
 from workbench._errors import ToolSpecError
-from workbench.providers._common import Schema, _ALWAYS, _Walk, _describe, _field, _is_nullable, _is_object, _merge_all_of, _open_object_error, _resolve_pointer, _tuple_to_items
+from workbench.providers._common import (
+    _ALWAYS,
+    Schema,
+    _describe,
+    _field,
+    _is_nullable,
+    _is_object,
+    _merge_all_of,
+    _open_object_error,
+    _resolve_pointer,
+    _tuple_to_items,
+    _Walk,
+)
 from workbench.providers._gemini_schema import _free_array
-
 
 _OPENAI_STRING_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
 

@@ -8,7 +8,14 @@ from workbench._content import json_text
 from workbench.providers._calls import _shape_error, _use
 from workbench.providers._common import Provider, _plain
 from workbench.providers._export import _parameters
-from workbench.providers._results import _MEDIA_TYPES, _error_text, _image_bytes, _image_note, _redundant_json, rich_note
+from workbench.providers._results import (
+    _MEDIA_TYPES,
+    _error_text,
+    _image_bytes,
+    _image_note,
+    _redundant_json,
+    rich_note,
+)
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
 
