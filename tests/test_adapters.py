@@ -498,7 +498,7 @@ def test_exported_tool_runs_through_the_executor_with_log_permissions_approver_a
     asked = []
     assert call(export(guarded, approver=lambda use, t: asked.append(use["name"]) or True), {"x": 4}) == 40
     assert asked == ["guarded"]
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - each framework reports the denial with its own error type
         call(export(guarded), {"x": 4})  # no approver: denied
 
     assert call(export(dawdle), {"seconds": 0.0}) == "done"
@@ -593,7 +593,7 @@ def test_adapted_tools_served_in_process_by_the_mcp_server():
                 return listed, calls
 
     listed, calls = anyio.run(main)
-    for kind, (original, view, _input, value) in SAMPLES.items():
+    for _kind, (original, view, _input, value) in SAMPLES.items():
         name = view(original)["name"]
         assert listed[name].input_schema == view(original)["parameters"]
         assert not calls[name].is_error, calls[name].content

@@ -244,7 +244,8 @@ def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
     try:
         return typing.get_type_hints(fn, include_extras=True)
     except NameError:
-        target = getattr(fn, "__call__", fn) if not inspect.isfunction(fn) and not inspect.ismethod(fn) else fn
+        # the hints of a callable object are its __call__ method's
+        target = getattr(fn, "__call__", fn) if not inspect.isfunction(fn) and not inspect.ismethod(fn) else fn  # noqa: B004
         return typing.get_type_hints(target, localns=_caller_namespace(), include_extras=True)
 
 

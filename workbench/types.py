@@ -97,7 +97,7 @@ def make_tool_use(name: str, input: Optional[dict] = None, tool_use_id: Optional
     return {"toolUseId": tool_use_id or new_tool_use_id(), "name": name, "input": {} if input is None else input}
 
 
-_MILLIS = tuple(".%03dZ" % i for i in range(1000))
+_MILLIS = tuple(f".{i:03d}Z" for i in range(1000))
 # (first millisecond of the cached second, its "YYYY-MM-DDTHH:MM:SS"), swapped atomically
 _iso_state: list = [(0, "")]
 

@@ -316,7 +316,7 @@ async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: 
             planned.append(await _reviewed(call, registry, review))
     log = run.calls_log(index)
     steps: list[Optional[ToolStep]] = [None] * len(planned)
-    for position, (call, original, answer) in enumerate(planned):
+    for position, (call, _original, answer) in enumerate(planned):
         if answer is not None:  # denied by the review: answered at once
             if log is not None:
                 # the model saw this answer: the log keeps it with the run's calls

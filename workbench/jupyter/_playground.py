@@ -39,7 +39,7 @@ from workbench.jupyter._playground_column import ChatColumn, model_label
 from workbench.jupyter._playground_html import playground_summary_html
 from workbench.jupyter._render import json_html
 
-__all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES", "EVAL_CASE_TOOLTIP"]
+__all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES"]
 
 #: models side by side at most
 MAX_COLUMNS = 3

@@ -71,7 +71,7 @@ def _reference(ref: str) -> types.PromptReference | types.ResourceTemplateRefere
 async def _answer(handler: Callable[[Any], Any], params: Any) -> Any:
     """Call a user handler: a coroutine function is awaited; a plain one runs in a worker thread so
     one that waits (for a click in a notebook, for a model) does not stall the connection."""
-    if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(getattr(handler, "__call__", None)):
+    if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(getattr(handler, "__call__", None)):  # noqa: B004 - an object's async __call__
         return await handler(params)
     value = await asyncio.to_thread(handler, params)
     if inspect.isawaitable(value):

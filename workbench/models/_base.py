@@ -67,7 +67,7 @@ def tool_specs(tools: Any) -> list[ToolSpec]:
     return specs
 
 
-class Model(ABC):
+class Model(ABC):  # noqa: B024 - abstract as a whole: a subclass implements either of two methods
     """A model that answers messages, possibly by calling tools.
 
     Subclasses implement :meth:`acomplete` (or :meth:`complete`; each defaults to the other).
