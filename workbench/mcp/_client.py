@@ -399,7 +399,8 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
         if self._wants_task(name, as_task):  # execution.taskSupport (see _tasks.py)
             return await self._call_tool_as_task(name, arguments, progress)
         client = self._require_client()
-        meta = {LOG_LEVEL_META_KEY: self.log_level} if self.log_level is not None else None
+        # a RequestParamsMeta, whose key is a constant mypy does not read as a literal
+        meta: Any = {LOG_LEVEL_META_KEY: self.log_level} if self.log_level is not None else None
         return await retry_after_url_elicitation(  # a -32042 answer: the user's browser flow, then once more
             self, lambda: client.call_tool(name, arguments, progress_callback=progress, meta=meta))
 
@@ -709,7 +710,7 @@ class McpConnection(ClientFeatures, TaskFeatures, CacheHints, ConfigExport):
 def _describe(exc: BaseException) -> str:
     """A readable message, looking inside exception groups."""
     group = getattr(builtins, "BaseExceptionGroup", None)  # Python 3.11+
-    if group is not None and isinstance(exc, group) and exc.exceptions:  # type: ignore[attr-defined]
+    if group is not None and isinstance(exc, group) and exc.exceptions:
         return "; ".join(_describe(e) for e in exc.exceptions)
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

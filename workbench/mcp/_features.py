@@ -49,13 +49,13 @@ def _root(value: Any) -> types.Root:
     if isinstance(value, dict):
         return types.Root.model_validate(value)
     if isinstance(value, str) and "://" in value:
-        return types.Root(uri=value)
+        return types.Root.model_validate({"uri": value})
     import os
     from pathlib import Path
 
     if isinstance(value, (str, os.PathLike)):
         path = Path(value).expanduser().resolve()
-        return types.Root(uri=path.as_uri(), name=path.name or str(path))
+        return types.Root.model_validate({"uri": path.as_uri(), "name": path.name or str(path)})
     raise TypeError(f"a root is a path, a file:// URI, a {{'uri', 'name'}} dict or mcp.types.Root, got {value!r}")
 
 
@@ -178,10 +178,12 @@ class ClientFeatures:
         """The SDK client's callbacks. The SDK declares sampling, elicitation and roots for exactly the
         callbacks it is given, so those without a handler are left out: a client must not declare
         what it would answer with an error."""
-        callbacks = {"logging_callback": self._on_log, "message_handler": self._on_message}
-        for capability, (option, callback) in {"sampling": ("sampling_callback", self._on_sampling),
-                                               "elicitation": ("elicitation_callback", self._on_elicitation),
-                                               "roots": ("list_roots_callback", self._on_list_roots)}.items():
+        callbacks: dict[str, Callable[..., Any]] = {"logging_callback": self._on_log, "message_handler": self._on_message}
+        optional: dict[str, tuple[str, Callable[..., Any]]] = {
+            "sampling": ("sampling_callback", self._on_sampling),
+            "elicitation": ("elicitation_callback", self._on_elicitation),
+            "roots": ("list_roots_callback", self._on_list_roots)}
+        for capability, (option, callback) in optional.items():
             if self._declared[capability]:
                 callbacks[option] = callback
         return callbacks
@@ -222,7 +224,7 @@ class ClientFeatures:
             metadata.update(error_type="McpError", error=answer.message)
         answered = None if failed else _masked_answer(params, _dump(answer))
         content = [{"text": f"Error: {answer.message}"}] if failed else [{"json": answered}]
-        result = ToolResult(tool_use_id=new_tool_use_id(), status="error" if failed else "success", content=content,
+        result = ToolResult(toolUseId=new_tool_use_id(), status="error" if failed else "success", content=content,
                             metadata=metadata, started_at=started, completed_at=utc_now_iso(), value=answered)
         try:
             self.log.append(result, {"toolUseId": result.tool_use_id, "name": row_name, "input": _dump(params)})
@@ -270,7 +272,7 @@ class ClientFeatures:
         caps = client.server_capabilities
         if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or caps is None:
             return
-        wanted = {
+        wanted: dict[str, Any] = {
             "tools_list_changed": bool(caps.tools and caps.tools.list_changed),
             "prompts_list_changed": bool(caps.prompts and caps.prompts.list_changed),
             "resources_list_changed": bool(caps.resources and caps.resources.list_changed),
@@ -382,7 +384,7 @@ class ClientFeatures:
                     self._subscribed.discard(uri)
                     if getattr(self, "connected", False):
                         client = self._require_client()  # type: ignore[attr-defined]
-                        self._run_sync(self._subscriptions.unsubscribe(client, uri), timeout)  # type: ignore
+                        self._run_sync(self._subscriptions.unsubscribe(client, uri), timeout)  # type: ignore[attr-defined]
 
         return unsubscribe
 
@@ -399,7 +401,7 @@ class ClientFeatures:
         if bad:
             raise TypeError(f"get_prompt({name!r}): prompt arguments are strings, got "
                             + ", ".join(f"{k}={v!r}" for k, v in bad.items()))
-        return self._run_sync(self._require_client().get_prompt(name, arguments or None), timeout)  # type: ignore
+        return self._run_sync(self._require_client().get_prompt(name, arguments or None), timeout)  # type: ignore[attr-defined]
 
     def complete(self, ref: str, argument: str, value: str = "", context: Optional[dict[str, str]] = None,
                  timeout: Optional[float] = 30.0) -> list[str]:

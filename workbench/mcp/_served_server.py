@@ -30,7 +30,8 @@ logger = logging.getLogger("workbench.mcp")
 
 def check_served(served: Iterable[Any]) -> list[Served]:
     """The declarations as a list; a clear error for anything else or for two with one URI / name."""
-    items, seen = [], {}
+    items: list[Served] = []
+    seen: dict[tuple[str, Any], Served] = {}
     for item in served:
         if not isinstance(item, Served):
             raise TypeError(f"served= takes what @resource and @prompt return, not {type(item).__name__} "
@@ -151,7 +152,8 @@ class ServedHandlers:
             followers = list(self._subscribers.get(uri, {}).items())
         for connection, conn_loop in followers:
             try:
-                conn_loop.call_soon_threadsafe(lambda c=connection: asyncio.ensure_future(self._send_updated(c, uri)))
+                # (mypy cannot type a lambda with a default argument)
+                conn_loop.call_soon_threadsafe(lambda c=connection: asyncio.ensure_future(self._send_updated(c, uri)))  # type: ignore[misc]
             except RuntimeError:  # that connection's loop has closed
                 self._forget(uri, connection)
 

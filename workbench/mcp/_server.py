@@ -18,7 +18,7 @@ import socket
 import sys
 import threading
 import weakref
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 import anyio
 import mcp.types as types
@@ -37,6 +37,9 @@ from workbench.mcp._sessions import connection_of as _connection_of
 from workbench.mcp._tool_peer import LogLevels, ServedPeer, _quietly
 from workbench.registry import ToolRegistry
 from workbench.types import ToolResult, make_tool_use, utc_now_iso
+
+if TYPE_CHECKING:
+    from workbench.mcp._served_server import ServedHandlers
 
 __all__ = ["build_server", "serve", "serve_async", "as_registry", "open_log", "TRANSPORTS"]
 
@@ -104,6 +107,8 @@ class _ServedLog:
 class _Bridge:
     """The MCP handlers of one server: registry + executor + log."""
 
+    served: ServedHandlers  # the resources and prompts: set by build_server once the bridge exists
+
     def __init__(self, registry: ToolRegistry, executor: ToolExecutor, log: Any) -> None:
         self.registry = registry
         self.executor = executor
@@ -162,7 +167,8 @@ class _Bridge:
                 pass
         for peer, loop in list(self._peers.items()):
             try:
-                loop.call_soon_threadsafe(lambda p=peer: asyncio.ensure_future(_announce(self._peers, p)))
+                # (mypy cannot type a lambda with a default argument)
+                loop.call_soon_threadsafe(lambda p=peer: asyncio.ensure_future(_announce(self._peers, p)))  # type: ignore[misc]
             except RuntimeError:  # that connection's loop has closed
                 self._peers.pop(peer, None)
 
@@ -266,7 +272,7 @@ class _Bridge:
             running.cancel()
         if self.log is not None:  # the executor ended without a result: log the cancellation here
             message = f"Tool '{tool_use['name']}' was cancelled by the client"
-            self.log.append(ToolResult(tool_use_id=use_id, status="error", content=[{"text": f"Error: {message}"}],
+            self.log.append(ToolResult(toolUseId=use_id, status="error", content=[{"text": f"Error: {message}"}],
                                        metadata={"tool_name": tool_use["name"], "error_type": "CancelledError",
                                                  "error": message},
                                        completed_at=utc_now_iso()))
@@ -391,7 +397,7 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
     if transport not in TRANSPORTS:
         raise ValueError(f"Unknown MCP transport {transport!r}: expected one of {', '.join(TRANSPORTS)}")
     _security.check_token_argument(token)  # argument errors before a port is bound
-    allowed_hosts, allowed_origins = _security.allow_lists(allowed_hosts, allowed_origins)
+    host_patterns, origin_patterns = _security.allow_lists(allowed_hosts, allowed_origins)
     server = build_server(registry, executor, log, name=name, timeout=timeout, approver=approver, served=served)
     bridge = server.workbench  # type: ignore[attr-defined]
     bridge.loop = asyncio.get_running_loop()  # registry changes are announced from this loop
@@ -413,7 +419,7 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
             bound_host, bound_port = sock.getsockname()[:2]
             shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
             url = f"http://{shown_host}:{bound_port}{path}"
-            policy = _security.host_policy(bound_host, allowed_hosts, allowed_origins)
+            policy = _security.host_policy(bound_host, host_patterns, origin_patterns)
             secret, generated = _security.resolve_token(token, bound_host)
             app = streamable_http_app(server, path=path, json_response=json_response, stateless=stateless,
                                       host=host, policy=policy, token=secret)
