@@ -19,7 +19,7 @@ from tests.form_catalogue import (
     c_defaults,
     c_dict_int,
     c_int,
-    c_list_literal,  # noqa: F401 - ip and wb are fixtures
+    c_list_literal,
     c_list_models,
     c_list_str,
     c_literal,
@@ -30,6 +30,8 @@ from tests.form_catalogue import (
     c_str,
     c_tuple,
     c_union,
+    ip,  # noqa: F401 - a fixture
+    wb,  # noqa: F401 - a fixture
 )
 from workbench import ToolSpec, tool
 from workbench.jupyter import MISSING, WIDGET_RULES, ToolForm, widget_table

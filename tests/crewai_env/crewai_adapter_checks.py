@@ -18,7 +18,7 @@ from crewai.utilities.agent_utils import convert_tools_to_openai_schema  # noqa:
 from pydantic import BaseModel, Field  # noqa: E402
 
 from workbench import SequentialExecutor, ToolRegistry, tool  # noqa: E402
-from workbench.adapters import AdaptedTool, WorkbenchToolError, adapt, to_crewai  # noqa: E402  # noqa: E402
+from workbench.adapters import AdaptedTool, WorkbenchToolError, adapt, to_crewai  # noqa: E402
 from workbench.log import ExecutionLog  # noqa: E402
 
 

@@ -201,6 +201,8 @@ def _count_widgets(widget: W.Widget) -> int:
 
 class _ListRow:
     __slots__ = ("field", "box")
+    field: Field
+    box: Any  # W.HBox
 
 
 class ListField(_Rows):
@@ -418,6 +420,9 @@ class TupleField(_Container):
 
 class _MapRow:
     __slots__ = ("key", "field", "box")
+    key: Any  # W.Text
+    field: Field
+    box: Any  # W.HBox
 
 
 class MappingField(_Rows):
@@ -609,7 +614,7 @@ class NullableField(_Container):
 
     def _inner_header(self) -> list[W.Widget]:
         """The inner container's header widgets (a union's selector), shown in this row."""
-        return self.inner.header_extras() if self.inner.container else []
+        return self.inner.header_extras() if isinstance(self.inner, _Container) else []
 
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:

@@ -167,6 +167,7 @@ class Field:
 
     rule = "?"  #: the name of the table row that built this field (set by the builder)
     container = False
+    input: Any  #: the field's control (a container's box), made by ``build()``
     #: a text box whose placeholder shows the field's state (else a muted state note does)
     text_like = False
 
@@ -625,7 +626,7 @@ class StringField(_TextBox):
         return self._checker
 
     def hint(self) -> str:
-        return _PLACEHOLDERS.get(self.schema.get("format"), "")
+        return _PLACEHOLDERS.get(str(self.schema.get("format")), "")
 
     def empty_text(self) -> str:
         return '"" (empty string)'
@@ -938,7 +939,7 @@ class JSONField(_TextBox):
             return self._shown_default()
         try:
             return load_json(text)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:  # (its too-deep error is one too)
             types = json_types(self.schema)
             if not types or "string" in types:
                 return text

@@ -438,7 +438,7 @@ class ToolForm(W.VBox):
         for name, value in values.items():
             field = self.fields[name]
             if value is None and hasattr(field, "set_none"):
-                field.set_none()  # type: ignore[attr-defined]
+                field.set_none()
             else:
                 field.set(value)
         return self

@@ -547,7 +547,7 @@ class McpInspector(W.VBox):
         self._render_protocol()
         self._render_server()
 
-    def close(self) -> None:  # type: ignore[override]
+    def close(self) -> None:
         """Stop following the connection and close the widgets (the connection stays open)."""
         for unsubscribe in self._unsubscribe:
             unsubscribe()

@@ -95,6 +95,8 @@ class Playground(W.VBox):
         workbench: the ``Workbench`` whose executor runs the calls (default: the kernel's).
     """
 
+    children: tuple  # VBox's trait, declared for mypy (ipywidgets has no type information)
+
     def __init__(self, models: Optional[Sequence[Any]] = None, *, tools: Any = None, system: Optional[str] = None,
                  log: Any = None, workbench: Any = None) -> None:
         if workbench is None:
