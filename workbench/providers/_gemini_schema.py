@@ -98,7 +98,7 @@ def _gemini_node(node: Any, path: str, walk: _Walk) -> Schema:
             if nullable:
                 merged["nullable"] = True
             return merged
-        cleaned = []
+        cleaned: list[Any] = []
         for m in non_null:
             c = _gemini_node(m, path, walk)
             nullable = nullable or bool(c.pop("nullable", False))
@@ -127,9 +127,9 @@ def _gemini_node(node: Any, path: str, walk: _Walk) -> Schema:
         elif values:
             notes.append("one of: " + ", ".join(json_text(v) for v in values))
             if "type" not in out:
-                kinds = {json_type_name(v) for v in values}
-                if len(kinds) == 1:
-                    out["type"] = kinds.pop()
+                value_kinds = {json_type_name(v) for v in values}
+                if len(value_kinds) == 1:
+                    out["type"] = value_kinds.pop()
 
     fmt = node.get("format")
     if fmt is not None:

@@ -159,7 +159,7 @@ def _make_nullable(schema: Schema) -> Schema:
         out = dict(schema)
         out["anyOf"] = list(schema["anyOf"]) + [{"type": "null"}]
         return out
-    outer = {k: schema[k] for k in ("title", "description") if k in schema}
+    outer: dict[str, Any] = {k: schema[k] for k in ("title", "description") if k in schema}
     inner = {k: v for k, v in schema.items() if k not in outer}
     return {**outer, "anyOf": [inner, {"type": "null"}]}
 
