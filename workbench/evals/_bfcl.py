@@ -71,7 +71,7 @@ def load_bfcl(category: str, limit: Optional[int] = None) -> EvalSuite:
     answer_folder = folder / "possible_answer"
     if "irrelevance" not in category:
         answers = {row["id"]: row["ground_truth"] for row in _read_jsonl(_data_file(answer_folder, category))}
-    cases = []
+    cases: list[Any] = []
     for row in _read_jsonl(_data_file(folder, category)):
         if limit is not None and len(cases) >= limit:
             break

@@ -113,7 +113,8 @@ def new_instances(initial_config: dict, involved_classes: list[str], long_contex
 
 def _methods(instances: dict[str, Any]) -> dict[str, Any]:
     """Method name → bound method, over every instance (BFCL's classes share no method name)."""
-    return {name: getattr(instance, name) for instance in instances.values() for name in _public_methods(type(instance))}
+    return {name: getattr(instance, name) for instance in instances.values()
+            for name in _public_methods(type(instance))}  # type: ignore[arg-type]  # a class is hashable; mypy reads type[Any] as not
 
 
 # -- cases -----------------------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def load_multi_turn(category: str, limit: Optional[int] = None) -> Any:
 
     folder = bfcl_data_dir()
     answers = {row["id"]: row["ground_truth"] for row in _read_jsonl(_data_file(folder / "possible_answer", category))}
-    cases = []
+    cases: list[EvalCase] = []
     for row in _read_jsonl(_data_file(folder, category)):
         if limit is not None and len(cases) >= limit:
             break
