@@ -232,7 +232,7 @@ class BaseTool(ABC):
         body = self._invoke
         owner = getattr(body, "_wb_override_of", None)
         while owner is not None:  # reached through super().invoke() from an invoke override: skip it
-            body = super(owner, self)._invoke
+            body = getattr(super(owner, self), "_invoke")  # noqa: B009 - mypy cannot type super() of a class found at run time
             owner = getattr(body, "_wb_override_of", None)
         return body(arguments, context)
 
