@@ -18,7 +18,7 @@ from workbench.types import new_tool_use_id
 __all__ = ["RESULT_COLUMNS", "map_batch", "json_value"]
 
 RESULT_COLUMNS = ("status", "value", "error_type", "error", "duration_ms", "tool_use_id")
-_DTYPES = (object, object, object, object, "float64", object)
+_DTYPES: tuple[Any, ...] = (object, object, object, object, "float64", object)
 _CHUNK_SECONDS = 0.1  # aim for this much work per chunk
 _MAX_CHUNK = 4096
 
@@ -133,7 +133,7 @@ def _done_before(log: Any, name: str) -> dict[str, tuple]:
     if log is None or getattr(log, "path", None) is None:
         raise ValueError("map(resume=True) needs a file log (ExecutionLog('runs.db')): it looks up the calls "
                          "that already succeeded there")
-    done = {}
+    done: dict[Any, Any] = {}
     for inp, use_id, content, latency in log.success_rows(name):
         done.setdefault(_canonical(inp), ("success", json_value(content), None, None, latency, use_id))
     return done
@@ -190,7 +190,8 @@ def _run_chunks(executor: Any, tool: Any, uses: list, todo: list, rows: list, re
                 bar: Any) -> None:
     """Run the pending calls chunk by chunk, filling ``rows``; stops early when the bar is cancelled
     or the kernel is interrupted (KeyboardInterrupt) — finished rows are kept."""
-    size = max(1, getattr(executor, "_map_min_chunk", None) or getattr(executor, "max_concurrency", 1))
+    hint: Any = getattr(executor, "_map_min_chunk", None) or getattr(executor, "max_concurrency", 1)
+    size = max(1, hint)
     floor = size
     target = getattr(executor, "_map_chunk_seconds", _CHUNK_SECONDS)
     ceiling = getattr(executor, "_map_max_chunk", _MAX_CHUNK)

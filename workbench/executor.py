@@ -24,7 +24,7 @@ import traceback
 import types
 import uuid
 import warnings
-from typing import Any, AsyncIterator, Callable, Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence
 
 from pydantic import ValidationError as _ValidationError
 
@@ -38,6 +38,9 @@ from workbench.registry import as_tool_registry as _as_registry
 from workbench.secrets import mask_arguments, mask_result, secret_values
 from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, ToolResponse
 from workbench.types import Permission, ToolResult, ToolUse, fast_tool_result, new_tool_use_id, utc_now_iso
+
+if TYPE_CHECKING:
+    from workbench.spec import ToolSpec
 
 __all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "approving", "append_masked",
            "validating", "run_sync"]
@@ -109,10 +112,10 @@ class _ProgressEvent(ToolEvent):
     per-call fields are read from the call."""
 
     __slots__ = ("_call",)
-    kind = "progress"  # type: ignore[assignment]
-    tool_use = property(lambda self: self._call.tool_use)  # type: ignore[assignment]
-    index = property(lambda self: self._call.index)  # type: ignore[assignment]
-    started_at = property(lambda self: self._call.started_at)  # type: ignore[assignment]
+    kind = "progress"
+    tool_use = property(lambda self: self._call.tool_use)
+    index = property(lambda self: self._call.index)
+    started_at = property(lambda self: self._call.started_at)
 
     def __init__(self, call: "_Call", progress: float, message: Optional[str]) -> None:
         self._call = call
@@ -269,8 +272,15 @@ class _Call:
 
     __slots__ = ("index", "tool_use", "tool", "spec", "arguments", "context", "started_at", "t0", "cancel_event",
                  "idem_key", "synthetic", "target", "cancelled", "approval", "deadline", "finished", "func", "awaitable")
+    # set by the pipeline step that learns them (see _begin)
+    tool: Any
+    spec: ToolSpec
+    arguments: Any  # the validated arguments (a dict; None in the error result of a plain call)
+    approval: bool  # whether the approver is asked before the call runs
+    deadline: float  # perf_counter time by which the call times out (set, with finished, when it has a timeout)
+    finished: float  # perf_counter time the call ended
 
-    def __init__(self, index: int, tool_use: ToolUse, started_at: str, t0: float) -> None:
+    def __init__(self, index: int, tool_use: Any, started_at: Optional[str], t0: float) -> None:
         self.index = index
         self.tool_use = tool_use
         self.started_at = started_at
@@ -512,7 +522,7 @@ class ToolExecutor:
         context steps, and the start event (no listener)."""
         if type(raw_use) is not dict or self._listeners:
             return None
-        name = raw_use.get("name")
+        name: Any = raw_use.get("name")
         item = run.tools.get(name) if type(name) is str else None
         raw_input = raw_use.get("input")
         if item is None or type(raw_input) is not dict or type(raw_use.get("toolUseId")) is not str:
@@ -533,7 +543,7 @@ class ToolExecutor:
         (already logged and announced) of a call that failed here."""
         t0 = _perf()
         started_at = _now_iso()
-        tool_use = None
+        tool_use: Any = None
         if type(raw_use) is dict:
             try:  # already a well-formed ToolUse: used as it is, no copy
                 name = raw_use["name"]
@@ -725,7 +735,7 @@ class ToolExecutor:
             if call is None:
                 call = self._begin(index, raw_use, run)
             if type(call) is not _Call:
-                return call  # type: ignore[return-value]
+                return call  # type: ignore[return-value]  # a ToolResult: mypy does not narrow on type(...) is not
         spec = call.spec
         if call.approval:
             denied = await self._approve(call)
@@ -965,7 +975,7 @@ class ToolExecutor:
             return None
         try:
             name, raw_input, use_id = raw_use["name"], raw_use["input"], raw_use["toolUseId"]
-            item = tools.get(name)
+            item: Any = tools.get(name)
             # _plan_of, inlined (this is every call), reading the spec a tool caches in its __dict__
             # (not its .spec property); a tool whose .spec is another never matches and takes _plan_of
             spec = item.__dict__.get("_wb_spec")
@@ -1029,7 +1039,7 @@ class ToolExecutor:
         else:
             call = self._begin(index, raw_use, run)
             if type(call) is not _Call:
-                return call  # type: ignore[return-value]
+                return call
             spec = call.spec
             if (spec.supports_async or spec.timeout is not None or self.timeout is not None or self.pool is not None
                     or spec.long_running or call.approval):
@@ -1176,14 +1186,14 @@ class SequentialExecutor(ToolExecutor):
         uses = tool_uses if type(tool_uses) is list else _call_iter(tool_uses)
         log = self.log if log is None else log
         # as in run(): plain calls with no log need no run state, made for the first call that does
-        tools = getattr(registry, "registry", None)
+        tools: Any = getattr(registry, "registry", None)
         plain = (type(tools) is dict and log is None and ctx_factory is None  # and _adds_nothing(), inlined:
                  and self.timeout is None and self.pool is None and not self.synthetic  # a call less per execute
                  and self.validation is None and _no_modes(registry))
         run: Optional[_Run] = None
         results = []
         for i, use in enumerate(uses):
-            outcome = self._run_plain(use, tools, True) if plain else None  # True: in the running loop
+            outcome: Any = self._run_plain(use, tools, True) if plain else None  # True: in the running loop
             if type(outcome) is ToolResult:
                 results.append(outcome)
                 continue
@@ -1206,12 +1216,13 @@ class SequentialExecutor(ToolExecutor):
         uses = tool_uses if type(tool_uses) is list else _call_list(tool_uses)
         log = self.log if log is None else log
         # plain calls with no log need no run state: it is made for the first call that does
-        tools = getattr(registry, "registry", None)
+        tools: Any = getattr(registry, "registry", None)
         run_plain = (self._run_plain if type(tools) is dict and log is None and self._adds_nothing() and _no_modes(registry)
                      else None)
         run: Optional[_Run] = None
         results: list[ToolResult] = []
         for i, use in enumerate(uses):
+            outcome: Any
             if run_plain is not None:
                 outcome = run_plain(use, tools)
                 if outcome is not None:
@@ -1250,7 +1261,7 @@ class SequentialExecutor(ToolExecutor):
         perf = _perf
 
         def rows(uses: list) -> list:
-            out = []
+            out: list = []
             append = out.append
             run = None
             for use in uses:

@@ -42,7 +42,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
 
 from pydantic_core import from_json as _from_json
 from pydantic_core import to_json as _to_json
@@ -645,7 +645,8 @@ class ExecutionLog:
     # -- reading -----------------------------------------------------------------------------------
     @staticmethod
     def _where(tool: Optional[str], status: Optional[str], last: Optional[int]) -> tuple[str, list[Any]]:
-        clauses, args = [], []
+        clauses: list[str] = []
+        args: list[Any] = []
         if tool is not None:
             clauses.append("tool_name = ?")
             args.append(tool)
@@ -777,7 +778,7 @@ class ExecutionLog:
     def __bool__(self) -> bool:
         return True
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[dict]:
         """Iterate over all row dicts, oldest first (a snapshot taken now)."""
         return iter(self.rows())
 
@@ -800,7 +801,7 @@ class ExecutionLog:
             "run_id, turn",
             tool, status, last,
         )
-        columns = list(zip(*raw)) if raw else [()] * 12
+        columns: list[Any] = list(zip(*raw)) if raw else [()] * 12
         del raw
         ids, names, use_ids, statuses, errors, inputs, outputs, started, completed, latency, run_ids, turns = columns
         with _gc_paused(len(ids)):
@@ -882,8 +883,8 @@ class ExecutionLog:
         import pyarrow.parquet as pq
 
         timestamp = pa.timestamp("us", tz="UTC")
-        types = {"id": pa.int64(), "latency_ms": pa.float64(), "started_at": timestamp, "completed_at": timestamp}
-        columns = list(zip(*raw)) if raw else [()] * len(LOG_COLUMNS)
+        types: dict[str, Any] = {"id": pa.int64(), "latency_ms": pa.float64(), "started_at": timestamp, "completed_at": timestamp}
+        columns: list[Any] = list(zip(*raw)) if raw else [()] * len(LOG_COLUMNS)
         arrays, fields = [], []
         for name, values in zip(LOG_COLUMNS, columns):
             kind = types.get(name, pa.string())
