@@ -163,8 +163,9 @@ async def main_async(n: int) -> list[dict]:
     executor = ConcurrentExecutor(max_concurrency=8)
     rows = [await bench_model("ScriptedModel", n, lambda: ScriptedModel(script()), executor)]
     try:
-        from workbench.models.openai import OpenAIModel
         import openai  # noqa: F401
+
+        from workbench.models.openai import OpenAIModel
     except ImportError:
         print("openai is not installed: the OpenAI-wire benchmark is skipped")
         return rows

@@ -27,7 +27,6 @@ import pydantic
 from workbench import ToolRegistry, tool
 from workbench.providers import to_provider_format
 
-
 ONE_MODEL = "from pydantic import BaseModel\nclass Point(BaseModel):\n    x: int\n"
 
 def fresh_functions(count: int, offset: int = 0) -> list[Callable[..., Any]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util  # noqa: E402
 import json
 import os
 import statistics
@@ -30,8 +31,6 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional
-
-import importlib.util  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 if not os.environ.get("WB_BENCH_COMPARED") and str(ROOT) not in sys.path:

@@ -274,7 +274,7 @@ def hash_reporting(steps: int, ctx: ToolContext) -> str:
 @tool
 def idle(steps: int) -> int:
     """An empty loop."""
-    for i in range(steps):
+    for _ in range(steps):
         pass
     return steps
 

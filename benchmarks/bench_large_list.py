@@ -17,7 +17,6 @@ Nothing asserts on time.
 from __future__ import annotations
 
 import argparse
-import collections
 import gc
 import json
 import statistics
@@ -58,7 +57,7 @@ def switch(rounds: int, extra_rows: Optional[int] = None) -> dict:
     """Median ms of JSON → Form with ``COUNT`` items, and the widgets and messages it makes; ``extra_rows``:
     then build rows until that many are built (``show_more``), timed with the switch."""
     text = json.dumps({"items": [{"sku": f"s{i}", "qty": i} for i in range(COUNT)]})
-    timings, widgets, messages, sent, rows, updates = [], 0, 0, 0, 0, collections.Counter()
+    timings, widgets, messages, sent, rows = [], 0, 0, 0, 0
     with recording():
         for _ in range(rounds + 1):  # the first round warms up (imports, compiled validators)
             form = build_and_display(bulk_tool())

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from workbench.log import _DDL, _INSERT_SQL, ExecutionLog, LOG_COLUMNS
+from workbench.log import _DDL, _INSERT_SQL, LOG_COLUMNS, ExecutionLog
 from workbench.types import ToolResult
 
 

@@ -10,7 +10,7 @@ settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-from workbench import registry as registry_module
+from workbench import registry as registry_module  # noqa: E402 - after the hypothesis profile is chosen
 
 
 def pytest_report_header(config):

@@ -343,10 +343,10 @@ CATALOGUE: list[Entry] = [
 
 
 # -- shared fixtures of the notebook-layer tests (imported by tests/test_jupyter*.py) ---------------------
-import threading as _threading
-import time as _time
+import threading as _threading  # noqa: E402 - the section's own imports
+import time as _time  # noqa: E402 - the section's own imports
 
-import pytest as _pytest
+import pytest as _pytest  # noqa: E402 - the section's own imports
 
 
 @_pytest.fixture

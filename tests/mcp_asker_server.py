@@ -1,7 +1,8 @@
 """An MCPServer whose tool asks the client (elicitation): run over stdio, or imported and connected in memory."""
 
-from pydantic import BaseModel
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
+
 
 class Name(BaseModel):
     name: str

@@ -16,13 +16,12 @@ from __future__ import annotations
 import os
 from typing import Annotated
 
-from pydantic import BaseModel
-
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp.server.mcpserver.resources import TextResource
 from mcp_types import CreateMessageResult, Icon, ListRootsResult, SamplingMessage, TextContent
+from pydantic import BaseModel
 
 TTL_MS = int(os.environ.get("TTL_MS", "60000"))
 PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5"

@@ -9,8 +9,8 @@ from typing import Optional
 
 import uvicorn
 from fastapi import Depends, FastAPI, Header, HTTPException
-from fastapi.security import HTTPBasic, HTTPBasicCredentials
 from fastapi.responses import PlainTextResponse
+from fastapi.security import HTTPBasic, HTTPBasicCredentials
 from pydantic import BaseModel
 
 SECRET = "sk-test-9f8e7d6c5b4a"

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and editors
-    from workbench.agent import Transcript, arun_agent, run_agent
     from workbench._errors import ToolInputError, ToolNotFoundError, ToolSpecError
     from workbench._events import ToolEvent
+    from workbench.agent import Transcript, arun_agent, run_agent
     from workbench.content import Audio, EmbeddedResource, ResourceLink
     from workbench.context import ToolContext
     from workbench.executor import ConcurrentExecutor, SequentialExecutor, ToolExecutor

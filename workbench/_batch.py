@@ -131,7 +131,7 @@ def _done_before(log: Any, name: str) -> dict[str, tuple]:
     if log is None or getattr(log, "path", None) is None:
         raise ValueError("map(resume=True) needs a file log (ExecutionLog('runs.db')): it looks up the calls "
                          "that already succeeded there")
-    done = {}
+    done: dict[Any, Any] = {}
     for inp, use_id, content, latency in log.success_rows(name):
         done.setdefault(_canonical(inp), ("success", json_value(content), None, None, latency, use_id))
     return done

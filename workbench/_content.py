@@ -37,7 +37,7 @@ def number_like(value: Any) -> Any:
     if kind is Decimal:
         if not value.is_finite():
             return float(value)
-        return int(value) if value.as_tuple().exponent >= 0 else float(value)  # type: ignore[operator]
+        return int(value) if value.as_tuple().exponent >= 0 else float(value)
     if kind.__module__ == "numpy" and getattr(value, "ndim", None) == 0:  # a numpy scalar: its Python twin
         item = value.item()
         return item if isinstance(item, (bool, int, float, str)) else value

@@ -119,7 +119,8 @@ def _params_table(spec: Any) -> str:
     defs = spec.parameters.get("$defs") or {}
     rows = []
     for p in spec.inputs:
-        schema = properties.get(p.name) if isinstance(properties.get(p.name), dict) else {}
+        found = properties.get(p.name)
+        schema: dict = found if isinstance(found, dict) else {}
         default = f"<code>{_e(json.dumps(schema['default'], ensure_ascii=False, default=repr))}</code>" if "default" in schema else ""
         rows.append(
             f"<tr><td {_CELL}><code>{_e(p.name)}</code>{'' if not p.required else ' <span title=required>*</span>'}</td>"

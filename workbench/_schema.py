@@ -10,14 +10,15 @@ from __future__ import annotations
 import inspect
 import sys
 import threading
+import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
 from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import PydanticUndefined
 
 from workbench._docstrings import parse_docstring
 from workbench._errors import ToolSpecError
@@ -61,7 +62,7 @@ class ToolJsonSchema(GenerateJsonSchema):
     (inputs and return value). Binding on lookup gives the same schemas.
     """
 
-    def build_schema_type_to_method(self) -> dict:  # type: ignore[override]
+    def build_schema_type_to_method(self) -> dict:
         return _MethodTable(self)
 
     def float_schema(self, schema: Any) -> Any:
@@ -82,7 +83,7 @@ class ToolJsonSchema(GenerateJsonSchema):
             return dft
         return super().encode_default(dft)
 
-    def get_decimal_pattern(self, schema: Any) -> str:  # type: ignore[override]
+    def get_decimal_pattern(self, schema: Any) -> str:
         """Give ``Decimal`` strings a pattern; the validator enforces the same one (``workbench._strict_json``)."""
         return decimal_pattern(schema, bool(self._config.config_dict.get("allow_inf_nan", False)))
 
@@ -195,7 +196,8 @@ def _upgrade_typeddicts(annotation: Any) -> Any:
                 fields[key] = typing_extensions.Required[hint]
             else:
                 fields[key] = typing_extensions.NotRequired[hint]
-        new = typing_extensions.TypedDict(annotation.__name__, fields)
+        # the functional form with a name known only at run time: mypy wants a literal to define a type statically
+        new = typing_extensions.TypedDict(annotation.__name__, fields)  # type: ignore[misc]
         new.__doc__ = annotation.__doc__
         return new
     args = typing.get_args(annotation)
@@ -206,7 +208,7 @@ def _upgrade_typeddicts(annotation: Any) -> Any:
     if new_args == args:
         return annotation
     if origin is typing.Annotated:
-        return typing.Annotated[(new_args[0], *new_args[1:])]
+        return typing.Annotated[new_args]  # a tuple subscript: Annotated[first, *rest]
     if origin is typing.Union:
         return typing.Union[new_args]
     try:
@@ -227,7 +229,7 @@ def _caller_namespace() -> dict[str, Any]:
     """Locals of the frames that called into workbench, innermost first (as pydantic's
     ``validate_call`` does), so string annotations naming a class local to a function resolve."""
     namespace: dict[str, Any] = {}
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         if not frame.f_globals.get("__name__", "").startswith("workbench"):
             for key, value in frame.f_locals.items():
@@ -242,7 +244,8 @@ def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
     try:
         return typing.get_type_hints(fn, include_extras=True)
     except NameError:
-        target = getattr(fn, "__call__", fn) if not inspect.isfunction(fn) and not inspect.ismethod(fn) else fn
+        # the hints of a callable object are its __call__ method's
+        target = getattr(fn, "__call__", fn) if not inspect.isfunction(fn) and not inspect.ismethod(fn) else fn  # noqa: B004
         return typing.get_type_hints(target, localns=_caller_namespace(), include_extras=True)
 
 
@@ -498,7 +501,7 @@ def _returns_schema(annotation: Any, description: str | None) -> tuple[TypeAdapt
     if annotation is _NO_ANNOTATION or annotation is typing.Any:
         return None, {}
     try:
-        cached = _RETURNS.get(annotation)
+        cached: tuple[TypeAdapter | None, dict] | None = _RETURNS.get(annotation)
     except TypeError:  # unhashable metadata in an Annotated: not shared
         cached, annotation_key = None, None
     else:
@@ -513,8 +516,7 @@ def _returns_schema(annotation: Any, description: str | None) -> tuple[TypeAdapt
             if len(_RETURNS) >= _RETURNS_MAX:
                 _RETURNS.clear()
             _RETURNS[annotation_key] = cached
-    adapter, schema = cached
-    return adapter, copy_json(schema)
+    return cached[0], copy_json(cached[1])
 
 
 def _explain_unsupported(tool_name: str, fields: dict, field_names: list, exc: Exception) -> str:

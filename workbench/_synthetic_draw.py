@@ -214,8 +214,8 @@ def _patch_object_generation() -> None:
     old ``while elements.more()`` API, which newer hypothesis replaced with ``with many(...) as
     elements: for _ in elements`` — every object schema then fails with AttributeError. Until a
     release catches up, give that module an adapter with the old API (and only when it is needed)."""
-    from hypothesis.internal.conjecture import utils as cu
     import hypothesis_jsonschema._from_schema as hjs
+    from hypothesis.internal.conjecture import utils as cu
 
     if hasattr(hjs.cu.many, "more"):
         return

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections.abc import Mapping
 from functools import cached_property
 from typing import Any, Callable, Optional
 
@@ -222,7 +223,7 @@ class FunctionInputValidator:
         self._rules: Any = None
         self._inf_nan_places: Any = None
         self._scalar_only = False
-        self._fast = None
+        self._fast: Optional[SchemaValidator] = None
         self._pending: Any = info
         # the flat check of a scalar-only tool (see __call__); until the first call, a stand-in that builds it
         self._flat_check: Optional[Callable[[Any], dict]] = None if lax else self._prepare_then_check
@@ -268,7 +269,7 @@ class FunctionInputValidator:
             self._flat_check = flat_check
             self._complete = flat_check is not None and complete
             self._pending = None
-        if self._complete and self._publish is not None:
+        if self._complete and self._publish is not None and flat_check is not None:
             self._publish(self, flat_check)
 
     @property
@@ -309,9 +310,9 @@ class FunctionInputValidator:
         if self._rules is not None:
             return self._with_rules(tool_name, raw, [])
         if self._fast is not None:
-            values = self._fast_values(raw)
-            if values is not None:
-                return values
+            checked = self._fast_values(raw)
+            if checked is not None:
+                return checked
         try:
             values = self._validator.validate_python(raw, strict=True).__dict__
         except ValidationError:
@@ -406,7 +407,7 @@ def _convert_errors(exc: ValidationError, raw: dict, expected_at_top: dict[str, 
             expected = f"one of the parameters ({param_list})" if len(loc) == 1 else "no extra keys"
             found.append((loc, _error(loc, expected, err["input"], unexpected=True)))
         else:
-            expected = _expected_for(kind, loc, err, expected_at_top, order)
+            expected = _expected_for(kind, loc, dict(err), expected_at_top, order)
             place = tuple(loc)
             if place in merged:
                 index = merged[place]
@@ -484,7 +485,8 @@ def _typed_dict_validator(info: FunctionInfo) -> "tuple[Any, bool]":
     try:
         fields = {name: (Required[annotation] if default is _inspect.Parameter.empty else NotRequired[annotation])
                   for name, annotation, default in info.input_fields}
-        arguments = TypedDict(f"{info.name}_arguments", fields)  # type: ignore[operator]
+        # the functional form with a name known only at run time: mypy wants a literal to define a type statically
+        arguments = TypedDict(f"{info.name}_arguments", fields)  # type: ignore[misc]
         # strict in its config, so a call passes no keyword (pydantic-core parses keywords on every call)
         arguments.__pydantic_config__ = ConfigDict(extra="forbid", arbitrary_types_allowed=False,  # type: ignore[attr-defined]
                                                    allow_inf_nan=False, strict=True)
@@ -500,7 +502,7 @@ def _typed_dict_validator(info: FunctionInfo) -> "tuple[Any, bool]":
         return adapter.validator, False
 
 
-def _with_defaults_schema(schema: dict, defaults: dict) -> dict:
+def _with_defaults_schema(schema: Mapping[str, Any], defaults: dict) -> dict:
     """A TypedDict's core schema whose optional fields fall back to their defaults, as the input model's
     do (pydantic-core deep-copies an unhashable default per call, as ``_default_value`` does)."""
     from pydantic_core import core_schema

@@ -8,8 +8,16 @@ import math
 import threading
 from typing import Any, Callable, Coroutine, Iterator, Optional
 
-from workbench._peer import LOG_LEVELS, PEER_KEY, Elicitation, Messages, NobodyToAsk, Sampled, \
-    elicitation_schema, sampling_messages
+from workbench._peer import (
+    LOG_LEVELS,
+    PEER_KEY,
+    Elicitation,
+    Messages,
+    NobodyToAsk,
+    Sampled,
+    elicitation_schema,
+    sampling_messages,
+)
 from workbench.secrets import mask, mask_arguments, secret_parameters
 from workbench.types import ToolUse, utc_now_iso
 

@@ -99,7 +99,7 @@ def _run_one(tool: Any, arguments: dict, tool_use: Optional[dict], invocation_st
     if tool_use is not None:  # the tool takes a ToolContext
         from workbench.context import ToolContext
 
-        ctx = ToolContext(tool_use, invocation_state)
+        ctx = ToolContext(tool_use, invocation_state)  # type: ignore[arg-type]  # a ToolUse, as the client sent it
         ctx._cancel_event = threading.Event()
     t0 = time.perf_counter()
     try:
@@ -114,7 +114,7 @@ def _run_one(tool: Any, arguments: dict, tool_use: Optional[dict], invocation_st
             except TimeoutError:
                 if future.done():
                     raise  # the tool's own TimeoutError, in time
-                if ctx is not None:
+                if ctx is not None and ctx._cancel_event is not None:  # (set above)
                     ctx._cancel_event.set()
                 return ("timeout", None, None, None, (time.perf_counter() - t0) * 1000.0)
     except Exception as exc:  # noqa: BLE001 - every tool failure becomes a result
@@ -263,7 +263,8 @@ class DaskExecutor(ToolExecutor):
         self.close()
 
     def __repr__(self) -> str:
-        return f"DaskExecutor({self.client.scheduler.address!r}, batch_size={self.batch_size}, retries={self.retries})"
+        scheduler: Any = self.client.scheduler  # (None only on a closed client)
+        return f"DaskExecutor({getattr(scheduler, 'address', None)!r}, batch_size={self.batch_size}, retries={self.retries})"
 
     # -- cancellation ----------------------------------------------------------------------------------
     def cancel(self, tool_use_id: str) -> bool:
@@ -370,7 +371,7 @@ class DaskExecutor(ToolExecutor):
             by_tool.setdefault(call.spec.name, []).append(call)
         size = self._batch_size(len(ready))
         refs = getattr(run.registry, "tool_refs", None) or {}
-        batches = []
+        batches: list[Any] = []
         for name, calls in by_tool.items():
             payload = _payload(calls[0].tool, refs.get(name))
             timeout = self.timeout_of(calls[0])
@@ -388,6 +389,7 @@ class DaskExecutor(ToolExecutor):
             key=f"workbench-batch-{uuid.uuid4().hex}")
 
         def done(fut: Any) -> None:  # runs in a Dask client thread
+            item: tuple[int, Any, Optional[BaseException]]
             try:
                 item = (number, pickle.loads(fut.result()), None)
             except BaseException as exc:  # noqa: BLE001 - a dead worker, a cancelled task…

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import inspect
 import importlib.util
+import inspect
 import os
 import re
 import sys
@@ -133,6 +133,9 @@ class _RefTrust:
     imports ``canary`` but yields a function defined in ``posix``, so it is refused.
     """
 
+    all: bool
+    prefixes: tuple[str, ...]
+
     def __init__(self, trust_refs: TrustRefs) -> None:
         if isinstance(trust_refs, bool):
             self.all, self.prefixes = trust_refs, ()
@@ -170,6 +173,10 @@ class UntrustedRefTool(SpecOnlyTool):
     It behaves as a spec-only tool (synthetic calls work, real calls fail with a clear error);
     the ref stays recorded so ``to_spec_dict`` writes the entry back unchanged.
     """
+
+    untrusted_ref: str
+    spec_given: bool
+    untrusted_reason: Optional[str]
 
     def __init__(self, spec: ToolSpec | dict[str, Any], ref: str, *, spec_given: bool = True,
                  reason: Optional[str] = None) -> None:
@@ -242,7 +249,7 @@ def tool_list(tools: Any) -> list[Any]:
     if isinstance(tools, dict) and not _is_spec_dict(tools):
         return list(tools.values())
     if isinstance(tools, (list, tuple, set, frozenset, Iterator, MappingView)):
-        return list(tools)
+        return list(tools)  # type: ignore[arg-type]  # typeshed's MappingView has no __iter__; every view has
     return [tools]
 
 

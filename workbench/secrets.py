@@ -161,7 +161,8 @@ class SecretCalls:
 
     def names_of(self, call: Any) -> frozenset[str]:
         """The secret parameters of the tool ``call`` (a ToolUse dict) calls."""
-        return self.names.get(call.get("name"), frozenset()) if isinstance(call, Mapping) else frozenset()
+        name = call.get("name") if isinstance(call, Mapping) else None
+        return self.names.get(name, frozenset()) if isinstance(name, str) else frozenset()
 
     def learn(self, call: Any) -> None:
         """Note the values ``call`` gives secret parameters (``***`` is not one)."""

@@ -12,7 +12,7 @@ plus ``ToolSpec.from_function(fn)``.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Literal, Optional
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
@@ -81,6 +81,9 @@ class ToolSpec(BaseModel):
     """A tool's specification; each field is documented where it is declared below."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validate_assignment=False)
+    if TYPE_CHECKING:
+        # pydantic declares it Optional; a model with private attributes, as this one, always has the dict
+        __pydantic_private__: dict[str, Any]
 
     name: str = ""
     description: str = ""
@@ -157,7 +160,8 @@ class ToolSpec(BaseModel):
         private["_call_plan"] = None
 
     def __init__(self, **data: Any) -> None:
-        declared = [getattr(p, "name", None) if not isinstance(p, dict) else p.get("name") for p in data.get("inputs") or []]
+        # the names as given (validated below: once construction succeeds, each is a string)
+        declared: list[Any] = [getattr(p, "name", None) if not isinstance(p, dict) else p.get("name") for p in data.get("inputs") or []]
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -530,8 +534,9 @@ def _adapter_checker(adapter: Any) -> Callable[[Any], Optional[str]]:
         except ValidationError:
             pass
         try:
-            from workbench._content import to_jsonable
             import json
+
+            from workbench._content import to_jsonable
 
             adapter.validate_json(json.dumps(to_jsonable(value)), strict=True)
             return None

@@ -7,7 +7,7 @@ import importlib
 import inspect
 import threading
 from abc import ABC
-from typing import Any, Callable, Generic, Optional, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, overload
 
 from typing_extensions import ParamSpec
 
@@ -108,6 +108,7 @@ class BaseTool(ABC):
 
     _is_dynamic: bool = False
     _supports_async: bool = False
+    _execute: Callable[..., Any]  # a subclass's own execute, unchecked (set by _guard_entry_points)
     _long_running: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -243,7 +244,7 @@ class BaseTool(ABC):
         body = self._invoke
         owner = getattr(body, "_wb_override_of", None)
         while owner is not None:  # reached through super().invoke() from an invoke override: skip it
-            body = getattr(super(owner, self), "_invoke")
+            body = getattr(super(owner, self), "_invoke")  # noqa: B009 - mypy cannot type super() of a class found at run time
             owner = getattr(body, "_wb_override_of", None)
         return body(arguments, context)
 
@@ -398,6 +399,9 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         self._is_async = is_async
         functools.update_wrapper(self, func)  # __name__, __doc__, __module__, __qualname__, __wrapped__
 
+    if TYPE_CHECKING:
+        __qualname__: str  # the function's, set on the instance by update_wrapper
+
     @classmethod
     def from_function(cls, func: Callable[..., Any], *, name: Optional[str] = None, description: Optional[str] = None,
                       parameters: Optional[dict] = None, context: bool | str = False, long_running: bool = False,
@@ -457,12 +461,13 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
 
         Raises :class:`ToolPermissionError` for an ``always_deny`` or ``ask_user`` tool."""
         if self._is_async:
-            return await self._func(*args, **kwargs)
+            coroutine: Any = self._func(*args, **kwargs)  # R, for an async function, is its coroutine
+            return await coroutine
         import asyncio  # see BaseTool.acall
 
         return await asyncio.to_thread(functools.partial(self._func, *args, **kwargs))
 
-    async def execute(self, ctx: Optional[ToolContext] = None, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def execute(self, ctx: Optional[ToolContext] = None, **kwargs: Any) -> Any:
         """locus' entry point: run with ``kwargs``, injecting ``ctx`` when the function takes a context.
 
         Raises :class:`ToolPermissionError` for an ``always_deny`` or ``ask_user`` tool."""
@@ -475,11 +480,12 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         ctx_name = self.__dict__["_wb_ctx"]
         if ctx_name is not None:
             arguments = {**arguments, ctx_name: context}
+        func: Callable[..., Any] = self._func  # called with the arguments of a tool call, not P's
         if self._positional_only:
             arguments = dict(arguments)
             args = [arguments.pop(n) for n in self._positional_only if n in arguments]
-            return self._func(*args, **arguments)
-        return self._func(**arguments)
+            return func(*args, **arguments)
+        return func(**arguments)
 
     def prepare_tool_kwargs(self, tool_use: ToolUse, invocation_state: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         """Validate ``tool_use["input"]`` and add the injected context (a framework's hook, Spark's name)."""
@@ -629,9 +635,19 @@ _TOOL_OPTIONS = ("name", "description", "parameters", "context", "long_running",
 
 
 @overload
-def tool(func: Callable[P, R]) -> DecoratedFunctionTool[P, R]: ...
+def tool(func: Callable[P, R], *, name: Optional[str] = None, description: Optional[str] = None,
+         parameters: Optional[dict] = None, context: bool | str = False, long_running: bool = False,
+         async_execution: Optional[bool] = None, idempotent: bool = False,
+         permission: Permission | str = Permission.ALWAYS_ALLOW, timeout: Optional[float] = None,
+         when_to_use: Optional[str] = None, validation: Optional[str] = None,
+         ) -> DecoratedFunctionTool[P, R]: ...
 @overload
-def tool(func: None = None, **options: Any) -> Callable[[Callable[P, R]], DecoratedFunctionTool[P, R]]: ...
+def tool(func: None = None, *, name: Optional[str] = None, description: Optional[str] = None,
+         parameters: Optional[dict] = None, context: bool | str = False, long_running: bool = False,
+         async_execution: Optional[bool] = None, idempotent: bool = False,
+         permission: Permission | str = Permission.ALWAYS_ALLOW, timeout: Optional[float] = None,
+         when_to_use: Optional[str] = None, validation: Optional[str] = None,
+         ) -> Callable[[Callable[P, R]], DecoratedFunctionTool[P, R]]: ...
 
 
 def tool(
@@ -659,7 +675,7 @@ def tool(
     (pydantic's lax mode: ``"6"`` becomes 6) for this tool's input checks; a run's mode wins over it,
     it wins over its registry's.
     """
-    options = dict(name=name, description=description, parameters=parameters, context=context,
+    options: dict[str, Any] = dict(name=name, description=description, parameters=parameters, context=context,
                    long_running=long_running, async_execution=async_execution, idempotent=idempotent,
                    permission=permission, timeout=timeout, when_to_use=when_to_use, validation=validation)
 

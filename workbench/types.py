@@ -8,7 +8,6 @@ from enum import Enum
 from typing import Any, Literal, Mapping, Optional, TypedDict, Union
 
 from pydantic import BaseModel, ConfigDict, Field
-
 from typing_extensions import NotRequired
 
 __all__ = [
@@ -99,7 +98,7 @@ def make_tool_use(name: str, input: Optional[dict] = None, tool_use_id: Optional
     return {"toolUseId": tool_use_id or new_tool_use_id(), "name": name, "input": {} if input is None else input}
 
 
-_MILLIS = tuple(".%03dZ" % i for i in range(1000))
+_MILLIS = tuple(f".{i:03d}Z" for i in range(1000))
 # (first millisecond of the cached second, its "YYYY-MM-DDTHH:MM:SS"), swapped atomically
 _iso_state: list = [(0, "")]
 
@@ -166,7 +165,7 @@ class ToolResult(BaseModel):
         return "\n".join(b["text"] for b in self.content if "text" in b)
 
     @property
-    def json(self) -> Any:  # type: ignore[override]
+    def json(self) -> Any:
         """The first ``{"json": ...}`` block's value, else ``None``."""
         for block in self.content:
             if "json" in block:

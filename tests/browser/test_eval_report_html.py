@@ -3,11 +3,10 @@ its tables and charts and asks the network for nothing (issue 27, "Results that 
 
 from __future__ import annotations
 
+from tests.browser.conftest import ARTIFACTS
 from workbench import ToolRegistry, tool
 from workbench.evals import EvalCase, EvalReport, run_evals
 from workbench.models import ScriptedModel
-
-from tests.browser.conftest import ARTIFACTS
 
 
 @tool

@@ -12,15 +12,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from crewai.tools import BaseTool as CrewBaseTool  # noqa: E402
 from crewai.tools import tool as crew_tool  # noqa: E402
 from crewai.utilities.agent_utils import convert_tools_to_openai_schema  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
 from workbench import SequentialExecutor, ToolRegistry, tool  # noqa: E402
-from workbench.adapters import adapt, to_crewai  # noqa: E402
-from workbench.adapters import AdaptedTool, WorkbenchToolError  # noqa: E402
+from workbench.adapters import AdaptedTool, WorkbenchToolError, adapt, to_crewai  # noqa: E402
 from workbench.log import ExecutionLog  # noqa: E402
 
 

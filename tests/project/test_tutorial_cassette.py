@@ -70,6 +70,7 @@ def test_recording_an_evaluation_cassette_again_gives_the_committed_one(name, tm
 
 def test_the_multi_turn_cassette_replays_every_entry_offline():
     from tutorial11_entries import ENTRIES, load_entries
+
     from workbench.evals import run_evals
     from workbench.models import ReplayModel
 

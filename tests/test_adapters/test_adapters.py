@@ -20,14 +20,16 @@ from typing import Annotated, Any
 
 import anyio
 import pytest
-from langchain_core.tools import InjectedToolCallId  # module level: the tools' string annotations name them
 from agents.tool_context import ToolContext as AgentsToolContext
+from langchain_core.tools import InjectedToolCallId  # module level: the tools' string annotations name them
 from pydantic_ai import RunContext, Tool
 
 from tests import adapter_sample_tools as samples
 from tests.form_catalogue import wb  # noqa: F401 - fixture
 from workbench import Permission, SequentialExecutor, ToolRegistry, tool
 from workbench.adapters import (
+    AdaptedTool,
+    WorkbenchToolError,
     adapt,
     to_langchain,
     to_llamaindex,
@@ -35,7 +37,6 @@ from workbench.adapters import (
     to_pydantic_ai,
     to_smolagents,
 )
-from workbench.adapters import AdaptedTool, WorkbenchToolError
 from workbench.log import ExecutionLog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -497,7 +498,7 @@ def test_exported_tool_runs_through_the_executor_with_log_permissions_approver_a
     asked = []
     assert call(export(guarded, approver=lambda use, t: asked.append(use["name"]) or True), {"x": 4}) == 40
     assert asked == ["guarded"]
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - each framework reports the denial with its own error type
         call(export(guarded), {"x": 4})  # no approver: denied
 
     assert call(export(dawdle), {"seconds": 0.0}) == "done"
@@ -592,7 +593,7 @@ def test_adapted_tools_served_in_process_by_the_mcp_server():
                 return listed, calls
 
     listed, calls = anyio.run(main)
-    for kind, (original, view, _input, value) in SAMPLES.items():
+    for _kind, (original, view, _input, value) in SAMPLES.items():
         name = view(original)["name"]
         assert listed[name].input_schema == view(original)["parameters"]
         assert not calls[name].is_error, calls[name].content

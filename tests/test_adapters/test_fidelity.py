@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -189,10 +189,9 @@ def test_an_exported_pydantic_ai_tool_retries_bad_input_only():
 
 def test_an_exported_pydantic_ai_tool_passes_max_retries_through():
     from pydantic_ai import Agent
+    from pydantic_ai.exceptions import UnexpectedModelBehavior
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import FunctionModel
-
-    from pydantic_ai.exceptions import UnexpectedModelBehavior
 
     def script() -> FunctionModel:
         calls = []

@@ -69,6 +69,7 @@ def test_an_sdk_error_ends_the_run_as_a_model_error(model_server):
 
 def test_the_same_loop_through_the_anthropic_sdk_sends_tool_result_blocks(model_server):
     import anthropic  # noqa: F401 - in the test extra
+
     from tests.model_servers import anthropic_message
     from workbench.models.anthropic import AnthropicModel
 

@@ -69,6 +69,7 @@ def test_the_static_html_escapes_everything():
 
 def test_the_notebook_view_has_chat_trace_and_raw_tabs_and_follows_a_run_live():
     import ipywidgets  # noqa: F401 - a core dependency
+
     from workbench.agent import live_view
     from workbench.jupyter._transcript_view import TranscriptView
 
@@ -94,6 +95,7 @@ def test_transcript_views_of_the_steps():
 
 def test_in_a_kernel_the_transcript_shows_the_notebook_view_with_the_static_copy(monkeypatch):
     import ipywidgets  # noqa: F401 - a core dependency
+
     import workbench._batch
 
     monkeypatch.setattr(workbench._batch, "_in_kernel", lambda: True)  # what a running ipykernel answers

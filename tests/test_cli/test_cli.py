@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 import workbench
-from tests.weather_tools import PARIS_AND_ROME, TOOLS_MODULE
-from workbench.evals import EvalCase, EvalSuite, run_evals, save_evals
-from workbench.models import ScriptedModel, record
-
 from tests.model_servers import model_server, openai_chat  # noqa: F401 - fixture
+from tests.weather_tools import PARIS_AND_ROME, TOOLS_MODULE
+from workbench.evals import EvalSuite, run_evals, save_evals
+from workbench.models import ScriptedModel, record
 
 TOOLS, CASES = TOOLS_MODULE, PARIS_AND_ROME
 

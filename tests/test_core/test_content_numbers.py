@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from workbench import tool
-from workbench.executor import SequentialExecutor
 from workbench._content import to_content_blocks
+from workbench.executor import SequentialExecutor
 
 
 @pytest.mark.parametrize("value, number", [

@@ -222,11 +222,11 @@ def test_notebook_json_inputs_nested_too_deep_are_refused_plainly():
 
 # -- the depth check is one linear pass (issue 26, item 5) ----------------------------------------------------
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given  # noqa: E402 - the section's own imports
+from hypothesis import strategies as st  # noqa: E402 - the section's own imports
 
-from workbench import _json_text
-from workbench._json_text import too_deep_at
+from workbench import _json_text  # noqa: E402 - the section's own imports
+from workbench._json_text import too_deep_at  # noqa: E402 - the section's own imports
 
 
 def _reference_depth(value) -> int:

@@ -16,8 +16,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 import pytest
 from pydantic import BaseModel, Field
 
-from workbench import tool
-from workbench import _field_schemas
+from workbench import _field_schemas, tool
 from workbench._schema import ToolJsonSchema, _input_model, _parameters_schema
 
 EMPTY = inspect.Parameter.empty

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from workbench._refs import CyclicRef, DanglingRef, RefError, RemoteRef, escape_token, follow, lookup, lookup_schema, pointer_tokens
+from workbench._refs import (
+    CyclicRef,
+    DanglingRef,
+    RefError,
+    RemoteRef,
+    escape_token,
+    follow,
+    lookup,
+    lookup_schema,
+    pointer_tokens,
+)
 
 ROOT = {
     "$defs": {

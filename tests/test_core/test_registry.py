@@ -8,8 +8,8 @@ import textwrap
 import jsonschema
 import pytest
 
-from workbench import SpecOnlyTool, ToolRegistry, ToolSpec, tool
 from tests import sample_tools
+from workbench import SpecOnlyTool, ToolRegistry, ToolSpec, tool
 
 
 @tool

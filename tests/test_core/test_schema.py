@@ -9,7 +9,7 @@ import typing
 import uuid
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Literal, Optional, Union
 
 import pytest
 from pydantic import BaseModel, Field

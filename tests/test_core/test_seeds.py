@@ -179,7 +179,7 @@ def test_spark_tool_context_example():
     def smart_tool(query: str, tool_context: ToolContext) -> str:
         # Access tool use metadata
         tool_id = tool_context.tool_use['toolUseId']
-        tool_name = tool_context.tool_use['name']
+        tool_name = tool_context.tool_use['name']  # noqa: F841 - the seed as its framework's docs write it
 
         # Access agent if available
         agent = tool_context.invocation_state.get('agent')
@@ -608,7 +608,7 @@ def test_rdk_from_function_get_user():
 
 
 def test_rdk_type_mapping():
-    def f(s: str, i: int, x: float, b: bool, l: list, d: dict) -> None:
+    def f(s: str, i: int, x: float, b: bool, l: list, d: dict) -> None:  # noqa: E741 - the schema's parameter names
         """Map."""
 
     props = ToolSpec.from_function(f).parameters["properties"]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from workbench import ToolInputError, ToolParam, ToolReturn, ToolSpec, ToolSpecError, tool
+from workbench import ToolInputError, ToolParam, ToolSpec, ToolSpecError, tool
 
 PARAMS = {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer", "minimum": 1}}, "required": ["q"]}
 

@@ -7,8 +7,8 @@ import pickle
 
 import pytest
 
-from workbench import BaseTool, DecoratedFunctionTool, SequentialExecutor, ToolRegistry, ToolSpec, tool
 from tests import sample_tools
+from workbench import BaseTool, DecoratedFunctionTool, SequentialExecutor, ToolRegistry, ToolSpec, tool
 
 
 def test_decorator_with_and_without_parentheses_keeps_function_callable():

@@ -9,8 +9,18 @@ import pytest
 from tests.model_servers import model_server, openai_chat  # noqa: F401 - the fixture
 from tests.weather_tools import get_weather
 from workbench import ToolRegistry, tool
-from workbench.evals import (EvalCase, EvalSuite, load_bfcl, load_evals, mcnemar_exact, pass_at_k, pass_hat_k,
-                             run_evals, save_evals, score_calls)
+from workbench.evals import (
+    EvalCase,
+    EvalSuite,
+    load_bfcl,
+    load_evals,
+    mcnemar_exact,
+    pass_at_k,
+    pass_hat_k,
+    run_evals,
+    save_evals,
+    score_calls,
+)
 from workbench.models import ScriptedModel
 
 

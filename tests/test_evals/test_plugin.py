@@ -9,7 +9,7 @@ import pandas  # noqa: F401 - loaded before pytester's in-process runs (numpy lo
 import pytest
 
 from tests.weather_tools import PARIS_AND_ROME, TOOLS_MODULE
-from workbench.evals import EvalCase, EvalSuite, save_evals
+from workbench.evals import EvalSuite, save_evals
 from workbench.models import ScriptedModel, record
 
 pytest_plugins = ["pytester"]

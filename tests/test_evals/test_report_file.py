@@ -11,7 +11,7 @@ import pytest
 from tests.model_servers import model_server, openai_chat  # noqa: F401 - the fixture
 from tests.weather_tools import get_weather
 from workbench import ToolRegistry, tool
-from workbench.evals import (EvalCase, EvalReport, EvalReportFileError, EvalSuite, compare_reports, run_evals)
+from workbench.evals import EvalCase, EvalReport, EvalReportFileError, EvalSuite, compare_reports, run_evals
 from workbench.evals._provenance import specs_hash
 from workbench.models import ScriptedModel
 

@@ -19,11 +19,10 @@ import pytest
 
 from tests.model_servers import model_server, openai_chat  # noqa: F401 - the fixture
 from tests.weather_tools import get_weather
-from workbench import ExecutionLog, tool
+from workbench import ExecutionLog
 from workbench.agent import rerun, run_agent
 from workbench.evals import EvalCase, run_evals
 from workbench.models import ReplayModel, SchemaModel, ScriptedModel, get, record
-
 
 PARIS = [{"name": "get_weather", "arguments": {"city": ["Paris"], "units": ["metric", ""]}}]
 CALL_PARIS = {"tool_calls": [{"name": "get_weather", "input": {"city": "Paris"}}]}

@@ -3,7 +3,6 @@ ToolResult objects) gives exactly the rows of the ordinary phases (issue 11)."""
 
 from __future__ import annotations
 
-
 import pandas as pd
 import pytest
 

@@ -10,8 +10,18 @@ import uuid
 
 import pytest
 
-from workbench import (BaseTool, ConcurrentExecutor, SequentialExecutor, ToolParam, ToolParameter, ToolRegistry,
-                       ToolResult, ToolSpec, ToolSpecError, tool)
+from workbench import (
+    BaseTool,
+    ConcurrentExecutor,
+    SequentialExecutor,
+    ToolParam,
+    ToolParameter,
+    ToolRegistry,
+    ToolResult,
+    ToolSpec,
+    ToolSpecError,
+    tool,
+)
 
 EXECUTORS = [SequentialExecutor, ConcurrentExecutor]
 

@@ -178,7 +178,7 @@ def test_every_executor_entry_point_agrees_on_every_call_shape(batch):
     reference = None
     for where, (results, events) in everywhere.items():
         assert len(results) == len(batch), where
-        for index, (item, result) in enumerate(zip(batch, results)):
+        for item, result in zip(batch, results):
             ToolResult.model_validate(result.model_dump(by_alias=True))  # always a valid result
             answered = expected_id(item)
             if answered is None:

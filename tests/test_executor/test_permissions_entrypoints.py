@@ -16,8 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from workbench import (BaseTool, ConcurrentExecutor, Permission, SequentialExecutor, SpecOnlyTool, ToolParam,
-                       ToolParameter, ToolRegistry, ToolResponse, ToolSpec, tool)
+from workbench import (
+    BaseTool,
+    ConcurrentExecutor,
+    Permission,
+    SequentialExecutor,
+    SpecOnlyTool,
+    ToolParam,
+    ToolParameter,
+    ToolRegistry,
+    ToolResponse,
+    ToolSpec,
+    tool,
+)
 from workbench.tools import ToolPermissionError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,7 @@ import typing_extensions
 from pydantic import BaseModel, Field, TypeAdapter
 
 from workbench import providers as P
-from workbench._errors import ToolInputError, ToolSpecError
+from workbench._errors import ToolSpecError
 from workbench.providers import (
     PROVIDERS,
     format_tool_results,

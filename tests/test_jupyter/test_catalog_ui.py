@@ -3,8 +3,6 @@ no form until a tool is selected (the dashboard), one form per selected tool (th
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from tests.catalog_tools import write_catalog

@@ -26,10 +26,10 @@ from tests.form_catalogue import wb  # noqa: F401 - fixture
 from workbench import ToolSpec, tool
 from workbench._errors import ToolInputError
 from workbench.jupyter import ToolForm
+from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._field_label import FieldLabel
 from workbench.jupyter._field_layout import COLLAPSE_OVER, SPAN_BOTH, OptionalSection, arrange_fields, resolve_layout
 from workbench.jupyter._field_table import build_field
-from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._fields import WIDTHS
 from workbench.tools import SpecOnlyTool
 

@@ -5,14 +5,13 @@ model the browser creates and renders (the first page of 20 such rows took ~3 s 
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 import json
 
 import comm
 import ipywidgets as W
 from comm.base_comm import BaseComm
 from ipywidgets.widgets.widget import _instances
+from pydantic import BaseModel
 
 from tests.form_catalogue import wb  # noqa: F401 - fixture
 from workbench import tool

@@ -16,7 +16,6 @@ from workbench.jupyter import ToolForm
 from workbench.jupyter._fields import PasswordField
 
 
-
 def _type(form: ToolForm, name: str, text: str) -> None:
     """What typing in the browser does: the box sends the text as a message (no state)."""
     field = form.fields[name]

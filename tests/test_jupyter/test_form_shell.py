@@ -15,7 +15,6 @@ import threading
 import time
 from pathlib import Path
 
-import ipywidgets as W
 import pytest
 from pydantic import BaseModel
 

@@ -75,11 +75,11 @@ def test_cancelling_a_run_that_asks_withdraws_the_question() -> None:
     for fn in (greet_user, greet_user_async):
         form = _form(fn)
         worker, out = _run_in_thread(form)
-        prompt = eventually(lambda: form.elicitation if form.elicitation is not None and form.elicitation.pending
+        prompt = eventually(lambda: form.elicitation if form.elicitation is not None and form.elicitation.pending  # noqa: B023 - called in this iteration
                             else None, what=f"{fn.tool_name}'s elicitation form")
         assert form.cancel()
         worker.join(60)
         assert not worker.is_alive(), f"{fn.tool_name}: the cancelled run never ended"
         assert out["result"].status == "error" and out["result"].metadata["error_type"] == "CancelledError"
-        eventually(lambda: not prompt.pending and prompt.widget.layout.display == "none",
+        eventually(lambda: not prompt.pending and prompt.widget.layout.display == "none",  # noqa: B023 - called in this iteration
                    what=f"{fn.tool_name}'s question withdrawn")

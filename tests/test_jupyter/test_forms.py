@@ -9,14 +9,35 @@ import sys
 import ipywidgets as W
 import pytest
 
-from tests.form_catalogue import CATALOGUE, c_annotated, c_any_dict, c_defaults, c_dict_int, c_int, c_list_models, \
-    c_list_str, c_model, c_optional_int, c_optional_str, c_str, c_union, c_long_text, c_bounded_int, c_literal, \
-    c_list_literal, c_date, c_datetime, c_tuple, ip, wb  # noqa: F401 - ip and wb are fixtures
+from tests.form_catalogue import (
+    CATALOGUE,
+    c_annotated,
+    c_any_dict,
+    c_bounded_int,
+    c_date,
+    c_datetime,
+    c_defaults,
+    c_dict_int,
+    c_int,
+    c_list_literal,
+    c_list_models,
+    c_list_str,
+    c_literal,
+    c_long_text,
+    c_model,
+    c_optional_int,
+    c_optional_str,
+    c_str,
+    c_tuple,
+    c_union,
+    ip,  # noqa: F401 - a fixture
+    wb,  # noqa: F401 - a fixture
+)
 from workbench import ToolSpec, tool
-from workbench.jupyter import MISSING, ToolForm, WIDGET_RULES, widget_table
+from workbench.jupyter import MISSING, WIDGET_RULES, ToolForm, widget_table
 from workbench.jupyter._fields import FieldValueError
-from workbench.tools import SpecOnlyTool
 from workbench.secrets import mask_arguments
+from workbench.tools import SpecOnlyTool
 
 
 def _rules(form: ToolForm) -> set[str]:

@@ -5,7 +5,6 @@ notebook, so a saved notebook reopened before running shows its forms and log ta
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,11 +7,10 @@ import time
 from typing import Annotated
 
 import pytest
-
 from pydantic import BaseModel, Field
 
-from workbench import ToolContext, tool
 from tests.form_catalogue import ip, wait_until, wb  # noqa: F401 - fixtures
+from workbench import ToolContext, tool
 from workbench.jupyter import ToolForm
 
 
@@ -212,6 +211,7 @@ def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
     import shutil
     import sys as _sys
 
+    from tests.test_mcp_server_death import ROOT, WAIT
     from workbench.mcp import connect
 
     module = tmp_path / "vanishing_tools.py"

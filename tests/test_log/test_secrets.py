@@ -5,12 +5,10 @@ SQLite file's bytes, its CSV export and the log's HTML. Replaying such a row ref
 
 from __future__ import annotations
 
-
 import pytest
 
 from tests.secret_tools import OTP, PASSWORD, login, received  # noqa: F401
 from workbench import ConcurrentExecutor, ExecutionLog, SequentialExecutor, ToolRegistry, tool
-
 
 
 def _calls() -> list[dict]:

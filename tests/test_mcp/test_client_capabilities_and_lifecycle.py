@@ -203,8 +203,9 @@ def test_subscribe_on_the_handshake_era_still_uses_resources_subscribe():
 
 @pytest.mark.parametrize("command", [own_server, time_server, raw_server], ids=["own", "mcp-server-time", "raw"])
 def test_a_failed_subscribe_leaves_no_callback_and_fails_again_the_second_time(command):
-    from workbench.mcp import McpConnectionError
     from mcp.shared.exceptions import MCPError
+
+    from workbench.mcp import McpConnectionError
 
     with _connect(command()) as conn:
         for _attempt in range(2):

@@ -9,7 +9,7 @@ import time
 import mcp.types as types
 import pytest
 
-from tests.mcp_servers import eventually, EVERYTHING, ROOT, WAIT, everything_http, npm_server
+from tests.mcp_servers import EVERYTHING, ROOT, WAIT, eventually, everything_http, npm_server
 from workbench.executor import SequentialExecutor
 from workbench.log import ExecutionLog
 from workbench.registry import ToolRegistry

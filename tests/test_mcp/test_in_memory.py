@@ -223,7 +223,7 @@ def test_a_proxy_result_value_is_the_structured_content_not_a_nested_result():
     for executor in (SequentialExecutor(), None):
         with connect(server=_pictures(), registry=registry, connect_timeout=WAIT):
             run = registry.call if executor is None else (
-                lambda name, args: executor.run([{"toolUseId": "u", "name": name, "input": args}], registry)[0])
+                lambda name, args: executor.run([{"toolUseId": "u", "name": name, "input": args}], registry)[0])  # noqa: B023 - used in this iteration
             result = run("chart", {"title": "sales"})
             assert result.ok and result.value == {"title": "sales", "points": [1, 2, 3]} == result.json
             assert result.tool_use_id != "?" and [list(block) for block in result.content] == [["image"], ["text"], ["json"]]

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from tests.mcp_servers import eventually, EVERYTHING, ROOT, WAIT, npm_server, serve_command
+from tests.mcp_servers import EVERYTHING, ROOT, WAIT, eventually, npm_server, serve_command
 from workbench.jupyter._mcp_inspector import TABS, expand_uri_template
 from workbench.jupyter._mcp_render import contents_html, protocol_html
 

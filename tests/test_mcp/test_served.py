@@ -5,7 +5,6 @@ Real servers (a process on loopback, or in memory) and the SDK's real client."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 
 import anyio

@@ -482,7 +482,7 @@ def test_every_connected_client_hears_every_tool_list_change(tmp_path):
                 stop = asyncio.Event()
                 tasks = [asyncio.ensure_future(listener.run(stop)) for listener in listeners.values()]
                 try:
-                    await asyncio.wait_for(asyncio.gather(*(l.ready.wait() for l in listeners.values())), WAIT)
+                    await asyncio.wait_for(asyncio.gather(*(listener.ready.wait() for listener in listeners.values())), WAIT)
                     await asyncio.sleep(0.5)  # let the listen streams settle
                     # a change made through one HTTP client reaches every other HTTP client
                     done = await asyncio.to_thread(SequentialExecutor().call, http_registry, "grow", {"name": "fresh"})

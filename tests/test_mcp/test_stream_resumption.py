@@ -5,10 +5,9 @@ Spoken in raw HTTP against a real ``python -m workbench.mcp serve`` process."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-
-import contextlib
 from dataclasses import dataclass
 from typing import Iterator, Optional
 

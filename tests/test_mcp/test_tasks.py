@@ -171,9 +171,10 @@ def test_a_required_tool_on_a_server_without_the_tasks_capability_is_skipped_wit
     uncallable — the check is the capability, so a plain connection to it skips nothing."""
     import sys
 
+    import mcp.types as types
+
     from workbench.mcp import connect
     from workbench.mcp._tasks import task_support
-    import mcp.types as types
 
     registry = ToolRegistry()
     with connect(command=[sys.executable, str(ROOT / "notebooks" / "docs_server.py")], registry=registry,

@@ -15,8 +15,8 @@ from tests.model_servers import model_server, openai_chat  # noqa: F401
 from tests.test_models.test_providers import KEY, add, greet, make
 from workbench import tool
 from workbench.executor import SequentialExecutor
-from workbench.registry import ToolRegistry
 from workbench.models import ModelError, ReplayModel, SchemaModel, ScriptedModel, as_messages, record
+from workbench.registry import ToolRegistry
 
 
 @tool

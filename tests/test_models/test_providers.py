@@ -9,8 +9,14 @@ import json
 
 import pytest
 
-from tests.model_servers import (anthropic_message, bedrock_converse, gemini_response, model_server,  # noqa: F401
-                                 openai_chat, openai_responses)
+from tests.model_servers import (  # noqa: F401
+    anthropic_message,
+    bedrock_converse,
+    gemini_response,
+    model_server,
+    openai_chat,
+    openai_responses,
+)
 from workbench import tool
 from workbench.models import ModelTurn, as_messages, get
 from workbench.models.anthropic import AnthropicModel

@@ -14,8 +14,16 @@ import pytest
 
 from tests.form_catalogue import ip, wb  # noqa: F401 - fixtures
 from workbench import ToolRegistry, tool
-from workbench.testing import ToolCase, check_tool, fuzz_inputs, property_test, run_case, run_cases, save_case
-from workbench.testing import set_case_folder
+from workbench.testing import (
+    ToolCase,
+    check_tool,
+    fuzz_inputs,
+    property_test,
+    run_case,
+    run_cases,
+    save_case,
+    set_case_folder,
+)
 
 pytest_plugins = ["pytester"]
 

@@ -11,8 +11,17 @@ import pytest
 
 from tests import testing_case_tools as tools
 from workbench import ExecutionLog, SequentialExecutor, ToolRegistry, ToolSpec, tool
-from workbench.testing import (CaseFile, CaseFileError, ToolCase, case_folder, load_cases, run_case, run_cases,
-                               save_case, set_case_folder)
+from workbench.testing import (
+    CaseFile,
+    CaseFileError,
+    ToolCase,
+    case_folder,
+    load_cases,
+    run_case,
+    run_cases,
+    save_case,
+    set_case_folder,
+)
 from workbench.testing._json_diff import compare, render_differences
 
 MODULE = "tests.testing_case_tools"

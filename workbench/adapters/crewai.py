@@ -93,7 +93,8 @@ def to_crewai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = 
     tools = _tools()
     exported = ExportedCall(tool, executor=executor, log=log, approver=approver, target="to_crewai")
 
-    class WorkbenchCrewTool(tools.BaseTool):  # type: ignore[misc, valid-type]
+    # a base class found at run time (crewai is imported on first use): mypy cannot resolve it
+    class WorkbenchCrewTool(tools.BaseTool):  # type: ignore[name-defined]
         def _run(self, **kwargs: Any) -> Any:
             return exported.value(kwargs)
 

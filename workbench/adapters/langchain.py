@@ -80,12 +80,13 @@ def adapt_tool(lc_tool: Any) -> AdaptedTool:
         async def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return _message_value(await lc_tool.ainvoke(payload(arguments, call_id)))
     elif as_tool_call:
-        def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
+        # (each branch defines `call`: mypy wants one signature, and the async one returns a coroutine)
+        def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:  # type: ignore[misc]
             return _message_value(lc_tool.invoke(payload(arguments, call_id)))
     else:
         invoke = lc_tool.invoke
 
-        def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
+        def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:  # type: ignore[misc]
             return invoke(arguments)
 
     spec = spec_of(function["name"], function.get("description"),
@@ -129,7 +130,7 @@ def to_langchain(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any
 
     def error(result: Any) -> BaseException:
         exc = lc.ToolException(WorkbenchToolError(result).args[0])
-        exc.result = result  # type: ignore[attr-defined]
+        exc.result = result
         return exc
 
     exported = ExportedCall(tool, executor=executor, log=log, approver=approver, error=error,

@@ -53,7 +53,8 @@ def adapt_tool(li_tool: Any) -> AdaptedTool:
         async def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return _value(await li_tool.acall(**arguments), rewritten)
     else:
-        def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
+        # (mypy wants one signature for both branches' `call`: the async one returns a coroutine)
+        def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:  # type: ignore[misc]
             return _value(li_tool.call(**arguments), rewritten)
 
     # no check: LlamaIndex calls the function with the model's arguments as they are

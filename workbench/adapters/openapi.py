@@ -108,7 +108,7 @@ def load_document(doc: Document, *, timeout: float = 30.0) -> tuple[dict[str, An
     raise TypeError(f"from_openapi() takes a document dict, a file path or a URL, not {type(doc).__name__}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _spec_validator(version: str) -> Any:
     """openapi-spec-validator's validator class for a document version — for 3.1 with its meta-schema
     step made fast: the 3.1 meta-schema's ``"$dynamicRef": "#meta"`` points at its own
@@ -138,7 +138,6 @@ def validate_document(doc: Any, label: str, *, full: bool = True) -> None:
                          "OpenAPI 3.0 and 3.1 ('openapi': '3.0.x' / '3.1.x')")
     require("openapi_spec_validator", "openapi", "from_openapi")
     from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
-
     from referencing.exceptions import Unresolvable
 
     validator_class = _spec_validator(version[:3])

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional, cast
 
 from workbench.agent._steps import ModelStep, ToolStep, turn_from_dict
 from workbench.models import ModelTurn
-from workbench.types import ToolResult
+from workbench.types import ToolResult, ToolUse
 
 
 def transcript_fields(record: dict[str, Any]) -> dict[str, Any]:
@@ -39,18 +39,18 @@ def transcript_fields(record: dict[str, Any]) -> dict[str, Any]:
 
 def _in_call_order(rows: list[dict], turn: ModelTurn) -> list[dict]:
     """The rows of a turn in the order of the model's calls (the executor logs them as they finish)."""
-    order = {call.get("toolUseId"): i for i, call in enumerate(turn.tool_calls)}
+    order: dict[Any, int] = {call.get("toolUseId"): i for i, call in enumerate(turn.tool_calls)}
     return sorted(rows, key=lambda row: (order.get(row.get("tool_use_id"), len(order)), row.get("id") or 0))
 
 
 def _tool_step(row: dict, turn: ModelTurn, index: int) -> ToolStep:
-    tool_use = {"toolUseId": row.get("tool_use_id") or "", "name": row.get("tool_name") or "",
+    tool_use: ToolUse = {"toolUseId": row.get("tool_use_id") or "", "name": row.get("tool_name") or "",
                 "input": {} if row.get("input") is None else row["input"]}
     result = ToolResult(toolUseId=tool_use["toolUseId"], status=row.get("status") or "error",
-                        content=row.get("output") if isinstance(row.get("output"), list) else [],
-                        metadata=row.get("metadata") if isinstance(row.get("metadata"), dict) else {},
+                        content=found if isinstance(found := row.get("output"), list) else [],
+                        metadata=found if isinstance(found := row.get("metadata"), dict) else {},
                         started_at=row.get("started_at"), completed_at=row.get("completed_at"))
-    original = next((dict(c) for c in turn.tool_calls if c.get("toolUseId") == tool_use["toolUseId"]), None)
+    original: Optional[ToolUse] = next((cast(ToolUse, dict(c)) for c in turn.tool_calls if c.get("toolUseId") == tool_use["toolUseId"]), None)
     if original is not None and original.get("name") == tool_use["name"] and original.get("input") == tool_use["input"]:
         original = None
     return ToolStep(tool_use, result, index, original)

@@ -9,6 +9,7 @@ variables and fallbacks: the same HTML serves the notebook view and a saved note
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Iterable, Optional
 
 from workbench._html import escape as _e
@@ -81,7 +82,7 @@ def _bubble(role: str, body: str, label: Optional[str] = None) -> str:
             f"{head}{body}</div>")
 
 
-def _call_html(step_call: dict, original: Optional[dict] = None) -> str:
+def _call_html(step_call: Mapping[str, Any], original: Optional[Mapping[str, Any]] = None) -> str:
     name = step_call.get("name") or "?"
     edited = ""
     if original is not None:
@@ -128,7 +129,7 @@ def trace_html(steps: Iterable[Step]) -> str:
             turn = step.turn
             status = "error" if step.error else (turn.stop_reason or "")
             summary = step.error or turn.text or ", ".join(c.get("name", "?") for c in turn.tool_calls)
-            cells = (number, "model", step.index, turn.model or "", status, _ms(turn.latency_ms),
+            cells: tuple[Any, ...] = (number, "model", step.index, turn.model or "", status, _ms(turn.latency_ms),
                      turn.usage.input_tokens, turn.usage.output_tokens, _short(summary))
             colour = status_colour("error") if step.error else "inherit"
         else:

@@ -18,6 +18,7 @@ import uuid
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
+from workbench._peer import PEER_KEY
 from workbench._unicode import replace_surrogates
 from workbench._validation_mode import check_mode, validating
 from workbench._async import run_sync
@@ -319,19 +320,19 @@ async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: 
             planned.append(await _reviewed(call, registry, review))
     log = run.calls_log(index)
     steps: list[Optional[ToolStep]] = [None] * len(planned)
-    for position, (call, original, answer) in enumerate(planned):
+    for position, (call, _original, answer) in enumerate(planned):
         if answer is not None:  # denied by the review: answered at once
             if log is not None:
                 # the model saw this answer: the log keeps it with the run's calls
                 append_masked(log, answer, call, run.secrets.names_of(call))
-            steps[position] = ToolStep(call, answer, index)
-            await run.add(steps[position])
+            step = steps[position] = ToolStep(call, answer, index)
+            await run.add(step)
     positions = [p for p, (_, _, answer) in enumerate(planned) if answer is None]
     if len(positions) == 1:  # nothing to stream: one call (the common case) takes the executor's direct path
         [position] = positions
         [result] = await executor.execute([planned[position][0]], registry, log=log, invocation_state=state)
-        steps[position] = ToolStep(planned[position][0], result, index, planned[position][1])
-        await run.add(steps[position])
+        step = steps[position] = ToolStep(planned[position][0], result, index, planned[position][1])
+        await run.add(step)
     elif positions:
         stream = executor.execute_streaming([planned[p][0] for p in positions], registry, log=log,
                                             invocation_state=state)
@@ -379,8 +380,9 @@ def _edited_call(call: ToolUse, edit: dict, tool: Any) -> ToolUse:
     params = set(schema.get("properties") or {}) if isinstance(schema, dict) else set()
     is_use = "toolUseId" in keys or ("input" in keys and keys <= {"name", "input"} and not keys <= params)
     if is_use:
-        return {"toolUseId": call["toolUseId"], "name": edit.get("name", call.get("name")), "input": edit.get("input", {})}
-    return {"toolUseId": call["toolUseId"], "name": call.get("name"), "input": dict(edit)}
+        # (an edit may give any value: the executor refuses a call that names no tool)
+        return {"toolUseId": call["toolUseId"], "name": edit.get("name", call.get("name")), "input": edit.get("input", {})}  # type: ignore[typeddict-item]
+    return {"toolUseId": call["toolUseId"], "name": call.get("name"), "input": dict(edit)}  # type: ignore[typeddict-item]
 
 
 def _with_id(call: Any) -> Any:
@@ -439,7 +441,7 @@ async def arerun(transcript: Transcript, model: "Model | str | None" = None, *, 
     """The async form of :func:`rerun`."""
     settings = transcript.settings or {}
     params = {k: v for k, v in (settings.get("params") or {}).items() if v != "***"}
-    loop_options = {"tool_choice": settings.get("tool_choice"), "max_turns": settings.get("max_turns") or 10,
+    loop_options: dict[str, Any] = {"tool_choice": settings.get("tool_choice"), "max_turns": settings.get("max_turns") or 10,
                     "validation": settings.get("validation")}
     for key in ("system", "executor", "log", "approver", "review", "on_step", "run_id", "tool_choice", "max_turns",
                 "validation", "sampling_model"):
@@ -454,7 +456,7 @@ def _rerun_tools(transcript: Transcript) -> Any:
     from workbench.registry import default_registry
 
     registry = default_registry()
-    names = [spec.get("name") for spec in transcript.tools]
+    names: list[Any] = [spec.get("name") for spec in transcript.tools]
     missing = [name for name in names if registry.get(name) is None]
     if missing:
         raise ValueError(f"rerun: the default registry has no tool {', '.join(map(repr, missing))} that run "

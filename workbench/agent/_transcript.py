@@ -178,7 +178,7 @@ class Transcript:
         latency and tokens, secrets masked. Needs pandas (imported here, not with the package)."""
         import pandas as pd
 
-        rows = []
+        rows: list[tuple[Any, ...]] = []
         for number, step in enumerate(self.masked().steps):
             if isinstance(step, ModelStep):
                 turn = step.turn

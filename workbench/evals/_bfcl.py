@@ -15,6 +15,8 @@ from typing import Any, Optional
 from workbench.formats._bfcl_schema import bfcl_function_spec, safe_tool_name
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._bfcl_data import _data_file, _read_jsonl, bfcl_data_dir
+from workbench.evals._case import EvalCase, EvalSuite
+from workbench.providers._bfcl_schema import bfcl_function_spec, safe_tool_name
 
 #: the categories load_bfcl reads (single-turn AST and relevance categories, and the multi-turn ones)
 BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
@@ -71,7 +73,7 @@ def load_bfcl(category: str, limit: Optional[int] = None) -> EvalSuite:
     answer_folder = folder / "possible_answer"
     if "irrelevance" not in category:
         answers = {row["id"]: row["ground_truth"] for row in _read_jsonl(_data_file(answer_folder, category))}
-    cases = []
+    cases: list[Any] = []
     for row in _read_jsonl(_data_file(folder, category)):
         if limit is not None and len(cases) >= limit:
             break

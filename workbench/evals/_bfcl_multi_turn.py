@@ -26,12 +26,12 @@ import inspect
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any, ClassVar, Optional
 
 from workbench.evals._case import EvalCase
-from workbench.registry import ToolRegistry
 from workbench.evals._turns import arun_turns, calls_by_turn, turns_started
+from workbench.registry import ToolRegistry
 
 #: the multi-turn categories :func:`~workbench.evals.load_bfcl` reads
 MULTI_TURN_CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
@@ -52,7 +52,7 @@ def _config() -> Any:
     return executable_backend_config
 
 
-@lru_cache(maxsize=None)
+@cache
 def api_class(name: str) -> type:
     """BFCL's executable class ``name`` (``"GorillaFileSystem"``…), imported from ``bfcl-eval``."""
     config = _config()
@@ -61,7 +61,7 @@ def api_class(name: str) -> type:
     return getattr(importlib.import_module(config.CLASS_FILE_PATH_MAPPING[name]), name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def function_docs(class_name: str) -> tuple[dict[str, Any], ...]:
     """BFCL's function documents of ``class_name``'s methods."""
     from workbench.evals._bfcl_data import _read_jsonl, bfcl_data_dir
@@ -70,7 +70,7 @@ def function_docs(class_name: str) -> tuple[dict[str, Any], ...]:
     return tuple(_read_jsonl(path))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _spec(class_name: str, function: str, strict: bool = False) -> Any:
     """The tool spec of one of BFCL's functions: its document as the schema the model sees. Unless
     ``strict``, the executor passes any arguments object through, as BFCL calls its methods: the
@@ -94,7 +94,7 @@ def _as_bfcl_checks(tool_name: str, raw: Any) -> dict:
     return raw
 
 
-@lru_cache(maxsize=None)
+@cache
 def _public_methods(cls: type) -> tuple[str, ...]:
     return tuple(name for name, _ in inspect.getmembers(cls, inspect.isfunction) if not name.startswith("_"))
 
@@ -113,7 +113,8 @@ def new_instances(initial_config: dict, involved_classes: list[str], long_contex
 
 def _methods(instances: dict[str, Any]) -> dict[str, Any]:
     """Method name → bound method, over every instance (BFCL's classes share no method name)."""
-    return {name: getattr(instance, name) for instance in instances.values() for name in _public_methods(type(instance))}
+    return {name: getattr(instance, name) for instance in instances.values()
+            for name in _public_methods(type(instance))}  # type: ignore[arg-type]  # a class is hashable; mypy reads type[Any] as not
 
 
 # -- cases -----------------------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def load_multi_turn(category: str, limit: Optional[int] = None) -> Any:
 
     folder = bfcl_data_dir()
     answers = {row["id"]: row["ground_truth"] for row in _read_jsonl(_data_file(folder / "possible_answer", category))}
-    cases = []
+    cases: list[EvalCase] = []
     for row in _read_jsonl(_data_file(folder, category)):
         if limit is not None and len(cases) >= limit:
             break

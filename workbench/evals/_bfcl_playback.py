@@ -67,5 +67,6 @@ class BFCLPlayback(Model):
         calls = json.loads(answers.pop())
         if not calls:
             return ModelTurn(text="Done.", stop_reason="end_turn", model=self.id)
-        return ModelTurn(tool_calls=[{"name": c["name"], "input": c.get("input") or {}} for c in calls],
+        # without ids: the agent loop gives each call its toolUseId
+        return ModelTurn(tool_calls=[{"name": c["name"], "input": c.get("input") or {}} for c in calls],  # type: ignore[typeddict-item]
                          stop_reason="tool_use", model=self.id)

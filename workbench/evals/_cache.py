@@ -81,7 +81,7 @@ class CachedModel(Model):
         self.model = model
         self.cache = cache
         self.provider, self.name = model.provider, model.name
-        self._counts = Counter()  # shared with this model's conversations
+        self._counts: Counter[str] = Counter()  # shared with this model's conversations
         self._repeat = 0
 
     @property

@@ -58,7 +58,7 @@ class EvalCase:
         """The messages the model is sent (system first when the case has one)."""
         from workbench.models import as_messages
 
-        return as_messages(self.prompt if self.prompt is not None else self.messages, self.system)
+        return as_messages(self.prompt if self.prompt is not None else (self.messages or []), self.system)
 
     def to_dict(self) -> dict[str, Any]:
         """The case as JSON (a ``check`` function is not data: it is left out)."""

@@ -9,14 +9,14 @@ from typing import Any
 from workbench.agent import Transcript
 
 
-def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, params: dict, concurrency: int,
+def _run_batch(models: list, jobs: list[tuple[Any, ...]], max_turns: int, tool_choice: Any, params: dict, concurrency: int,
                validation: Any = None) -> list:
     """On a worker: run ``jobs`` (index, model index, conversation key, case, offer, repeat) and return
     (index, transcript dict); each job is a fresh conversation of its model."""
     from workbench.evals._jobs import _transcript
 
-    async def one(index: int, model_index: int, key: str, case: Any, offer: Any, repeat: int,
-                  limit: asyncio.Semaphore):
+    async def one(limit: asyncio.Semaphore, index: int, model_index: int, key: str, case: Any, offer: Any,
+                  repeat: int):
         async with limit:
             transcript = await _transcript(models[model_index], key, case, repeat, offer, max_turns, tool_choice, params,
                                            validation=validation)
@@ -24,7 +24,7 @@ def _run_batch(models: list, jobs: list, max_turns: int, tool_choice: Any, param
 
     async def main() -> list:
         limit = asyncio.Semaphore(concurrency)
-        return await asyncio.gather(*(one(*job, limit) for job in jobs))
+        return await asyncio.gather(*(one(limit, *job) for job in jobs))
 
     return asyncio.run(main())
 

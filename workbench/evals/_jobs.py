@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Optional, Any
+from typing import Any, Optional
 
 from workbench.agent import ModelStep, Transcript, new_run_id
 from workbench.evals._case import EvalCase
@@ -189,9 +189,9 @@ def log_transcript(log: Any, transcript: Transcript) -> None:
         log.append_turn(transcript.run_id, step.index, {**step.turn.to_dict(), "error": step.error,
                                                          "error_kind": step.error_kind, "started_at": step.started_at})
     secrets = SecretCalls.of(transcript.tools)
-    for step in transcript.tool_steps:
-        append_masked(log, step.result, step.tool_use, secrets.names_of(step.tool_use), run_id=transcript.run_id,
-                      turn=step.turn_index)
+    for tool_step in transcript.tool_steps:
+        append_masked(log, tool_step.result, tool_step.tool_use, secrets.names_of(tool_step.tool_use),
+                      run_id=transcript.run_id, turn=tool_step.turn_index)
     usage = transcript.usage
     log.end_run(transcript.run_id, stopped_because=transcript.stopped_because or "end_turn", error=transcript.error,
                 final_text=transcript.final_text, turns=len(transcript.model_steps), tool_calls=len(transcript.tool_steps),

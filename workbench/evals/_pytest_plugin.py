@@ -48,7 +48,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[p
 class EvalFileCollector(pytest.File):
     """A suite file: its cases × the models."""
 
-    def collect(self):  # type: ignore[no-untyped-def]
+    def collect(self):
         from workbench.evals import load_evals
 
         suite = load_evals(self.path)

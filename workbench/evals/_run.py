@@ -116,8 +116,9 @@ class _Evaluation:
                     self.stop.set()
                     return
                 await self.run_job(index)
-                if progress is not None:
-                    progress.advance(1, 0 if self.rows[index]["passed"] else 1)
+                row = self.rows[index]
+                if progress is not None and row is not None:  # (run_job has filled it)
+                    progress.advance(1, 0 if row["passed"] else 1)
 
         await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(self.jobs))))))
 

@@ -77,7 +77,8 @@ class CallsScorer:
 
         if schemas is None:
             schemas = {s["name"]: s.get("parameters", {}) for s in case.tools or [] if isinstance(s, dict)}
-        return _score(case, transcript, SimpleNamespace(schemas=schemas))  # one place scores calls: run_evals' own
+        # one place scores calls: run_evals' own (it reads only the offer's schemas)
+        return _score(case, transcript, SimpleNamespace(schemas=schemas))  # type: ignore[arg-type]
 
 
 class FinalStateScorer:
@@ -186,7 +187,7 @@ _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 def _grade(text: str) -> tuple[float, str]:
     found = _JSON_OBJECT.search(text or "")
     try:
-        data = json.loads(found.group(0)) if found else None
+        data: Any = json.loads(found.group(0)) if found else None
         score = float(data["score"])
     except (ValueError, TypeError, KeyError):
         return 0.0, f"the judge's answer is not a grade: {text[:80]!r}"
@@ -294,7 +295,7 @@ def combined_verdict(transcript: Any, scores: dict[str, Score], pass_if: PassIf 
     are several scorers), the ``calls`` scorer's counts. A model error fails the run whatever the scores."""
     calls = scores.get("calls")
     base = calls.verdict if calls is not None and calls.verdict is not None else Verdict(False)
-    counts = dict(true_positives=base.true_positives, false_positives=base.false_positives,
+    counts: dict[str, Any] = dict(true_positives=base.true_positives, false_positives=base.false_positives,
                   false_negatives=base.false_negatives, arguments_ok=base.arguments_ok)
     if transcript.stopped_because == "model_error":
         return Verdict(False, f"model error: {transcript.error}", "model_error", **counts)

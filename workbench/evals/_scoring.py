@@ -103,7 +103,7 @@ class Verdict:
 
 
 def _fmt_call(call: Mapping[str, Any]) -> str:
-    args = call.get("input") if isinstance(call.get("input"), Mapping) else {}
+    args = found if isinstance(found := call.get("input"), Mapping) else {}
     text = ", ".join(f"{k}={v!r}" for k, v in list(args.items())[:4])
     text = text if len(text) <= 60 else text[:59] + "…"
     return f"{call.get('name', '?')}({text})"
@@ -117,7 +117,7 @@ def _param_type(schema: Mapping[str, Any]) -> tuple[type, Optional[type]]:
     outer = _PY_TYPES.get(kind, str) if isinstance(kind, str) else str
     inner = None
     if outer is list:
-        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        items = found if isinstance(found := schema.get("items"), Mapping) else {}
         item_kind = items.get("type")
         inner = _PY_TYPES.get(item_kind, str) if isinstance(item_kind, str) else str
     return outer, inner
@@ -134,8 +134,9 @@ def _type_ok(value: Any, acceptable: Sequence[Any], outer: type, inner: Optional
     if type(value) is outer:
         if inner is None:
             return True, is_variable
+        values: Any = value  # of type outer: a list
         for candidate in acceptable:  # BFCL: a candidate that is not a list ("", "may be omitted") passes
-            if type(candidate) is not list or all(_type_ok(item, candidate, inner, None)[0] for item in value):
+            if type(candidate) is not list or all(_type_ok(item, candidate, inner, None)[0] for item in values):
                 return True, is_variable
         return False, False  # BFCL: a failed item check is final, even for a "variable"
     if answer_type is not None and type(value) is answer_type:
@@ -145,7 +146,7 @@ def _type_ok(value: Any, acceptable: Sequence[Any], outer: type, inner: Optional
 
 def _dict_ok(value: Mapping[str, Any], acceptable: Sequence[Any]) -> Optional[str]:
     """None when ``value`` matches one acceptable object, else why not (BFCL's ``dict_checker``)."""
-    problem = "no acceptable object"
+    problem: Optional[str] = "no acceptable object"
     for candidate in acceptable:
         if candidate == "":
             continue
@@ -262,7 +263,7 @@ def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any],
     wanted = [ExpectedCall.coerce(e) for e in expected]
     names = Counter(e.name for e in wanted)
     tp = sum((called & names).values())
-    counts = dict(true_positives=tp, false_positives=sum(called.values()) - tp, false_negatives=sum(names.values()) - tp)
+    counts: dict[str, Any] = dict(true_positives=tp, false_positives=sum(called.values()) - tp, false_negatives=sum(names.values()) - tp)
     if not calls and wanted:
         return Verdict(False, "no call made; missing call: " + ", ".join(e.name for e in wanted), "no_call", **counts)
     missing = names - called

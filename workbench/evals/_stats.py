@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from fractions import Fraction
-from numbers import Rational, Real
+from numbers import Rational
 from statistics import NormalDist
 from typing import Iterable, Sequence
 
@@ -59,7 +59,7 @@ def ratio(numerator: float, denominator: float) -> float:
 
 # -- the paired test -------------------------------------------------------------------------------
 
-def _fraction(value: Real) -> Fraction:
+def _fraction(value: float | Rational) -> Fraction:
     if isinstance(value, Rational):
         return Fraction(value)
     if not math.isfinite(value):
@@ -69,7 +69,7 @@ def _fraction(value: Real) -> Fraction:
     return Fraction(value).limit_denominator(1_000_000)
 
 
-def sign_flip_test(differences: Iterable[Real], *, max_exact_sums: int = MAX_EXACT_SUMS,
+def sign_flip_test(differences: Iterable[float | Rational], *, max_exact_sums: int = MAX_EXACT_SUMS,
                    draws: int = SIGN_FLIP_DRAWS, seed: int = 0) -> float:
     """Two-sided p-value of the paired sign-flip (permutation) test that the per-case differences
     are symmetric about 0: the share of the 2^m sign assignments of the m non-zero differences whose

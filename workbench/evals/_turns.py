@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import time
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Sequence
 
 from workbench.agent import ModelStep, ToolStep, Transcript, arun_agent, new_run_id
 from workbench.types import utc_now_iso
@@ -70,9 +70,9 @@ def calls_by_turn(transcript: Transcript, *, ran_only: bool = False) -> list[lis
                 turns[bisect.bisect_right(starts, step.index) - 1].append([dict(c) for c in step.turn.tool_calls])
         return turns
     by_step: dict[int, list[dict]] = {}
-    for step in transcript.tool_steps:
-        if step.result.status == "success" or "traceback" in step.result.metadata:
-            by_step.setdefault(step.turn_index, []).append(dict(step.tool_use))
+    for tool_step in transcript.tool_steps:
+        if tool_step.result.status == "success" or "traceback" in tool_step.result.metadata:
+            by_step.setdefault(tool_step.turn_index, []).append(dict(tool_step.tool_use))
     for index in sorted(by_step):
         turns[bisect.bisect_right(starts, index) - 1].append(by_step[index])
     return turns

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Collection, Mapping, Optional
 
 from workbench._errors import ToolSpecError
 from workbench._refs import RefError, lookup_schema
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
-
 
 Schema = dict[str, Any]
 
@@ -18,7 +17,7 @@ Schema = dict[str, Any]
 PROVIDER_NAMES = ("openai", "openai-responses", "anthropic", "bedrock", "gemini", "mcp")
 
 
-def _provider_key(provider: str, table: Mapping[str, Any], what: str) -> str:
+def _provider_key(provider: str, table: Collection[str], what: str) -> str:
     key = str(provider).strip().lower().replace("_", "-")
     if key not in table:
         raise ValueError(f"Unknown provider {provider!r} for {what}: expected one of {', '.join(table)}")

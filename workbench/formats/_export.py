@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from workbench._json_copy import copy_json
 from workbench.formats._common import Schema
 from workbench.formats._strict import _STRICT_PROFILES, _strict_schema

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench._json_copy import copy_json
 from workbench._content import json_text
 from workbench._errors import ToolSpecError
+from workbench._json_copy import copy_json
 from workbench._validation import json_type_name
 from workbench.formats._common import Schema, _Walk, _describe, _field, _is_object, _merge_all_of, _resolve_pointer, _tuple_to_items
 
@@ -90,7 +90,7 @@ def _gemini_node(node: Any, path: str, walk: _Walk) -> Schema:
             if nullable:
                 merged["nullable"] = True
             return merged
-        cleaned = []
+        cleaned: list[Any] = []
         for m in non_null:
             c = _gemini_node(m, path, walk)
             nullable = nullable or bool(c.pop("nullable", False))
@@ -119,9 +119,9 @@ def _gemini_node(node: Any, path: str, walk: _Walk) -> Schema:
         elif values:
             notes.append("one of: " + ", ".join(json_text(v) for v in values))
             if "type" not in out:
-                kinds = {json_type_name(v) for v in values}
-                if len(kinds) == 1:
-                    out["type"] = kinds.pop()
+                value_kinds = {json_type_name(v) for v in values}
+                if len(value_kinds) == 1:
+                    out["type"] = value_kinds.pop()
 
     fmt = node.get("format")
     if fmt is not None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import base64
 from typing import Any, Optional
 
-from workbench._json_text import loads as load_json
 from workbench._content import json_text
+from workbench._json_text import loads as load_json
 from workbench.types import ToolResult
-
 
 _MEDIA_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
 

@@ -11,7 +11,6 @@ from workbench._errors import ToolSpecError
 from workbench.formats._common import Schema, _ALWAYS, _Walk, _describe, _field, _is_nullable, _is_object, _merge_all_of, _open_object_error, _resolve_pointer, _tuple_to_items
 from workbench.formats._gemini_schema import _free_array
 
-
 _OPENAI_STRING_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
 
 
@@ -148,7 +147,7 @@ def _make_nullable(schema: Schema) -> Schema:
         out = dict(schema)
         out["anyOf"] = list(schema["anyOf"]) + [{"type": "null"}]
         return out
-    outer = {k: schema[k] for k in ("title", "description") if k in schema}
+    outer: dict[str, Any] = {k: schema[k] for k in ("title", "description") if k in schema}
     inner = {k: v for k, v in schema.items() if k not in outer}
     return {**outer, "anyOf": [inner, {"type": "null"}]}
 

@@ -14,7 +14,7 @@ from workbench.types import ToolResult, ToolUse
 
 
 def _export_anthropic(spec: ToolSpec, strict: bool) -> dict[str, Any]:
-    out = {"name": spec.name, "description": spec.description, "input_schema": _parameters(spec, "anthropic", strict)}
+    out: dict[str, Any] = {"name": spec.name, "description": spec.description, "input_schema": _parameters(spec, "anthropic", strict)}
     if strict:
         out["strict"] = True
     return out

@@ -21,7 +21,7 @@ def mcp_output_schema(returns: Schema) -> Optional[Schema]:
     returns = copy.deepcopy(returns)
     if returns.get("type") == "object":
         return returns
-    defs = {k: returns.pop(k) for k in ("$defs", "definitions") if k in returns}
+    defs: dict[str, Any] = {k: returns.pop(k) for k in ("$defs", "definitions") if k in returns}
     return {"type": "object", "properties": {"result": returns}, "required": ["result"], **defs}
 
 
@@ -49,7 +49,7 @@ def _parse_mcp(response: Any) -> list[ToolUse]:
     for item in map(_plain, items):
         if not isinstance(item, dict):
             raise _shape_error("mcp", response, "a tools/call request or its params")
-        params = item.get("params") if "params" in item else item
+        params: Any = item.get("params") if "params" in item else item
         if "method" in item and item["method"] != "tools/call":
             continue
         uses.append(_use(item.get("id"), params.get("name"), params.get("arguments") or {}))

@@ -12,10 +12,16 @@ from typing import Any, Iterator, Optional
 import ipywidgets as W
 
 from workbench.jupyter._fields import (
-    _NULL_STYLE, MISSING, Field, FieldValueError, _json_text, missing_message, not_set_text,
+    _NULL_STYLE,
+    MISSING,
+    Field,
+    FieldValueError,
+    _json_text,
+    missing_message,
+    not_set_text,
 )
-from workbench.jupyter._widget_kit import show
 from workbench.jupyter._schema_utils import resolve, value_matches, variant_label
+from workbench.jupyter._widget_kit import show
 
 #: rows a loaded list builds at once (at most); the rest wait behind "show more"
 ROWS_PAGE = 20
@@ -195,6 +201,8 @@ def _count_widgets(widget: W.Widget) -> int:
 
 class _ListRow:
     __slots__ = ("field", "box")
+    field: Field
+    box: Any  # W.HBox
 
 
 class ListField(_Rows):
@@ -412,6 +420,9 @@ class TupleField(_Container):
 
 class _MapRow:
     __slots__ = ("key", "field", "box")
+    key: Any  # W.Text
+    field: Field
+    box: Any  # W.HBox
 
 
 class MappingField(_Rows):
@@ -603,7 +614,7 @@ class NullableField(_Container):
 
     def _inner_header(self) -> list[W.Widget]:
         """The inner container's header widgets (a union's selector), shown in this row."""
-        return self.inner.header_extras() if self.inner.container else []
+        return self.inner.header_extras() if isinstance(self.inner, _Container) else []
 
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:

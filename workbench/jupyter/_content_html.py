@@ -62,9 +62,9 @@ def _note(text: str) -> str:
 
 def audio_html(block: dict) -> str:
     """An ``{"audio": …}`` block as a player (its MIME type and size above it)."""
-    audio = block.get("audio") if isinstance(block.get("audio"), dict) else {}
+    audio = found if isinstance(found := block.get("audio"), dict) else {}
     mime = _mime(audio.get("mimeType"))
-    source = audio.get("source") if isinstance(audio.get("source"), dict) else {}
+    source = found if isinstance(found := audio.get("source"), dict) else {}
     data = _base64(source.get("bytes"))
     if not mime.startswith("audio/") or data is None:
         return _note(f"[audio: not playable ({audio.get('mimeType')!s}, base64 {'ok' if data else 'malformed'})]")
@@ -102,7 +102,7 @@ def _resource_blob(blob: Any, mime: str, uri: str) -> str:
 
 def resource_html(block: dict) -> str:
     """A ``{"resource": …}`` block (an embedded resource): its URI and MIME type, then its contents."""
-    resource = block.get("resource") if isinstance(block.get("resource"), dict) else {}
+    resource = found if isinstance(found := block.get("resource"), dict) else {}
     uri = str(resource.get("uri", ""))
     mime = _mime(resource.get("mimeType"))
     if isinstance(resource.get("text"), str):
@@ -115,7 +115,7 @@ def resource_html(block: dict) -> str:
 
 def resource_link_html(block: dict) -> str:
     """A ``{"resourceLink": …}`` block: its name (a link when the URI is http(s)), URI, description."""
-    link = block.get("resourceLink") if isinstance(block.get("resourceLink"), dict) else {}
+    link = found if isinstance(found := block.get("resourceLink"), dict) else {}
     uri = str(link.get("uri", ""))
     name = escape(link.get("name") or uri)
     if re.match(r"^https?://", uri, re.IGNORECASE):

@@ -47,11 +47,29 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from workbench.jupyter._containers import (
-    ListField, MappingField, MultiSelectField, NullableField, ObjectField, TupleField, VariantField,
+    ListField,
+    MappingField,
+    MultiSelectField,
+    NullableField,
+    ObjectField,
+    TupleField,
+    VariantField,
 )
 from workbench.jupyter._fields import (
-    BoolField, ConstField, DateField, DateTimeField, EnumField, Field, FieldContext, FloatField, IntField, JSONField,
-    PasswordField, StringField, TextareaField, TimeField,
+    BoolField,
+    ConstField,
+    DateField,
+    DateTimeField,
+    EnumField,
+    Field,
+    FieldContext,
+    FloatField,
+    IntField,
+    JSONField,
+    PasswordField,
+    StringField,
+    TextareaField,
+    TimeField,
 )
 from workbench.jupyter._schema_utils import is_long_text, json_types, resolve, split_nullable, variants_of
 from workbench.secrets import is_secret_schema

@@ -37,16 +37,22 @@ from typing import Any, Callable, Iterator, Optional
 
 import ipywidgets as W
 
-from workbench._json_text import loads as load_json
 from workbench._html import escape as _e
-from workbench.secrets import MASK, mask_values
+from workbench._json_text import loads as load_json
 from workbench.jupyter._field_label import FieldLabel, field_marks
+from workbench.jupyter._schema_utils import (
+    constraint_text,
+    expected_text,
+    json_types,
+    number_problem,
+    number_text,
+    parse_number,
+    value_checker,
+)
 from workbench.jupyter._secret_input import SecretInput
 from workbench.jupyter._widget_kit import LABEL_WIDTH, WidgetKit, show
 from workbench.jupyter._widget_kit import LAYOUTS as KIT_LAYOUTS
-from workbench.jupyter._schema_utils import (
-    constraint_text, expected_text, json_types, number_problem, number_text, parse_number, value_checker,
-)
+from workbench.secrets import MASK, mask_values
 
 __all__ = [
     "MISSING", "Field", "FieldContext", "FieldValueError", "StringField", "TextareaField", "PasswordField", "EnumField",
@@ -161,6 +167,7 @@ class Field:
 
     rule = "?"  #: the name of the table row that built this field (set by the builder)
     container = False
+    input: Any  #: the field's control (a container's box), made by ``build()``
     #: a text box whose placeholder shows the field's state (else a muted state note does)
     text_like = False
 
@@ -619,7 +626,7 @@ class StringField(_TextBox):
         return self._checker
 
     def hint(self) -> str:
-        return _PLACEHOLDERS.get(self.schema.get("format"), "")
+        return _PLACEHOLDERS.get(str(self.schema.get("format")), "")
 
     def empty_text(self) -> str:
         return '"" (empty string)'
@@ -932,7 +939,7 @@ class JSONField(_TextBox):
             return self._shown_default()
         try:
             return load_json(text)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:  # (its too-deep error is one too)
             types = json_types(self.schema)
             if not types or "string" in types:
                 return text

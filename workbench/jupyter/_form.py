@@ -37,22 +37,36 @@ from workbench._errors import ToolInputError
 from workbench._html import display_status
 from workbench._html import escape as _e
 from workbench._styles import (
-    BADGE_STYLE, BANNER_STYLE, BORDER, ERROR_BOX_STYLE, MUTED, TEXT, WARNING_STYLE, WRAP, status_colour,
+    BADGE_STYLE,
+    BANNER_STYLE,
+    BORDER,
+    ERROR_BOX_STYLE,
+    MUTED,
+    TEXT,
+    WARNING_STYLE,
+    WRAP,
+    status_colour,
 )
 from workbench.jupyter._approval import ApprovalPrompt
-from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._containers import ListField
 from workbench.jupyter._field_table import WIDGETS, WidgetTable
 from workbench.jupyter._widget_types import tool_annotations
 from workbench.jupyter._field_layout import FieldMap, arrange_fields, resolve_layout
+from workbench.jupyter._field_table import build_field
+from workbench.jupyter._fields import MISSING, Field, FieldValueError
 from workbench.jupyter._form_history import FormHistory
 from workbench.jupyter._form_pins import FormPins, Pin
-from workbench.jupyter._fields import MISSING, Field, FieldValueError
 from workbench.jupyter._json_mode import JsonMode
 from workbench.jupyter._keys import FormKeys
 from workbench.jupyter._render import (
-    copy_as_code, description_html, error_summary_html, form_summary_html, json_html, mismatch_html,
-    result_area_html, tool_use_html,
+    copy_as_code,
+    description_html,
+    error_summary_html,
+    form_summary_html,
+    json_html,
+    mismatch_html,
+    result_area_html,
+    tool_use_html,
 )
 from workbench.jupyter._throttle import Throttle
 from workbench.secrets import MASK, mask_arguments, mask_result, mask_values, secret_values
@@ -430,7 +444,7 @@ class ToolForm(W.VBox):
         for name, value in values.items():
             field = self.fields[name]
             if value is None and hasattr(field, "set_none"):
-                field.set_none()  # type: ignore[attr-defined]
+                field.set_none()
             else:
                 field.set(value)
         return self

@@ -14,10 +14,10 @@ from typing import Any, Callable, Optional
 
 import ipywidgets as W
 
-from workbench._json_text import loads as load_json
 from workbench._errors import ToolInputError
 from workbench._html import escape as _e
 from workbench._html import without_path
+from workbench._json_text import loads as load_json
 from workbench._styles import ERROR_BOX_STYLE, MUTED, STATUS_COLOURS
 
 __all__ = ["JsonMode", "parse_input"]

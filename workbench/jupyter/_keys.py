@@ -71,7 +71,7 @@ class FormKeys(anywidget.AnyWidget):
         self.on_msg(self._on_message)
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        action = self._actions.get(content.get("action")) if isinstance(content, dict) else None
+        action = self._actions.get(str(content.get("action"))) if isinstance(content, dict) else None
         if action is not None:
             action()
 

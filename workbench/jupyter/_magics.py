@@ -21,9 +21,9 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
-from workbench._json_text import loads as load_json
 from workbench._errors import ToolSpecError
 from workbench._html import escape as _e
+from workbench._json_text import loads as load_json
 from workbench._styles import MUTED, WRAP, status_colour
 from workbench.jupyter._form import NO_DESCRIPTION_WARNING
 from workbench.types import Permission, ToolResult

@@ -243,7 +243,7 @@ class McpInspector(W.VBox):
         for page in (self.tasks_tab, self.logs_tab, self.protocol_tab, self.server_tab):
             page.refresh()
 
-    def close(self) -> None:  # type: ignore[override]
+    def close(self) -> None:
         """Stop following the connection and close the widgets (the connection stays open)."""
         for unsubscribe in self._unsubscribe:
             unsubscribe()

@@ -12,8 +12,8 @@ import re
 import time
 from typing import Any, Callable, Iterable, Optional
 
-from workbench._json_text import loads as load_json
 from workbench._html import escape
+from workbench._json_text import loads as load_json
 from workbench._styles import BORDER, MUTED, STATUS_COLOURS, WRAP
 from workbench.jupyter._render import json_html
 

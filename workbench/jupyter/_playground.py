@@ -39,7 +39,7 @@ from workbench.jupyter._playground_column import ChatColumn, model_label
 from workbench.jupyter._playground_html import playground_summary_html
 from workbench.jupyter._render import json_html
 
-__all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES", "EVAL_CASE_TOOLTIP"]
+__all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES"]
 
 #: models side by side at most
 MAX_COLUMNS = 3
@@ -94,6 +94,8 @@ class Playground(W.VBox):
         log: where calls and runs are logged (default: the workbench's log).
         workbench: the ``Workbench`` whose executor runs the calls (default: the kernel's).
     """
+
+    children: tuple  # VBox's trait, declared for mypy (ipywidgets has no type information)
 
     def __init__(self, models: Optional[Sequence[Any]] = None, *, tools: Any = None, system: Optional[str] = None,
                  log: Any = None, workbench: Any = None) -> None:

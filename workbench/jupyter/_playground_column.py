@@ -10,7 +10,7 @@ waits on the card's Approve / Deny.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 import ipywidgets as W
 
@@ -20,6 +20,7 @@ from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._playground_card import ToolCallCard
 from workbench.jupyter._playground_html import error_html, message_html, turn_meta_html, usage_text
 from workbench.jupyter._render import json_html
+from workbench.types import ToolUse
 
 __all__ = ["ChatColumn", "resolve_model"]
 
@@ -118,9 +119,9 @@ class ChatColumn(W.VBox):
         self._show_end(transcript)
         return transcript
 
-    async def _review(self, tool_use: dict, tool: Any) -> Any:
+    async def _review(self, tool_use: ToolUse, tool: Any) -> Any:
         """The loop's ``review`` in step mode: the card's Approve / Deny (or edited input)."""
-        card = self._card(tool_use, tool)
+        card = self._card(cast(dict, tool_use), tool)  # a ToolUse is a plain dict at run time
         return await asyncio.wrap_future(card.ask())
 
     async def _approve(self, tool_use: dict, tool: Any) -> bool:

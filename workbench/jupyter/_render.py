@@ -12,9 +12,9 @@ import json
 import re
 from typing import Any, Optional
 
-from workbench._json_text import loads as load_json
 from workbench._html import display_status, error_message, status_html, without_path
 from workbench._html import escape as _e
+from workbench._json_text import loads as load_json
 from workbench._styles import ERROR_BOX_STYLE, MUTED, STATUS_COLOURS, WARNING_STYLE, WRAP
 from workbench.jupyter._content_html import rich_block_html
 from workbench.jupyter._traceback import cell_names, split_traceback, without_final_error
@@ -191,7 +191,7 @@ def _markdown_source(result: Any, returns: Optional[dict]) -> Optional[str]:
 
 
 def _image_html(block: dict) -> str:
-    image = block.get("image") if isinstance(block.get("image"), dict) else {}
+    image = found if isinstance(found := block.get("image"), dict) else {}
     fmt = _IMAGE_FORMATS.get(str(image.get("format", "")).lower())
     data = (image.get("source") or {}).get("bytes", "") if isinstance(image.get("source"), dict) else ""
     if fmt is None or not isinstance(data, str) or not _BASE64.match(data):
@@ -331,12 +331,12 @@ def form_summary_html(spec: Any, flags: tuple = ()) -> str:
     params = spec.parameters if isinstance(spec.parameters, dict) else {}
     from workbench._html import parameter_allowed
 
-    props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
-    defs = params.get("$defs") if isinstance(params.get("$defs"), dict) else {}
+    props = found if isinstance(found := params.get("properties"), dict) else {}
+    defs = found if isinstance(found := params.get("$defs"), dict) else {}
     rows = []
     for p in spec.inputs:
         required = " <small>(required)</small>" if p.required else ""
-        schema = props.get(p.name) if isinstance(props.get(p.name), dict) else {}
+        schema = found if isinstance(found := props.get(p.name), dict) else {}
         rows.append(f"<tr><td {_CELL}><code>{_e(p.name)}</code>{required}</td><td {_CELL}>{_e(p.type)}</td>"
                     f"<td {_CELL}>{_e(_default_text(props.get(p.name)))}</td>"
                     f"<td {_CELL}>{_e(parameter_allowed(schema, defs))}</td><td {_CELL}>{_e(p.description)}</td></tr>")

@@ -9,10 +9,16 @@ import json
 import operator
 import re
 from decimal import Decimal, InvalidOperation, localcontext
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, TypeGuard, Union
 
 from workbench._refs import RefError, follow, pointer_tokens
-from workbench._validation import FORMAT_EXPECTED, _expected_by_keyword, _expected_from_schema, describe_value, json_type_name
+from workbench._validation import (
+    FORMAT_EXPECTED,
+    _expected_by_keyword,
+    _expected_from_schema,
+    describe_value,
+    json_type_name,
+)
 
 __all__ = [
     "resolve", "split_nullable", "json_types", "variants_of", "variant_label", "constraint_text",
@@ -220,9 +226,9 @@ def value_matches(value: Any, schema: dict, root: dict) -> bool:
         return False
 
 
-#: keywords that never make a value invalid
-_ANNOTATIONS = frozenset({"type", "title", "description", "default", "examples", "$comment", "deprecated",
-                          "readOnly", "writeOnly"})
+#: keywords that never make a value invalid (not _ANNOTATIONS: those are what a wrapper passes on)
+_NEVER_INVALID = frozenset({"type", "title", "description", "default", "examples", "$comment", "deprecated",
+                            "readOnly", "writeOnly"})
 #: what a bare ``{"type": …}`` schema accepts, checked without jsonschema
 _PLAIN_TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
@@ -242,8 +248,8 @@ def value_checker(schema: dict, root: dict) -> Callable[[Any], list[tuple[tuple,
     form of plain fields never imports jsonschema (seconds, the first time in a kernel). A schema
     jsonschema cannot apply finds nothing wrong: the validator run by *Run* still has the last word.
     """
-    plain = _PLAIN_TYPES.get(schema.get("type")) if isinstance(schema.get("type"), str) and \
-        set(schema) <= _ANNOTATIONS else None
+    plain = _PLAIN_TYPES.get(str(schema.get("type"))) if isinstance(schema.get("type"), str) and \
+        set(schema) <= _NEVER_INVALID else None
     compiled: list[Callable[[Any], list[tuple[tuple, str]]]] = []
 
     def check(value: Any) -> list[tuple[tuple, str]]:
@@ -331,7 +337,7 @@ def number_text(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

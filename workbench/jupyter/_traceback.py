@@ -30,8 +30,9 @@ def internal_paths() -> tuple[str, ...]:
     files = [threading.__file__, contextlib.__file__]
     for name in ("anyio", "mcp"):  # the MCP client's stack, when it is loaded
         module = sys.modules.get(name)
-        if module is not None and getattr(module, "__file__", None):
-            dirs.append(os.path.dirname(module.__file__))
+        file = getattr(module, "__file__", None)
+        if file:
+            dirs.append(os.path.dirname(file))
     return tuple(os.path.join(d, "") for d in dirs) + tuple(files)
 
 

@@ -78,7 +78,8 @@ class WidgetKit:
 
     def style(self, cls: type) -> dict[str, Any]:
         """``{"style": <the shared style object>}`` for a widget class that has a style, else ``{}``."""
-        trait = cls.class_traits().get("style")
+        traits: dict = getattr(cls, "class_traits", dict)()  # a traitlets class (any other has none)
+        trait = traits.get("style")
         klass = getattr(trait, "klass", None)
         if not isinstance(klass, type):
             return {}

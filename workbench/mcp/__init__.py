@@ -50,7 +50,6 @@ except ImportError as _exc:  # pragma: no cover - depends on the environment
     ) from _exc
 
 from workbench.mcp._auth import OAuth, OAuthError
-from workbench.mcp._grants import identity_assertion
 from workbench.mcp._client import McpConnection, McpConnectionError, McpProxyTool, McpTimeoutError, connect
 from workbench.mcp._inspect import inspect
 from workbench.mcp._transport_objects import HttpTransport, InProcessTransport, McpTransport, StdioTransport
@@ -63,10 +62,13 @@ from workbench.mcp._convert import (
     result_to_call_tool_result,
     spec_to_mcp_tool,
 )
+from workbench.mcp._grants import identity_assertion
+from workbench.mcp._inspect import inspect
+from workbench.mcp._record import Notification, ProtocolMessage, ServerLog
 from workbench.mcp._security import TOKEN_ENV
 from workbench.mcp._served import Prompt, Resource, prompt, resource
-from workbench.mcp._tasks import McpTaskError
 from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
+from workbench.mcp._tasks import McpTaskError
 
 __all__ = [
     "HttpTransport",

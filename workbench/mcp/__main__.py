@@ -9,7 +9,6 @@ from typing import Optional, Sequence
 
 from workbench.mcp._security import TOKEN_ENV
 
-
 _SECURITY_NOTE = f"""\
 security (streamable-http): the server runs these tools for whoever can reach it.
   - The default --host 127.0.0.1 is reachable from this machine only; a bearer token is

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 from urllib.parse import parse_qs, urlparse
 
-from workbench.mcp._errors import OAuthError
 from workbench._html import escape
+from workbench.mcp._errors import OAuthError
 
 __all__ = ["OAuth", "OAuthError", "oauth_failure"]
 
@@ -36,7 +36,7 @@ def oauth_failure(exc: BaseException) -> Optional[BaseException]:
     from mcp.client.auth import OAuthFlowError
 
     seen: set[int] = set()
-    pending = [exc]
+    pending: list[Optional[BaseException]] = [exc]
     while pending:
         current = pending.pop(0)
         if current is None or id(current) in seen:
@@ -234,10 +234,10 @@ class OAuth:
             self._callback = _CallbackServer(self.callback_port)
         method = self.token_endpoint_auth_method or ("client_secret_basic" if self.client_secret else "none")
         grant_types = ["authorization_code", "refresh_token"]
-        metadata = OAuthClientMetadata(
+        metadata = OAuthClientMetadata.model_validate(dict(  # validated: the URI and the method are checked
             client_name=self.client_name, redirect_uris=[self._callback.redirect_uri], grant_types=grant_types,
             response_types=["code"], token_endpoint_auth_method=method,
-            scope=" ".join(self.scopes) if self.scopes else None)
+            scope=" ".join(self.scopes) if self.scopes else None))
         if self.client_id is not None:  # pre-registered: no registration
             self.storage.client_info = OAuthClientInformationFull(
                 client_id=self.client_id, client_secret=self.client_secret, redirect_uris=metadata.redirect_uris,

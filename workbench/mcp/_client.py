@@ -123,7 +123,7 @@ class McpConnection(ProxyTools, ClientFeatures, TaskFeatures, CacheHints, Config
             return self._stderr_text
         try:
             handle.flush()
-            with open(handle.name, "r", encoding="utf-8", errors="replace") as reader:
+            with open(handle.name, encoding="utf-8", errors="replace") as reader:
                 return reader.read()
         except (OSError, ValueError):
             return ""
@@ -195,7 +195,7 @@ class McpConnection(ProxyTools, ClientFeatures, TaskFeatures, CacheHints, Config
 def _describe(exc: BaseException) -> str:
     """A readable message, looking inside exception groups."""
     group = getattr(builtins, "BaseExceptionGroup", None)  # Python 3.11+
-    if group is not None and isinstance(exc, group) and exc.exceptions:  # type: ignore[attr-defined]
+    if group is not None and isinstance(exc, group) and exc.exceptions:
         return "; ".join(_describe(e) for e in exc.exceptions)
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -65,7 +65,7 @@ def is_result_wrapper(schema: Any) -> bool:
 
 def _wrap(returns: dict[str, Any]) -> dict[str, Any]:
     inner = dict(returns)
-    defs = {key: inner.pop(key) for key in ("$defs", "definitions") if key in inner}
+    defs: dict[str, Any] = {key: inner.pop(key) for key in ("$defs", "definitions") if key in inner}
     wrapper: dict[str, Any] = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
     wrapper.update(defs)  # refs like "#/$defs/X" resolve against the document root
     return wrapper
@@ -261,8 +261,8 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
     if result.status == "error":
         metadata = result.metadata
         message = metadata.get("error") or result.text or "Tool call failed"
-        meta = {_META_ERROR_TYPE: str(metadata.get("error_type") or "Error")}
-        return types.CallToolResult(content=[types.TextContent(text=str(message))], is_error=True, _meta=meta)
+        error_meta = {_META_ERROR_TYPE: str(metadata.get("error_type") or "Error")}
+        return types.CallToolResult(content=[types.TextContent(text=str(message))], is_error=True, _meta=error_meta)
     content: list[Any] = []
     json_value: Any = _MISSING
     has_text = False
@@ -394,7 +394,7 @@ def call_tool_result_to_value(result: types.CallToolResult, *, unwrap: bool = Fa
       executor checks the value against the returns schema, so it gets the plain value);
     * otherwise text only → the text; images and other blocks → a ``ToolResult`` carrying them.
     """
-    content = list(result.content or [])
+    content: list[Any] = list(result.content or [])  # blocks told apart by their type below
     meta = result.meta or {}
     if result.is_error:
         text = "\n".join(c.text for c in content if getattr(c, "type", None) == "text") or "MCP tool call failed"

@@ -146,7 +146,7 @@ class ClientFeatures(ServerRequests):
                     self._subscribed.discard(uri)
                     if getattr(self, "connected", False):
                         client = self._require_client()  # type: ignore[attr-defined]
-                        self._run_sync(self._subscriptions.unsubscribe(client, uri), timeout)  # type: ignore
+                        self._run_sync(self._subscriptions.unsubscribe(client, uri), timeout)  # type: ignore[attr-defined]
 
         return unsubscribe
 
@@ -163,7 +163,7 @@ class ClientFeatures(ServerRequests):
         if bad:
             raise TypeError(f"get_prompt({name!r}): prompt arguments are strings, got "
                             + ", ".join(f"{k}={v!r}" for k, v in bad.items()))
-        return self._run_sync(self._require_client().get_prompt(name, arguments or None), timeout)  # type: ignore
+        return self._run_sync(self._require_client().get_prompt(name, arguments or None), timeout)  # type: ignore[attr-defined]
 
     def complete(self, ref: str, argument: str, value: str = "", context: Optional[dict[str, str]] = None,
                  timeout: Optional[float] = 30.0) -> list[str]:

@@ -141,7 +141,8 @@ def identity_assertion(token_endpoint: str, id_token: str, *, client_id: Optiona
                 "requested_token_type": ID_JAG, "audience": audience, "resource": resource}
         if client_id is not None:
             form["client_id"] = client_id
-        auth = httpx.BasicAuth(client_id, client_secret) if client_id is not None and client_secret else None
+        auth = (httpx.BasicAuth(client_id, client_secret) if client_id is not None and client_secret
+                else httpx.USE_CLIENT_DEFAULT)  # this client has no auth of its own: none
         async with httpx.AsyncClient(timeout=timeout) as http:
             response = await http.post(token_endpoint, data=form, auth=auth)
         try:

@@ -16,8 +16,8 @@ from typing import Any, Optional
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.mcp._json_answers import JsonAnswers
 from workbench.mcp._event_store import RETRY_MS, SessionEventStore, session_event_stores
+from workbench.mcp._json_answers import JsonAnswers
 from workbench.mcp._security import TOKEN_ENV, HostPolicy, StaticTokenVerifier
 
 __all__ = ["BearerGate", "HostOriginGuard", "MISSING_TOKEN", "WRONG_TOKEN", "streamable_http_app"]

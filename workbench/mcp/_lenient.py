@@ -60,7 +60,7 @@ class ToolListRepair:
 
     def sent(self, item: Any) -> None:
         """See an outgoing transport item (an SDK ``SessionMessage``)."""
-        message = getattr(item, "message", None)
+        message: Any = getattr(item, "message", None)
         if getattr(message, "method", None) == "tools/list" and getattr(message, "id", None) is not None:
             self._pending.add(message.id)
             if not (getattr(message, "params", None) or {}).get("cursor"):
@@ -68,12 +68,12 @@ class ToolListRepair:
 
     def received(self, item: Any) -> Any:
         """An incoming transport item, with malformed tools taken out of a ``tools/list`` result."""
-        message = getattr(item, "message", None)
+        message: Any = getattr(item, "message", None)
         request_id = getattr(message, "id", None)
         if request_id is None or request_id not in self._pending:
             return item
         self._pending.discard(request_id)
-        result = getattr(message, "result", None)
+        result: Any = getattr(message, "result", None)
         tools = result.get("tools") if isinstance(result, dict) else None
         if not isinstance(tools, list):
             return item

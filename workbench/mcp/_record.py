@@ -8,7 +8,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Deque, Generic, Iterator, Optional, TypeVar
+from typing import Any, Callable, Generic, Iterator, Optional, TypeVar
 
 __all__ = ["Notification", "ProtocolMessage", "Record", "ServerLog", "wire_dict"]
 
@@ -61,7 +61,7 @@ class Record(Generic[Item]):
     """A bounded, thread-safe list of items with listeners called on each new one."""
 
     def __init__(self, limit: int = 2000) -> None:
-        self._items: Deque[Item] = collections.deque(maxlen=limit)
+        self._items: collections.deque[Item] = collections.deque(maxlen=limit)
         self._listeners: list[Callable[[Item], Any]] = []
         self._lock = threading.Lock()
 

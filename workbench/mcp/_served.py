@@ -137,7 +137,8 @@ class Served:
         if isinstance(hook, (list, tuple)):
             found: Any = [item for item in hook if str(item).lower().startswith(value.lower())]
         else:
-            call = (lambda: hook(value, dict(arguments or {}))) if _takes_arguments(hook) else (lambda: hook(value))
+            function: Callable[..., Any] = hook  # type: ignore[assignment]  # not a list or tuple: a function
+            call = (lambda: function(value, dict(arguments or {}))) if _takes_arguments(function) else (lambda: function(value))
             if inspect.iscoroutinefunction(hook):
                 found = await call()
             else:

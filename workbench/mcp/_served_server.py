@@ -10,8 +10,6 @@ name the unknown prompt or the missing arguments.
 
 from __future__ import annotations
 
-from workbench.mcp._sessions import connection_of
-
 import asyncio
 import logging
 import threading
@@ -23,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourceUpdated
 
 from workbench.mcp._served import COMPLETION_LIMIT, Prompt, Resource, Served, sdk_server
+from workbench.mcp._sessions import connection_of
 
 __all__ = ["ServedHandlers", "check_served"]
 
@@ -31,7 +30,8 @@ logger = logging.getLogger("workbench.mcp")
 
 def check_served(served: Iterable[Any]) -> list[Served]:
     """The declarations as a list; a clear error for anything else or for two with one URI / name."""
-    items, seen = [], {}
+    items: list[Served] = []
+    seen: dict[tuple[str, Any], Served] = {}
     for item in served:
         if not isinstance(item, Served):
             raise TypeError(f"served= takes what @resource and @prompt return, not {type(item).__name__} "
@@ -152,7 +152,8 @@ class ServedHandlers:
             followers = list(self._subscribers.get(uri, {}).items())
         for connection, conn_loop in followers:
             try:
-                conn_loop.call_soon_threadsafe(lambda c=connection: asyncio.ensure_future(self._send_updated(c, uri)))
+                # (mypy cannot type a lambda with a default argument)
+                conn_loop.call_soon_threadsafe(lambda c=connection: asyncio.ensure_future(self._send_updated(c, uri)))  # type: ignore[misc]
             except RuntimeError:  # that connection's loop has closed
                 self._forget(uri, connection)
 

@@ -18,14 +18,14 @@ import socket
 import sys
 import threading
 import weakref
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 import anyio
 import mcp.types as types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
-from mcp.shared.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ToolsListChanged
 
 from workbench._events import ToolEvent
 from workbench._peer import PEER_KEY
@@ -37,6 +37,9 @@ from workbench.mcp._sessions import connection_of as _connection_of
 from workbench.mcp._tool_peer import LogLevels, ServedPeer, _quietly
 from workbench.registry import ToolRegistry
 from workbench.types import ToolResult, error_result, make_tool_use
+
+if TYPE_CHECKING:
+    from workbench.mcp._served_server import ServedHandlers
 
 __all__ = ["build_server", "serve", "serve_async", "as_registry", "open_log", "TRANSPORTS"]
 
@@ -104,6 +107,8 @@ class _ServedLog:
 class _Bridge:
     """The MCP handlers of one server: registry + executor + log."""
 
+    served: ServedHandlers  # the resources and prompts: set by build_server once the bridge exists
+
     def __init__(self, registry: ToolRegistry, executor: ToolExecutor, log: Any) -> None:
         self.registry = registry
         self.executor = executor
@@ -162,7 +167,8 @@ class _Bridge:
                 pass
         for peer, loop in list(self._peers.items()):
             try:
-                loop.call_soon_threadsafe(lambda p=peer: asyncio.ensure_future(_announce(self._peers, p)))
+                # (mypy cannot type a lambda with a default argument)
+                loop.call_soon_threadsafe(lambda p=peer: asyncio.ensure_future(_announce(self._peers, p)))  # type: ignore[misc]
             except RuntimeError:  # that connection's loop has closed
                 self._peers.pop(peer, None)
 
@@ -388,7 +394,7 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
     if transport not in TRANSPORTS:
         raise ValueError(f"Unknown MCP transport {transport!r}: expected one of {', '.join(TRANSPORTS)}")
     _security.check_token_argument(token)  # argument errors before a port is bound
-    allowed_hosts, allowed_origins = _security.allow_lists(allowed_hosts, allowed_origins)
+    host_patterns, origin_patterns = _security.allow_lists(allowed_hosts, allowed_origins)
     server = build_server(registry, executor, log, name=name, timeout=timeout, approver=approver, served=served)
     bridge = server.workbench  # type: ignore[attr-defined]
     bridge.loop = asyncio.get_running_loop()  # registry changes are announced from this loop
@@ -410,7 +416,7 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
             bound_host, bound_port = sock.getsockname()[:2]
             shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
             url = f"http://{shown_host}:{bound_port}{path}"
-            policy = _security.host_policy(bound_host, allowed_hosts, allowed_origins)
+            policy = _security.host_policy(bound_host, host_patterns, origin_patterns)
             secret, generated = _security.resolve_token(token, bound_host)
             app = streamable_http_app(server, path=path, json_response=json_response, stateless=stateless,
                                       host=host, policy=policy, token=secret)

@@ -24,12 +24,11 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, AsyncIterator, Optional, TextIO
+from typing import IO, Any, AsyncIterator, Optional
 
 import anyio
 import anyio.lowlevel
 from anyio.streams.text import TextReceiveStream
-
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 __all__ = ["DEFAULT_STOP_TIMEOUT", "ServerProcess", "stdio_transport"]
@@ -63,7 +62,7 @@ def _signal_group(pgid: int, signum: int) -> None:
 class ServerProcess:
     """A ``command=`` server process and the transport to it (an async context manager factory)."""
 
-    def __init__(self, params: StdioServerParameters, errlog: TextIO) -> None:
+    def __init__(self, params: StdioServerParameters, errlog: IO[str]) -> None:
         self.params = params
         self.errlog = errlog
         self.pid: Optional[int] = None
@@ -92,6 +91,8 @@ class ServerProcess:
                                            env=get_default_environment() | (params.env or {}),
                                            stderr=self.errlog, cwd=params.cwd, start_new_session=True)
         self._process, self.pid = process, process.pid
+        stdout, stdin = process.stdout, process.stdin
+        assert stdout is not None and stdin is not None  # opened as pipes (open_process' default)
         with _RUNNING_LOCK:
             _RUNNING.add(self)
         read_sender, read_stream = anyio.create_memory_object_stream[Any](0)
@@ -102,7 +103,7 @@ class ServerProcess:
             buffer = ""
             try:
                 async with read_sender:
-                    async for chunk in TextReceiveStream(process.stdout, encoding=params.encoding,
+                    async for chunk in TextReceiveStream(stdout, encoding=params.encoding,
                                                          errors=params.encoding_error_handler):
                         lines = (buffer + chunk).split("\n")
                         buffer = lines.pop()
@@ -117,7 +118,7 @@ class ServerProcess:
                 async with write_receiver:
                     async for message in write_receiver:
                         data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                        await process.stdin.send(data.encode(params.encoding, params.encoding_error_handler))
+                        await stdin.send(data.encode(params.encoding, params.encoding_error_handler))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 await read_sender.aclose()  # a server that stopped reading: end the session, do not hang
             finally:
@@ -160,7 +161,7 @@ class ServerProcess:
                     logger.warning("MCP server process %d is still there after SIGKILL", pgid)
         with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stdout.aclose()
-        transport = getattr(getattr(process, "_process", None), "_transport", None)
+        transport: Any = getattr(getattr(process, "_process", None), "_transport", None)
         with contextlib.suppress(Exception):  # the asyncio subprocess transport, else it warns at GC
             transport.close()
 
@@ -199,7 +200,7 @@ def _parse(line: str, session_message: Any) -> Any:
         return exc
 
 
-def stdio_transport(params: StdioServerParameters, errlog: TextIO) -> tuple[Any, Optional[ServerProcess]]:
+def stdio_transport(params: StdioServerParameters, errlog: IO[str]) -> tuple[Any, Optional[ServerProcess]]:
     """(the transport, the :class:`ServerProcess` — ``None`` on Windows, where the SDK's is used)."""
     if sys.platform == "win32":  # pragma: no cover - POSIX process groups below
         return stdio_client(params, errlog=errlog), None

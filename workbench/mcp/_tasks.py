@@ -31,6 +31,7 @@ from workbench.mcp._record import Record
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcp.client import Client
+    from mcp.shared.dispatcher import CallOptions
 
 __all__ = ["TERMINAL", "TaskFeatures", "task_support"]
 
@@ -62,7 +63,7 @@ async def _send_raw(client: "Client", method: str, params: dict[str, Any], *,
     (see the module docstring). Headers are stamped as the session stamps every request."""
     session = client.session
     data: dict[str, Any] = {"method": method, "params": params}
-    opts: dict[str, Any] = {}
+    opts: CallOptions = {}
     session._stamp(data, opts)  # the protocol-version header / _meta every request carries
     if timeout is not None:
         opts["timeout"] = timeout
@@ -294,7 +295,7 @@ class TaskFeatures:
         proxy = getattr(self, "proxies", {}).get(name)
         remote = proxy.remote_name if proxy is not None else name
         self._wants_task(remote, True)  # a clear error for a tool that forbids tasks
-        task = self._run_sync(self._start_task(remote, dict(arguments or {}), ttl=ttl), timeout)  # type: ignore
+        task = self._run_sync(self._start_task(remote, dict(arguments or {}), ttl=ttl), timeout)  # type: ignore[attr-defined]
         if not isinstance(task, types.Task):
             raise McpTaskError(f"MCP server {getattr(self, 'label', '?')} ran {name!r} at once instead of creating a "
                                "task (it does not support tasks for it): call it with call_tool()")

@@ -11,8 +11,8 @@ from typing import Any
 
 from workbench.models._base import Message, Model, as_messages, tool_specs
 from workbench.models._cassette import RecordingModel, ReplayModel
-from workbench.models._schema_model import SchemaModel
 from workbench.models._resolve import MODEL_PROVIDERS, resolve_model
+from workbench.models._schema_model import SchemaModel
 from workbench.models._scripted import ScriptedModel
 from workbench.models._turn import ERROR_KINDS, ModelError, ModelTurn, Usage
 

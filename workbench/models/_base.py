@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from abc import ABC, abstractmethod
+from abc import ABC
 from contextvars import ContextVar
 from typing import Any, Iterable, Optional, Sequence
 
@@ -68,7 +68,7 @@ def tool_specs(tools: Any) -> list[ToolSpec]:
     return specs
 
 
-class Model(ABC):
+class Model(ABC):  # noqa: B024 - abstract as a whole: a subclass implements either of two methods
     """A model that answers messages, possibly by calling tools.
 
     Subclasses implement :meth:`acomplete` (or :meth:`complete`; each defaults to the other).

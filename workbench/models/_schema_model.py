@@ -12,7 +12,7 @@ from workbench.models._base import Message, Model, as_messages, tool_specs
 from workbench.models._sdk_model import call_names, choice_kind
 from workbench.models._turn import ModelError, ModelTurn, Usage
 from workbench.spec import ToolSpec
-from workbench.types import ToolResult
+from workbench.types import ToolResult, ToolUse
 
 
 class SchemaModel(Model):
@@ -64,7 +64,7 @@ class SchemaModel(Model):
         answered = any(m["role"] == "tool" for m in since_user)
         if chosen and not answered:
             round_ = sum(1 for m in messages if m["role"] == "assistant")
-            calls = [{"toolUseId": f"schema_{round_}_{i}", "name": s.name, "input": self.arguments(s)}
+            calls: list[ToolUse] = [{"toolUseId": f"schema_{round_}_{i}", "name": s.name, "input": self.arguments(s)}
                      for i, s in enumerate(chosen)]
             return self._turn(messages, ModelTurn(tool_calls=calls, stop_reason="tool_use"))
         text = self.text

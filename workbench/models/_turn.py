@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from workbench.types import ToolUse
 
@@ -54,7 +54,7 @@ class ModelTurn:
 
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         usage = known.pop("usage", None) or {}
-        calls = [c if isinstance(c, dict) and "toolUseId" in c
+        calls: list[ToolUse] = [cast(ToolUse, c) if isinstance(c, dict) and "toolUseId" in c
                  else make_tool_use(c["name"], c.get("input", c.get("arguments", {})), c.get("id"))
                  for c in known.pop("tool_calls", None) or []]
         turn = cls(**known, tool_calls=calls, usage=usage if isinstance(usage, Usage) else Usage(**usage))

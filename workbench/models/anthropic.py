@@ -105,7 +105,7 @@ class AnthropicModel(ProviderModel):
             self._thinking[calls[0]["toolUseId"]] = thinking
             while len(self._thinking) > self.THINKING_KEPT:
                 del self._thinking[next(iter(self._thinking))]
-        reason = response.get("stop_reason")
+        reason: Any = response.get("stop_reason")
         usage = response.get("usage") or {}
         return ModelTurn(text=text, tool_calls=calls, stop_reason=STOP_REASONS.get(reason, reason),
                          usage=Usage(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0))

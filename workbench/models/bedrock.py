@@ -124,7 +124,7 @@ class BedrockModel(ProviderModel):
         calls = parse_tool_calls("bedrock", response, tools=specs or None)
         content = ((response.get("output") or {}).get("message") or {}).get("content") or []
         text = "".join(block.get("text") or "" for block in content if "text" in block)
-        reason = response.get("stopReason")
+        reason: Any = response.get("stopReason")
         usage = response.get("usage") or {}
         return ModelTurn(text=text, tool_calls=calls, stop_reason=STOP_REASONS.get(reason, reason),
                          usage=Usage(usage.get("inputTokens") or 0, usage.get("outputTokens") or 0))

@@ -25,7 +25,7 @@ RESPONSES_INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "co
 
 
 class _OpenAIBase(ProviderModel):
-    key_env = ("OPENAI_API_KEY",)
+    key_env: tuple[str, ...] = ("OPENAI_API_KEY",)
     sdk_retries = True
     none_choice = "none"
 
@@ -241,7 +241,7 @@ class OpenAIResponsesModel(_OpenAIBase):
                         texts.append(part.get("text") or "")
                     elif part.get("type") == "refusal":
                         refusals.append(part.get("refusal") or "")
-        reason = (response.get("incomplete_details") or {}).get("reason")
+        reason: Any = (response.get("incomplete_details") or {}).get("reason")
         if response.get("status") == "incomplete":
             stop = RESPONSES_INCOMPLETE.get(reason, reason or "incomplete")
         else:

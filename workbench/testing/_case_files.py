@@ -116,7 +116,7 @@ class CaseFile:
         if not isinstance(raw_cases, list):
             raise CaseFileError(f"{where}: 'cases' must be a list, got {type(raw_cases).__name__}")
         cases: list[ToolCase] = []
-        seen: dict[str, int] = {}
+        seen: dict[Optional[str], int] = {}
         for index, raw in enumerate(raw_cases):
             label = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else f"#{index + 1}"
             case = ToolCase.from_dict(raw, tool, where=f"{where}: case {label}")
@@ -259,7 +259,7 @@ def notebook_module_text(tool: Any) -> Optional[str]:
     """A module defining ``tool`` again: the source of the notebook cell its function came from
     (IPython keeps it in ``linecache``) and ``@tool(...)`` with the tool's options; ``None`` when the
     cell's source is not available (a function ``exec``'d from a string, a script file)."""
-    func = getattr(tool, "_func", None)
+    func: Any = getattr(tool, "_func", None)
     code = getattr(func, "__code__", None)
     if code is None or os.path.exists(code.co_filename):  # a real file (a script run as __main__): not a cell
         return None

@@ -137,6 +137,8 @@ class ToolCase:
         metadata = (result.metadata if hasattr(result, "metadata") else result.get("metadata")) or {}
         status = result.status if hasattr(result, "status") else result.get("status")
         name = tool_use.get("name") or metadata.get("tool_name") or (result.get("tool_name") if isinstance(result, Mapping) else None)
+        if not isinstance(name, str) or not name:
+            raise CaseFileError(f"a case needs its tool's name: neither the call nor its result names one ({name!r})")
         if expect is None:
             expect = "error" if status == "error" else "schema" if metadata.get("synthetic") else "exact"
         if expect not in EXPECTATIONS:

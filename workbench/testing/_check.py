@@ -342,7 +342,9 @@ def _tool_frames(text: Optional[str]) -> Optional[str]:
     import os
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # workbench/
-    head, blocks, tail = [], [], []
+    head: list[str] = []
+    blocks: list[list[str]] = []
+    tail: list[str] = []
     for line in text.rstrip("\n").splitlines():
         if line.startswith("  File "):
             blocks.append([line])
@@ -378,6 +380,9 @@ def _needs_approver(item: Any, approver: Any, mode: str, seed: Optional[int]) ->
 
 class _Spy(BaseTool):
     """Wraps a tool and counts the calls that reach its code (for :func:`fuzz_inputs`)."""
+
+    inner: Any  # the wrapped tool
+    calls: int  # the calls that reached it
 
     def __init__(self, inner: Any) -> None:  # no BaseTool.__init__: the wrapped tool was checked already
         self.__dict__.update(_wb_spec=inner.spec, _wb_ctx=inner.context_param, inner=inner, calls=0)

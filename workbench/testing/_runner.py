@@ -265,6 +265,8 @@ def update_case_files(outcomes: list[CaseOutcome], registry: Any = None) -> set[
         by_file.setdefault(id(outcome.case_file), (outcome.case_file, []))[1].append((outcome, new))
     done: set[int] = set()
     for case_file, changes in by_file.values():
+        if case_file.path is None:  # (kept above only with a path)
+            continue
         fresh = CaseFile.load(case_file.path)  # re-read: keep edits made since it was loaded
         for outcome, new in changes:
             for index, existing in enumerate(fresh.cases):

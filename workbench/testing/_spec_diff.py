@@ -27,7 +27,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from workbench._content import canonical_json as _canonical
 from workbench._errors import ToolSpecError
@@ -94,7 +94,7 @@ class SpecDiff:
     def __len__(self) -> int:
         return len(self.changes)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Any]:
         return iter(self.changes)
 
     def summary(self) -> str:
@@ -160,7 +160,7 @@ def specs_of(source: Any) -> dict[str, dict[str, Any]]:
             data = entry.get("spec")
             if not isinstance(data, dict):
                 continue  # a ref-only entry: its spec is not in the document
-            name = entry.get("name") or data.get("name")
+            name: Any = entry.get("name") or data.get("name")
             out[name] = _spec_json({**{k: v for k, v in data.items() if k != "inputs"}, "name": name})
         return out
     if isinstance(source, dict):
@@ -391,6 +391,8 @@ class _Schemas:
             return
         if before is not None and after is None:
             self.widened(path + [key], "enum-removed", f"no longer limited to {_show(before)}")
+            return
+        if before is None or after is None:  # (both None are equal: returned above)
             return
         gone = [v for v in before if not any(_same(v, w) for w in after)]
         new_values = [v for v in after if not any(_same(v, w) for w in before)]

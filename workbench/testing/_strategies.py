@@ -223,7 +223,7 @@ def _admitted(schema: Any) -> Optional[set[str]]:
                  else "array" if isinstance(v, list) else "object" for v in values}
     elif any(k in schema for k in ("anyOf", "oneOf")):
         found = set()
-        for branch in schema.get("anyOf", schema.get("oneOf")):
+        for branch in schema.get("anyOf", schema.get("oneOf")) or ():
             sub = _admitted(branch)
             if sub is None:
                 return None
