@@ -56,6 +56,14 @@ __all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES", "DEFAUL
            "DEFAULT_TRANSCRIPT_PATH"]
 
 _SECTION = "margin:2px 0;" + WRAP
+_STATIC = Path(__file__).with_name("_static")
+
+
+class PlaygroundKeys(FormKeys):
+    """The prompt box's shortcuts (Ctrl/Cmd+Enter sends, Esc stops); it carries the playground's
+    stylesheet (``_static/playground.css``) beside the forms' own."""
+
+    _css = (_STATIC / "form.css").read_text(encoding="utf-8") + (_STATIC / "playground.css").read_text(encoding="utf-8")
 
 
 class Playground(W.VBox):
@@ -98,7 +106,7 @@ class Playground(W.VBox):
         self.new_button = W.Button(description="New chat", icon="eraser",
                                    tooltip="Start the conversations again (the cards and messages are cleared)")
         self.new_button.add_class("workbench-new-chat")
-        self.shortcuts = FormKeys(on_run=self._click_send, on_cancel=self.stop, layout=W.Layout(display="none"))
+        self.shortcuts = PlaygroundKeys(on_run=self._click_send, on_cancel=self.stop, layout=W.Layout(display="none"))
         self.status = W.HTML()
         self.status.add_class("workbench-playground-status")
         self.focus = ApprovalFocus(lambda: self.pending, self.prompt)

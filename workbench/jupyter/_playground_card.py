@@ -66,7 +66,7 @@ def arguments_html(arguments: Any) -> str:
         return json_html(arguments)
     if not arguments:
         return f"<div class='workbench-card-args' style='color:{MUTED};font-size:0.85em'>no arguments</div>"
-    rows = [f"<tr><th scope='row' style='text-align:left;font-weight:600;padding:0 8px 0 0;vertical-align:top'>"
+    rows = [f"<tr><th scope='row' style='text-align:left;font-weight:600;padding:0 8px 0 0;vertical-align:top;width:1%'>"
             f"{_e(name)}</th><td style='{WRAP};white-space:pre-wrap'>{_e(_value_text(value))}</td></tr>"
             for name, value in arguments.items()]
     table = ("<table class='workbench-card-args' style='border-collapse:collapse;font-size:0.85em;width:100%;"

@@ -72,6 +72,7 @@ class SaveBar(W.VBox):
         self._tool_map = tool_map
         self.saved_paths: list[Path] = []
         self.save_path = W.Text(value=DEFAULT_TRANSCRIPT_PATH, description="path", layout=W.Layout(width="360px"))
+        self.save_path.add_class("workbench-save-path")
         self.save_button = W.Button(description="Save transcript", icon="save", disabled=True,
                                     tooltip="Write each column's last run as Transcript JSON",
                                     layout=W.Layout(width="auto"))
