@@ -75,7 +75,21 @@ def _send(playground, text: str, *, keyboard: bool = False) -> None:
 READABLE = (".workbench-chat-user", ".workbench-chat-assistant", ".workbench-tool-card .workbench-status",
             ".workbench-turn-badge", ".workbench-chat-who", ".workbench-card-state", ".workbench-card-id",
             ".workbench-card-args th", ".workbench-card-args td", ".workbench-card-badge", ".workbench-chat-title",
-            ".workbench-chat-totals div", ".workbench-chat-placeholder", ".workbench-save-message div")
+            ".workbench-chat-totals div", ".workbench-chat-placeholder", ".workbench-save-message div",
+            ".workbench-mode button.mod-active")
+
+# an element's background against the first opaque background behind it (WCAG 2.1 AA for UI parts: 3:1)
+PART_CONTRAST = """(el) => {
+  const parse = (c) => { const m = c.match(/[\\d.]+/g).map(Number), k = c.startsWith('color(') ? 255 : 1;
+                         return {r: m[0] * k, g: m[1] * k, b: m[2] * k, a: m.length > 3 ? m[3] : 1}; };
+  const lum = ({r, g, b}) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+                                return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  let node = el.parentElement, bg = null;
+  while (node && node.nodeType === 1) { const c = parse(getComputedStyle(node).backgroundColor); if (c.a > 0.5) { bg = c; break; } node = node.parentElement; }
+  bg = bg || {r: 255, g: 255, b: 255, a: 1};
+  const [hi, lo] = [lum(parse(getComputedStyle(el).backgroundColor)), lum(bg)].sort((a, b) => b - a);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
 
 # the focused element's outline against what is behind it: {style, width, contrast} (WCAG 2.1 AA: 3:1)
 FOCUS_RING = """(el) => {
@@ -102,6 +116,9 @@ def _screenshots(page, playground, name: str) -> None:
             playground.scroll_into_view_if_needed()
             page.wait_for_timeout(300)
             playground.screenshot(path=str(ARTIFACTS / f"playground-{name}{suffix}.png"))
+            # the picked mode stands out from the page behind it (a UI part: 3:1)
+            picked = playground.locator(".workbench-mode button.mod-active").evaluate(PART_CONTRAST)
+            assert picked >= 3, (theme, "picked mode", picked)
             present = [selector for selector in READABLE if playground.locator(selector).count()]
             assert len(present) >= 2, present
             for selector in present:

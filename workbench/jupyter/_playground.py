@@ -61,9 +61,9 @@ _STATIC = Path(__file__).with_name("_static")
 
 class PlaygroundKeys(FormKeys):
     """The prompt box's shortcuts (Ctrl/Cmd+Enter sends, Esc stops); it carries the playground's
-    stylesheet (``_static/playground.css``) beside the forms' own."""
+    stylesheet (``_static/playground.css``; a card's form brings the forms' own)."""
 
-    _css = (_STATIC / "form.css").read_text(encoding="utf-8") + (_STATIC / "playground.css").read_text(encoding="utf-8")
+    _css = _STATIC / "playground.css"
 
 
 class Playground(W.VBox):

@@ -96,7 +96,7 @@ class ToolCallCard(W.VBox):
     def __init__(self, tool_use: dict, tool: Any = None, workbench: Any = None) -> None:
         self.tool = tool
         self.workbench = workbench
-        self._secret_names = getattr(getattr(tool, "spec", None), "secret_parameters", frozenset())
+        self._secret_names: frozenset[str] = getattr(getattr(tool, "spec", None), "secret_parameters", frozenset())
         self._given: dict[str, Any] = {}  # the model's secret values: never in a widget
         self.remember(tool_use)
         masked = mask_arguments(tool_use.get("input"), self._secret_names)

@@ -163,7 +163,7 @@ class ChatColumn:
         self._show_end(transcript)
         return transcript
 
-    async def _review(self, tool_use: dict, tool: Any) -> Any:
+    async def _review(self, tool_use: Any, tool: Any) -> Any:
         """The loop's ``review`` in step mode: the card's Approve / Deny (or edited input)."""
         card = self._card(tool_use, tool)
         return await asyncio.wrap_future(card.ask())
