@@ -130,11 +130,11 @@ def test_after_approve_or_deny_focus_goes_to_the_next_waiting_card_then_the_prom
     run = pg.send("weather?")
     assert wait_until(lambda: len(pg.pending) == 2, timeout=30)
     first, second = pg.pending
-    assert pg.focus.target is first.approve_button  # the first card to wait took the focus; the second waits
+    assert pg.approval_focus.target is first.approve_button  # the first card to wait took the focus; the second waits
     first.approve()
-    assert pg.focus.target is second.approve_button
+    assert pg.approval_focus.target is second.approve_button
     second.deny()
-    assert pg.focus.target is pg.prompt
+    assert pg.approval_focus.target is pg.prompt
     run.result(timeout=30)
 
 
@@ -154,3 +154,15 @@ def test_chats_and_new_chat_keep_the_number_of_widgets_bounded(tools):  # noqa: 
     pg.send("weather?").result(timeout=30)
     pg.new_chat()
     assert len(widget_registry._instances) <= counts[0], counts
+
+
+def test_closing_the_playground_closes_every_widget_it_made(tools):  # noqa: F811
+    before = set(widget_registry._instances)
+    first, second = _weather_model("first"), _weather_model("second")
+    pg = Playground([first, second], workbench=tools)
+    pg.select(first, second)
+    pg.send("weather?").result(timeout=30)
+    assert callable(pg.focus)  # still the widget's own focus(): the focus helper has a name of its own
+    pg.close()
+    left = [widget_registry._instances[k] for k in set(widget_registry._instances) - before]
+    assert len(left) <= 2, left  # at most the playground's own layout (shared layouts are never closed)

@@ -109,7 +109,7 @@ class Playground(W.VBox):
         self.shortcuts = PlaygroundKeys(on_run=self._click_send, on_cancel=self.stop, layout=W.Layout(display="none"))
         self.status = W.HTML()
         self.status.add_class("workbench-playground-status")
-        self.focus = ApprovalFocus(lambda: self.pending, self.prompt)
+        self.approval_focus = ApprovalFocus(lambda: self.pending, self.prompt)
         self.send_button.on_click(lambda _b: self._click_send())
         self.new_button.on_click(lambda _b: self.new_chat())
         self.stop_button.on_click(lambda _b: self.stop())
@@ -193,7 +193,7 @@ class Playground(W.VBox):
                 self._columns[i] = column = None
             if model is not None and column is None:
                 column = self._columns[i] = ChatColumn(model, self.workbench)
-                column.on_card = self.focus.watch
+                column.on_card = self.approval_focus.watch
         self.grid.set_columns(self.columns)
 
     @property
