@@ -67,9 +67,10 @@ def arguments_html(arguments: Any) -> str:
     if not arguments:
         return f"<div class='workbench-card-args' style='color:{MUTED};font-size:0.85em'>no arguments</div>"
     rows = [f"<tr><th scope='row' style='text-align:left;font-weight:600;padding:0 8px 0 0;vertical-align:top;width:1%'>"
-            f"{_e(name)}</th><td style='{WRAP};white-space:pre-wrap'>{_e(_value_text(value))}</td></tr>"
+            f"{_e(name)}</th><td style='{WRAP};white-space:pre-wrap;padding:0;vertical-align:top'>{_e(_value_text(value))}</td></tr>"
             for name, value in arguments.items()]
-    table = ("<table class='workbench-card-args' style='border-collapse:collapse;font-size:0.85em;width:100%;"
+    # line-height: an HTML widget's content inherits the 28px line of a widget row
+    table = ("<table class='workbench-card-args' style='border-collapse:collapse;font-size:0.85em;width:100%;line-height:1.4;"
              "table-layout:auto'>{}</table>")
     shown = table.format("".join(rows[:_SHOWN_ARGUMENTS]))
     if len(rows) <= _SHOWN_ARGUMENTS:
@@ -347,9 +348,10 @@ class ToolCallCard(W.VBox):
             future = self._future
             if future is None or future.done():
                 return False
+            # before the future wakes the run: its result may land (show_result) before this returns
+            self.decision = decision
+            self.state = "denied" if decision is False else "running"
             future.set_result(decision)
-        self.decision = decision
-        self.state = "denied" if decision is False else "running"
         self._set_editable(False)
         if isinstance(decision, dict):  # the table shows what runs
             self.arguments_html.value = arguments_html(mask_arguments(decision, self._secret_names))
