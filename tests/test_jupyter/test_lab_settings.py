@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import tomllib
+
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS_DIR = "share/jupyter/lab/settings/overrides.d"  # under sys.prefix: JupyterLab's app_settings_dir
 

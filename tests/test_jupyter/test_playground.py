@@ -167,7 +167,8 @@ def test_send_shows_the_answer_the_tool_card_and_its_result(tools):
     assert transcripts == pg.transcripts and transcripts[0].stopped_because == "end_turn"
     column = pg.columns[0]
     texts = [w.value for w in column.chat.children if isinstance(w, W.HTML)]
-    assert "weather in Oslo?" in texts[0]
+    [turn] = pg.grid.turns  # the prompt is a row over every column, the answers in the column's cell below
+    assert "weather in Oslo?" in turn.prompt_row.value and turn.row.children == (column.chat,)
     assert any("the tool said: Oslo: 21 degrees (metric, 2 day(s))" in t for t in texts)
     [card] = pg.cards
     assert card.form.values == {"city": "Oslo", "days": 2} and card.state == "success"
@@ -220,7 +221,7 @@ def test_two_models_side_by_side_answer_the_same_prompt_each_in_its_column(tools
     assert [c.label for c in pg.columns] == ["scripted:first"]
     pg.select(first, second)
     assert [c.label for c in pg.columns] == ["scripted:first", "scripted:second"]
-    assert list(pg.columns_box.children) == pg.columns
+    assert list(pg.grid.heads.children) == [c.head for c in pg.columns]
     one, two = pg.send("weather?").result(timeout=30)
     assert first.calls[0]["messages"][-1]["content"] == second.calls[0]["messages"][-1]["content"] == "weather?"
     assert "Oslo" in one.steps[-1].turn.text and "Lima" in two.steps[-1].turn.text
@@ -258,7 +259,7 @@ def test_the_conversation_carries_on_and_new_chat_starts_again(tools):
     pg.new_chat()
     pg.send("three").result(timeout=30)
     assert [m["content"] for m in model.calls[2]["messages"]] == ["three"]
-    assert len(pg.columns[0].transcripts) == 3
+    assert len(pg.columns[0].transcripts) == 1  # New chat starts the count again
 
 
 def test_tools_registered_later_are_offered_at_the_next_send(tools):
@@ -279,7 +280,7 @@ def test_tools_registered_later_are_offered_at_the_next_send(tools):
 
 def test_model_errors_and_unknown_models_show_in_their_column(tools):
     pg = Playground([ScriptedModel([]), "nosuchprovider:model"], workbench=tools)
-    pg.select(*pg._models)
+    pg.select(*pg.settings.models)
     broken, unknown = pg.send("hi").result(timeout=30)
     assert broken.stopped_because == "model_error" and unknown is None
     texts = [[w.value for w in c.chat.children if isinstance(w, W.HTML)] for c in pg.columns]

@@ -93,6 +93,6 @@ def test_save_as_eval_case_refuses_a_conversation_whose_call_gives_a_secret(wb, 
     pg.send("open the front door").result(timeout=30)
     suite = tmp_path / "doors.evals.json"
     pg.eval_path.value = str(suite)
-    pg._click_save_eval()  # what the button does
+    pg.eval_button.click()
     assert "Not saved" in pg.save_message.value and "pin" in pg.save_message.value
     assert not suite.exists()

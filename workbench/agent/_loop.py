@@ -26,7 +26,6 @@ from workbench.executor import ConcurrentExecutor, append_masked, approving
 from workbench.models import Model, ModelError, ModelTurn, as_messages, get, tool_specs
 from workbench.models._sampling import ModelPeer
 from workbench.models._turn import without_surrogates
-from workbench._peer import PEER_KEY
 from workbench.agent._masking import masked_step
 from workbench.agent._steps import ModelStep, Step, ToolStep
 from workbench.agent._transcript import Transcript

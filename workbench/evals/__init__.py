@@ -14,7 +14,6 @@ from workbench.evals._bfcl import BFCL_CATEGORIES, load_bfcl
 from workbench.formats._bfcl_schema import bfcl_function_spec, bfcl_schema
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._cache import CachedModel, RequestCache
-from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._compare import Comparison, ReportComparison, compare_reports
 from workbench.evals._files import EvalFileError, add_eval_case, find_eval_files, load_evals, save_evals, suite_registry
 from workbench.evals._report import EvalReport
@@ -23,7 +22,6 @@ from workbench.evals._run import run_evals
 from workbench.evals._scorers import Score, Scorer, judge, text_contains, text_matches
 from workbench.evals._scoring import ExpectedCall, Verdict, normalise_string, score_calls
 from workbench.evals._stats import mcnemar_exact, pass_at_k, pass_hat_k, sign_flip_test
-from workbench.providers._bfcl_schema import bfcl_function_spec, bfcl_schema
 
 __all__ = ["BFCLMultiTurnCase", "BFCLPlayback", "BFCL_CATEGORIES", "add_eval_case", "CachedModel", "Comparison",
            "EvalCase", "EvalFileError", "EvalReport", "EvalReportFileError", "EvalSuite", "ExpectedCall",

@@ -15,8 +15,6 @@ from typing import Any, Optional
 from workbench.formats._bfcl_schema import bfcl_function_spec, safe_tool_name
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._bfcl_data import _data_file, _read_jsonl, bfcl_data_dir
-from workbench.evals._case import EvalCase, EvalSuite
-from workbench.providers._bfcl_schema import bfcl_function_spec, safe_tool_name
 
 #: the categories load_bfcl reads (single-turn AST and relevance categories, and the multi-turn ones)
 BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",

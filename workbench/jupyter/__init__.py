@@ -7,7 +7,7 @@ Importing this package imports ipywidgets, IPython and pandas; ``import workbenc
 * :class:`ToolForm` — a tool's JSON Schema as widgets (the table is ``WIDGET_RULES``); ``form.run()``
   returns a :class:`PendingRun` where waiting for an approval click would deadlock a cell.
 * ``playground(models)`` — chat with up to three models side by side, the workbench's tools in the loop
-  (:class:`Playground`; each call a :class:`ToolCallCard`: the tool's form filled with the model's arguments).
+  (:class:`Playground`; each call a :class:`ToolCallCard`: its arguments, and the tool's form when it waits).
 * ``inspect(command | transport | url=...)`` — an MCP server's connection as MCP Inspector's tabs
   (``workbench.mcp.inspect`` forwards here).
 * :class:`LogTable` — the live execution-log table: newest first, paged from SQLite, sortable and

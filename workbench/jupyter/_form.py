@@ -48,6 +48,7 @@ from workbench._styles import (
     status_colour,
 )
 from workbench.jupyter._approval import ApprovalPrompt
+from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._containers import ListField
 from workbench.jupyter._field_table import WIDGETS, WidgetTable
 from workbench.jupyter._widget_types import tool_annotations

@@ -1,10 +1,13 @@
-"""``ToolCallCard``: one tool call a model made, shown as the tool's own form filled with its arguments.
+"""``ToolCallCard``: one tool call a model made: its arguments, then (when asked) the tool's own form.
 
-In *step* mode the card asks before the call runs: the form is editable and **Approve** / **Deny**
-resolve :meth:`ToolCallCard.ask`'s future with ``True`` (run as the model asked), an edited input
-dict (run what the form now holds) or ``False`` (answer the model with a denial) — the values the
-agent loop's ``review`` takes. In *auto* mode the form is read-only and the call runs at once. The
-card then shows the result, its time, and the raw ``ToolUse`` / ``ToolResult`` JSON (collapsed).
+A card is compact while nothing is asked of the user: the arguments as a small table (the rows past
+the first few behind a ``<details>``), the result, and the raw ``ToolUse`` / ``ToolResult`` JSON
+(collapsed). In *step* mode the card asks before the call runs: the tool's form, filled with the
+model's arguments, is built and shown editable, and **Approve** / **Deny** resolve
+:meth:`ToolCallCard.ask`'s future with ``True`` (run as the model asked), an edited input dict (run
+what the form now holds) or ``False`` (answer the model with a denial) — the values the agent loop's
+``review`` takes. Once decided, the form is hidden again and the table shows what ran. Tokens belong
+to the model's turn (shown under it), not to the card; a call that never ran shows no time.
 
 A call the form cannot show (an unknown tool, arguments that do not fit the schema) is shown as
 its JSON; approving it runs the call as the model sent it.
@@ -17,6 +20,7 @@ in the card's Python state only — see :meth:`ToolCallCard.remember`).
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import threading
 from typing import Any, Optional, Union
 
@@ -29,7 +33,7 @@ from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._render import json_html, result_area_html
 from workbench.secrets import MASK, mask_arguments
 
-__all__ = ["ToolCallCard", "Decision"]
+__all__ = ["ToolCallCard", "Decision", "NOT_RUN_TYPES", "arguments_html"]
 
 #: what a card's decision resolves to: True (run as asked), False (deny) or the edited input
 Decision = Union[bool, dict]
@@ -40,6 +44,40 @@ _CARD_EDGE = "4px solid var(--jp-brand-color1, steelblue)"
 #: the card header's status words (beyond a result's display status)
 _STATE_TEXT = {"proposed": "proposed", "waiting": "waiting for your approval", "running": "running",
                "denied": "denied", "stopped": "not run: the run was stopped"}
+#: states of a call that never ran (no time to show)
+_NOT_RUN_STATES = frozenset({"denied", "stopped"})
+#: a result's ``error_type`` that says the call never ran: the user (or a permission) refused it
+NOT_RUN_TYPES = frozenset({"DeniedByUser", "ReviewFailed", "PermissionDenied", "ToolPermissionError"})
+#: arguments shown at once in the table; the others are one click away
+_SHOWN_ARGUMENTS = 4
+#: the form's own controls a card never shows (it runs nothing itself, and has no history of its own)
+_FORM_PARTS_HIDDEN = ("run_button", "cancel_button", "reset_button", "save_button", "elapsed", "history_select",
+                      "result_html", "result_tools", "pins_box", "details")
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+
+
+def arguments_html(arguments: Any) -> str:
+    """A call's arguments as a small two-column table (escaped); past the first few, the rest sit in a
+    ``<details>`` the user opens. Not a dict (a model that sent a list or a string): its JSON."""
+    if not isinstance(arguments, dict):
+        return json_html(arguments)
+    if not arguments:
+        return f"<div class='workbench-card-args' style='color:{MUTED};font-size:0.85em'>no arguments</div>"
+    rows = [f"<tr><th scope='row' style='text-align:left;font-weight:600;padding:0 8px 0 0;vertical-align:top;width:1%'>"
+            f"{_e(name)}</th><td style='{WRAP};white-space:pre-wrap;padding:0;vertical-align:top'>{_e(_value_text(value))}</td></tr>"
+            for name, value in arguments.items()]
+    # line-height: an HTML widget's content inherits the 28px line of a widget row
+    table = ("<table class='workbench-card-args' style='border-collapse:collapse;font-size:0.85em;width:100%;line-height:1.4;"
+             "table-layout:auto'>{}</table>")
+    shown = table.format("".join(rows[:_SHOWN_ARGUMENTS]))
+    if len(rows) <= _SHOWN_ARGUMENTS:
+        return shown
+    more = len(rows) - _SHOWN_ARGUMENTS
+    return (f"{shown}<details class='workbench-card-more'><summary style='font-size:0.85em'>{more} more "
+            f"argument(s)</summary>{table.format(''.join(rows[_SHOWN_ARGUMENTS:]))}</details>")
 
 
 class ToolCallCard(W.VBox):
@@ -49,14 +87,16 @@ class ToolCallCard(W.VBox):
         tool_use: the model's call (``{"toolUseId", "name", "input"}``).
         tool: the tool it names (``None`` when the model named a tool that is not offered).
         workbench: the ``Workbench`` whose forms are used (the form runs nothing itself).
-        usage: a short line about the model turn that made the call (tokens), shown in the header.
 
-    Attributes: ``tool_use``, ``tool``, ``form`` (a ``ToolForm`` or ``None``), ``state`` (``proposed``,
-    ``waiting``, ``running``, ``denied``, or the result's display status), ``result``, ``decision``.
+    Attributes: ``tool_use``, ``tool``, ``form`` (the tool's ``ToolForm``, built on first use, or ``None``
+    when the arguments do not fit it), ``state`` (``proposed``, ``waiting``, ``running``, ``denied``,
+    ``stopped``, or the result's display status), ``result``, ``decision``, ``arguments_html`` (the
+    compact table shown while no form is).
     """
 
-    def __init__(self, tool_use: dict, tool: Any = None, workbench: Any = None, *, usage: str = "") -> None:
+    def __init__(self, tool_use: dict, tool: Any = None, workbench: Any = None) -> None:
         self.tool = tool
+        self.workbench = workbench
         self._secret_names: frozenset[str] = getattr(getattr(tool, "spec", None), "secret_parameters", frozenset())
         self._given: dict[str, Any] = {}  # the model's secret values: never in a widget
         self.remember(tool_use)
@@ -65,17 +105,23 @@ class ToolCallCard(W.VBox):
         self.result: Any = None
         self.decision: Optional[Decision] = None
         self.state = "proposed"
-        self._usage = usage
         self._future: Optional[concurrent.futures.Future] = None
         self._lock = threading.Lock()
         self._locked: Optional[list] = None  # (control, its own disabled state) while the form is read-only
         self._editable_ask = True
-        self.form = self._make_form(workbench)
+        self._form: Any = None
+        self._form_built = False  # the form costs dozens of widgets: built only when a call is asked about
+        self._misfit = ""
         self.header = W.HTML()
+        self.header.add_class("workbench-card-header")
         self.note = W.HTML(layout=W.Layout(display="none"))
         self.secret_note = W.HTML(layout=W.Layout(display="none"))
         self.raw_input = W.HTML(json_html(self.tool_use.get("input", {})),
-                                layout=W.Layout(display="none" if self.form is not None else None))
+                                layout=W.Layout(display=None if tool is None else "none"))
+        self.arguments_html = W.HTML(arguments_html(self.tool_use.get("input", {})),
+                                     layout=W.Layout(display="none" if tool is None else None))
+        self.arguments_html.add_class("workbench-card-arguments")
+        self.form_box = W.VBox([], layout=W.Layout(display="none"))
         self.approve_button = W.Button(description="Approve", button_style="success", icon="check",
                                        tooltip="Run this call with the arguments in the form")
         self.deny_button = W.Button(description="Deny", button_style="danger", icon="times",
@@ -92,30 +138,47 @@ class ToolCallCard(W.VBox):
         self.raw = Disclosure(W.VBox([W.HTML("<b>Request (ToolUse)</b>"), self.request_html,
                                       W.HTML("<b>Response (ToolResult)</b>"), self.response_html]),
                               "Raw call JSON")
-        parts = [self.header, self.note, self.secret_note, self.raw_input]
-        if self.form is not None:
-            parts.append(self.form)
-        super().__init__(parts + [self.buttons, self.result_html, self.raw],
+        self._decided_listeners: list[Any] = []
+        self._asked_listeners: list[Any] = []
+        super().__init__([self.header, self.note, self.secret_note, self.raw_input, self.arguments_html,
+                          self.form_box, self.buttons, self.result_html, self.raw],
                          layout=W.Layout(margin="4px 0", padding="2px 6px", border_top=_CARD_BORDER,
                                          border_right=_CARD_BORDER, border_bottom=_CARD_BORDER,
-                                         border_left=_CARD_EDGE))
+                                         border_left=_CARD_EDGE, min_width="0"))
         self.add_class("workbench-tool-card")
         self.add_class(f"workbench-tool-card-{_css_name(self.tool_use.get('name', ''))}")
-        self._set_editable(False)
         self._show_header()
         self._show_secret_note()
 
     # -- building ------------------------------------------------------------------------------------
-    def _make_form(self, workbench: Any) -> Any:
+    @property
+    def form(self) -> Any:
+        """The tool's ``ToolForm`` filled with the model's arguments (built on first use; read-only unless
+        a call is being asked about), or ``None`` for an unknown tool or arguments it cannot hold."""
+        if not self._form_built:
+            self._form = self._make_form()
+            self._form_built = True
+            if self._form is not None:
+                self.form_box.children = (self._form,)
+                self._set_editable(self.pending and self._editable_ask)
+            else:
+                self.raw_input.layout.display = None
+                self.arguments_html.layout.display = "none"
+                self._show_header()
+            self._show_secret_note()
+        return self._form
+
+    def _make_form(self) -> Any:
         """The tool's form filled with the model's arguments, without its own run controls."""
         if self.tool is None:
             return None
         from workbench.jupyter._form import ToolForm
 
-        form = ToolForm(self.tool, workbench)
-        for widget in (form.run_button, form.cancel_button, form.reset_button, form.save_button, form.elapsed,
-                       form.result_html, form.result_tools, form.details):
-            widget.layout.display = "none"
+        form = ToolForm(self.tool, self.workbench)
+        for part in _FORM_PARTS_HIDDEN:
+            widget = getattr(form, part, None)
+            if widget is not None:
+                widget.layout.display = "none"
         # the form's Ctrl/Cmd+Enter approves this call; it must never run the tool past the agent loop
         form.shortcuts._actions.update(run=self._key_approve, cancel=lambda: None)
         try:  # a secret is left empty (see remember): neither *** nor the model's value goes in a widget
@@ -123,6 +186,9 @@ class ToolCallCard(W.VBox):
                              if k not in self._secret_names})
         except (KeyError, ValueError, TypeError) as exc:
             self._misfit = str(exc)
+            from workbench.jupyter._close import close_widgets
+
+            close_widgets(form)
             return None
         return form
 
@@ -139,7 +205,7 @@ class ToolCallCard(W.VBox):
 
     def _show_secret_note(self) -> None:
         names = sorted(n for n in self._secret_names if n in (self.tool_use.get("input") or {}))
-        if self.form is None or not names:
+        if self._form is None or not names:
             return
         kept = [n for n in names if n in self._given]
         lost = [n for n in names if n not in self._given]
@@ -166,39 +232,62 @@ class ToolCallCard(W.VBox):
         word = status_html(state) if state not in _STATE_TEXT else (
             f"<span class='workbench-card-state' style='color:{MUTED}'>{_e(_STATE_TEXT[state])}</span>")
         timing = ""
-        if self.result is not None:
+        if self.result is not None and self.ran:
             ms = (self.result.metadata or {}).get("latency_ms")
             if isinstance(ms, (int, float)):
-                timing = f"<span style='{BADGE_STYLE}'>took {ms:.1f} ms</span>"
-        usage = f"<span style='{BADGE_STYLE}'>{_e(self._usage)}</span>" if self._usage else ""
-        edited = f"<span style='{BADGE_STYLE}'>edited</span>" if isinstance(self.decision, dict) else ""
+                timing = f"<span class='workbench-card-badge' style='{BADGE_STYLE}'>took {ms:.1f} ms</span>"
+        edited = (f"<span class='workbench-card-badge' style='{BADGE_STYLE}'>edited</span>"
+                  if isinstance(self.decision, dict) else "")
         self.header.value = (f"<div style='{WRAP};padding:2px 0'><i class='fa fa-wrench' aria-hidden='true'></i> "
                              f"<b>{_e(self.name)}</b> "
-                             f"<code style='color:{MUTED};font-size:0.85em'>{_e(self.tool_use.get('toolUseId', ''))}</code> "
-                             f"· {word}{edited}{timing}{usage}</div>")
+                             f"<code class='workbench-card-id' style='color:{MUTED};font-size:0.85em'>"
+                             f"{_e(self.tool_use.get('toolUseId', ''))}</code> "
+                             f"· {word}{edited}{timing}</div>")
         if self.tool is None:
             self._show_note(f"The model called <code>{_e(self.name)}</code>, which is not among the tools offered.")
-        elif self.form is None:
+        elif self._form_built and self._form is None:
             self._show_note(f"These arguments do not fit the form of <code>{_e(self.name)}</code> "
-                            f"({_e(getattr(self, '_misfit', ''))}); approving runs them as sent.")
+                            f"({_e(self._misfit)}); approving runs them as sent.")
+
+    @property
+    def ran(self) -> bool:
+        """False for a call that never ran (denied, stopped, refused by a permission)."""
+        if self.state in _NOT_RUN_STATES:
+            return False
+        error_type = (getattr(self.result, "metadata", None) or {}).get("error_type")
+        return error_type not in NOT_RUN_TYPES
 
     def _show_note(self, html: str) -> None:
         self.note.value = f"<div style='{ERROR_BOX_STYLE}'>{html}</div>"
         self.note.layout.display = None
 
     def _set_editable(self, editable: bool) -> None:
-        if self.form is not None:
+        """The form (editable, with Approve / Deny) while a decision is asked; else the compact table."""
+        form = self._form
+        if form is not None:
             if editable and self._locked is not None:  # give each control back the state the form gave it
                 for control, was in self._locked:
                     control.disabled = was
                 self._locked = None
             elif not editable and self._locked is None:
-                self._locked = [(c, c.disabled) for c in _controls(self.form.fields_box)]
+                self._locked = [(c, c.disabled) for c in _controls(form.fields_box)]
                 for control, _was in self._locked:
                     control.disabled = True
-            self.form.json_mode.toggle.layout.display = None if editable else "none"
+            form.json_mode.toggle.layout.display = None if editable else "none"
+        shows_form = editable and form is not None
+        self.form_box.layout.display = None if shows_form else "none"
+        if self.tool is not None and not (self._form_built and form is None):
+            self.arguments_html.layout.display = "none" if shows_form else None
         self.buttons.layout.display = None if editable else "none"
         self.approve_button.disabled = self.deny_button.disabled = not editable
+
+    def on_decided(self, callback: Any) -> None:
+        """Call ``callback(card)`` once the user (or the run) decided this card's waiting call."""
+        self._decided_listeners.append(callback)
+
+    def on_asked(self, callback: Any) -> None:
+        """Call ``callback(card)`` each time this card starts waiting for Approve / Deny."""
+        self._asked_listeners.append(callback)
 
     # -- deciding ------------------------------------------------------------------------------------
     @property
@@ -211,17 +300,20 @@ class ToolCallCard(W.VBox):
         """Show Approve / Deny (and make the form editable, unless ``editable=False``: an ``ASK_USER``
         tool's approval in auto mode, where only yes or no is asked) and return the future they resolve
         with the decision (``True``, ``False`` or the edited input)."""
+        self._editable_ask = editable
+        if editable:
+            _ = self.form  # built before the card counts as waiting: whoever sees it waiting finds its form
         future: concurrent.futures.Future = concurrent.futures.Future()
         with self._lock:
             self._future = future
-        self._editable_ask = editable
         self.state = "waiting"
-        self._set_editable(True)
-        if not editable and self.form is not None:
-            self._set_editable(False)
+        self._set_editable(editable)
+        if not editable:  # only yes or no is asked: the table stays, the buttons show
             self.buttons.layout.display = None
             self.approve_button.disabled = self.deny_button.disabled = False
         self._show_header()
+        for callback in list(self._asked_listeners):
+            callback(self)
         return future
 
     def approve(self) -> bool:
@@ -230,7 +322,7 @@ class ToolCallCard(W.VBox):
         if not self.pending:
             return False
         decision: Decision = True
-        if self.form is not None and self._editable_ask:
+        if self._form is not None and self._editable_ask:
             if self.form.json_mode.active:  # the JSON editor is what the user sees: the fields follow it first
                 _value, problem = self.form.json_mode.apply()
                 if problem is not None:
@@ -256,21 +348,33 @@ class ToolCallCard(W.VBox):
             future = self._future
             if future is None or future.done():
                 return False
+            # before the future wakes the run: its result may land (show_result) before this returns
+            self.decision = decision
+            self.state = "denied" if decision is False else "running"
             future.set_result(decision)
-        self.decision = decision
-        self.state = "denied" if decision is False else "running"
         self._set_editable(False)
+        if isinstance(decision, dict):  # the table shows what runs
+            self.arguments_html.value = arguments_html(mask_arguments(decision, self._secret_names))
         self._show_header()
+        self._tell_decided()
         return True
+
+    def _tell_decided(self) -> None:
+        for callback in list(self._decided_listeners):
+            callback(self)
 
     def show_stopped(self) -> None:
         """The run ended before this call got a result (it was stopped): nothing waits any more."""
         with self._lock:
-            if self._future is not None and not self._future.done():
-                self._future.set_result(False)
+            future = self._future
+            waited = future is not None and not future.done()
+            if future is not None and waited:
+                future.set_result(False)
         self.state = "stopped"
         self._set_editable(False)
         self._show_header()
+        if waited:
+            self._tell_decided()
 
     # -- outcome -------------------------------------------------------------------------------------
     def show_running(self) -> None:
@@ -284,10 +388,12 @@ class ToolCallCard(W.VBox):
         self.result = result
         if self.state != "denied":
             self.state = display_status(result)
+        waited = False
         if self.pending:  # the loop answered without asking (e.g. the run was stopped)
             with self._lock:
                 if self._future is not None and not self._future.done():
                     self._future.set_result(False)
+                    waited = True
         self._set_editable(False)
         returns = getattr(getattr(self.tool, "spec", None), "returns", None)
         self.result_html.value = result_area_html(result, returns)
@@ -296,6 +402,8 @@ class ToolCallCard(W.VBox):
             shown = mask_arguments(self.decision, self._secret_names)
             self.request_html.value = json_html({**self.tool_use, "input": shown})
         self._show_header()
+        if waited:
+            self._tell_decided()
 
     def __repr__(self) -> str:
         return f"<ToolCallCard {self.name!r} {self.state}>"

@@ -1,8 +1,11 @@
 """``ChatColumn``: one model's conversation in the playground — its messages, tool cards and runs.
 
-Each :meth:`ChatColumn.arun` is one ``arun_agent`` run on the conversation so far plus the new prompt.
-The loop reports each step as it is appended (``on_step``): a model turn becomes a message (text,
-stop reason, tokens, latency, and its raw request/response collapsed) followed by one
+A column is not one box: the playground lays the conversations out turn by turn (see
+``_playground_grid``), so a column owns a heading (:attr:`ChatColumn.head`: the model, its runs) and
+one *cell* per Send it took part in (:meth:`ChatColumn.cell`). Each :meth:`ChatColumn.arun` is one
+``arun_agent`` run on the conversation so far plus the new prompt, shown in that Send's cell. The
+loop reports each step as it is appended (``on_step``): a model turn becomes a message (text, stop
+reason, tokens, latency, and its raw request/response collapsed) followed by one
 :class:`ToolCallCard` per call; a tool result lands in its card. In step mode the loop's ``review``
 waits on the card's Approve / Deny.
 """
@@ -16,9 +19,15 @@ import ipywidgets as W
 
 from workbench._html import escape as _e
 from workbench._styles import MUTED, WRAP
+from workbench.jupyter._close import close_widgets
 from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._playground_card import ToolCallCard
-from workbench.jupyter._playground_html import error_html, message_html, turn_meta_html, usage_text
+from workbench.jupyter._playground_html import (
+    error_html,
+    message_html,
+    turn_meta_html,
+    usage_text,
+)
 from workbench.jupyter._render import json_html
 from workbench.types import ToolUse
 
@@ -39,12 +48,13 @@ def model_label(model: Any) -> str:
     return model if isinstance(model, str) else getattr(model, "id", None) or repr(model)
 
 
-class ChatColumn(W.VBox):
+class ChatColumn:
     """The conversation with one model.
 
     Attributes: ``label`` (the picker's text), ``model`` (resolved on the first run), ``transcripts``
-    (one per run, oldest first), ``cards`` (toolUseId → :class:`ToolCallCard`, all runs), ``chat``
-    (the messages box), ``messages`` (the conversation carried into the next run).
+    (one per run since the last New chat, oldest first), ``cards`` (toolUseId → :class:`ToolCallCard`),
+    ``messages`` (the conversation carried into the next run), ``head`` (the column's heading widget),
+    ``chat`` (the cell of the latest Send), ``on_card`` (called with each new card).
     """
 
     def __init__(self, model: Any, workbench: Any) -> None:
@@ -56,15 +66,15 @@ class ChatColumn(W.VBox):
         self.cards: dict[str, ToolCallCard] = {}
         self.messages: list[dict] = []
         self.running = False
-        self.title = W.HTML(f"<div style='font-weight:600;{WRAP};border-bottom:2px solid var(--jp-brand-color1, steelblue)'>"
-                            f"{_e(self.label)}</div>")
+        self.on_card: Optional[Callable[[ToolCallCard], None]] = None
+        self._cells: dict[int, W.VBox] = {}
+        self._turn: Optional[int] = None
+        self.title = W.HTML(f"<div class='workbench-chat-title' style='font-weight:600;{WRAP};"
+                            f"border-bottom:2px solid var(--jp-brand-color1, steelblue)'>{_e(self.label)}</div>")
         self.totals = W.HTML()
-        self.chat = W.VBox([])
-        self.chat.add_class("workbench-chat")
-        super().__init__([self.title, self.totals, self.chat],
-                         layout=W.Layout(flex="1 1 0", min_width="0", margin="0 4px"))
-        self.add_class("workbench-chat-column")
-        self.chat.layout = W.Layout(overflow="visible")
+        self.totals.add_class("workbench-chat-totals")
+        self.head = W.VBox([self.title, self.totals], layout=W.Layout(flex="1 1 0", min_width="0", margin="0 4px"))
+        self.head.add_class("workbench-chat-head")
 
     @property
     def transcript(self) -> Any:
@@ -76,16 +86,52 @@ class ChatColumn(W.VBox):
         """The cards waiting for Approve / Deny."""
         return [card for card in self.cards.values() if card.pending]
 
+    def cell(self, turn: int) -> Optional[W.VBox]:
+        """The box of Send number ``turn`` in this column (``None``: the column did not take part)."""
+        return self._cells.get(turn)
+
+    def start_turn(self, turn: int) -> W.VBox:
+        """Open the cell of Send number ``turn``: what the next :meth:`arun` shows goes there."""
+        cell = self._cells.get(turn)
+        if cell is None:
+            cell = self._cells[turn] = W.VBox([], layout=W.Layout(flex="1 1 0", min_width="0", margin="0 4px"))
+            cell.add_class("workbench-chat-cell")
+        self._turn = turn
+        return cell
+
+    @property
+    def chat(self) -> Optional[W.VBox]:
+        """The cell of the latest Send (``None`` before the first)."""
+        return None if self._turn is None else self._cells[self._turn]
+
+    @property
+    def widgets(self) -> list[W.Widget]:
+        """Every widget shown in the column's cells, Send after Send."""
+        return [w for turn in sorted(self._cells) for w in self._cells[turn].children]
+
     def clear(self) -> None:
-        """Start a new conversation (the transcripts so far are kept)."""
+        """Start a new conversation: calls still waiting are denied, the cells, cards and run count go
+        (their widgets closed), the transcripts too."""
         for card in self.pending:
             card.deny()
+        close_widgets(*self._cells.values())
+        self._cells.clear()
+        self._turn = None
+        self.cards = {}
         self.messages = []
-        self.chat.children = ()
+        self.transcripts = []
         self.totals.value = ""
 
+    def close(self) -> None:
+        """Clear the column and close its heading (the column is gone from the playground)."""
+        self.clear()
+        close_widgets(self.head)
+
     def _append(self, *widgets: W.Widget) -> None:
-        self.chat.children = (*self.chat.children, *widgets)
+        chat = self._cells.get(self._turn) if self._turn is not None else None
+        if chat is None:  # a run without a Send (a script driving the column itself): a cell of its own
+            chat = self.start_turn(max(self._cells, default=-1) + 1)
+        chat.children = (*chat.children, *widgets)
 
     # -- running -------------------------------------------------------------------------------------
     async def arun(self, prompt: str, *, tools: list, system: Optional[str], tool_choice: Any, step: bool,
@@ -94,7 +140,6 @@ class ChatColumn(W.VBox):
         model could not be built). A model error ends the run and is shown in the column."""
         from workbench.agent import arun_agent
 
-        self._append(W.HTML(message_html("user", prompt)))
         try:
             if self.model is None:
                 self.model = resolve_model(self._model)
@@ -119,7 +164,7 @@ class ChatColumn(W.VBox):
         self._show_end(transcript)
         return transcript
 
-    async def _review(self, tool_use: ToolUse, tool: Any) -> Any:
+    async def _review(self, tool_use: Any, tool: Any) -> Any:
         """The loop's ``review`` in step mode: the card's Approve / Deny (or edited input)."""
         card = self._card(cast(dict, tool_use), tool)  # a ToolUse is a plain dict at run time
         return await asyncio.wrap_future(card.ask())
@@ -132,12 +177,14 @@ class ChatColumn(W.VBox):
             return card.decision is not False
         return (await asyncio.wrap_future(card.ask(editable=False))) is not False
 
-    def _card(self, tool_use: dict, tool: Any, usage: str = "") -> ToolCallCard:
+    def _card(self, tool_use: dict, tool: Any) -> ToolCallCard:
         use_id = tool_use.get("toolUseId", "")
         card = self.cards.get(use_id)
         if card is None:
-            card = self.cards[use_id] = ToolCallCard(tool_use, tool, self.workbench, usage=usage)
+            card = self.cards[use_id] = ToolCallCard(tool_use, tool, self.workbench)
             self._append(card)
+            if self.on_card is not None:
+                self.on_card(card)
         else:  # the review's call is the model's own (a step's shows its secrets as ***)
             card.remember(tool_use)
         return card
@@ -157,9 +204,8 @@ class ChatColumn(W.VBox):
         parts.append(W.HTML(turn_meta_html(turn)))
         parts.append(_raw_turn(turn))
         self._append(*parts)
-        usage = usage_text(turn.usage)
-        for call in turn.tool_calls:
-            self._card(call, registry.get(call.get("name")), usage)
+        for call in turn.tool_calls:  # the turn's tokens are in its footer above, not on its calls' cards
+            self._card(call, registry.get(call.get("name")))
 
     def _on_tool_step(self, step: Any, registry: dict[str, Any]) -> None:
         result = step.result

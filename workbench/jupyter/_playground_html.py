@@ -9,7 +9,7 @@ import json
 from typing import Any, Optional
 
 from workbench._html import escape as _e
-from workbench._styles import BADGE_STYLE, ERROR_BOX_STYLE, MUTED, WRAP
+from workbench._styles import BADGE_STYLE, ERROR_BOX_STYLE, MUTED, TEXT, WRAP
 
 __all__ = ["message_html", "turn_meta_html", "error_html", "usage_text", "ROLE_STYLES", "playground_summary_html"]
 
@@ -28,7 +28,8 @@ def message_html(role: str, text: str, *, who: Optional[str] = None) -> str:
     """One chat message: who speaks, then the text (escaped, line breaks kept)."""
     name = who or _ROLE_NAMES.get(role, role)
     return (f"<div class='workbench-chat-message workbench-chat-{_e(role)}' style='{ROLE_STYLES.get(role, _BUBBLE)}'>"
-            f"<div style='color:{MUTED};font-size:0.8em;font-style:normal'>{_e(name)}</div>{_e(text)}</div>")
+            f"<div class='workbench-chat-who' style='color:{TEXT};font-size:0.8em;font-style:normal;font-weight:600'>{_e(name)}</div>"
+            f"{_e(text)}</div>")
 
 
 def usage_text(usage: Any) -> str:

@@ -63,8 +63,6 @@ from workbench.mcp._convert import (
     spec_to_mcp_tool,
 )
 from workbench.mcp._grants import identity_assertion
-from workbench.mcp._inspect import inspect
-from workbench.mcp._record import Notification, ProtocolMessage, ServerLog
 from workbench.mcp._security import TOKEN_ENV
 from workbench.mcp._served import Prompt, Resource, prompt, resource
 from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
