@@ -11,6 +11,7 @@ import ipywidgets as W
 from workbench._html import escape as _e
 from workbench._styles import BORDER, MUTED
 from workbench.jupyter._render import json_html
+from workbench.jupyter._widget_kit import close_tree
 from workbench.testing._json_diff import compare
 from workbench.types import ToolResult
 
@@ -77,6 +78,8 @@ class FormPins:
         return removed
 
     def _render(self) -> None:
+        for old in self.unpin_buttons:  # replaced below: closed, so they leave the page and the saved notebook
+            close_tree(old)
         self.unpin_buttons = []
         for i in range(len(self.pins)):
             button = W.Button(description=f"Unpin #{i + 1}", icon="times", layout=W.Layout(width="auto"))
