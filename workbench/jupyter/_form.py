@@ -40,7 +40,7 @@ from workbench.jupyter._form_save import SaveAsTest
 from workbench.jupyter._json_mode import JsonMode
 from workbench.jupyter._keys import FormKeys
 from workbench.jupyter._render import description_html, error_summary_html, form_summary_html
-from workbench.jupyter._widget_kit import mark_view
+from workbench.jupyter._widget_kit import WidgetKit, mark_view
 from workbench.secrets import mask_arguments
 from workbench.types import Permission, ToolResult, new_tool_use_id, utc_now_iso
 
@@ -86,22 +86,27 @@ class ToolForm(W.VBox):
         self.spec = tool.spec
         self.errors: dict[str, str] = {}
         self._own_registry: Any = None
+        # one style object per widget class for the form's own widgets (each would be a model of its own,
+        # saved with the notebook); layouts stay their own: views embedding a form hide some in place
+        self.kit = kit = WidgetKit()
+        html, button = kit.style(W.HTML), kit.style(W.Button)
 
-        self.header = W.HTML(self._header_html(), layout=W.Layout(flex="1 1 auto", min_width="0"))
+        self.header = W.HTML(self._header_html(), layout=W.Layout(flex="1 1 auto", min_width="0"), **html)
         self.header.add_class("workbench-form-header")
         self.description_warning = W.HTML(
             f"<div style='{WARNING_STYLE}'><b>Warning</b>: {NO_DESCRIPTION_WARNING} — add a docstring "
             "(or pass a description: <code>%%tool --description …</code>, <code>@tool(description=…)</code>)</div>",
-            layout=W.Layout(display=None if _lacks_description(self.spec) else "none"))
-        self.connection_panel = FormConnection(self)
+            layout=W.Layout(display=None if _lacks_description(self.spec) else "none"), **html)
+        self.connection_panel = FormConnection(self, kit)
         self.field_area = FieldArea(self.spec, layout, self._check_inputs)
         self.fields_box = self.field_area.box
-        self.summary = W.HTML(layout=W.Layout(display="none"))
-        self.run_button = W.Button(description="Run", button_style="primary", icon="play", tooltip=RUN_TOOLTIP)
+        self.summary = W.HTML(layout=W.Layout(display="none"), **html)
+        self.run_button = W.Button(description="Run", button_style="primary", icon="play", tooltip=RUN_TOOLTIP,
+                                   **button)
         self.cancel_button = W.Button(description="Cancel", icon="stop", disabled=True,
-                                      tooltip="Cancel the running call (Esc)")
-        self.reset_button = W.Button(description="Reset", icon="undo", tooltip="Back to the defaults")
-        self.saver = SaveAsTest(self.spec.name, self.registry)
+                                      tooltip="Cancel the running call (Esc)", **button)
+        self.reset_button = W.Button(description="Reset", icon="undo", tooltip="Back to the defaults", **button)
+        self.saver = SaveAsTest(self.spec.name, self.registry, kit)
         self.save_button, self.save_message = self.saver.button, self.saver.message
         self.progress_panel = FormProgress()
         self.progress, self.progress_label = self.progress_panel.progress, self.progress_panel.progress_label
@@ -110,9 +115,9 @@ class ToolForm(W.VBox):
         self.elicitation: Any = None  # the tool's ctx.elicit() form (jupyter/_tool_peer.py), built when first asked
         self.ask_box = W.VBox()
         self.runner = FormRunner(self)
-        self.pins_panel = FormPins(self.spec.name, self.runner.last_run)
+        self.pins_panel = FormPins(self.spec.name, self.runner.last_run, kit=kit)
         self.pin_button, self.pins_box, self.pins_html = self.pins_panel.button, self.pins_panel.box, self.pins_panel.html
-        self.outcome = FormOutcome(self.spec.name, self.pin_button)
+        self.outcome = FormOutcome(self.spec.name, self.pin_button, kit)
         for name in ("warning", "result_html", "request_html", "response_html", "code", "copy_result", "copy_request",
                      "copy_response", "copy_code", "result_tools", "details"):
             setattr(self, name, getattr(self.outcome, name))
@@ -126,7 +131,7 @@ class ToolForm(W.VBox):
         self.history_box = FormHistory(workbench.log, self.spec.name, self._load_history_input)
         self.history_select = self.history_box.select
         self.shortcuts = FormKeys(on_run=self._key_run, on_cancel=self.cancel, layout=W.Layout(display="none"))
-        self.key_hint = W.HTML(KEY_HINT, layout=W.Layout(margin="0 0 0 4px"))
+        self.key_hint = W.HTML(KEY_HINT, layout=W.Layout(margin="0 0 0 4px"), **html)
         self.key_hint.add_class("workbench-key-hint")
 
         self.run_button.on_click(lambda _b: self._click_run())

@@ -15,6 +15,7 @@ import ipywidgets as W
 
 from workbench._html import escape as _e
 from workbench._styles import BANNER_STYLE
+from workbench.jupyter._widget_kit import WidgetKit
 
 __all__ = ["FormConnection"]
 
@@ -26,15 +27,17 @@ class FormConnection:
     connection, e.g. the inspect view, reconnects itself and shows new forms).
     """
 
-    def __init__(self, form: Any) -> None:
+    def __init__(self, form: Any, kit: Optional[WidgetKit] = None) -> None:
+        kit = kit or WidgetKit()
         self._form = weakref.ref(form)  # the tool's callback list must not keep the form alive
         self.disconnected = False
         self.on_reconnect: Optional[Callable[[], Any]] = None
         self._unwatch: Any = None
-        self.banner = W.HTML(layout=W.Layout(display="none"))
+        self.banner = W.HTML(layout=W.Layout(display="none"), **kit.style(W.HTML))
         self.banner.add_class("workbench-disconnected")
         self.button = W.Button(description="Reconnect", icon="plug", button_style="primary",
-                               tooltip="Start the tool's MCP server again and run its new tools here")
+                               tooltip="Start the tool's MCP server again and run its new tools here",
+                               **kit.style(W.Button))
         self.button.add_class("workbench-reconnect")
         self.button.on_click(lambda _b: self.click())
         self.box = W.VBox([self.banner, self.button], layout=W.Layout(display="none"))

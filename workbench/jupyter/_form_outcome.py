@@ -18,6 +18,7 @@ from workbench._html import display_status
 from workbench._styles import MUTED
 from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._disclosure import DisclosureHeader
+from workbench.jupyter._widget_kit import WidgetKit
 from workbench.jupyter._render import copy_as_code, json_html, mismatch_html, result_area_html, tool_use_html
 from workbench.types import ToolResult
 
@@ -82,13 +83,15 @@ class FormOutcome:
     ``response_html``, ``code``, ``copy_request``, ``copy_response``, ``copy_code``, ``details``.
     """
 
-    def __init__(self, tool_name: str, pin_button: W.Button) -> None:
+    def __init__(self, tool_name: str, pin_button: W.Button, kit: Optional[WidgetKit] = None) -> None:
+        kit = kit or WidgetKit()
+        html = kit.style(W.HTML)
         self.tool_name = tool_name
-        self.warning = W.HTML(layout=W.Layout(display="none"))
-        self.result_html = W.HTML()
+        self.warning = W.HTML(layout=W.Layout(display="none"), **html)
+        self.result_html = W.HTML(**html)
         self.result_html.add_class("workbench-result-area")
-        self.request_html = W.HTML(NOTHING_SENT)
-        self.response_html = W.HTML(NOTHING_RECEIVED)
+        self.request_html = W.HTML(NOTHING_SENT, layout=kit.layout(), **html)  # never hidden alone: a shared layout
+        self.response_html = W.HTML(NOTHING_RECEIVED, layout=kit.layout(), **html)
         self.code = W.Textarea(value=copy_as_code(tool_name, {}), rows=5, layout=W.Layout(width="95%"))
         self.code.add_class("workbench-code")
         self.copy_result = CopyButton("Copy result", "Copy the result (text or JSON) to the clipboard")

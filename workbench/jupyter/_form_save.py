@@ -16,6 +16,7 @@ import ipywidgets as W
 from workbench._html import display_status
 from workbench._html import escape as _e
 from workbench._styles import ERROR_BOX_STYLE, WARNING_STYLE, WRAP, status_colour
+from workbench.jupyter._widget_kit import WidgetKit
 from workbench.types import ToolResult
 
 __all__ = ["SaveAsTest"]
@@ -33,12 +34,14 @@ class SaveAsTest:
         registry: returns the registry the case's tool is found in.
     """
 
-    def __init__(self, tool_name: str, registry: Callable[[], Any]) -> None:
+    def __init__(self, tool_name: str, registry: Callable[[], Any], kit: Optional[WidgetKit] = None) -> None:
+        kit = kit or WidgetKit()
         self.tool_name = tool_name
         self._registry = registry
-        self.button = W.Button(description="Save as test", icon="save", disabled=True, tooltip=TOOLTIP_IDLE)
+        self.button = W.Button(description="Save as test", icon="save", disabled=True, tooltip=TOOLTIP_IDLE,
+                                 **kit.style(W.Button))
         self.button.add_class("workbench-save-test")
-        self.message = W.HTML(layout=W.Layout(display="none"))
+        self.message = W.HTML(layout=W.Layout(display="none"), **kit.style(W.HTML))
         self.message.add_class("workbench-save-message")
         self.saved_path: Optional[Path] = None
 

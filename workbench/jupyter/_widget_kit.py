@@ -85,7 +85,8 @@ class WidgetKit:
         if not isinstance(klass, type):
             return {}
         if klass not in self._styles:
-            self._styles[klass] = klass()
+            made = self._styles[klass] = klass()
+            made._workbench_shared_style = True  # close_tree() leaves it to close()
         return {"style": self._styles[klass]}
 
     def make(self, cls: type, kind: str = "plain", *, hidden: bool = False, classes: Iterable[str] = (),
@@ -138,7 +139,8 @@ def show(widget: W.Widget, shown: bool) -> None:
 def close_tree(widget: Any) -> None:
     """Close ``widget`` and every widget it holds (children, its layout and style…): their models leave
     the kernel and the page, and are no longer saved with the notebook. For a view replaced by a new one
-    (a form's rebuilt fields, an old result): only for widgets shown nowhere else."""
+    (a form's rebuilt fields, an old result): only for widgets shown nowhere else. A ``WidgetKit``'s shared
+    layouts and styles are left open (``WidgetKit.close()`` closes them)."""
     seen: set[int] = set()
     stack: list[Any] = [widget]
     while stack:
@@ -152,7 +154,8 @@ def close_tree(widget: Any) -> None:
                 stack.append(value)
             elif isinstance(value, (list, tuple)):
                 stack.extend(v for v in value if isinstance(v, W.Widget))
-        item.close()
+        if not (getattr(item, "_workbench_shared", None) or getattr(item, "_workbench_shared_style", False)):
+            item.close()
 
 
 def mark_view(widget: W.DOMWidget) -> W.DOMWidget:
