@@ -93,6 +93,8 @@ class FormConnection:
     def reconnect(self, connect_timeout: Optional[float] = 30.0) -> Any:
         """Connect the tool's MCP server again and make the form run the new proxy of the same name."""
         form = self._form()
+        if form is None:
+            raise RuntimeError("the form of this connection was closed: nothing to reconnect")
         old, name = form.tool, form.spec.name
         connection = getattr(old, "connection", None)
         if connection is None or not callable(getattr(connection, "reconnect", None)):
