@@ -325,11 +325,12 @@ def _copy(page, scope, label: str) -> str:
 
 
 def _panel(form, title: str):
-    """The accordion section ``title`` of the form, opened."""
-    section = form.locator(".jupyter-widget-Collapse").filter(
-        has=form.page.locator(".jupyter-widget-Collapse-header", has_text=title)).first
-    if not section.locator(".jupyter-widget-Collapse-contents").first.is_visible():
-        section.locator(".jupyter-widget-Collapse-header").first.click()
+    """The collapsed section ``title`` of the form (a disclosure button and the box it controls), opened."""
+    button = form.locator("button.workbench-disclosure", has_text=title).first
+    if button.get_attribute("aria-expanded") != "true":
+        button.click()
+    form.page.wait_for_function("(b) => b.getAttribute('aria-controls')", arg=button.element_handle(), timeout=30_000)
+    section = form.locator("#" + button.get_attribute("aria-controls"))
     section.locator(".workbench-copy-button").first.wait_for(state="visible", timeout=30_000)
     return section
 

@@ -211,7 +211,7 @@ def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
     import shutil
     import sys as _sys
 
-    from tests.test_mcp_server_death import ROOT, WAIT
+    from tests.test_mcp.test_server_death import ROOT, WAIT
     from workbench.mcp import connect
 
     module = tmp_path / "vanishing_tools.py"

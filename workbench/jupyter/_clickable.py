@@ -34,7 +34,8 @@ class ClickableHTML(anywidget.AnyWidget):
     """
 
     _esm = STATIC / "clickable.js"
-    _css = STATIC / "workbench.css"
+    # with the saved-copy rules of every view (a log table or dashboard may be the only view in a notebook)
+    _css = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("workbench.css", "saved_copy.css"))
 
     value = traitlets.Unicode("").tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import ipywidgets as W
 
 from workbench._html import escape as _e
 from workbench._styles import BORDER, MUTED
 from workbench.jupyter._render import json_html
+from workbench.jupyter._widget_kit import WidgetKit, close_tree
 from workbench.testing._json_diff import compare
 from workbench.types import ToolResult
 
@@ -43,15 +44,17 @@ class FormPins:
         last_run: returns the last finished run as ``(input, result)``, or None.
     """
 
-    def __init__(self, tool_name: str, last_run: Callable[[], Any]) -> None:
+    def __init__(self, tool_name: str, last_run: Callable[[], Any], *, kit: Optional[WidgetKit] = None) -> None:
+        kit = self.kit = kit or WidgetKit()
         self.tool_name = tool_name
         self._last_run = last_run
         self.pins: list[Pin] = []
         self.button = W.Button(description="Pin", icon="thumb-tack", disabled=True,
-                               tooltip="Pin this run's input and result; two pinned runs are compared")
+                               tooltip="Pin this run's input and result; two pinned runs are compared",
+                               **kit.style(W.Button))
         self.button.add_class("workbench-pin")
         self.button.on_click(lambda _b: self.pin())
-        self.html = W.HTML()
+        self.html = W.HTML(**kit.style(W.HTML))
         self.unpin_buttons: list[W.Button] = []
         self.buttons_row = W.HBox([])
         self.box = W.VBox([self.buttons_row, self.html], layout=W.Layout(display="none"))
@@ -77,9 +80,12 @@ class FormPins:
         return removed
 
     def _render(self) -> None:
+        for old in self.unpin_buttons:  # replaced below: closed, so they leave the page and the saved notebook
+            close_tree(old)
         self.unpin_buttons = []
         for i in range(len(self.pins)):
-            button = W.Button(description=f"Unpin #{i + 1}", icon="times", layout=W.Layout(width="auto"))
+            button = W.Button(description=f"Unpin #{i + 1}", icon="times", layout=self.kit.layout("checkbox"),
+                              **self.kit.style(W.Button))
             button.add_class("workbench-unpin")
             button.on_click(lambda _b, i=i: self.unpin(i))
             self.unpin_buttons.append(button)

@@ -29,7 +29,6 @@ from workbench.jupyter._playground_html import (
     usage_text,
 )
 from workbench.jupyter._render import json_html
-from workbench.types import ToolUse
 
 __all__ = ["ChatColumn", "resolve_model"]
 

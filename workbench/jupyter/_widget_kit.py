@@ -23,9 +23,11 @@ from typing import Any, Iterable, Iterator, Optional
 
 import ipywidgets as W
 
-__all__ = ["LAYOUTS", "WidgetKit", "show"]
+__all__ = ["LAYOUTS", "VIEW_CLASS", "WidgetKit", "close_tree", "mark_view", "show"]
 
 LABEL_WIDTH = "180px"
+#: the DOM class of every workbench view's outermost widget (see :func:`mark_view`)
+VIEW_CLASS = "workbench-view"
 
 #: layout keywords by kind, for the default layouts (``False``) and the compact one (``True``), where labels
 #: are narrower and inputs fill what their grid column leaves; ``plain`` is a layout without keywords
@@ -84,7 +86,8 @@ class WidgetKit:
         if not isinstance(klass, type):
             return {}
         if klass not in self._styles:
-            self._styles[klass] = klass()
+            made = self._styles[klass] = klass()
+            made._workbench_shared_style = True  # close_tree() leaves it to close()
         return {"style": self._styles[klass]}
 
     def make(self, cls: type, kind: str = "plain", *, hidden: bool = False, classes: Iterable[str] = (),
@@ -97,6 +100,13 @@ class WidgetKit:
         if self._held is not None:
             self._held.enter_context(widget.hold_sync())
         return widget
+
+    def close(self) -> None:
+        """Close the shared layouts and styles (once no widget of the form uses them: the form was rebuilt)."""
+        for widget in [*self._layouts.values(), *self._styles.values()]:
+            widget.close()
+        self._layouts.clear()
+        self._styles.clear()
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -125,3 +135,35 @@ def show(widget: W.Widget, shown: bool) -> None:
     twin = kit.layout(kind, hidden=not shown)
     if twin is not layout:
         widget.layout = twin
+
+
+def close_tree(widget: Any) -> None:
+    """Close ``widget`` and every widget it holds (children, its layout and style…): their models leave
+    the kernel and the page, and are no longer saved with the notebook. For a view replaced by a new one
+    (a form's rebuilt fields, an old result): only for widgets shown nowhere else. A ``WidgetKit``'s shared
+    layouts and styles are left open (``WidgetKit.close()`` closes them)."""
+    seen: set[int] = set()
+    stack: list[Any] = [widget]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, W.Widget) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        for name in item.keys:
+            value = getattr(item, name, None)
+            if isinstance(value, W.Widget):
+                stack.append(value)
+            elif isinstance(value, (list, tuple)):
+                stack.extend(v for v in value if isinstance(v, W.Widget))
+        if not (getattr(item, "_workbench_shared", None) or getattr(item, "_workbench_shared_style", False)):
+            item.close()
+
+
+def mark_view(widget: W.DOMWidget) -> W.DOMWidget:
+    """Mark ``widget`` as the outermost widget of a workbench view (a form, log table, playground,
+    inspector, dashboard). Reopened from a saved notebook without a kernel, a marked view shows one
+    banner saying it is a saved copy and how to make it live, its controls look disabled, and the
+    broken-link icon ipywidgets puts on every widget is hidden inside it (``_static/saved_copy.css``,
+    loaded with the form's keyboard widget and the log's table). Returns ``widget``."""
+    widget.add_class(VIEW_CLASS)
+    return widget
