@@ -1,0 +1,114 @@
+"""MkDocs hooks for the Tool Workbench site.
+
+* The API reference is generated at build time from ``__all__``: one page for ``workbench`` and one
+  per public subpackage, each name rendered by mkdocstrings from its docstring. Nothing is written by
+  hand, so the reference cannot drift from the code (``tests/test_docs.py`` checks every name is there).
+* Pages that other branches bring (``PENDING_PAGES``) stay in the navigation only once they exist, so
+  ``mkdocs build --strict`` passes before and after they land.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import File, Files
+
+# pages written on other branches: shown in the navigation as soon as the file exists
+PENDING_PAGES = frozenset({
+    "architecture-executor.md", "transforms.md", "widgets.md", "extending.md", "forms.md", "playground.md",
+    "views.md",
+})
+
+
+def public_packages() -> list[str]:
+    """``workbench`` and its public subpackages (and modules turned into packages later): the reference's pages."""
+    import workbench
+
+    names = ["workbench"]
+    for info in pkgutil.iter_modules(workbench.__path__):
+        if info.ispkg and not info.name.startswith("_"):
+            names.append(f"workbench.{info.name}")
+    return names
+
+
+def exported(package: str) -> list[tuple[str, str]]:
+    """``(name, path)`` for every name in the package's ``__all__``: ``path`` is where mkdocstrings finds
+    it — the defining module when the object names one (the package may import it lazily), else the
+    package itself."""
+    module = importlib.import_module(package)
+    rows = []
+    for name in module.__all__:
+        obj = getattr(module, name)
+        owner, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        defined_there = isinstance(owner, str) and isinstance(qualname, str) and "<" not in qualname
+        if defined_there and owner.startswith("workbench"):
+            try:
+                target: Any = importlib.import_module(owner)
+                for part in qualname.split("."):
+                    target = getattr(target, part)
+            except (ImportError, AttributeError):
+                defined_there = False
+            else:
+                defined_there = target is obj
+        rows.append((name, f"{owner}.{qualname}" if defined_there and owner.startswith("workbench") else f"{package}.{name}"))
+    return rows
+
+
+def reference_pages() -> dict[str, str]:
+    """Each package's reference page. An object is rendered once, on the page of the first package
+    exporting it (subpackages before ``workbench``, so the top-level page links to ``workbench.agent``'s
+    ``Transcript``); every other name for it is a heading with a link there."""
+    packages = public_packages()
+    order = packages[1:] + packages[:1]
+    rendered: set[str] = set()
+    pages = {}
+    for package in order:
+        module = importlib.import_module(package)
+        summary = (module.__doc__ or "").strip().split("\n\n")[0]
+        lines = [f"# `{package}`", "", summary, ""]
+        for name, path in sorted(exported(package), key=lambda row: row[0].lower()):
+            if path in rendered:
+                lines += [f"## `{name}` {{#{package}.{name}}}", "", f"The same object as [`{path.rsplit('.', 1)[-1]}`][{path}].", ""]
+                continue
+            rendered.add(path)
+            lines += [f"::: {path}", "    options:", f"      heading: \"{name}\"", "      show_root_heading: true",
+                      "      show_root_full_path: false", ""]
+        pages[package] = "\n".join(lines)
+    return {package: pages[package] for package in packages}
+
+
+def reference_uri(package: str) -> str:
+    return f"reference/{package}.md"
+
+
+def on_config(config: Any) -> Any:
+    docs_dir = Path(config["docs_dir"])
+
+    def keep(entry: Any) -> bool:
+        target = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        return not (isinstance(target, str) and target in PENDING_PAGES and not (docs_dir / target).exists())
+
+    def prune(entries: list) -> list:
+        kept = []
+        for entry in entries:
+            if isinstance(entry, dict) and isinstance(next(iter(entry.values())), list):
+                title, children = next(iter(entry.items()))
+                entry = {title: prune(children)}
+            if keep(entry):
+                kept.append(entry)
+        return kept
+
+    config["nav"] = prune(config["nav"])
+    for entry in config["nav"]:  # the reference's pages, one per package, in the API reference section
+        if isinstance(entry, dict) and "API reference" in entry:
+            entry["API reference"] = [{package: reference_uri(package)} for package in public_packages()]
+    return config
+
+
+def on_files(files: Files, config: Any) -> Files:
+    for package, content in reference_pages().items():
+        files.append(File.generated(config, reference_uri(package), content=content))
+    return files
