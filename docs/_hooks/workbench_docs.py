@@ -3,6 +3,9 @@
 * The API reference is generated at build time from ``__all__``: one page for ``workbench`` and one
   per public subpackage, each name rendered by mkdocstrings from its docstring. Nothing is written by
   hand, so the reference cannot drift from the code (``tests/test_docs.py`` checks every name is there).
+* The tutorials are the notebooks of ``notebooks/`` (the ones nbval runs), rendered by mkdocs-jupyter
+  from copies without their widget views: a static site has no kernel, so each widget output shows
+  the escaped HTML copy the workbench saves beside it (and loads no widget manager from a CDN).
 * Pages that other branches bring (``PENDING_PAGES``) stay in the navigation only once they exist, so
   ``mkdocs build --strict`` passes before and after they land.
 """
@@ -10,11 +13,18 @@
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parents[2]
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # pages written on other branches: shown in the navigation as soon as the file exists
 PENDING_PAGES = frozenset({
@@ -108,7 +118,34 @@ def on_config(config: Any) -> Any:
     return config
 
 
+def static_notebook(source: Path) -> str:
+    """The notebook without widget views and saved widget state: each widget output keeps its other
+    representations (the workbench's static ``text/html`` copy, ``text/plain``)."""
+    notebook = json.loads(source.read_text(encoding="utf-8"))
+    notebook.get("metadata", {}).pop("widgets", None)
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+    return json.dumps(notebook, ensure_ascii=False, indent=1)
+
+
+_COPIES: list[Path] = []  # the folders of notebook copies this build made, removed after it
+
+
+@event_priority(100)  # before mkdocs-jupyter's on_files, which turns .ipynb files into pages
 def on_files(files: Files, config: Any) -> Files:
+    copies = Path(tempfile.mkdtemp(prefix="workbench-docs-"))
+    _COPIES.append(copies)
+    (copies / "tutorials").mkdir()
+    for source in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        (copies / "tutorials" / source.name).write_text(static_notebook(source), encoding="utf-8")
+        files.append(File(f"tutorials/{source.name}", src_dir=str(copies), dest_dir=config["site_dir"],
+                          use_directory_urls=config["use_directory_urls"]))
     for package, content in reference_pages().items():
         files.append(File.generated(config, reference_uri(package), content=content))
     return files
+
+
+def on_post_build(config: Any) -> None:
+    while _COPIES:
+        shutil.rmtree(_COPIES.pop(), ignore_errors=True)
