@@ -17,7 +17,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
+FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.MULTILINE | re.DOTALL)
 NOT_RUN = re.compile(r"<!-- not run: (?P<reason>[^>]+?) -->\s*$")
 PYTHON = frozenset({"python", "py", "python3"})
 
@@ -60,7 +60,7 @@ def run(path: Path) -> list[str]:
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out):
-                exec(compile(example.code, where, "exec"), namespace)
+                exec(compile(example.code, where, "exec"), namespace)  # noqa: S102 - running the example is the point
         except Exception:  # noqa: BLE001 - reported as the example's failure, with its traceback
             problems.append(f"{where}: the example raised\n{traceback.format_exc()}")
             break  # later examples build on this one

@@ -3,7 +3,7 @@ result as its status and value, a tool as its signature, description and paramet
 
 from __future__ import annotations
 
-from workbench import ToolRegistry, SequentialExecutor, tool
+from workbench import SequentialExecutor, ToolRegistry, tool
 from workbench.agent import run_agent
 from workbench.evals import EvalCase, run_evals
 from workbench.models import ScriptedModel

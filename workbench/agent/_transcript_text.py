@@ -8,6 +8,7 @@ from typing import Any
 
 from workbench._text import indent, result_text
 from workbench.agent._steps import ModelStep, ToolStep
+from workbench.types import ToolUse
 
 
 def _count(n: int, word: str) -> str:
@@ -26,7 +27,7 @@ def _said(role: str, text: str) -> list[str]:
     return [f"{role}: {first}".rstrip()] + [indent(line) for line in rest]
 
 
-def _call(call: dict) -> str:
+def _call(call: ToolUse) -> str:
     return f"→ {call.get('name')}({json.dumps(call.get('input'), ensure_ascii=False, default=repr)})"
 
 
@@ -51,8 +52,9 @@ def transcript_text(transcript: Any) -> str:
     """The masked transcript as a chat: a heading line (run id, model, counts, how it stopped), the
     prompt's messages, then every step in order."""
     shown = transcript.masked()
-    lines = [f"Transcript {shown.run_id} · {shown.model} · {_count(len(shown.model_steps), 'model turn')}, "
-             f"{_count(len(shown.tool_steps), 'tool call')} · stopped: {shown.stopped_because}"]
+    heading = (f"Transcript {shown.run_id} · {shown.model} · {_count(len(shown.model_steps), 'model turn')}, "
+               f"{_count(len(shown.tool_steps), 'tool call')} · stopped: {shown.stopped_because}")
+    lines = [heading]
     for message in shown.prompt:
         lines += _said(str(message.get("role")), _content(message.get("content")))
     for step in shown.steps:
