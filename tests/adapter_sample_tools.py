@@ -1,4 +1,4 @@
-"""One tool of each framework workbench.adapters converts (CrewAI's are in tests/test_adapters_crewai.py,
+"""One tool of each framework workbench.adapters converts (CrewAI's are in tests/test_adapters/test_crewai_env.py,
 which runs in its own environment): served by ``python -m workbench.mcp serve tests.adapter_sample_tools``
 and used by tests/test_adapters/test_adapters.py."""
 

@@ -1,7 +1,7 @@
 """The resources, prompts and completion the official MCP conformance suite's ``resources-*``,
 ``prompts-*`` and ``completion-complete`` scenarios expect, written with the project's own
 ``@resource`` / ``@prompt``; served by ``python -m workbench.mcp serve tests/mcp_conformance_resources.py``
-(tests/test_mcp_conformance_resources.py). ``touch_watched`` changes ``test://watched-resource`` and
+(tests/test_mcp/test_conformance_server.py). ``touch_watched`` changes ``test://watched-resource`` and
 tells its subscribers."""
 
 from __future__ import annotations

@@ -340,7 +340,9 @@ class BaseTool(ABC):
         return _entry_points.derive(self, description=description)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.tool_name!r}>"
+        from workbench._text import tool_text
+
+        return tool_text(f"<{type(self).__name__} {self.tool_name!r}>", self)
 
     def _repr_html_(self) -> str:
         from workbench._html import tool_html
@@ -561,7 +563,9 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         return (_import_by_ref, (f"{self.__module__}:{self.__qualname__}",))
 
     def __repr__(self) -> str:
-        return f"<tool {self.tool_name!r}{_signature_text(self._func)}>"
+        from workbench._text import tool_text
+
+        return tool_text(f"<tool {self.tool_name!r}{_signature_text(self._func)}>", self)
 
 
 def _class_doc(cls: type) -> str:

@@ -183,7 +183,11 @@ class ToolResult(BaseModel):
             summary = summary[:77] + "..."
         return f"ToolResult({name!r}, {self.status}, {summary!r})"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        """``print(result)``: the tool, call id and status on one line, the value or error below it."""
+        from workbench._text import result_text
+
+        return result_text(self)
 
     def _repr_html_(self) -> str:
         from workbench._html import result_html

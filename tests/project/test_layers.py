@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "workbench"
 
 # lowest first; a module's layer is the first whose pattern matches its dotted name
 LAYERS = [
-    ("types", r"workbench\.(types|_async|_errors|_events|_content|_html|_refs|_styles|_docstrings|_version|_entry_points|_json_text|_json_copy|_unicode|secrets|content|_peer|context)"),
+    ("types", r"workbench\.(types|_async|_errors|_events|_content|_html|_text|_refs|_styles|_docstrings|_version|_entry_points|_json_text|_json_copy|_unicode|secrets|content|_peer|context)"),
     ("spec", r"workbench\.(spec|schema|_schema|_field_schemas|_meta_schema|_strict_json|_validation|_validation_mode|_error_order|_synthetic\w*)"),
     ("formats", r"workbench\.(formats|providers)(\..+)?"),
     ("tools", r"workbench\.(tools|builtins|transforms|protocols)"),

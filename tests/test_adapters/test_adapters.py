@@ -1,5 +1,5 @@
 """workbench.adapters with the real frameworks: LangChain, the OpenAI Agents SDK, pydantic-ai,
-smolagents and LlamaIndex (CrewAI: tests/test_adapters_crewai.py, in its own environment).
+smolagents and LlamaIndex (CrewAI: tests/test_adapters/test_crewai_env.py, in its own environment).
 
 In: an adapted tool's name, description and schema equal the framework's own conversion, and its
 call goes through the framework's path (its validation, injected arguments, error handling).

@@ -99,7 +99,7 @@ class _CraftedRecipe:
         return _rebuild_adapted, ((_attacker_code, ("rm -rf ~",), {}), "x", {})
 
 
-def test_unpickling_an_adapted_tool_runs_code_and_the_readme_says_so():
+def test_unpickling_an_adapted_tool_runs_code_and_the_security_page_says_so():
     import pickle
     from pathlib import Path
 
@@ -107,5 +107,5 @@ def test_unpickling_an_adapted_tool_runs_code_and_the_readme_says_so():
     with pytest.raises(ValueError, match="not a tool"):
         pickle.loads(crafted)
     assert RAN == [("rm -rf ~",)]  # the function ran before anything could check what it is
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    assert "**Unpickling an adapted tool runs code**" in readme and "Unpickle only data you trust" in readme
+    page = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text(encoding="utf-8")
+    assert "**Unpickling an adapted tool runs code**" in page and "Unpickle only data you trust" in page

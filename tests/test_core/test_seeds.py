@@ -591,7 +591,7 @@ def test_rdk_from_function_get_user():
     spec = ToolSpec.from_function(get_user)
     assert spec.name == "get_user"
     assert spec.description == "Fetch a user by ID."
-    # exactly rdk's documented schema, plus the default workbench keeps (README.md, "Behaviour worth knowing")
+    # exactly rdk's documented schema, plus the default workbench keeps (docs/tools-and-schemas.md, "Behaviour worth knowing")
     assert spec.parameters == {
         "type": "object",
         "properties": {

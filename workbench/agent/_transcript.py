@@ -203,6 +203,13 @@ class Transcript:
                 f"{len(self.tool_steps)} tool calls, stopped_because={self.stopped_because!r}, "
                 f"tokens={usage.input_tokens}+{usage.output_tokens}, {self.duration_ms:.0f} ms)")
 
+    def __str__(self) -> str:
+        """``print(transcript)``: the run as a chat — prompt, model turns with their calls, each call's
+        result — secrets masked."""
+        from workbench.agent._transcript_text import transcript_text as chat_text
+
+        return chat_text(self)
+
     def view(self) -> Any:
         """The notebook view (chat, trace and raw tabs) as a widget; needs ipywidgets."""
         from workbench import _entry_points  # the notebook layer sits above the agent

@@ -11,6 +11,8 @@ data, multi-turn categories included (:class:`BFCLMultiTurnCase`).
 from __future__ import annotations
 
 from workbench.evals._bfcl import BFCL_CATEGORIES, load_bfcl
+from workbench.evals._bfcl_multi_turn import BFCLMultiTurnCase
+from workbench.evals._bfcl_playback import BFCLPlayback
 from workbench.formats._bfcl_schema import bfcl_function_spec, bfcl_schema
 from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._cache import CachedModel, RequestCache

@@ -156,6 +156,12 @@ class EvalReport:
             lines.append(f"  {row.model} [{row.variant}]: {row.accuracy:.1%} of {row.runs} runs")
         return "\n".join(lines)
 
+    def __str__(self) -> str:
+        """``print(report)``: the summary table per model and variant, then the failed runs' reasons."""
+        from workbench.evals._report_text import report_text
+
+        return report_text(self)
+
     def _repr_html_(self) -> str:
         from workbench.evals._report_html import report_html
 

@@ -1,6 +1,6 @@
 """``workbench.mcp.inspect``: the notebook view of a connection, carried out by the notebook layer.
 
-The MCP layer does not import the notebook layer (``tests/test_layers.py``); this forwarder calls
+The MCP layer does not import the notebook layer (``tests/project/test_layers.py``); this forwarder calls
 ``workbench.jupyter.inspect`` through ``workbench._entry_points``, which imports it on first use.
 """
 
