@@ -81,10 +81,14 @@ def bench_adapting(count: int, rounds: int) -> None:
             convert_to_openai_tool(t)
         convert_times.append(time.perf_counter() - start)
     adapt_ms, convert_ms = statistics.median(adapt_times) * 1e3, statistics.median(convert_times) * 1e3
-    print(f"adapting {count:,} LangChain tools (ToolRegistry(tools)):   {adapt_ms:8.1f} ms "
-          f"({adapt_ms / count * 1e3:.0f} µs a tool)")
-    print(f"LangChain's convert_to_openai_tool on {count:,} tools:        {convert_ms:8.1f} ms "
-          f"({convert_ms / count * 1e3:.0f} µs a tool)")
+    print(
+        f"adapting {count:,} LangChain tools (ToolRegistry(tools)):   {adapt_ms:8.1f} ms "
+        f"({adapt_ms / count * 1e3:.0f} µs a tool)"
+    )
+    print(
+        f"LangChain's convert_to_openai_tool on {count:,} tools:        {convert_ms:8.1f} ms "
+        f"({convert_ms / count * 1e3:.0f} µs a tool)"
+    )
     print(f"  ratio adapting / converting: {adapt_ms / convert_ms:.2f}x")
 
 
@@ -100,8 +104,10 @@ def bench_call(n: int, rounds: int) -> None:
     print(f"adapted LangChain tool through SequentialExecutor().run: {adapted_us:8.1f} µs a call")
     print(f"the LangChain tool's .invoke(args) directly:            {direct_us:8.1f} µs a call")
     verdict = "met" if ratio <= CALL_TARGET else "NOT met"
-    print(f"  ratio: {ratio:.2f}x (target <= {CALL_TARGET}x: {verdict}); "
-          f"the workbench adds {adapted_us - direct_us:.1f} µs a call")
+    print(
+        f"  ratio: {ratio:.2f}x (target <= {CALL_TARGET}x: {verdict}); "
+        f"the workbench adds {adapted_us - direct_us:.1f} µs a call"
+    )
 
 
 def main() -> None:

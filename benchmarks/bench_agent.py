@@ -52,12 +52,18 @@ CALLS = [("lookup", {"key": "abc"}), ("add", {"a": 1, "b": 2})]
 
 
 def script() -> list:
-    return [ModelTurn(tool_calls=[{"toolUseId": f"c{i}", "name": name, "input": args}], stop_reason="tool_use")
-            for i, (name, args) in enumerate(CALLS)] + ["ABC and 3"]
+    return [
+        ModelTurn(tool_calls=[{"toolUseId": f"c{i}", "name": name, "input": args}], stop_reason="tool_use")
+        for i, (name, args) in enumerate(CALLS)
+    ] + ["ABC and 3"]
 
 
-async def gathered(n: int, one: Callable[[int], Awaitable[Any]], concurrency: int = CONCURRENCY,
-                   clock: Callable[[], float] = time.perf_counter) -> tuple[float, list]:
+async def gathered(
+    n: int,
+    one: Callable[[int], Awaitable[Any]],
+    concurrency: int = CONCURRENCY,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[float, list]:
     """Run ``one(i)`` for i < n, at most ``concurrency`` at a time; (seconds by ``clock``, results)."""
     semaphore = asyncio.Semaphore(concurrency)
 
@@ -71,8 +77,11 @@ async def gathered(n: int, one: Callable[[int], Awaitable[Any]], concurrency: in
 
 
 def errors_of(transcripts: list) -> int:
-    return sum(1 for t in transcripts
-               if t.stopped_because != "end_turn" or len(t.tool_steps) != 2 or not all(s.ok for s in t.tool_steps))
+    return sum(
+        1
+        for t in transcripts
+        if t.stopped_because != "end_turn" or len(t.tool_steps) != 2 or not all(s.ok for s in t.tool_steps)
+    )
 
 
 async def bench_model(label: str, n: int, make_model: Callable[[], Any], executor: ConcurrentExecutor) -> dict:
@@ -89,7 +98,7 @@ async def bench_model(label: str, n: int, make_model: Callable[[], Any], executo
     async def model_only(i: int) -> None:
         model = make_model()
         for turn in range(TURNS):
-            await model.acomplete(conversation[:1 + 2 * turn], tools=specs)
+            await model.acomplete(conversation[: 1 + 2 * turn], tools=specs)
 
     async def executor_only(i: int) -> None:
         for turn, (name, args) in enumerate(CALLS):
@@ -107,11 +116,17 @@ async def bench_model(label: str, n: int, make_model: Callable[[], Any], executo
         for key, one in (("agent", agent_run), ("model", model_only), ("executor", executor_only)):
             best[key] = min(best[key], (await gathered(sequential, one, 1, time.process_time))[0])
     turns = sequential * TURNS
-    return {"label": label, "runs": n, "runs_per_s": n / agent_s, "errors": errors_of(transcripts),
-            "throughput_vs_model": model_s / agent_s,
-            "agent_us_per_turn": best["agent"] / turns * 1e6, "model_us_per_turn": best["model"] / turns * 1e6,
-            "executor_us_per_turn": best["executor"] / turns * 1e6,
-            "overhead_us_per_turn": (best["agent"] - best["model"] - best["executor"]) / turns * 1e6}
+    return {
+        "label": label,
+        "runs": n,
+        "runs_per_s": n / agent_s,
+        "errors": errors_of(transcripts),
+        "throughput_vs_model": model_s / agent_s,
+        "agent_us_per_turn": best["agent"] / turns * 1e6,
+        "model_us_per_turn": best["model"] / turns * 1e6,
+        "executor_us_per_turn": best["executor"] / turns * 1e6,
+        "overhead_us_per_turn": (best["agent"] - best["model"] - best["executor"]) / turns * 1e6,
+    }
 
 
 # -- a local OpenAI-wire server answering by the conversation so far ------------------------------------------
@@ -122,8 +137,10 @@ class OpenAIWireServer:
     def __init__(self) -> None:
         from tests.model_servers import openai_chat
 
-        replies = [json.dumps(openai_chat(tool_calls=[(name, args, f"call_{i}")])).encode()
-                   for i, (name, args) in enumerate(CALLS)] + [json.dumps(openai_chat(text="ABC and 3")).encode()]
+        replies = [
+            json.dumps(openai_chat(tool_calls=[(name, args, f"call_{i}")])).encode()
+            for i, (name, args) in enumerate(CALLS)
+        ] + [json.dumps(openai_chat(text="ABC and 3")).encode()]
         self.requests = 0
 
         class Handler(BaseHTTPRequestHandler):
@@ -193,16 +210,22 @@ def main() -> None:
     for r in rows:
         print(f"{r['label']:<42}{r['runs_per_s']:>9,.0f}{r['errors']:>8}{r['throughput_vs_model']:>24.2f}")
     print(f"\nCPU time per model turn, one run at a time (best of {ROUNDS}):\n")
-    header = (f"{'model':<42}{'agent µs':>10}{'model µs':>10}{'executor µs':>13}{'loop overhead µs':>18}"
-              f"{'overhead / model':>18}")
+    header = (
+        f"{'model':<42}{'agent µs':>10}{'model µs':>10}{'executor µs':>13}{'loop overhead µs':>18}"
+        f"{'overhead / model':>18}"
+    )
     print(header)
     print("-" * len(header))
     for r in rows:
-        print(f"{r['label']:<42}{r['agent_us_per_turn']:>10,.0f}{r['model_us_per_turn']:>10,.0f}"
-              f"{r['executor_us_per_turn']:>13,.0f}{r['overhead_us_per_turn']:>18,.0f}"
-              f"{r['overhead_us_per_turn'] / r['model_us_per_turn']:>18.2f}")
-    print("\nloop overhead = agent time − the same turns straight to the model (model.acomplete) − the same "
-          "tool calls straight to the executor (executor.execute), per turn")
+        print(
+            f"{r['label']:<42}{r['agent_us_per_turn']:>10,.0f}{r['model_us_per_turn']:>10,.0f}"
+            f"{r['executor_us_per_turn']:>13,.0f}{r['overhead_us_per_turn']:>18,.0f}"
+            f"{r['overhead_us_per_turn'] / r['model_us_per_turn']:>18.2f}"
+        )
+    print(
+        "\nloop overhead = agent time − the same turns straight to the model (model.acomplete) − the same "
+        "tool calls straight to the executor (executor.execute), per turn"
+    )
     if any(r["errors"] for r in rows):
         sys.exit("errors: a run did not end with end_turn or a tool call failed")
 

@@ -96,16 +96,22 @@ def main() -> None:
     print(f"map of {n:,} add calls (DataFrame in and out)")
     print(f"  plain loop calling the function     {rate(plain):>12,.0f} rows/s")
     print(f"  loop of SequentialExecutor.run      {rate(one_by_one):>12,.0f} rows/s")
-    print(f"  SequentialExecutor.map              {rate(seq_map):>12,.0f} rows/s   "
-          f"(target ≥ {TARGETS['sequential_rows_per_s']:,}; {seq_map / plain:.1f}x the plain loop's time, "
-          f"{one_by_one / seq_map:.2f}x the run loop's rate)")
+    print(
+        f"  SequentialExecutor.map              {rate(seq_map):>12,.0f} rows/s   "
+        f"(target ≥ {TARGETS['sequential_rows_per_s']:,}; {seq_map / plain:.1f}x the plain loop's time, "
+        f"{one_by_one / seq_map:.2f}x the run loop's rate)"
+    )
     print(f"  ConcurrentExecutor(8).map           {rate(conc_map):>12,.0f} rows/s")
-    print(f"  DaskExecutor (2 workers).map        {rate(dask_map):>12,.0f} rows/s   "
-          f"({dask_map / n * 1e6:.1f} µs per call amortised; target ≤ {TARGETS['dask_overhead_us']:.0f})")
+    print(
+        f"  DaskExecutor (2 workers).map        {rate(dask_map):>12,.0f} rows/s   "
+        f"({dask_map / n * 1e6:.1f} µs per call amortised; target ≤ {TARGETS['dask_overhead_us']:.0f})"
+    )
     print(f"CPU-bound tool (~5 ms pure Python), {cpu_n} calls")
     print(f"  ConcurrentExecutor(8) (threads)     {cpu_threads:>8.2f} s")
-    print(f"  DaskExecutor (2 worker processes)   {cpu_dask:>8.2f} s   speed-up {cpu_threads / cpu_dask:.2f}x "
-          f"(target ≥ {TARGETS['dask_speedup']})")
+    print(
+        f"  DaskExecutor (2 worker processes)   {cpu_dask:>8.2f} s   speed-up {cpu_threads / cpu_dask:.2f}x "
+        f"(target ≥ {TARGETS['dask_speedup']})"
+    )
 
 
 if __name__ == "__main__":

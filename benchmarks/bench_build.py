@@ -29,13 +29,17 @@ from workbench.providers import to_provider_format
 
 ONE_MODEL = "from pydantic import BaseModel\nclass Point(BaseModel):\n    x: int\n"
 
+
 def fresh_functions(count: int, offset: int = 0) -> list[Callable[..., Any]]:
     """``count`` distinct functions ``add_i(a: int, b: int) -> int`` with a docstring (no caching applies)."""
     functions = []
     for i in range(offset, offset + count):
         namespace: dict[str, Any] = {}
-        exec(f"def add_{i}(a: int, b: int) -> int:\n    '''Add two integers ({i}).\n\n    Args:\n"
-             f"        a: the first\n        b: the second\n    '''\n    return a + b\n", namespace)
+        exec(
+            f"def add_{i}(a: int, b: int) -> int:\n    '''Add two integers ({i}).\n\n    Args:\n"
+            f"        a: the first\n        b: the second\n    '''\n    return a + b\n",
+            namespace,
+        )
         functions.append(namespace[f"add_{i}"])
     return functions
 
@@ -105,7 +109,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     for name, value in rows:
         print(f"   {name:36s} {'n/a' if value != value else f'{value:8.1f} µs':>12s}")
     ratio = build_us / validate_us
-    print(f"   tool(fn) / validate_call(fn)         {ratio:6.2f}x   target ≤ 1.6x   {'met' if ratio <= 1.6 else 'MISSED'}")
+    print(
+        f"   tool(fn) / validate_call(fn)         {ratio:6.2f}x   target ≤ 1.6x   {'met' if ratio <= 1.6 else 'MISSED'}"
+    )
     if agents_us == agents_us:
         print(f"   tool(fn) / openai-agents             {build_us / agents_us:6.2f}x   (below 1 is faster)")
 
@@ -126,16 +132,22 @@ def main(argv: Optional[list[str]] = None) -> int:
     first_use_ms = start_ms(python + ["from workbench import tool, SequentialExecutor"], runs) - bare
     print(f"   import pydantic                      {pydantic_ms:7.1f} ms")
     print(f"   from pydantic import BaseModel       {base_model_ms:7.1f} ms")
-    print(f"   … and define one model               {one_model_ms:7.1f} ms   (pydantic's first model loads its plugins, schema machinery)")
+    print(
+        f"   … and define one model               {one_model_ms:7.1f} ms   (pydantic's first model loads its plugins, schema machinery)"
+    )
     print(f"   import asyncio                       {asyncio_ms:7.1f} ms")
     print(f"   import workbench                     {workbench_ms:7.1f} ms")
     print(f"   from workbench import tool           {tool_ms:7.1f} ms")
     print(f"   from workbench import tool, SequentialExecutor {first_use_ms:7.1f} ms   (the executors need asyncio)")
     over = workbench_ms - base_model_ms
-    print(f"   import workbench − BaseModel import  {over:+7.1f} ms   target ≤ +15 ms   {'met' if over <= 15 else 'MISSED'}")
+    print(
+        f"   import workbench − BaseModel import  {over:+7.1f} ms   target ≤ +15 ms   {'met' if over <= 15 else 'MISSED'}"
+    )
     over_tool = tool_ms - one_model_ms
-    print(f"   from workbench import tool − (BaseModel + one model) {over_tool:+7.1f} ms   target ≤ +15 ms   "
-          f"{'met' if over_tool <= 15 else 'MISSED'}")
+    print(
+        f"   from workbench import tool − (BaseModel + one model) {over_tool:+7.1f} ms   target ≤ +15 ms   "
+        f"{'met' if over_tool <= 15 else 'MISSED'}"
+    )
 
     print(f"\n4. %load_ext workbench in a fresh IPython (median of {max(5, runs // 2)} runs)")
     ipython = [sys.executable, "-m", "IPython", "--no-banner", "--quick", "-c"]
@@ -143,13 +155,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         bare_ipython = start_ms(ipython + ["pass"], max(5, runs // 2))
         loaded = start_ms(ipython + ["%load_ext workbench"], max(5, runs // 2))
     except (subprocess.CalledProcessError, FileNotFoundError):
-        print("   IPython not installed (pip install -e \".[lab]\")")
+        print('   IPython not installed (pip install -e ".[lab]")')
     else:
         extra = loaded - bare_ipython
         print(f"   bare IPython start                   {bare_ipython:7.1f} ms")
         print(f"   IPython + %load_ext workbench        {loaded:7.1f} ms")
-        print(f"   %load_ext workbench                  {extra:+7.1f} ms   target ≤ +300 ms   "
-              f"{'met' if extra <= 300 else 'MISSED'}")
+        print(
+            f"   %load_ext workbench                  {extra:+7.1f} ms   target ≤ +300 ms   "
+            f"{'met' if extra <= 300 else 'MISSED'}"
+        )
     return 0
 
 

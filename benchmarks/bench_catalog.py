@@ -70,7 +70,9 @@ def median_of(rounds: int, fn: Callable[[], float]) -> float:
     return statistics.median(fn() for _ in range(rounds))
 
 
-def bench_build(count: int, rounds: int, functions_of: Optional[Callable[[int], list]] = None, prefix: str = "") -> dict[str, float]:
+def bench_build(
+    count: int, rounds: int, functions_of: Optional[Callable[[int], list]] = None, prefix: str = ""
+) -> dict[str, float]:
     """µs per tool for ours and pydantic's, interleaved in batches of 50 (a shared machine's load
     drifts: both sides see the same); the ratio is the median of the per-batch ratios."""
     functions_of = functions_of or fresh
@@ -82,8 +84,11 @@ def bench_build(count: int, rounds: int, functions_of: Optional[Callable[[int], 
         ours.append(a)
         theirs.append(b)
         ratios.append(a / b)
-    return {f"{prefix}tool_us": statistics.median(ours), f"{prefix}typeadapter_us": statistics.median(theirs),
-            f"{prefix}{'ratio' if prefix else 'build_ratio'}": statistics.median(ratios)}
+    return {
+        f"{prefix}tool_us": statistics.median(ours),
+        f"{prefix}typeadapter_us": statistics.median(theirs),
+        f"{prefix}{'ratio' if prefix else 'build_ratio'}": statistics.median(ratios),
+    }
 
 
 def cold_functions(count: int) -> list[Callable[..., Any]]:
@@ -96,9 +101,11 @@ def cold_functions(count: int) -> list[Callable[..., Any]]:
         _offset[0] += 1
         i = _offset[0]
         namespace: dict[str, Any] = {"Literal": Literal}
-        source = (f"def cold_{i}(mode: Literal['a{i}', 'b{i}'], level: Literal[{i}, {i + 1}] = {i}) -> str:\n"
-                  f"    \"\"\"Cold {i}.\n\n    Args:\n        mode: how\n        level: how much\n    \"\"\"\n"
-                  f"    return mode\n")
+        source = (
+            f"def cold_{i}(mode: Literal['a{i}', 'b{i}'], level: Literal[{i}, {i + 1}] = {i}) -> str:\n"
+            f'    """Cold {i}.\n\n    Args:\n        mode: how\n        level: how much\n    """\n'
+            f"    return mode\n"
+        )
         exec(compile(source, f"<cold tool {i}>", "exec", dont_inherit=True), namespace)  # noqa: S102
         out.append(namespace[f"cold_{i}"])
     return out
@@ -118,6 +125,7 @@ def bench_cold_and_first_call(count: int, rounds: int) -> dict[str, float]:
 def bench_export(rounds: int) -> dict[str, float]:
     out: dict[str, float] = {}
     for provider in PROVIDERS:
+
         def built() -> float:
             tools = [tool(f) for f in fresh(1000)]
             for item in tools:
@@ -153,7 +161,8 @@ def bench_search_and_dashboard(rounds: int) -> dict[str, float]:
     dashboard = out.pop("_dashboard")
     queries = ["i", "in", "inv", "invo", "invoice", "invoice v", "invoice 7"]
     out["dashboard_search_ms"] = statistics.median(
-        timed(lambda q=q: setattr(dashboard.search, "value", q)) for q in queries)
+        timed(lambda q=q: setattr(dashboard.search, "value", q)) for q in queries
+    )
     dashboard.close()
     return out
 
@@ -169,8 +178,9 @@ def bench_connect(rounds: int) -> dict[str, float]:
             def once() -> float:
                 registry = ToolRegistry()
                 start = time.perf_counter()
-                connection = connect([sys.executable, "-m", "workbench.mcp", "serve", str(path)], registry=registry,
-                                     connect_timeout=120)
+                connection = connect(
+                    [sys.executable, "-m", "workbench.mcp", "serve", str(path)], registry=registry, connect_timeout=120
+                )
                 elapsed = (time.perf_counter() - start) * 1e3
                 assert len(registry) == count, (len(registry), count)
                 connection.close()
@@ -200,13 +210,21 @@ def report(now: dict[str, float], before: Optional[dict[str, float]] = None) -> 
         print(f"{label:<52} {value:8.1f} {unit}   target {target:<16}{extra}{was}")
 
     ratio = now.get("build_ratio", now["tool_us"] / now["typeadapter_us"])
-    print(f"{'tool(fn).spec.parameters, per tool':<52} {now['tool_us']:8.1f} µs   "
-          f"= {ratio:.2f}× TypeAdapter(fn).json_schema() ({now['typeadapter_us']:.1f} µs); target ≤ 1.3×"
-          + (f"   before {before.get('build_ratio', before['tool_us'] / before['typeadapter_us']):.2f}×" if before else ""))
+    print(
+        f"{'tool(fn).spec.parameters, per tool':<52} {now['tool_us']:8.1f} µs   "
+        f"= {ratio:.2f}× TypeAdapter(fn).json_schema() ({now['typeadapter_us']:.1f} µs); target ≤ 1.3×"
+        + (
+            f"   before {before.get('build_ratio', before['tool_us'] / before['typeadapter_us']):.2f}×"
+            if before
+            else ""
+        )
+    )
     if "cold_tool_us" in now:
-        print(f"{'  … nothing shared (every parameter a new kind)':<52} {now['cold_tool_us']:8.1f} µs   "
-              f"= {now['cold_ratio']:.2f}× TypeAdapter(fn).json_schema() ({now['cold_typeadapter_us']:.1f} µs)"
-              + (f"   before {before['cold_ratio']:.2f}×" if before and "cold_ratio" in before else ""))
+        print(
+            f"{'  … nothing shared (every parameter a new kind)':<52} {now['cold_tool_us']:8.1f} µs   "
+            f"= {now['cold_ratio']:.2f}× TypeAdapter(fn).json_schema() ({now['cold_typeadapter_us']:.1f} µs)"
+            + (f"   before {before['cold_ratio']:.2f}×" if before and "cold_ratio" in before else "")
+        )
         row("  … a catalog tool built and its first call checked", "first_call_us", "(no target)", unit="µs")
     for provider in PROVIDERS:
         row(f"export 1,000 built tools → {provider}", f"export_{provider}_ms", "≤ 150 ms")
@@ -216,23 +234,34 @@ def report(now: dict[str, float], before: Optional[dict[str, float]] = None) -> 
     row("dashboard over 1,000 tools: open (kernel side)", "dashboard_open_ms", "≤ 300 ms")
     row("dashboard over 1,000 tools: a search keystroke", "dashboard_search_ms", "≤ 50 ms")
     row("mcp.connect(): 1-tool server (the fixed cost)", "connect_1_ms", "baseline")
-    row("mcp.connect(): 1,000-tool server", "connect_1000_ms", "≤ baseline + 1 s",
-        extra=f"(+{now['connect_1000_ms'] - now['connect_1_ms']:.0f} ms)" if "connect_1_ms" in now else "")
+    row(
+        "mcp.connect(): 1,000-tool server",
+        "connect_1000_ms",
+        "≤ baseline + 1 s",
+        extra=f"(+{now['connect_1000_ms'] - now['connect_1_ms']:.0f} ms)" if "connect_1_ms" in now else "",
+    )
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, noisier numbers)")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON only")
-    parser.add_argument("--compare", metavar="CHECKOUT", help="also measure another checkout (e.g. main) in a subprocess")
+    parser.add_argument(
+        "--compare", metavar="CHECKOUT", help="also measure another checkout (e.g. main) in a subprocess"
+    )
     options = parser.parse_args(argv)
     before = None
     if options.compare:
         other = str(Path(options.compare).resolve())
         env = {**os.environ, "PYTHONPATH": other, "WB_BENCH_COMPARED": "1"}
         args = ["--json"] + (["--quick"] if options.quick else [])
-        proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_catalog.py"), *args], env=env,
-                              capture_output=True, text=True, cwd=other)
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "bench_catalog.py"), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=other,
+        )
         if proc.returncode != 0:
             print(proc.stderr, file=sys.stderr)
             return proc.returncode

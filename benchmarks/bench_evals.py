@@ -73,21 +73,30 @@ class Server:
 def main(count: int = 2000) -> None:
     reply = openai_chat(tool_calls=[("get_weather", {"city": "Paris"})])
     server = Server(reply)
-    cases = [EvalCase(f"c{i}", prompt=f"Weather in Paris? ({i})",
-                      expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}]) for i in range(count)]
+    cases = [
+        EvalCase(
+            f"c{i}",
+            prompt=f"Weather in Paris? ({i})",
+            expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}],
+        )
+        for i in range(count)
+    ]
     model = OpenAIModel("gpt-4.1-mini", base_url=server.url + "/v1", api_key="sk-bench-not-a-key")
 
     # baseline: the same requests straight through the SDK, same concurrency
     import openai
 
     request = model._build(cases[0].input_messages, [get_weather.spec], None, {}) if hasattr(model, "_build") else None
+
     async def baseline(n: int) -> float:
         client = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="sk-bench-not-a-key", max_retries=0)
         limit = asyncio.Semaphore(CONCURRENCY)
 
         async def one(i: int) -> None:
             async with limit:
-                await client.chat.completions.create(**{**request, "messages": [{"role": "user", "content": cases[i].prompt}]})
+                await client.chat.completions.create(
+                    **{**request, "messages": [{"role": "user", "content": cases[i].prompt}]}
+                )
 
         t0 = time.perf_counter()
         await asyncio.gather(*(one(i) for i in range(n)))
@@ -118,7 +127,9 @@ def main(count: int = 2000) -> None:
     outside = max(0.0, 1 - sdk_seconds / eval_seconds)
     print(f"{count} single-turn cases, concurrency {CONCURRENCY}, local OpenAI-wire server (0 latency)")
     print(f"  SDK alone (AsyncOpenAI.create):   {sdk_rate:8.0f} requests/s")
-    print(f"  run_evals (request + score + row): {eval_rate:8.0f} cases/s  ({eval_seconds / sdk_seconds:.2f}x the SDK's time)")
+    print(
+        f"  run_evals (request + score + row): {eval_rate:8.0f} cases/s  ({eval_seconds / sdk_seconds:.2f}x the SDK's time)"
+    )
     print(f"  share of a case's time outside the model call: {outside:.0%}")
     print(f"  run_evals with an offline model (no HTTP, the evaluation's own cost): {offline_rate:8.0f} cases/s")
     print(f"  target >= 500 cases/s: {'met' if eval_rate >= 500 else 'MISSED'}")

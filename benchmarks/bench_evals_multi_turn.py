@@ -33,8 +33,9 @@ def single_turn_model(suites) -> ScriptedModel:
     answers = {}
     for suite in suites:
         for case in suite:
-            answers[case.messages[-1]["content"]] = [{"name": e.name, "input": _first_values(e.arguments)}
-                                                     for e in case.expected]
+            answers[case.messages[-1]["content"]] = [
+                {"name": e.name, "input": _first_values(e.arguments)} for e in case.expected
+            ]
 
     def answer(messages, tools):
         return {"tool_calls": answers[messages[-1]["content"]]}
@@ -67,9 +68,11 @@ def main() -> None:
         print(f"  {suite.name}: {len(suite)} entries, {rate:.0f} entries/s, accuracy {accuracy:.1%}")
     entries = sum(len(s) for s in multi)
     rate = entries / seconds
-    print(f"multi-turn (4 categories): {entries} entries, {rate:.0f} entries/s "
-          f"({'meets' if rate >= 50 else 'BELOW'} the 50 entries/s target); "
-          f"ratio to single-turn: {rate / single_rate:.3f}")
+    print(
+        f"multi-turn (4 categories): {entries} entries, {rate:.0f} entries/s "
+        f"({'meets' if rate >= 50 else 'BELOW'} the 50 entries/s target); "
+        f"ratio to single-turn: {rate / single_rate:.3f}"
+    )
 
 
 if __name__ == "__main__":

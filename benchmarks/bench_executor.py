@@ -125,8 +125,9 @@ def peer_rows(n: int, rounds: int) -> list[tuple[str, float]]:
         rows.append(("openai-agents on_invoke_tool — async def add", float("nan")))
     else:
         agent_tool = function_tool(async_add)
-        context = AgentsContext(context=None, tool_name="async_add", tool_call_id="call_1",
-                                tool_arguments='{"a": 1, "b": 2}')
+        context = AgentsContext(
+            context=None, tool_name="async_add", tool_call_id="call_1", tool_arguments='{"a": 1, "b": 2}'
+        )
 
         async def agents_loop() -> float:
             assert await agent_tool.on_invoke_tool(context, '{"a": 1, "b": 2}') in (3, "3")
@@ -140,7 +141,9 @@ def peer_rows(n: int, rounds: int) -> list[tuple[str, float]]:
     else:
         chain_tool = langchain_tool(add)
         args = {"a": 1, "b": 2}
-        rows.append(("LangChain tool.invoke(args)", bench_sync(lambda: chain_tool.invoke(args), max(200, n // 10), rounds)))
+        rows.append(
+            ("LangChain tool.invoke(args)", bench_sync(lambda: chain_tool.invoke(args), max(200, n // 10), rounds))
+        )
     return rows
 
 
@@ -156,15 +159,21 @@ def validation_rows(n: int, rounds: int, registry: ToolRegistry) -> list[tuple[s
     spec = registry.get_tool("add").spec
     args = {"a": 1, "b": 2}
     assert spec.check_inputs(args) == adapter.validate_python(args) == args
-    return [("validation: spec.check_inputs(args)", bench_sync(lambda: spec.check_inputs(args), n, rounds)),
-            ("validation: TypeAdapter(TypedDict).validate_python", bench_sync(lambda: adapter.validate_python(args), n, rounds))]
+    return [
+        ("validation: spec.check_inputs(args)", bench_sync(lambda: spec.check_inputs(args), n, rounds)),
+        (
+            "validation: TypeAdapter(TypedDict).validate_python",
+            bench_sync(lambda: adapter.validate_python(args), n, rounds),
+        ),
+    ]
 
 
 def call_pieces(n: int, rounds: int) -> list[tuple[str, float]]:
     """The pieces of work a plain ``run()`` call of ``add`` cannot skip, each timed alone: its input
     validation, the call, the two ISO timestamps and two clock reads, and the success result (content
     blocks, metadata, the returns check, the ``ToolResult``)."""
-    from workbench.executor import returns_check as _returns_check, success_result as _success_result
+    from workbench.executor import returns_check as _returns_check
+    from workbench.executor import success_result as _success_result
     from workbench.types import utc_now_iso
 
     add_tool = tool(add)
@@ -177,11 +186,18 @@ def call_pieces(n: int, rounds: int) -> list[tuple[str, float]]:
     return [
         ("input validation (the spec's validator)", bench_sync(lambda: validator("add", args), n, rounds)),
         ("the call add(**arguments)", bench_sync(lambda: func(**args), n, rounds)),
-        ("two ISO timestamps + two perf_counter reads",
-         2 * bench_sync(utc_now_iso, n, rounds) + 2 * bench_sync(time.perf_counter, n, rounds)),
-        ("the success ToolResult (content, metadata, returns check)",
-         bench_sync(lambda: _success_result("add", "tooluse_bench", 3, 0.0, "2026-01-01T00:00:00.000Z", check), n, rounds)
-         - bench_sync(utc_now_iso, n, rounds) - bench_sync(time.perf_counter, n, rounds)),
+        (
+            "two ISO timestamps + two perf_counter reads",
+            2 * bench_sync(utc_now_iso, n, rounds) + 2 * bench_sync(time.perf_counter, n, rounds),
+        ),
+        (
+            "the success ToolResult (content, metadata, returns check)",
+            bench_sync(
+                lambda: _success_result("add", "tooluse_bench", 3, 0.0, "2026-01-01T00:00:00.000Z", check), n, rounds
+            )
+            - bench_sync(utc_now_iso, n, rounds)
+            - bench_sync(time.perf_counter, n, rounds),
+        ),
     ]
 
 
@@ -199,13 +215,21 @@ def per_call(n: int, rounds: int) -> list[tuple[str, float]]:
     rows = [
         ("direct call add(1, 2)", bench_sync(lambda: add(1, 2), n, rounds)),
         ("pydantic.validate_call(add)(**args)", bench_sync(lambda: validated(**args), n, rounds)),
-        ("SequentialExecutor().run([use], registry)", bench_sync(lambda: sequential.run([sync_use], registry), n, rounds)),
+        (
+            "SequentialExecutor().run([use], registry)",
+            bench_sync(lambda: sequential.run([sync_use], registry), n, rounds),
+        ),
     ]
 
     async def in_one_loop() -> list[tuple[str, float]]:
         result = (await sequential.execute([async_use], registry))[0]
         assert result.status == "success" and result.json == 3, result
-        out = [("await execute([use]) — async def add", await bench_async(lambda: sequential.execute([async_use], registry), n, rounds))]
+        out = [
+            (
+                "await execute([use]) — async def add",
+                await bench_async(lambda: sequential.execute([async_use], registry), n, rounds),
+            )
+        ]
         server, label = mcp_server()
         if server is None:
             out.append((f"MCP call_tool ({label})", float("nan")))
@@ -332,7 +356,7 @@ def progress(steps: int, rounds: int) -> dict[str, float]:
 # -- report ------------------------------------------------------------------------------------------
 def _target(label: str, ratio: float, limit: float, strict: bool = False) -> None:
     if ratio != ratio:
-        print(f"   {label:48s}    n/a   (peer not installed: pip install -e \".[bench]\")")
+        print(f'   {label:48s}    n/a   (peer not installed: pip install -e ".[bench]")')
         return
     met = ratio < limit if strict else ratio <= limit
     print(f"   {label:48s} {ratio:6.2f}x  target {'<' if strict else '≤'} {limit:g}x   {'met' if met else 'MISSED'}")
@@ -345,8 +369,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     n, rounds = (2_000, 3) if options.quick else (20_000, 5)
     steps = 10_000 if options.quick else 100_000
 
-    print(f"workbench executor benchmarks — Python {sys.version.split()[0]}, pydantic {pydantic.VERSION}, "
-          f"median of {rounds} rounds")
+    print(
+        f"workbench executor benchmarks — Python {sys.version.split()[0]}, pydantic {pydantic.VERSION}, "
+        f"median of {rounds} rounds"
+    )
     print()
     rows = per_call(n, rounds)
     direct = rows[0][1]
@@ -364,12 +390,18 @@ def main(argv: Optional[list[str]] = None) -> int:
     mcp_rows = [(name, value) for name, value in rows if name.startswith(("mcp", "MCP"))]
     print()
     print("   targets (the peers' published figures):")
-    print(f"   run()            {run_us:8.2f} µs  vs < {TARGETS_US['run']} µs (FastMCP 1.x)   "
-          f"{'met' if run_us < TARGETS_US['run'] else 'MISSED'}  ({run_us / validate_us:.1f}x validate_call)")
-    print(f"   await execute()  {async_us:8.2f} µs  vs < {TARGETS_US['execute_async']} µs (openai-agents async)   "
-          f"{'met' if async_us < TARGETS_US['execute_async'] else 'MISSED'}")
-    print(f"   tool(fn)         {build_us:8.2f} µs  vs ≤ {TARGETS_US['build']:.0f} µs   "
-          f"{'met' if build_us <= TARGETS_US['build'] else 'MISSED'}")
+    print(
+        f"   run()            {run_us:8.2f} µs  vs < {TARGETS_US['run']} µs (FastMCP 1.x)   "
+        f"{'met' if run_us < TARGETS_US['run'] else 'MISSED'}  ({run_us / validate_us:.1f}x validate_call)"
+    )
+    print(
+        f"   await execute()  {async_us:8.2f} µs  vs < {TARGETS_US['execute_async']} µs (openai-agents async)   "
+        f"{'met' if async_us < TARGETS_US['execute_async'] else 'MISSED'}"
+    )
+    print(
+        f"   tool(fn)         {build_us:8.2f} µs  vs ≤ {TARGETS_US['build']:.0f} µs   "
+        f"{'met' if build_us <= TARGETS_US['build'] else 'MISSED'}"
+    )
     for name, value in mcp_rows:
         if value == value:
             print(f"   {name}: run() is {value / run_us:.1f}x faster, await execute() {value / async_us:.1f}x faster")
@@ -389,15 +421,19 @@ def main(argv: Optional[list[str]] = None) -> int:
     for name, value in pieces:
         print(f"     {name:52s} {value:6.2f}")
     essential = sum(value for _, value in pieces)
-    print(f"     {'sum: the work every call does':52s} {essential:6.2f}   = {essential / validate_us:.1f}x validate_call")
+    print(
+        f"     {'sum: the work every call does':52s} {essential:6.2f}   = {essential / validate_us:.1f}x validate_call"
+    )
     print(f"     {'run(): the pipeline around it':52s} {run_us - essential:6.2f}")
 
     print()
     calls = 200 if options.quick else 1_000
     wall, ideal = concurrency(calls, 3)
     print(f"2. {calls:,} async tools sleeping 50 ms, ConcurrentExecutor(max_concurrency=100)")
-    print(f"   wall {wall:.3f} s vs ideal {ideal:.3f} s   ratio {wall / ideal:.3f}   "
-          f"(overhead {(wall - ideal) / calls * 1e6:.0f} µs per call)")
+    print(
+        f"   wall {wall:.3f} s vs ideal {ideal:.3f} s   ratio {wall / ideal:.3f}   "
+        f"(overhead {(wall - ideal) / calls * 1e6:.0f} µs per call)"
+    )
 
     print()
     p = progress(steps, 3 if options.quick else 5)
@@ -406,8 +442,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"   cost per report_progress, one listener (an event) {p['report_listened_us']:6.2f} µs")
     print(f"   a tool doing {steps:,} steps of ~{p['work_us']:.1f} µs work (SHA-256 of 16 KiB):")
     print(f"     no reporting                    {p['quiet_s']:7.3f} s   1.000")
-    print(f"     reporting every step, listened  {p['listened_s']:7.3f} s   {p['ratio']:.3f}  "
-          f"(+{(p['ratio'] - 1) * 100:.1f} %)")
+    print(
+        f"     reporting every step, listened  {p['listened_s']:7.3f} s   {p['ratio']:.3f}  "
+        f"(+{(p['ratio'] - 1) * 100:.1f} %)"
+    )
     return 0
 
 

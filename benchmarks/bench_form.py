@@ -51,8 +51,9 @@ class RecordingComm(BaseComm):
     messages = 0
     sent_bytes = 0
 
-    def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None,
-                    **keys: Any) -> None:
+    def publish_msg(
+        self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any
+    ) -> None:
         text = json.dumps({"msg_type": msg_type, "data": data, "metadata": metadata}, default=str)
         RecordingComm.messages += 1
         RecordingComm.sent_bytes += len(text)
@@ -71,10 +72,25 @@ def recording() -> Iterator[None]:
 
 # -- the tools -----------------------------------------------------------------------------------------
 _FIELD_TYPES = [  # (annotation, default or None for a required field)
-    ("str", None), ("int", "3"), ("float", None), ("bool", "False"), ("Literal['a', 'b', 'c']", None),
-    ("Optional[str]", "None"), ("int", None), ("list[str]", "[]"), ("dt.date", None), ("str", "'x'"),
-    ("Optional[int]", None), ("float", "1.5"), ("dt.datetime", None), ("Literal[1, 2, 3]", "2"),
-    ("bool", None), ("list[int]", None), ("Optional[float]", "None"), ("str", None), ("int", "0"),
+    ("str", None),
+    ("int", "3"),
+    ("float", None),
+    ("bool", "False"),
+    ("Literal['a', 'b', 'c']", None),
+    ("Optional[str]", "None"),
+    ("int", None),
+    ("list[str]", "[]"),
+    ("dt.date", None),
+    ("str", "'x'"),
+    ("Optional[int]", None),
+    ("float", "1.5"),
+    ("dt.datetime", None),
+    ("Literal[1, 2, 3]", "2"),
+    ("bool", None),
+    ("list[int]", None),
+    ("Optional[float]", "None"),
+    ("str", None),
+    ("int", "0"),
     ("Literal['x', 'y']", "'x'"),
 ]
 
@@ -87,8 +103,9 @@ def fifty_field_tool(count: int = 50) -> Any:
     optional = [f"p{i}: {ann} = {default}" for i, (ann, default) in enumerate(rows) if default is not None]
     params = required + optional
     namespace: dict[str, Any] = {"Optional": Optional, "Literal": Literal, "dt": dt}
-    exec(f"def fifty({', '.join(params)}) -> dict:\n    '''A form with {count} fields.'''\n"
-         "    return {}\n", namespace)
+    exec(
+        f"def fifty({', '.join(params)}) -> dict:\n    '''A form with {count} fields.'''\n    return {{}}\n", namespace
+    )
     return tool(namespace["fifty"])
 
 
@@ -165,8 +182,10 @@ def measure(make: Callable[[], Any], rounds: int) -> tuple[float, int, int, int]
 
 def report(name: str, ms: float, widgets: int, messages: int, sent: int) -> None:
     ratio = ms / TARGET_MS
-    print(f"   {name:34s} {ms:7.1f} ms   target ≤ {TARGET_MS:.0f} ms   {ratio:5.2f}x   "
-          f"{'met' if ms <= TARGET_MS else 'MISSED'}")
+    print(
+        f"   {name:34s} {ms:7.1f} ms   target ≤ {TARGET_MS:.0f} ms   {ratio:5.2f}x   "
+        f"{'met' if ms <= TARGET_MS else 'MISSED'}"
+    )
     print(f"   {'':34s} {widgets:5d} widgets, {messages} messages, {sent / 1024:.0f} KiB sent")
 
 
@@ -215,8 +234,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, noisier numbers)")
     options = parser.parse_args(argv)
     rounds = 5 if options.quick else 15
-    print(f"workbench form benchmarks — Python {sys.version.split()[0]}, pydantic {pydantic.VERSION}, "
-          f"ipywidgets {W.__version__}")
+    print(
+        f"workbench form benchmarks — Python {sys.version.split()[0]}, pydantic {pydantic.VERSION}, "
+        f"ipywidgets {W.__version__}"
+    )
     print(f"\n1. ToolForm with 50 mixed fields: build + display (median of {rounds})")
     report("50-field form", *measure(fifty_field_tool, rounds))
     print(f"\n2. ToolForm over a 5-level nested model with arrays of objects: build + display (median of {rounds})")
@@ -225,9 +246,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"\n4. JSON → Form with a list of 300 model items (median of {list_rounds})")
     paged, paged_messages = measure_json_to_form(300, list_rounds)
     every, every_messages = measure_json_to_form(300, list_rounds, build_all=True)
-    print(f"   {'300 items, first page built':34s} {paged:7.1f} ms   target ≤ {LIST_TARGET_MS:.0f} ms   "
-          f"{paged / LIST_TARGET_MS:5.2f}x   {'met' if paged <= LIST_TARGET_MS else 'MISSED'}   {paged_messages} messages")
-    print(f"   {'300 items, every row built':34s} {every:7.1f} ms   ({paged / every:.2f}x of it)   {every_messages} messages")
+    print(
+        f"   {'300 items, first page built':34s} {paged:7.1f} ms   target ≤ {LIST_TARGET_MS:.0f} ms   "
+        f"{paged / LIST_TARGET_MS:5.2f}x   {'met' if paged <= LIST_TARGET_MS else 'MISSED'}   {paged_messages} messages"
+    )
+    print(
+        f"   {'300 items, every row built':34s} {every:7.1f} ms   ({paged / every:.2f}x of it)   {every_messages} messages"
+    )
     return 0
 
 

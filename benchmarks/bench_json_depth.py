@@ -43,8 +43,15 @@ def adversarial(size: int) -> dict[str, str]:
 
 def ordinary(size: int) -> str:
     """A JSON array of records (strings with escapes and brackets, numbers, nested lists) of about ``size`` bytes."""
-    record = {"id": 12345, "name": "widget \"deluxe\" [v2]", "tags": ["a", "b", {"k": [1, 2, 3]}],
-              "price": 19.99, "notes": "line one\nline two {not json}", "ok": True, "parent": None}
+    record = {
+        "id": 12345,
+        "name": 'widget "deluxe" [v2]',
+        "tags": ["a", "b", {"k": [1, 2, 3]}],
+        "price": 19.99,
+        "notes": "line one\nline two {not json}",
+        "ok": True,
+        "parent": None,
+    }
     one = len(json.dumps(record)) + 2
     return json.dumps([record] * max(1, size // one))
 
@@ -76,8 +83,10 @@ def main() -> None:
     print(f"  {'payload':<26}{'bytes':>10}{'check ms':>11}{'json.loads ms':>15}{'ratio':>9}")
     for name, text in adversarial(MIB).items():
         medians = timed({"check": lambda: too_deep_at(text), "loads": lambda: _loads(text)}, rounds)
-        print(f"  {name:<26}{len(text):>10}{medians['check'] * 1e3:>11.2f}{medians['loads'] * 1e3:>15.2f}"
-              f"{medians['check'] / medians['loads']:>9.1f}")
+        print(
+            f"  {name:<26}{len(text):>10}{medians['check'] * 1e3:>11.2f}{medians['loads'] * 1e3:>15.2f}"
+            f"{medians['check'] / medians['loads']:>9.1f}"
+        )
 
     print("\nordinary JSON (an array of records; the check scans it: thousands of brackets)")
     print(f"  {'MB':>6}{'check ms':>11}{'json.loads ms':>15}{'ratio':>9}{'check ms/MB':>13}")
@@ -86,8 +95,10 @@ def main() -> None:
         text = ordinary(size)
         medians = timed({"check": lambda: too_deep_at(text), "loads": lambda: json.loads(text)}, rounds)
         megabytes = len(text) / 1e6
-        print(f"  {megabytes:>6.2f}{medians['check'] * 1e3:>11.1f}{medians['loads'] * 1e3:>15.1f}"
-              f"{medians['check'] / medians['loads']:>9.2f}{medians['check'] * 1e3 / megabytes:>13.2f}")
+        print(
+            f"  {megabytes:>6.2f}{medians['check'] * 1e3:>11.1f}{medians['loads'] * 1e3:>15.1f}"
+            f"{medians['check'] / medians['loads']:>9.2f}{medians['check'] * 1e3 / megabytes:>13.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -75,14 +75,21 @@ def switch(rounds: int, extra_rows: Optional[int] = None) -> dict:
             widgets, messages, sent = len(_instances) - before, RecordingComm.messages, RecordingComm.sent_bytes
             rows = len(field.rows)
             W.Widget.close_all()
-    return {"ms": statistics.median(timings[1:]), "widgets": widgets, "messages": messages, "kib": sent / 1024,
-            "rows": rows}
+    return {
+        "ms": statistics.median(timings[1:]),
+        "widgets": widgets,
+        "messages": messages,
+        "kib": sent / 1024,
+        "rows": rows,
+    }
 
 
 def line(name: str, result: dict, baseline: Optional[dict] = None) -> None:
     ratio = f"{result['ms'] / baseline['ms']:5.2f}x of it" if baseline else ""
-    print(f"   {name:30s} {result['rows']:4d} rows {result['ms']:8.1f} ms {result['widgets']:6d} widgets "
-          f"{result['messages']:6d} messages {result['kib']:7.0f} KiB   {ratio}")
+    print(
+        f"   {name:30s} {result['rows']:4d} rows {result['ms']:8.1f} ms {result['widgets']:6d} widgets "
+        f"{result['messages']:6d} messages {result['kib']:7.0f} KiB   {ratio}"
+    )
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -90,8 +97,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, noisier numbers)")
     options = parser.parse_args(argv)
     rounds = 3 if options.quick else 7
-    print(f"JSON → Form with a list of {COUNT} items of a two-field model, kernel side (median of {rounds}); "
-          f"browser target ≤ {TARGET_S:.0f} s")
+    print(
+        f"JSON → Form with a list of {COUNT} items of a two-field model, kernel side (median of {rounds}); "
+        f"browser target ≤ {TARGET_S:.0f} s"
+    )
     every = switch(rounds, extra_rows=COUNT)
     page20 = switch(rounds, extra_rows=ROWS_PAGE)
     page = switch(rounds)
@@ -99,10 +108,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     line(f"a page of {ROWS_PAGE} rows", page20, every)
     line("the first page (as shipped)", page, every)
     per_row = (every["widgets"] - page["widgets"]) / (every["rows"] - page["rows"])
-    print(f"\n   widgets per row: {per_row:.1f} (23 before #22 defect 4's fix, with ~1.4 messages each); "
-          f"messages per widget now: {page['messages'] / page['widgets']:.2f}")
-    print(f"   the first page sends {page['messages'] / every['messages']:.1%} of the messages of every row "
-          f"and {page['messages'] / page20['messages']:.0%} of a 20-row page's")
+    print(
+        f"\n   widgets per row: {per_row:.1f} (23 before #22 defect 4's fix, with ~1.4 messages each); "
+        f"messages per widget now: {page['messages'] / page['widgets']:.2f}"
+    )
+    print(
+        f"   the first page sends {page['messages'] / every['messages']:.1%} of the messages of every row "
+        f"and {page['messages'] / page20['messages']:.0%} of a 20-row page's"
+    )
     return 0
 
 

@@ -47,8 +47,19 @@ def raw_rows(pairs: list[tuple[ToolResult, dict]]) -> list[tuple]:
     """The same rows, JSON-encoded up front (the baseline does no per-row work)."""
     return [
         (
-            "add", r.tool_use_id, json.dumps(u["input"]), json.dumps(r.content), r.status, None, None,
-            r.started_at, r.completed_at, r.metadata["latency_ms"], json.dumps(r.metadata), None, None,
+            "add",
+            r.tool_use_id,
+            json.dumps(u["input"]),
+            json.dumps(r.content),
+            r.status,
+            None,
+            None,
+            r.started_at,
+            r.completed_at,
+            r.metadata["latency_ms"],
+            json.dumps(r.metadata),
+            None,
+            None,
         )  # run_id, turn: not an agent run
         for r, u in pairs
     ]
@@ -99,8 +110,9 @@ def baseline_autocommit(target: str, rows: list[tuple]) -> float:
 Row = tuple[str, str, int, float, "float | None", "float | None"]
 
 
-def bench_storage(label: str, make_log: Callable[[str], ExecutionLog], target: Callable[[str], str],
-                  pairs: list, rows: list[tuple]) -> list[Row]:
+def bench_storage(
+    label: str, make_log: Callable[[str], ExecutionLog], target: Callable[[str], str], pairs: list, rows: list[tuple]
+) -> list[Row]:
     n = len(pairs)
     base_rate = n / baseline(target("baseline"), rows)
     auto_rate = n / baseline_autocommit(target("baseline_autocommit"), rows)
@@ -145,14 +157,18 @@ def main() -> None:
         )
 
     print(f"ExecutionLog benchmark: {n:,} results, sqlite {sqlite3.sqlite_version}, Python {sys.version.split()[0]}")
-    header = f"{'storage':<11} {'operation':<36} {'rows':>8} {'rows/s':>10} {'vs baseline':>12} {'vs raw same-commit':>19}"
+    header = (
+        f"{'storage':<11} {'operation':<36} {'rows':>8} {'rows/s':>10} {'vs baseline':>12} {'vs raw same-commit':>19}"
+    )
     print(header)
     print("-" * len(header))
     for storage, operation, count, rate, ratio, same in results:
         ratio_text = "" if ratio is None else f"{ratio:.2f}x"
         same_text = "" if same is None else f"{same:.2f}x"
         print(f"{storage:<11} {operation:<36} {count:>8,} {rate:>10,.0f} {ratio_text:>12} {same_text:>19}")
-    print(f"(total {time.perf_counter() - t0:.1f} s; 'vs baseline' = rows/s ÷ raw executemany rows/s on the same storage;")
+    print(
+        f"(total {time.perf_counter() - t0:.1f} s; 'vs baseline' = rows/s ÷ raw executemany rows/s on the same storage;"
+    )
     print(" 'vs raw same-commit' compares with raw sqlite3 committing the same way: per row for append, one")
     print(" transaction for append_many)")
 

@@ -37,10 +37,17 @@ def fill(log: ExecutionLog, n: int) -> None:
         if status == "error":
             kind = "CancelledError" if i % 50 == 0 else "ValueError"
             metadata.update(error_type=kind, error=f"{kind}: failure {i}")
-        result = ToolResult(toolUseId=f"t{i}", status=status, content=[{"text": f"result {i}"}, {"json": i}],
-                            metadata=metadata, started_at="2026-01-01T00:00:00.000Z",
-                            completed_at="2026-01-01T00:00:00.001Z")
-        batch.append((result, {"toolUseId": f"t{i}", "name": metadata["tool_name"], "input": {"query": f"q{i}", "n": i}}))
+        result = ToolResult(
+            toolUseId=f"t{i}",
+            status=status,
+            content=[{"text": f"result {i}"}, {"json": i}],
+            metadata=metadata,
+            started_at="2026-01-01T00:00:00.000Z",
+            completed_at="2026-01-01T00:00:00.001Z",
+        )
+        batch.append(
+            (result, {"toolUseId": f"t{i}", "name": metadata["tool_name"], "input": {"query": f"q{i}", "n": i}})
+        )
         if len(batch) == 10_000:
             log.append_many(batch)
             batch = []
@@ -75,8 +82,15 @@ def main(n: int) -> None:
         extra.close()
 
     def new_call_then_refresh() -> None:
-        log.append(ToolResult(toolUseId="new", status="success", content=[{"text": "new"}],
-                              metadata={"tool_name": "add", "latency_ms": 1.0}), {"name": "add", "input": {}})
+        log.append(
+            ToolResult(
+                toolUseId="new",
+                status="success",
+                content=[{"text": "new"}],
+                metadata={"tool_name": "add", "latency_ms": 1.0},
+            ),
+            {"name": "add", "input": {}},
+        )
         table.flush()
 
     def middle_page() -> None:

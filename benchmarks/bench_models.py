@@ -99,8 +99,10 @@ def main(n: int = 2000) -> None:
         specs = [add.spec, greet.spec]
         build = per_turn(lambda: model.prepare(messages, tools=[add, greet]), 5000)
         read = per_turn(lambda: model._turn(request, answer, specs, 0.0), 5000)
-        print(f"workbench work around the SDK call: {(build + read) * 1e6:.1f} µs/turn "
-              f"(request {build * 1e6:.1f}, answer {read * 1e6:.1f}) = {(build + read) / b:.1%} of the baseline turn")
+        print(
+            f"workbench work around the SDK call: {(build + read) * 1e6:.1f} µs/turn "
+            f"(request {build * 1e6:.1f}, answer {read * 1e6:.1f}) = {(build + read) / b:.1%} of the baseline turn"
+        )
     finally:
         server.kill()
         server.wait()

@@ -25,25 +25,49 @@ from workbench.adapters import from_openapi
 def document(paths: int) -> dict[str, Any]:
     """An OpenAPI 3.1 document with ``2 * paths`` operations."""
     doc: dict[str, Any] = {
-        "openapi": "3.1.0", "info": {"title": "Generated", "version": "1"},
-        "servers": [{"url": "http://127.0.0.1:9"}], "paths": {},
-        "components": {"schemas": {"Item": {"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string"}, "price": {"type": "number", "minimum": 0},
-            "tags": {"type": "array", "items": {"$ref": "#/components/schemas/Tag"}}}},
-            "Tag": {"type": "string", "maxLength": 20}}},
+        "openapi": "3.1.0",
+        "info": {"title": "Generated", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9"}],
+        "paths": {},
+        "components": {
+            "schemas": {
+                "Item": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "price": {"type": "number", "minimum": 0},
+                        "tags": {"type": "array", "items": {"$ref": "#/components/schemas/Tag"}},
+                    },
+                },
+                "Tag": {"type": "string", "maxLength": 20},
+            }
+        },
     }
     ok = {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}
     for i in range(paths):
         doc["paths"][f"/things{i}/{{thing_id}}"] = {
-            "get": {"operationId": f"get_thing_{i}", "summary": f"Get thing {i}", "parameters": [
-                {"name": "thing_id", "in": "path", "required": True, "schema": {"type": "integer"}},
-                {"name": "q", "in": "query", "schema": {"type": "string"}, "description": "a filter"},
-                {"name": "limit", "in": "query", "schema": {"type": "integer", "default": 10}},
-                {"name": "X-Trace", "in": "header", "schema": {"type": "string"}}], "responses": ok},
-            "post": {"operationId": f"update_thing_{i}", "description": f"Update thing {i}", "parameters": [
-                {"name": "thing_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
-                "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                    "$ref": "#/components/schemas/Item"}}}}, "responses": ok},
+            "get": {
+                "operationId": f"get_thing_{i}",
+                "summary": f"Get thing {i}",
+                "parameters": [
+                    {"name": "thing_id", "in": "path", "required": True, "schema": {"type": "integer"}},
+                    {"name": "q", "in": "query", "schema": {"type": "string"}, "description": "a filter"},
+                    {"name": "limit", "in": "query", "schema": {"type": "integer", "default": 10}},
+                    {"name": "X-Trace", "in": "header", "schema": {"type": "string"}},
+                ],
+                "responses": ok,
+            },
+            "post": {
+                "operationId": f"update_thing_{i}",
+                "description": f"Update thing {i}",
+                "parameters": [{"name": "thing_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Item"}}},
+                },
+                "responses": ok,
+            },
         }
     return doc
 
@@ -80,8 +104,10 @@ def main() -> None:
     baseline = medians[next(iter(runs))]
     print(f"adapting {operations:,} OpenAPI operations (median of {rounds} rounds)")
     for label, seconds in medians.items():
-        print(f"  {label:<50} {seconds * 1e3:9.1f} ms  {seconds / operations * 1e6:9.1f} µs/operation"
-              f"  {seconds / baseline:5.2f}x baseline")
+        print(
+            f"  {label:<50} {seconds * 1e3:9.1f} ms  {seconds / operations * 1e6:9.1f} µs/operation"
+            f"  {seconds / baseline:5.2f}x baseline"
+        )
 
 
 if __name__ == "__main__":

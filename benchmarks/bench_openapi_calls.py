@@ -34,8 +34,21 @@ def start_server() -> tuple[subprocess.Popen, str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    process = subprocess.Popen([sys.executable, "-m", "uvicorn", "tests.openapi_app:app", "--host", "127.0.0.1",
-                                "--port", str(port), "--log-level", "warning"], cwd=ROOT)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "tests.openapi_app:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -67,8 +80,9 @@ def main() -> None:
             registry, executor = ToolRegistry([hello]), SequentialExecutor()
             uses = [{"toolUseId": f"u{i}", "name": "hello", "input": {"who": "x"}} for i in range(calls)]
             runs = {
-                "httpx.Client().get (pooled) [baseline]":
-                    lambda: [client.get(url + "/hello", params={"who": "x"}) for _ in range(calls)],
+                "httpx.Client().get (pooled) [baseline]": lambda: [
+                    client.get(url + "/hello", params={"who": "x"}) for _ in range(calls)
+                ],
                 "SequentialExecutor().run([... hello ...])": lambda: executor.run(uses, registry),
                 "hello(who='x')  (direct call)": lambda: [hello(who="x") for _ in range(calls)],
             }

@@ -67,7 +67,9 @@ def bare_hypothesis(n: int) -> float:
     executor = SequentialExecutor()
     count = [0]
 
-    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=n, database=None, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck)
+    )
     @given(st.integers(), st.integers())
     def body(a: int, b: int) -> None:
         count[0] += 1
@@ -114,10 +116,14 @@ def main() -> None:
     print(f"plain SequentialExecutor().run calls of add: {baseline:10,.0f} /s  (baseline)")
     print(f"bare hypothesis @given + executor call:      {hypo:10,.0f} /s  ratio {hypo / baseline:.3f}")
     print(f"run_cases, {n} exact cases of add:          {cases:10,.0f} cases/s  ratio {cases / baseline:.3f}")
-    print(f"check_tool(add), {check_n} examples:          {check:10,.0f} examples/s  ratio {check / baseline:.3f}"
-          f" (vs bare hypothesis {check / hypo:.2f})")
-    print(f"fuzz_inputs(add), {fuzz_n} examples:         {fuzz:10,.0f} examples/s  ratio {fuzz / baseline:.3f}"
-          f" (vs bare hypothesis {fuzz / hypo:.2f})")
+    print(
+        f"check_tool(add), {check_n} examples:          {check:10,.0f} examples/s  ratio {check / baseline:.3f}"
+        f" (vs bare hypothesis {check / hypo:.2f})"
+    )
+    print(
+        f"fuzz_inputs(add), {fuzz_n} examples:         {fuzz:10,.0f} examples/s  ratio {fuzz / baseline:.3f}"
+        f" (vs bare hypothesis {fuzz / hypo:.2f})"
+    )
     if "--table" in sys.argv:
         from tests.test_testing.test_properties import main as table
 

@@ -47,8 +47,13 @@ def main() -> None:
     executor = SequentialExecutor()
     plain_registry, derived_registry = ToolRegistry([search]), ToolRegistry([find])
     plain_uses = [{"toolUseId": f"p{i}", "name": "search", "input": {"q": "lamp", "limit": 3}} for i in range(calls)]
-    derived_uses = [{"toolUseId": f"d{i}", "name": "find", "input": {"query": "lamp", "limit": 3}} for i in range(calls)]
-    assert executor.run(plain_uses[:1], plain_registry)[0].value == executor.run(derived_uses[:1], derived_registry)[0].value
+    derived_uses = [
+        {"toolUseId": f"d{i}", "name": "find", "input": {"query": "lamp", "limit": 3}} for i in range(calls)
+    ]
+    assert (
+        executor.run(plain_uses[:1], plain_registry)[0].value
+        == executor.run(derived_uses[:1], derived_registry)[0].value
+    )
     plain, derived = [], []
     gc.disable()
     try:

@@ -42,7 +42,7 @@ def _pa_power(ctx: RunContext[None], base: int, exponent: int = 2) -> int:
         base: the base
         exponent: the exponent
     """
-    return base ** exponent
+    return base**exponent
 
 
 pa_power = Tool(_pa_power, name="pa_power")

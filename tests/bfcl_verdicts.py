@@ -27,8 +27,9 @@ def verdict(item):
         return is_empty_output(output)
     if not is_function_calling_format_output(output):
         return False
-    result = ast_checker(item["functions"], output, item["answer"], Language.PYTHON, item["category"],
-                         MODEL.replace("/", "_"))
+    result = ast_checker(
+        item["functions"], output, item["answer"], Language.PYTHON, item["category"], MODEL.replace("/", "_")
+    )
     return bool(result["valid"])
 
 

@@ -15,8 +15,14 @@ from workbench.providers import PROVIDERS, to_provider_format
 from workbench.tools import BaseTool
 
 FIXTURE = Path(__file__).with_name("catalog_schemas.json")
-MODULES = ("tests.form_catalogue", "tests.sample_tools", "tests.mcp_sample_tools", "tests.executor_tools",
-           "tests.testing_case_tools", "tests.mcp_server_tools")
+MODULES = (
+    "tests.form_catalogue",
+    "tests.sample_tools",
+    "tests.mcp_sample_tools",
+    "tests.executor_tools",
+    "tests.testing_case_tools",
+    "tests.mcp_server_tools",
+)
 
 
 def tools_of(module_name: str) -> dict[str, BaseTool]:

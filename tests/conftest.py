@@ -16,8 +16,9 @@ from workbench import registry as registry_module  # noqa: E402 - after the hypo
 def pytest_report_header(config):
     """Record every resolved package version in the log (what `pip freeze` would print), so a
     failure on a fresh machine can be traced to the dependency version that changed."""
-    versions = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions() if d.metadata["Name"]},
-                      key=str.lower)
+    versions = sorted(
+        {f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions() if d.metadata["Name"]}, key=str.lower
+    )
     return ["resolved packages: " + " ".join(versions)]
 
 

@@ -17,7 +17,9 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.MULTILINE | re.DOTALL)
+FENCE = re.compile(
+    r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.MULTILINE | re.DOTALL
+)
 NOT_RUN = re.compile(r"<!-- not run: (?P<reason>[^>]+?) -->\s*$")
 PYTHON = frozenset({"python", "py", "python3"})
 
@@ -66,8 +68,12 @@ def run(path: Path) -> list[str]:
             break  # later examples build on this one
         printed = out.getvalue().splitlines()
         if example.expected and [line.rstrip() for line in printed] != example.expected:
-            problems.append(f"{where}: printed\n" + "\n".join(f"#> {line}" for line in printed)
-                            + "\nbut the example shows\n" + "\n".join(f"#> {line}" for line in example.expected))
+            problems.append(
+                f"{where}: printed\n"
+                + "\n".join(f"#> {line}" for line in printed)
+                + "\nbut the example shows\n"
+                + "\n".join(f"#> {line}" for line in example.expected)
+            )
     return problems
 
 

@@ -13,10 +13,20 @@ ROOT = Path(__file__).resolve().parents[1]
 def build_site(site_dir: Path) -> subprocess.CompletedProcess:
     """``mkdocs build --strict`` of the repository's site into ``site_dir`` (the checkout is left as it
     is, but for mkdocs-jupyter's cache in the ignored ``.cache/``). Returns the finished process."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
 
 
 def page_paths(site_dir: Path) -> list[str]:

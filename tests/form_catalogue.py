@@ -235,8 +235,10 @@ def c_defaults(name: str = "world", times: int = 3, loud: bool = False, scale: f
 
 
 @_t
-def c_annotated(code: Annotated[str, Field(min_length=2, max_length=8, pattern="^[A-Z]+$", description="upper-case code")],
-                count: Annotated[int, Field(ge=0, description="how many")] = 0) -> dict:
+def c_annotated(
+    code: Annotated[str, Field(min_length=2, max_length=8, pattern="^[A-Z]+$", description="upper-case code")],
+    count: Annotated[int, Field(ge=0, description="how many")] = 0,
+) -> dict:
     """Annotated constraints."""
     return {"code": code, "count": count}
 
@@ -256,8 +258,10 @@ def c_nested_lists(grid: list[list[int]]) -> int:
 @_t
 def c_recursive(tree: Tree) -> int:
     """A recursive model (deep levels fall back to JSON)."""
+
     def count(t: Tree) -> int:
         return 1 + sum(count(c) for c in t.children)
+
     return count(tree)
 
 
@@ -281,64 +285,191 @@ def c_const(kind: Literal["fixed"] = "fixed", n: int = 0) -> dict:
 
 CATALOGUE: list[Entry] = [
     Entry("str", c_str, {"text_value": "hi <b>"}, {"string"}, lambda out: out == "hi <b>"),
-    Entry("long text", c_long_text, {"prompt": "line 1\nline 2", "note": "n"}, {"long text"},
-          lambda out: out["prompt"] == "line 1\nline 2", {"note": "short"}),
+    Entry(
+        "long text",
+        c_long_text,
+        {"prompt": "line 1\nline 2", "note": "n"},
+        {"long text"},
+        lambda out: out["prompt"] == "line 1\nline 2",
+        {"note": "short"},
+    ),
     Entry("int", c_int, {"n": 21}, {"integer"}, lambda out: out == 42),
     Entry("bounded int", c_bounded_int, {"n": 7}, {"integer"}, lambda out: out == 7, {"n": 5}),
     Entry("float", c_float, {"x": 3.0}, {"number"}, lambda out: out == 1.5),
     Entry("bounded float", c_bounded_float, {"ratio": 0.5}, {"number"}, lambda out: out == 0.5, {"ratio": 0.25}),
-    Entry("bool", c_bool, {"flag": True, "other": False}, {"boolean"}, lambda out: out == {"flag": True, "other": False},
-          {"other": True}),
-    Entry("literal", c_literal, {"mode": "slow", "level": 3}, {"enum"}, lambda out: out == {"mode": "slow", "level": 3},
-          {"level": 2}),
-    Entry("enum", c_enum, {"color": "blue", "fallback": "red"}, {"enum"},
-          lambda out: out == {"color": "Color.BLUE", "fallback": "red"}, {"fallback": "green"}),
+    Entry(
+        "bool",
+        c_bool,
+        {"flag": True, "other": False},
+        {"boolean"},
+        lambda out: out == {"flag": True, "other": False},
+        {"other": True},
+    ),
+    Entry(
+        "literal",
+        c_literal,
+        {"mode": "slow", "level": 3},
+        {"enum"},
+        lambda out: out == {"mode": "slow", "level": 3},
+        {"level": 2},
+    ),
+    Entry(
+        "enum",
+        c_enum,
+        {"color": "blue", "fallback": "red"},
+        {"enum"},
+        lambda out: out == {"color": "Color.BLUE", "fallback": "red"},
+        {"fallback": "green"},
+    ),
     Entry("date", c_date, {"day": "2024-05-06"}, {"date"}, lambda out: out == {"type": "date", "weekday": 0}),
-    Entry("datetime", c_datetime, {"when": "2024-05-06T07:08:09", "at": "10:15:00"}, {"date-time", "time"},
-          lambda out: out == {"type": "datetime", "hour": 7, "at": "10:15:00"}, {"at": "09:30:00"}),
+    Entry(
+        "datetime",
+        c_datetime,
+        {"when": "2024-05-06T07:08:09", "at": "10:15:00"},
+        {"date-time", "time"},
+        lambda out: out == {"type": "datetime", "hour": 7, "at": "10:15:00"},
+        {"at": "09:30:00"},
+    ),
     Entry("list[str]", c_list_str, {"tags": ["a", "", "c"]}, {"list", "string"}, lambda out: out == ["a", "", "c"]),
-    Entry("list[int]", c_list_int, {"values": [4, 5, 6]}, {"list", "integer"}, lambda out: out == 15, {"values": [1, 2]}),
+    Entry(
+        "list[int]", c_list_int, {"values": [4, 5, 6]}, {"list", "integer"}, lambda out: out == 15, {"values": [1, 2]}
+    ),
     Entry("list[Literal]", c_list_literal, {"options": ["a", "c"]}, {"multi-select"}, lambda out: out == ["a", "c"]),
-    Entry("list[Model]", c_list_models, {"items": [{"name": "x", "qty": 2}, {"name": "y"}]}, {"list", "object"},
-          lambda out: out == {"types": ["Item", "Item"], "total": 3}),
-    Entry("model", c_model, {"item": {"name": "pen", "qty": 3}}, {"object", "string", "integer"},
-          lambda out: out == {"type": "Item", "name": "pen", "qty": 3}),
-    Entry("dataclass", c_dataclass, {"point": {"x": 1.5, "y": 2.0}}, {"object", "number"},
-          lambda out: out == {"type": "Point", "sum": 3.5}),
-    Entry("TypedDict", c_typeddict, {"movie": {"title": "Alien", "year": 1979}}, {"object"},
-          lambda out: out == {"type": "dict", "title": "Alien"}),
-    Entry("Optional[int]", c_optional_int, {"limit": 10}, {"nullable", "integer"}, lambda out: out == {"limit": 10},
-          {"limit": None}),
-    Entry("Optional[str]", c_optional_str, {"label": None}, {"nullable", "string"}, lambda out: out == {"label": None},
-          {"label": "x"}),
-    Entry("Union[int, str]", c_union, {"key": "abc"}, {"variant"}, lambda out: out == {"type": "str", "key": "abc"},
-          {"key": 1}),
-    Entry("dict[str, Any]", c_any_dict, {"payload": {"a": [1, {"b": None}]}}, {"free-form object"},
-          lambda out: out == {"a": [1, {"b": None}]}),
+    Entry(
+        "list[Model]",
+        c_list_models,
+        {"items": [{"name": "x", "qty": 2}, {"name": "y"}]},
+        {"list", "object"},
+        lambda out: out == {"types": ["Item", "Item"], "total": 3},
+    ),
+    Entry(
+        "model",
+        c_model,
+        {"item": {"name": "pen", "qty": 3}},
+        {"object", "string", "integer"},
+        lambda out: out == {"type": "Item", "name": "pen", "qty": 3},
+    ),
+    Entry(
+        "dataclass",
+        c_dataclass,
+        {"point": {"x": 1.5, "y": 2.0}},
+        {"object", "number"},
+        lambda out: out == {"type": "Point", "sum": 3.5},
+    ),
+    Entry(
+        "TypedDict",
+        c_typeddict,
+        {"movie": {"title": "Alien", "year": 1979}},
+        {"object"},
+        lambda out: out == {"type": "dict", "title": "Alien"},
+    ),
+    Entry(
+        "Optional[int]",
+        c_optional_int,
+        {"limit": 10},
+        {"nullable", "integer"},
+        lambda out: out == {"limit": 10},
+        {"limit": None},
+    ),
+    Entry(
+        "Optional[str]",
+        c_optional_str,
+        {"label": None},
+        {"nullable", "string"},
+        lambda out: out == {"label": None},
+        {"label": "x"},
+    ),
+    Entry(
+        "Union[int, str]",
+        c_union,
+        {"key": "abc"},
+        {"variant"},
+        lambda out: out == {"type": "str", "key": "abc"},
+        {"key": 1},
+    ),
+    Entry(
+        "dict[str, Any]",
+        c_any_dict,
+        {"payload": {"a": [1, {"b": None}]}},
+        {"free-form object"},
+        lambda out: out == {"a": [1, {"b": None}]},
+    ),
     Entry("dict[str, int]", c_dict_int, {"counts": {"a": 1, "b": 2}}, {"mapping", "integer"}, lambda out: out == 3),
-    Entry("tuple", c_tuple, {"pair": [2, "b"]}, {"tuple", "integer", "string"},
-          lambda out: out == {"type": "tuple", "pair": [2, "b"]}, {"pair": [1, "a"]}),
-    Entry("UUID + Path", c_uuid_path, {"ident": "123e4567-e89b-12d3-a456-426614174000", "where": "out/file.txt"},
-          {"string"}, lambda out: out == {"types": ["UUID", "PosixPath" if Path().__class__.__name__ == "PosixPath" else "WindowsPath"]},
-          {"where": "data.csv"}),
+    Entry(
+        "tuple",
+        c_tuple,
+        {"pair": [2, "b"]},
+        {"tuple", "integer", "string"},
+        lambda out: out == {"type": "tuple", "pair": [2, "b"]},
+        {"pair": [1, "a"]},
+    ),
+    Entry(
+        "UUID + Path",
+        c_uuid_path,
+        {"ident": "123e4567-e89b-12d3-a456-426614174000", "where": "out/file.txt"},
+        {"string"},
+        lambda out: (
+            out == {"types": ["UUID", "PosixPath" if Path().__class__.__name__ == "PosixPath" else "WindowsPath"]}
+        ),
+        {"where": "data.csv"},
+    ),
     Entry("Decimal", c_decimal, {"amount": "12.50"}, {"variant"}, lambda out: out == "Decimal:12.50"),
-    Entry("defaults", c_defaults, {"name": "you", "times": 1, "loud": True, "scale": 2.0},
-          {"string", "integer", "boolean", "number"}, lambda out: out == "HELLO YOU",
-          {"name": "world", "times": 3, "loud": False, "scale": 1.5}),
-    Entry("Annotated", c_annotated, {"code": "ABC", "count": 2}, {"string", "integer"},
-          lambda out: out == {"code": "ABC", "count": 2}, {"count": 0}),
-    Entry("Optional[Model] + set", c_optional_model, {"item": {"name": "a"}, "tags": [3, 1]}, {"nullable", "object", "list"},
-          lambda out: out == {"item": "Item", "tags": [1, 3]}, {"item": None, "tags": []}),
+    Entry(
+        "defaults",
+        c_defaults,
+        {"name": "you", "times": 1, "loud": True, "scale": 2.0},
+        {"string", "integer", "boolean", "number"},
+        lambda out: out == "HELLO YOU",
+        {"name": "world", "times": 3, "loud": False, "scale": 1.5},
+    ),
+    Entry(
+        "Annotated",
+        c_annotated,
+        {"code": "ABC", "count": 2},
+        {"string", "integer"},
+        lambda out: out == {"code": "ABC", "count": 2},
+        {"count": 0},
+    ),
+    Entry(
+        "Optional[Model] + set",
+        c_optional_model,
+        {"item": {"name": "a"}, "tags": [3, 1]},
+        {"nullable", "object", "list"},
+        lambda out: out == {"item": "Item", "tags": [1, 3]},
+        {"item": None, "tags": []},
+    ),
     Entry("list[list[int]]", c_nested_lists, {"grid": [[1, 2], [3]]}, {"list", "integer"}, lambda out: out == 6),
-    Entry("recursive model", c_recursive,
-          {"tree": {"label": "a", "children": [{"label": "b", "children": [{"label": "c", "children": []}]}]}},
-          {"object", "list", "json (recursive)"}, lambda out: out == 3),
-    Entry("Any", c_any, {"value": [1, "two"], "extra": {"k": 1}}, {"json (fallback)"},
-          lambda out: out == {"value": [1, "two"], "extra": {"k": 1}}, {"extra": None}),
-    Entry("SecretStr", c_secret, {"password": "pw-12345"}, {"password"},
-          lambda out: out == {"type": "SecretStr", "length": 8}, {"note": ""}),
-    Entry("const", c_const, {"kind": "fixed", "n": 1}, {"const"}, lambda out: out == {"kind": "fixed", "n": 1},
-          {"kind": "fixed", "n": 0}),
+    Entry(
+        "recursive model",
+        c_recursive,
+        {"tree": {"label": "a", "children": [{"label": "b", "children": [{"label": "c", "children": []}]}]}},
+        {"object", "list", "json (recursive)"},
+        lambda out: out == 3,
+    ),
+    Entry(
+        "Any",
+        c_any,
+        {"value": [1, "two"], "extra": {"k": 1}},
+        {"json (fallback)"},
+        lambda out: out == {"value": [1, "two"], "extra": {"k": 1}},
+        {"extra": None},
+    ),
+    Entry(
+        "SecretStr",
+        c_secret,
+        {"password": "pw-12345"},
+        {"password"},
+        lambda out: out == {"type": "SecretStr", "length": 8},
+        {"note": ""},
+    ),
+    Entry(
+        "const",
+        c_const,
+        {"kind": "fixed", "n": 1},
+        {"const"},
+        lambda out: out == {"kind": "fixed", "n": 1},
+        {"kind": "fixed", "n": 0},
+    ),
 ]
 
 

@@ -25,8 +25,15 @@ CONFORMANCE = NODE_BIN / "conformance"
 TIMEOUT = 180.0  # one scenario, including the suite's own start-up (a few seconds)
 
 
-def run_conformance(kind: str, scenario: str, *, url: Optional[str] = None, command: Optional[str] = None,
-                    spec_version: Optional[str] = None, extra: Sequence[str] = ()) -> list[dict]:
+def run_conformance(
+    kind: str,
+    scenario: str,
+    *,
+    url: Optional[str] = None,
+    command: Optional[str] = None,
+    spec_version: Optional[str] = None,
+    extra: Sequence[str] = (),
+) -> list[dict]:
     """Run one ``scenario`` of the suite's ``kind`` side (``"server"``: against ``url``; ``"client"``:
     the suite starts ``command`` with the scenario's server URL as its last argument) and return its checks."""
     if not CONFORMANCE.exists():
@@ -42,12 +49,20 @@ def run_conformance(kind: str, scenario: str, *, url: Optional[str] = None, comm
         argv += ["--spec-version", spec_version]
     env = {**os.environ, "PATH": os.pathsep.join([str(NODE_BIN), os.environ.get("PATH", "")])}
     with tempfile.TemporaryDirectory(prefix="conformance-") as out:
-        done = subprocess.run([*argv, *extra, "--output-dir", out], env=env, capture_output=True, text=True,
-                              timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [*argv, *extra, "--output-dir", out],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         results = sorted(Path(out).rglob("checks.json"))  # auth/* scenarios nest one level deeper
         if not results:
-            raise AssertionError(f"the conformance suite wrote no results for {kind} scenario {scenario!r} "
-                                 f"(exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+            raise AssertionError(
+                f"the conformance suite wrote no results for {kind} scenario {scenario!r} "
+                f"(exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+            )
         return [check for path in results for check in json.loads(path.read_text())]
 
 

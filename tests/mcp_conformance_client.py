@@ -53,21 +53,40 @@ def accept(params: Any) -> str:
 def oauth_for(scenario: str, url: str, context: dict[str, Any]) -> OAuth:
     """The ``OAuth`` a user would configure for this scenario's server."""
     if scenario == "auth/client-credentials-basic":
-        return OAuth(grant="client_credentials", client_id=context["client_id"],
-                     client_secret=context["client_secret"], issuer=authorization_server(url))
+        return OAuth(
+            grant="client_credentials",
+            client_id=context["client_id"],
+            client_secret=context["client_secret"],
+            issuer=authorization_server(url),
+        )
     if scenario == "auth/client-credentials-jwt":
-        return OAuth(grant="client_credentials", client_id=context["client_id"],
-                     private_key=context["private_key_pem"], signing_algorithm=context["signing_algorithm"],
-                     issuer=authorization_server(url))
+        return OAuth(
+            grant="client_credentials",
+            client_id=context["client_id"],
+            private_key=context["private_key_pem"],
+            signing_algorithm=context["signing_algorithm"],
+            issuer=authorization_server(url),
+        )
     if scenario == "auth/cross-app-access-complete-flow":
-        id_jag = identity_assertion(context["idp_token_endpoint"], context["idp_id_token"],
-                                    client_id=context["idp_client_id"])
-        return OAuth(grant="jwt_bearer", client_id=context["client_id"], client_secret=context["client_secret"],
-                     token_endpoint_auth_method="client_secret_basic", issuer=authorization_server(url),
-                     assertion=id_jag)
+        id_jag = identity_assertion(
+            context["idp_token_endpoint"], context["idp_id_token"], client_id=context["idp_client_id"]
+        )
+        return OAuth(
+            grant="jwt_bearer",
+            client_id=context["client_id"],
+            client_secret=context["client_secret"],
+            token_endpoint_auth_method="client_secret_basic",
+            issuer=authorization_server(url),
+            assertion=id_jag,
+        )
     # the authorization-code flow, with a pre-registered client when the suite hands one out
-    return OAuth(open_url=browser, timeout=WAIT, client_metadata_url=CLIENT_METADATA_URL,
-                 client_id=context.get("client_id"), client_secret=context.get("client_secret"))
+    return OAuth(
+        open_url=browser,
+        timeout=WAIT,
+        client_metadata_url=CLIENT_METADATA_URL,
+        client_id=context.get("client_id"),
+        client_secret=context.get("client_secret"),
+    )
 
 
 def call(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> None:
@@ -86,8 +105,9 @@ SCENARIOS: dict[str, Callable[[ToolRegistry, Any], None]] = {
     "initialize": lambda registry, connection: None,
     "tools_call": lambda registry, connection: call(registry, "add_numbers", {"a": 5, "b": 3}),
     "sse-retry": lambda registry, connection: call(registry, "test_reconnection", {}),
-    "elicitation-sep1034-client-defaults":
-        lambda registry, connection: call(registry, "test_client_elicitation_defaults", {}),
+    "elicitation-sep1034-client-defaults": lambda registry, connection: call(
+        registry, "test_client_elicitation_defaults", {}
+    ),
 }
 
 

@@ -12,7 +12,9 @@ from workbench import tool
 from workbench.mcp import prompt, resource
 
 #: a 1×1 PNG
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 PNG_BASE64 = base64.b64encode(PNG).decode()
 
 watched = {"version": 0}
@@ -30,8 +32,12 @@ def static_binary() -> bytes:
     return PNG
 
 
-@resource("test://template/{id}/data", name="template-data", mime_type="application/json",
-          complete={"id": ["123", "124", "200"]})
+@resource(
+    "test://template/{id}/data",
+    name="template-data",
+    mime_type="application/json",
+    complete={"id": ["123", "124", "200"]},
+)
 def template_data(id: str) -> dict:
     """Data for one ID (a resource template)."""
     return {"id": id, "templateTest": True, "data": f"Data for ID: {id}"}
@@ -57,8 +63,12 @@ def test_simple_prompt() -> str:
     return "This is a simple prompt for testing."
 
 
-@prompt(complete={"arg1": ["paris", "park", "party", "test-value"], "arg2": lambda typed, others: [
-    f"{others.get('arg1', '')}-{typed}"]})
+@prompt(
+    complete={
+        "arg1": ["paris", "park", "party", "test-value"],
+        "arg2": lambda typed, others: [f"{others.get('arg1', '')}-{typed}"],
+    }
+)
 def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
     """A prompt with two arguments.
 
@@ -77,8 +87,17 @@ def test_prompt_with_embedded_resource(resourceUri: str) -> list:
         resourceUri: URI of the resource to embed
     """
     return [
-        {"role": "user", "content": {"type": "resource", "resource": {
-            "uri": resourceUri, "mimeType": "text/plain", "text": "Embedded resource content for testing."}}},
+        {
+            "role": "user",
+            "content": {
+                "type": "resource",
+                "resource": {
+                    "uri": resourceUri,
+                    "mimeType": "text/plain",
+                    "text": "Embedded resource content for testing.",
+                },
+            },
+        },
         {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}},
     ]
 

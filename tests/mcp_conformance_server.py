@@ -20,16 +20,29 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 
 #: a 1×1 red PNG
-RED_PIXEL = (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
-             + _chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + _chunk(b"IEND", b""))
+RED_PIXEL = (
+    b"\x89PNG\r\n\x1a\n"
+    + _chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+    + _chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+    + _chunk(b"IEND", b"")
+)
 
 
 def _wav(samples: int = 8, rate: int = 8000) -> bytes:
     """A tiny mono 8-bit PCM WAV file of silence."""
     data = b"\x80" * samples
     fmt = struct.pack("<HHIIHH", 1, 1, rate, rate, 1, 8)
-    return (b"RIFF" + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data)) + b"WAVE"
-            + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data)
+    return (
+        b"RIFF"
+        + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data))
+        + b"WAVE"
+        + b"fmt "
+        + struct.pack("<I", len(fmt))
+        + fmt
+        + b"data"
+        + struct.pack("<I", len(data))
+        + data
+    )
 
 
 #: a WAV file the tools return as bytes (the server recognises audio by its header)
@@ -57,16 +70,23 @@ def test_audio_content():
 @tool
 def test_embedded_resource():
     """Returns a text resource embedded in the result."""
-    return EmbeddedResource("test://embedded-resource", text="This is an embedded resource content.",
-                            mime_type="text/plain")
+    return EmbeddedResource(
+        "test://embedded-resource", text="This is an embedded resource content.", mime_type="text/plain"
+    )
 
 
 @tool
 def test_multiple_content_types():
     """Returns text, an image and an embedded JSON resource together."""
-    return ["Multiple content types test:", RED_PIXEL,
-            EmbeddedResource("test://mixed-content-resource", text=json.dumps({"test": "data", "value": 123}),
-                             mime_type="application/json")]
+    return [
+        "Multiple content types test:",
+        RED_PIXEL,
+        EmbeddedResource(
+            "test://mixed-content-resource",
+            text=json.dumps({"test": "data", "value": 123}),
+            mime_type="application/json",
+        ),
+    ]
 
 
 @tool
@@ -112,59 +132,94 @@ def test_sampling(prompt: str, tool_context: ToolContext) -> str:
 @tool(context=True)
 def test_elicitation(message: str, tool_context: ToolContext) -> str:
     """Asks the user for a username and an email address."""
-    answer = tool_context.elicit(message, {
-        "type": "object",
-        "properties": {"username": {"type": "string", "description": "User's response"},
-                       "email": {"type": "string", "description": "User's email address"}},
-        "required": ["username", "email"],
-    })
+    answer = tool_context.elicit(
+        message,
+        {
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"},
+            },
+            "required": ["username", "email"],
+        },
+    )
     return f"User response: action={answer.action}, content={json.dumps(answer.content)}"
 
 
 @tool(context=True)
 async def test_elicitation_sep1034_defaults(tool_context: ToolContext) -> str:
     """Asks with a default for every primitive type (an async tool: it awaits ``aelicit``)."""
-    answer = await tool_context.aelicit("Please review your profile", {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "default": "John Doe"},
-            "age": {"type": "integer", "default": 30},
-            "score": {"type": "number", "default": 95.5},
-            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
-            "verified": {"type": "boolean", "default": True},
+    answer = await tool_context.aelicit(
+        "Please review your profile",
+        {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                "verified": {"type": "boolean", "default": True},
+            },
         },
-    })
+    )
     return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.content)}"
 
 
 @tool(context=True)
 def test_elicitation_sep1330_enums(tool_context: ToolContext) -> str:
     """Asks with the five enum forms of SEP-1330."""
-    answer = tool_context.elicit("Pick some options", {
-        "type": "object",
-        "properties": {
-            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-            "titledSingle": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"},
-                                                          {"const": "value2", "title": "Second Option"},
-                                                          {"const": "value3", "title": "Third Option"}]},
-            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
-                           "enumNames": ["Option One", "Option Two", "Option Three"]},
-            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
-            "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "value1", "title": "First Choice"},
-                                                                 {"const": "value2", "title": "Second Choice"},
-                                                                 {"const": "value3", "title": "Third Choice"}]}},
+    answer = tool_context.elicit(
+        "Pick some options",
+        {
+            "type": "object",
+            "properties": {
+                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                "titledSingle": {
+                    "type": "string",
+                    "oneOf": [
+                        {"const": "value1", "title": "First Option"},
+                        {"const": "value2", "title": "Second Option"},
+                        {"const": "value3", "title": "Third Option"},
+                    ],
+                },
+                "legacyEnum": {
+                    "type": "string",
+                    "enum": ["opt1", "opt2", "opt3"],
+                    "enumNames": ["Option One", "Option Two", "Option Three"],
+                },
+                "untitledMulti": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                },
+                "titledMulti": {
+                    "type": "array",
+                    "items": {
+                        "anyOf": [
+                            {"const": "value1", "title": "First Choice"},
+                            {"const": "value2", "title": "Second Choice"},
+                            {"const": "value3", "title": "Third Choice"},
+                        ]
+                    },
+                },
+            },
         },
-    })
+    )
     return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.content)}"
 
 
-@tool(name="json_schema_2020_12_tool", description="Tool with JSON Schema 2020-12 features", parameters={
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
-    "additionalProperties": False,
-})
+@tool(
+    name="json_schema_2020_12_tool",
+    description="Tool with JSON Schema 2020-12 features",
+    parameters={
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}
+        },
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "additionalProperties": False,
+    },
+)
 def json_schema_2020_12_tool(name: str = "", address: dict | None = None) -> str:
     """Echoes what it was given."""
     return json.dumps({"name": name, "address": address})

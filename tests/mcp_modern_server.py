@@ -24,15 +24,21 @@ from mcp_types import CreateMessageResult, Icon, ListRootsResult, SamplingMessag
 from pydantic import BaseModel
 
 TTL_MS = int(os.environ.get("TTL_MS", "60000"))
-PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5"
-         "ErkJggg==")
+PIXEL = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5"
+    "ErkJggg=="
+)
 HINT = CacheHint(ttl_ms=TTL_MS, scope="private")
 
 server = MCPServer(
     "modern-test-server",
     icons=[Icon(src=PIXEL, mime_type="image/png")],
-    cache_hints={"tools/list": HINT, "resources/list": HINT, "resources/templates/list": HINT,
-                 "prompts/list": CacheHint(ttl_ms=TTL_MS, scope="public")},
+    cache_hints={
+        "tools/list": HINT,
+        "resources/list": HINT,
+        "resources/templates/list": HINT,
+        "prompts/list": CacheHint(ttl_ms=TTL_MS, scope="public"),
+    },
 )
 
 
@@ -45,8 +51,7 @@ def ask_name() -> Elicit[Name]:
 
 
 def ask_model() -> Sample:
-    return Sample([SamplingMessage(role="user", content=TextContent(type="text", text="Write a haiku"))],
-                  max_tokens=20)
+    return Sample([SamplingMessage(role="user", content=TextContent(type="text", text="Write a haiku"))], max_tokens=20)
 
 
 def ask_roots() -> ListRoots:

@@ -23,10 +23,16 @@ import threading
 import time
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-ECHO = {"name": "echo", "description": "Echo the text back.",
-        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}
-CAPS = {"name": "client_capabilities", "description": "The capabilities the client declared.",
-        "inputSchema": {"type": "object", "properties": {}}}
+ECHO = {
+    "name": "echo",
+    "description": "Echo the text back.",
+    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+}
+CAPS = {
+    "name": "client_capabilities",
+    "description": "The capabilities the client declared.",
+    "inputSchema": {"type": "object", "properties": {}},
+}
 BROKEN = {"name": "broken", "description": "A tool whose listing lacks the required inputSchema."}
 
 
@@ -68,8 +74,11 @@ def main(argv: list[str]) -> None:
         if method == "initialize":
             client_capabilities = params.get("capabilities") or {}
             asked = params.get("protocolVersion")
-            result = {"protocolVersion": asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1],
-                      "capabilities": {"tools": {}}, "serverInfo": {"name": "raw-test-server", "version": "1"}}
+            result = {
+                "protocolVersion": asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "raw-test-server", "version": "1"},
+            }
         elif method == "ping":
             result = {}
         elif method == "tools/list":
@@ -79,7 +88,13 @@ def main(argv: list[str]) -> None:
         elif method == "tools/call" and params.get("name") == "client_capabilities":
             result = _text(json.dumps(client_capabilities, sort_keys=True))
         if result is None:
-            _send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": f"Method not found: {method}"}})
+            _send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": -32601, "message": f"Method not found: {method}"},
+                }
+            )
         else:
             _send({"jsonrpc": "2.0", "id": request_id, "result": result})
     if "--ignore-term" in flags:  # stdin closed: a well-behaved server exits here; this one stays

@@ -21,8 +21,12 @@ def _png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
 
     row = b"\x00" + bytes(rgb) * width
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(row * height))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(row * height))
+        + chunk(b"IEND", b"")
+    )
 
 
 RED_PNG = _png(2, 2, (255, 0, 0))

@@ -16,8 +16,13 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 def _png_with_text(text: bytes) -> bytes:
     """A 1×1 PNG carrying ``text`` in a tEXt chunk (so its base64 can be made to hold ``+`` and ``/``)."""
     header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"tEXt", b"note\x00" + text)
-            + _chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + _chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _chunk(b"IHDR", header)
+        + _chunk(b"tEXt", b"note\x00" + text)
+        + _chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+        + _chunk(b"IEND", b"")
+    )
 
 
 #: a PNG whose standard base64 differs from its URL-safe base64 (it holds ``+`` and ``/``)

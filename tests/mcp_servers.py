@@ -31,12 +31,20 @@ def npm_server(name: str) -> str:
 
 
 @contextlib.contextmanager
-def server_process(argv: Sequence[str], ready: Callable[[str], bool], *, env: Optional[dict] = None,
-                   what: str = "the server") -> Iterator[list[str]]:
+def server_process(
+    argv: Sequence[str], ready: Callable[[str], bool], *, env: Optional[dict] = None, what: str = "the server"
+) -> Iterator[list[str]]:
     """Start ``argv`` (cwd: the repository), wait until a stderr line satisfies ``ready``; yield the
     stderr lines seen so far; stop the process at the end."""
-    proc = subprocess.Popen(list(argv), cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=str(ROOT),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: queue.Queue = queue.Queue()
 
     def pump() -> None:
@@ -77,7 +85,7 @@ def http_server(argv: Sequence[str], *, marker: str = "serving") -> Iterator[str
     """Start a server process that prints its ``http://…`` URL on a stderr line containing ``marker``;
     yield the URL."""
     with server_process(argv, lambda line: marker in line and "http://" in line) as seen:
-        yield seen[-1][seen[-1].index("http://"):].split()[0].strip()
+        yield seen[-1][seen[-1].index("http://") :].split()[0].strip()
 
 
 def eventually(check: Callable[[], Any], timeout: float = WAIT, what: str = "the condition") -> Any:
@@ -111,6 +119,10 @@ def everything_http(kind: str = "streamableHttp") -> Iterator[str]:
     import os
 
     port = free_port()
-    with server_process([npm_server(EVERYTHING), kind], lambda line: f"port {port}" in line,
-                        env={**os.environ, "PORT": str(port)}, what=f"server-everything {kind}"):
+    with server_process(
+        [npm_server(EVERYTHING), kind],
+        lambda line: f"port {port}" in line,
+        env={**os.environ, "PORT": str(port)},
+        what=f"server-everything {kind}",
+    ):
         yield f"http://127.0.0.1:{port}{EVERYTHING_HTTP_PATHS[kind]}"

@@ -57,9 +57,15 @@ class AutoApprovingProvider:
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         code = secrets.token_urlsafe(16)
         self.codes[code] = AuthorizationCode(
-            code=code, scopes=params.scopes or ["tools"], expires_at=time.time() + 300, client_id=client.client_id,
-            code_challenge=params.code_challenge, redirect_uri=params.redirect_uri,
-            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly, resource=params.resource)
+            code=code,
+            scopes=params.scopes or ["tools"],
+            expires_at=time.time() + 300,
+            client_id=client.client_id,
+            code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource,
+        )
         event(kind="authorize", code_challenge=params.code_challenge, redirect_uri=str(params.redirect_uri))
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
 
@@ -90,21 +96,28 @@ class AutoApprovingProvider:
 
     def _issue(self, client_id: str, scopes: list[str], resource) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-        self.tokens[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
-                                          expires_at=int(time.time()) + LIFETIME, resource=resource)
+        self.tokens[access] = AccessToken(
+            token=access, client_id=client_id, scopes=scopes, expires_at=int(time.time()) + LIFETIME, resource=resource
+        )
         self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes, resource=resource)
         event(kind="token", access_token=access)
-        return OAuthToken(access_token=access, token_type="Bearer", expires_in=LIFETIME, refresh_token=refresh,
-                          scope=" ".join(scopes))
+        return OAuthToken(
+            access_token=access, token_type="Bearer", expires_in=LIFETIME, refresh_token=refresh, scope=" ".join(scopes)
+        )
 
 
 server = MCPServer(
     "oauth-protected",
     auth_server_provider=AutoApprovingProvider(),
-    auth=AuthSettings(issuer_url=BASE, resource_server_url=f"{BASE}/mcp", validate_token_resource=False,
-                      client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=["tools"],
-                                                                           default_scopes=["tools"]),
-                      required_scopes=["tools"]),
+    auth=AuthSettings(
+        issuer_url=BASE,
+        resource_server_url=f"{BASE}/mcp",
+        validate_token_resource=False,
+        client_registration_options=ClientRegistrationOptions(
+            enabled=True, valid_scopes=["tools"], default_scopes=["tools"]
+        ),
+        required_scopes=["tools"],
+    ),
 )
 
 
@@ -116,15 +129,16 @@ def whoami() -> str:
 
 def recorded(app):
     """The ASGI app, noting each request outside /mcp (the authorization server's endpoints)."""
+
     async def asgi(scope, receive, send):
         if scope["type"] == "http" and not scope["path"].startswith("/mcp"):
             event(kind="request", method=scope["method"], path=scope["path"])
         await app(scope, receive, send)
+
     return asgi
 
 
 if __name__ == "__main__":
     import uvicorn
 
-    uvicorn.run(recorded(server.streamable_http_app(host="127.0.0.1")), host="127.0.0.1", port=PORT,
-                log_level="info")
+    uvicorn.run(recorded(server.streamable_http_app(host="127.0.0.1")), host="127.0.0.1", port=PORT, log_level="info")

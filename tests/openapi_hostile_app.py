@@ -58,6 +58,7 @@ def api_app() -> FastAPI:
     @app.get("/api/drip")
     async def drip(request: Request, seconds: float = 30.0, every: float = 0.1) -> Any:
         """A body of one byte every ``every`` seconds for ``seconds`` — each read is quick, the whole is slow."""
+
         async def trickle() -> Any:
             loop = asyncio.get_running_loop()
             end = loop.time() + seconds
@@ -77,7 +78,7 @@ def api_app() -> FastAPI:
 
         async def chunks() -> Any:
             for start in range(0, len(body), 65536):
-                yield body[start:start + 65536]
+                yield body[start : start + 65536]
 
         return StreamingResponse(chunks(), media_type="application/json")
 
@@ -99,6 +100,7 @@ def document(*paths: str) -> dict[str, Any]:
         parameters = [{"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in names]
         parameters += [{"name": n, "in": "query", "schema": {}} for n in queries.get(path, [])]
         op_id = "op_" + "".join(c if c.isalnum() else "_" for c in path).strip("_")
-        doc["paths"][path] = {"get": {"operationId": op_id, "parameters": parameters,
-                                      "responses": {"200": {"description": "ok"}}}}
+        doc["paths"][path] = {
+            "get": {"operationId": op_id, "parameters": parameters, "responses": {"200": {"description": "ok"}}}
+        }
     return doc

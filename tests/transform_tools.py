@@ -26,5 +26,9 @@ def search(q: str, limit: int = 5, api_key: str = "", speed: Speed = Speed.SLOW)
 
 
 #: the derived tool a process pool runs
-find = derive(search, name="find", description="Find items in the catalogue.",
-              args={"q": Arg(name="query", description="What to look for."), "api_key": Arg(hide=True, default="k-1")})
+find = derive(
+    search,
+    name="find",
+    description="Find items in the catalogue.",
+    args={"q": Arg(name="query", description="What to look for."), "api_key": Arg(hide=True, default="k-1")},
+)

@@ -35,7 +35,9 @@ def weather_cassette(path: Path = WEATHER_CASSETTE) -> EvalReport:
         "paris": openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]),
         "rome-imperial": openai_chat(tool_calls=[("get_weather", {"city": "Rome", "units": "imperial"})]),
         "two-cities": openai_chat(tool_calls=[("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Bergen"})]),
-        "flight": openai_chat(tool_calls=[("book_flight", {"origin": "Paris", "destination": "Lisbon", "passengers": 2})]),
+        "flight": openai_chat(
+            tool_calls=[("book_flight", {"origin": "Paris", "destination": "Lisbon", "passengers": 2})]
+        ),
         "lyon-typo": openai_chat(tool_calls=[("get_weather", {"city": "Lyons"})]),
         "joke": openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]),
         "hello": openai_chat("Hello! How can I help?"),
@@ -44,8 +46,9 @@ def weather_cassette(path: Path = WEATHER_CASSETTE) -> EvalReport:
     try:
         server.script([replies[case.id] for case in SUITE.cases])
         model = record(OpenAIModel("demo-model", base_url=server.url + "/v1", api_key=FAKE_KEY), path)
-        return run_evals(SUITE, model, tools=[weather_tools.get_weather, weather_tools.book_flight], concurrency=1,
-                         progress=False)
+        return run_evals(
+            SUITE, model, tools=[weather_tools.get_weather, weather_tools.book_flight], concurrency=1, progress=False
+        )
     finally:
         server.close()
 
@@ -70,7 +73,7 @@ MULTI_TURN_REPLIES = {
         _calls(_call("ls", a=True)),
         _say("/temp holds file1.txt and file2.txt."),
         _calls(_call("post_tweet", content="file1.txt, file2.txt", tags=["#fileshowcase"])),
-        _say("Posted: \"file1.txt, file2.txt\" with #fileshowcase."),
+        _say('Posted: "file1.txt, file2.txt" with #fileshowcase.'),
     ],
     "multi_turn_base_12": [
         _calls(_call("cd", folder="Documents"), _call("touch", file_name="summary.txt")),

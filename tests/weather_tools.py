@@ -29,6 +29,10 @@ def get_weather(city: str) -> dict:
 
 #: two cases a model answering "Paris" for both gets half right
 PARIS_AND_ROME = [
-    EvalCase("paris", prompt="Weather in Paris?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}]),
-    EvalCase("rome", prompt="Weather in Rome?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Rome"]}}]),
+    EvalCase(
+        "paris", prompt="Weather in Paris?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}]
+    ),
+    EvalCase(
+        "rome", prompt="Weather in Rome?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Rome"]}}]
+    ),
 ]

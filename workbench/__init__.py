@@ -17,7 +17,6 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from workbench.context import ToolContext
     from workbench.executor import ConcurrentExecutor, SequentialExecutor, ToolExecutor
     from workbench.log import ExecutionLog
-    from workbench.transforms import Arg, DerivedTool, derive
     from workbench.registry import ToolRegistry, default_registry
     from workbench.spec import ToolParam, ToolParameter, ToolReturn, ToolSpec, update_tool_runtime_metadata
     from workbench.tools import (
@@ -29,6 +28,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         ToolResponse,
         tool,
     )
+    from workbench.transforms import Arg, DerivedTool, derive
     from workbench.types import (
         Permission,
         ToolChoice,
@@ -43,13 +43,51 @@ from workbench import _entry_points
 from workbench._version import __version__  # noqa: F401 - the package version, re-exported
 
 __all__ = [
-    "BaseTool", "ConcurrentExecutor", "DecoratedFunctionTool", "ExecutionLog", "NoImplementationError", "Permission",
-    "SequentialExecutor", "SpecOnlyTool", "ToolChoice", "ToolContext", "ToolEvent", "ToolExecutor", "ToolInputError",
-    "ToolNotFoundError", "ToolParam", "ToolParameter", "ToolPermission", "ToolPermissionError", "ToolRegistry", "ToolResponse", "ToolResult",
-    "ToolReturn", "ToolSpec", "ToolSpecError", "ToolUse", "default_registry", "format_tool_results", "get_workbench",
-    "make_tool_use", "new_tool_use_id", "parse_tool_calls", "to_provider_format", "tool", "ui",
-    "update_tool_runtime_metadata", "run_agent", "arun_agent", "Transcript",
-    "playground", "Audio", "EmbeddedResource", "ResourceLink", "Arg", "DerivedTool", "derive",
+    "BaseTool",
+    "ConcurrentExecutor",
+    "DecoratedFunctionTool",
+    "ExecutionLog",
+    "NoImplementationError",
+    "Permission",
+    "SequentialExecutor",
+    "SpecOnlyTool",
+    "ToolChoice",
+    "ToolContext",
+    "ToolEvent",
+    "ToolExecutor",
+    "ToolInputError",
+    "ToolNotFoundError",
+    "ToolParam",
+    "ToolParameter",
+    "ToolPermission",
+    "ToolPermissionError",
+    "ToolRegistry",
+    "ToolResponse",
+    "ToolResult",
+    "ToolReturn",
+    "ToolSpec",
+    "ToolSpecError",
+    "ToolUse",
+    "default_registry",
+    "format_tool_results",
+    "get_workbench",
+    "make_tool_use",
+    "new_tool_use_id",
+    "parse_tool_calls",
+    "to_provider_format",
+    "tool",
+    "ui",
+    "update_tool_runtime_metadata",
+    "run_agent",
+    "arun_agent",
+    "Transcript",
+    "playground",
+    "Audio",
+    "EmbeddedResource",
+    "ResourceLink",
+    "Arg",
+    "DerivedTool",
+    "derive",
 ]
 
 # Every public name is imported on first use (PEP 562): ``import workbench`` costs next to nothing,
@@ -62,14 +100,34 @@ _LAZY = {
     **{name: ("workbench.content", name) for name in ("Audio", "EmbeddedResource", "ResourceLink")},
     **{name: ("workbench.executor", name) for name in ("ConcurrentExecutor", "SequentialExecutor", "ToolExecutor")},
     **{name: ("workbench.registry", name) for name in ("ToolRegistry", "default_registry")},
-    **{name: ("workbench.spec", name)
-       for name in ("ToolParam", "ToolParameter", "ToolReturn", "ToolSpec", "update_tool_runtime_metadata")},
-    **{name: ("workbench.tools", name)
-       for name in ("BaseTool", "DecoratedFunctionTool", "NoImplementationError", "SpecOnlyTool", "ToolPermissionError",
-                    "ToolResponse", "tool")},
-    **{name: ("workbench.types", name)
-       for name in ("Permission", "ToolChoice", "ToolPermission", "ToolResult", "ToolUse", "make_tool_use",
-                    "new_tool_use_id")},
+    **{
+        name: ("workbench.spec", name)
+        for name in ("ToolParam", "ToolParameter", "ToolReturn", "ToolSpec", "update_tool_runtime_metadata")
+    },
+    **{
+        name: ("workbench.tools", name)
+        for name in (
+            "BaseTool",
+            "DecoratedFunctionTool",
+            "NoImplementationError",
+            "SpecOnlyTool",
+            "ToolPermissionError",
+            "ToolResponse",
+            "tool",
+        )
+    },
+    **{
+        name: ("workbench.types", name)
+        for name in (
+            "Permission",
+            "ToolChoice",
+            "ToolPermission",
+            "ToolResult",
+            "ToolUse",
+            "make_tool_use",
+            "new_tool_use_id",
+        )
+    },
     "ExecutionLog": ("workbench.log", "ExecutionLog"),
     **{name: ("workbench.transforms", name) for name in ("Arg", "DerivedTool", "derive")},
     "to_provider_format": ("workbench.formats", "to_provider_format"),
@@ -78,7 +136,8 @@ _LAZY = {
     "get_workbench": ("workbench.jupyter", "get_workbench"),
     "ui": ("workbench.jupyter", "ui"),
     "playground": ("workbench.jupyter", "playground"),
-    "summarize": ("workbench.summary", "summarize"), "DaskExecutor": ("workbench.dask", "DaskExecutor"),
+    "summarize": ("workbench.summary", "summarize"),
+    "DaskExecutor": ("workbench.dask", "DaskExecutor"),
     **{name: ("workbench.agent", name) for name in ("run_agent", "arun_agent", "Transcript")},
 }
 

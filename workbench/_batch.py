@@ -48,8 +48,9 @@ def _resolve(tool: Any, registry: Any) -> "tuple[Any, Any, str]":
         try:
             found = registry.get_tool(tool)
         except KeyError:
-            raise ValueError(f"map: no tool named {tool!r} in the registry (tools: "
-                             f"{', '.join(registry.list_tools()) or 'none'})") from None
+            raise ValueError(
+                f"map: no tool named {tool!r} in the registry (tools: {', '.join(registry.list_tools()) or 'none'})"
+            ) from None
         return found, registry, tool
     spec = getattr(tool, "spec", None)
     if spec is None:
@@ -83,8 +84,10 @@ def _frame_inputs(df: Any, spec: Any) -> "tuple[list[dict], list[str]]":
     carried = [c for c in df.columns if c not in props]
     clash = [c for c in carried if c in RESULT_COLUMNS]
     if clash:
-        raise ValueError(f"map: the DataFrame for tool {spec.name!r} has column(s) {', '.join(map(repr, clash))} that "
-                         f"are not parameters and would clash with the result columns; rename them")
+        raise ValueError(
+            f"map: the DataFrame for tool {spec.name!r} has column(s) {', '.join(map(repr, clash))} that "
+            f"are not parameters and would clash with the result columns; rename them"
+        )
     integer = {c for c in params if props[c].get("type") == "integer"}
     records = df[params].to_dict("records") if params else [{} for _ in range(len(df))]
     inputs = []
@@ -113,8 +116,9 @@ def _tool_uses(inputs: list, name: str) -> list[dict]:
         elif isinstance(item, dict):
             uses.append({"toolUseId": f"{prefix}{i & 0xFFFFFFFF:08x}", "name": name, "input": item})
         else:
-            raise TypeError(f"map: input {i} for tool {name!r} must be a dict of arguments or a ToolUse, got "
-                            f"{type(item).__name__}")
+            raise TypeError(
+                f"map: input {i} for tool {name!r} must be a dict of arguments or a ToolUse, got {type(item).__name__}"
+            )
     return uses
 
 
@@ -122,23 +126,39 @@ def _row(result: Any) -> tuple:
     metadata = result.metadata
     if result.status == "success":
         return ("success", json_value(result.content), None, None, metadata.get("latency_ms"), result.tool_use_id)
-    return (result.status, None, metadata.get("error_type"), metadata.get("error"), metadata.get("latency_ms"),
-            result.tool_use_id)
+    return (
+        result.status,
+        None,
+        metadata.get("error_type"),
+        metadata.get("error"),
+        metadata.get("latency_ms"),
+        result.tool_use_id,
+    )
 
 
 def _done_before(log: Any, name: str) -> dict[str, tuple]:
     """Canonical input → result row of the success rows a file log holds for ``name``."""
     if log is None or getattr(log, "path", None) is None:
-        raise ValueError("map(resume=True) needs a file log (ExecutionLog('runs.db')): it looks up the calls "
-                         "that already succeeded there")
+        raise ValueError(
+            "map(resume=True) needs a file log (ExecutionLog('runs.db')): it looks up the calls "
+            "that already succeeded there"
+        )
     done: dict[Any, Any] = {}
     for inp, use_id, content, latency in log.success_rows(name):
         done.setdefault(_canonical(inp), ("success", json_value(content), None, None, latency, use_id))
     return done
 
 
-def map_batch(executor: Any, tool: Any, inputs: Any, *, registry: Any = None, log: Any = None, resume: bool = False,
-              progress: Any = None) -> Any:
+def map_batch(
+    executor: Any,
+    tool: Any,
+    inputs: Any,
+    *,
+    registry: Any = None,
+    log: Any = None,
+    resume: bool = False,
+    progress: Any = None,
+) -> Any:
     """See ``ToolExecutor.map``."""
     import pandas as pd
 
@@ -151,8 +171,10 @@ def map_batch(executor: Any, tool: Any, inputs: Any, *, registry: Any = None, lo
         carried_frame = inputs[carried].reset_index(drop=True) if carried else None
     else:
         if inputs is None or isinstance(inputs, (str, bytes, dict)):
-            raise TypeError(f"map: inputs for tool {name!r} must be a DataFrame, an iterable of dicts or a list of "
-                            f"ToolUses, got {type(inputs).__name__}")
+            raise TypeError(
+                f"map: inputs for tool {name!r} must be a DataFrame, an iterable of dicts or a list of "
+                f"ToolUses, got {type(inputs).__name__}"
+            )
         items = list(inputs)
     uses = _tool_uses(items, name)
     log = executor.log if log is None else log
@@ -175,8 +197,9 @@ def map_batch(executor: Any, tool: Any, inputs: Any, *, registry: Any = None, lo
             bar.close()
     keep = [i for i, row in enumerate(rows) if row is not None]
     columns = list(zip(*(rows[i] for i in keep))) or [()] * len(RESULT_COLUMNS)
-    frame = pd.DataFrame({name: pd.Series(values, dtype=dtype)
-                          for name, values, dtype in zip(RESULT_COLUMNS, columns, _DTYPES)})
+    frame = pd.DataFrame(
+        {name: pd.Series(values, dtype=dtype) for name, values, dtype in zip(RESULT_COLUMNS, columns, _DTYPES)}
+    )
     if carried_frame is not None:
         frame = pd.concat([carried_frame.iloc[keep].reset_index(drop=True), frame], axis=1)
     if index is not None:
@@ -184,8 +207,9 @@ def map_batch(executor: Any, tool: Any, inputs: Any, *, registry: Any = None, lo
     return frame
 
 
-def _run_chunks(executor: Any, tool: Any, uses: list, todo: list, rows: list, registry: Any, log: Any,
-                bar: Any) -> None:
+def _run_chunks(
+    executor: Any, tool: Any, uses: list, todo: list, rows: list, registry: Any, log: Any, bar: Any
+) -> None:
     """Run the pending calls chunk by chunk, filling ``rows``; stops early when the bar is cancelled
     or the kernel is interrupted (KeyboardInterrupt) — finished rows are kept."""
     smallest, target, ceiling = executor.map_chunks()
@@ -201,7 +225,7 @@ def _run_chunks(executor: Any, tool: Any, uses: list, todo: list, rows: list, re
                 poll()
             if bar is not None and bar.cancelled:
                 break
-            chunk = todo[position:position + size]
+            chunk = todo[position : position + size]
             t0 = time.perf_counter()
             if lane is not None:
                 chunk_rows = [row if type(row) is tuple else _row(row) for row in lane([uses[i] for i in chunk])]
@@ -272,4 +296,3 @@ class TqdmProgress:
 
     def close(self) -> None:
         self._bar.close()
-

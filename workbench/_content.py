@@ -17,7 +17,15 @@ from pydantic_core import to_jsonable_python
 
 from workbench.content import Audio, RichContent, audio_mime_type
 
-__all__ = ["to_content_blocks", "to_jsonable", "number_like", "json_text", "canonical_json", "image_block", "IMAGE_MAGIC"]
+__all__ = [
+    "to_content_blocks",
+    "to_jsonable",
+    "number_like",
+    "json_text",
+    "canonical_json",
+    "image_block",
+    "IMAGE_MAGIC",
+]
 
 Block = dict[str, Any]
 
@@ -58,7 +66,7 @@ def _has_decimal(value: Any) -> bool:
     stack = [value]
     while stack:
         item = stack.pop()
-        for inner in (item.values() if type(item) is dict else item):
+        for inner in item.values() if type(item) is dict else item:
             kind = type(inner)
             if kind is Decimal:
                 return True
@@ -167,8 +175,9 @@ def _is_mixed(value: Any) -> bool:
     text, bytes or images: mixed content, one block per item — not a JSON array."""
     if not isinstance(value, (list, tuple)) or not any(isinstance(item, RichContent) for item in value):
         return False
-    return all(isinstance(item, (RichContent, str, bytes, bytearray, memoryview)) or _is_pil_image(item)
-               for item in value)
+    return all(
+        isinstance(item, (RichContent, str, bytes, bytearray, memoryview)) or _is_pil_image(item) for item in value
+    )
 
 
 def _from_mixed(value: Any) -> list[Block]:

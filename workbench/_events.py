@@ -18,8 +18,16 @@ class ToolEvent:
 
     __slots__ = ("kind", "tool_use", "index", "progress", "message", "_result", "started_at")
 
-    def __init__(self, kind: EventKind, tool_use: ToolUse, index: int, progress: Optional[float] = None,
-                 message: Optional[str] = None, result: Optional[ToolResult] = None, started_at: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        kind: EventKind,
+        tool_use: ToolUse,
+        index: int,
+        progress: Optional[float] = None,
+        message: Optional[str] = None,
+        result: Optional[ToolResult] = None,
+        started_at: Optional[str] = None,
+    ) -> None:
         self.kind = kind
         self.tool_use = tool_use
         self.index = index
@@ -42,8 +50,9 @@ class ToolEvent:
             metadata: dict[str, Any] = {"tool_name": self.tool_name}
             if self.message is not None:
                 metadata["message"] = self.message
-            self._result = ToolResult._fast(self.tool_use_id, "in_progress", [], metadata, self.started_at, None,
-                                            self.progress, None)
+            self._result = ToolResult._fast(
+                self.tool_use_id, "in_progress", [], metadata, self.started_at, None, self.progress, None
+            )
         return self._result
 
     def __repr__(self) -> str:

@@ -38,6 +38,7 @@ def is_json_scalar(value: Any) -> bool:
     kind = type(value)
     return kind in _JSON_NATIVE or (kind is float and math.isfinite(value))
 
+
 #: key → (property schema as first seen, required); bounded: cleared when full
 _SHARED: dict[tuple, tuple[dict, bool]] = {}
 _SHARED_MAX = 4096
@@ -112,7 +113,9 @@ def remember(fields: list[Parameter], parameters: dict) -> None:
         # the description and default at the top are this parameter's own, or it is not remembered
         if description is not None and schema.get("description") != description:
             continue
-        if default is not _EMPTY and (schema.get("default") != default or type(schema.get("default")) is not type(default)):
+        if default is not _EMPTY and (
+            schema.get("default") != default or type(schema.get("default")) is not type(default)
+        ):
             continue
         with _LOCK:
             if len(_SHARED) >= _SHARED_MAX:

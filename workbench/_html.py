@@ -57,8 +57,10 @@ def display_status(result: Any) -> str:
 
 def status_html(status: str) -> str:
     """The status word, coloured and classed (``workbench-status workbench-status-<status>``)."""
-    return (f"<span class='workbench-status {status_class(_e(status))}' "
-            f"style='color:{status_colour(status)};font-weight:bold'>{_e(status)}</span>")
+    return (
+        f"<span class='workbench-status {status_class(_e(status))}' "
+        f"style='color:{status_colour(status)};font-weight:bold'>{_e(status)}</span>"
+    )
 
 
 def error_message(error_type: Optional[str], message: Optional[str]) -> str:
@@ -68,7 +70,7 @@ def error_message(error_type: Optional[str], message: Optional[str]) -> str:
     if error_type:
         prefix = f"{error_type}: "
         while text.startswith(prefix):
-            text = text[len(prefix):]
+            text = text[len(prefix) :]
     return text
 
 
@@ -76,14 +78,22 @@ def without_path(path: str, message: str) -> str:
     """``message`` without a leading ``"<path>: "`` (check_inputs messages name their field; a
     summary that lists the field first must not say it twice)."""
     prefix = f"{path}: "
-    return message[len(prefix):] if path and message.startswith(prefix) else message
+    return message[len(prefix) :] if path and message.startswith(prefix) else message
 
 
 #: (schema keyword, how it reads) — a parameter's bounds, in the order they are shown
-_BOUNDS = (("minimum", "≥ {}"), ("exclusiveMinimum", "> {}"), ("maximum", "≤ {}"), ("exclusiveMaximum", "< {}"),
-           ("minLength", "at least {} characters"), ("maxLength", "at most {} characters"),
-           ("minItems", "at least {} items"), ("maxItems", "at most {} items"), ("pattern", "matches {}"),
-           ("format", "format {}"))
+_BOUNDS = (
+    ("minimum", "≥ {}"),
+    ("exclusiveMinimum", "> {}"),
+    ("maximum", "≤ {}"),
+    ("exclusiveMaximum", "< {}"),
+    ("minLength", "at least {} characters"),
+    ("maxLength", "at most {} characters"),
+    ("minItems", "at least {} items"),
+    ("maxItems", "at most {} items"),
+    ("pattern", "matches {}"),
+    ("format", "format {}"),
+)
 # JupyterLab right-aligns the cells of rendered tables: descriptions read left to right
 _CELL = "style='text-align:left;vertical-align:top'"
 
@@ -121,11 +131,16 @@ def _params_table(spec: Any) -> str:
     for p in spec.inputs:
         found = properties.get(p.name)
         schema: dict = found if isinstance(found, dict) else {}
-        default = f"<code>{_e(json.dumps(schema['default'], ensure_ascii=False, default=repr))}</code>" if "default" in schema else ""
+        default = (
+            f"<code>{_e(json.dumps(schema['default'], ensure_ascii=False, default=repr))}</code>"
+            if "default" in schema
+            else ""
+        )
         rows.append(
             f"<tr><td {_CELL}><code>{_e(p.name)}</code>{'' if not p.required else ' <span title=required>*</span>'}</td>"
             f"<td {_CELL}>{_e(p.type)}</td><td {_CELL}>{default}</td><td {_CELL}>{_e(parameter_allowed(schema, defs))}</td>"
-            f"<td {_CELL}>{_e(p.description)}</td></tr>")
+            f"<td {_CELL}>{_e(p.description)}</td></tr>"
+        )
     body = "".join(rows) or f"<tr><td colspan=5 {_CELL}><i>no parameters</i></td></tr>"
     head = "".join(f"<th {_CELL}>{label}</th>" for label in ("parameter", "type", "default", "allowed", "description"))
     return f"<table class='workbench-params'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -145,10 +160,13 @@ def tool_html(tool: Any) -> str:
 
 
 def registry_html(registry: Any) -> str:
-    rows = "".join(
-        f"<tr><td><code>{_e(t.tool_name)}</code></td><td>{_e(t.tool_type)}</td><td>{_e(t.spec.description)}</td></tr>"
-        for t in registry
-    ) or "<tr><td colspan=3><i>no tools</i></td></tr>"
+    rows = (
+        "".join(
+            f"<tr><td><code>{_e(t.tool_name)}</code></td><td>{_e(t.tool_type)}</td><td>{_e(t.spec.description)}</td></tr>"
+            for t in registry
+        )
+        or "<tr><td colspan=3><i>no tools</i></td></tr>"
+    )
     return f"<table class='workbench-registry'><thead><tr><th>tool</th><th>type</th><th>description</th></tr></thead><tbody>{rows}</tbody></table>"
 
 
@@ -171,10 +189,12 @@ def result_html(result: Any) -> str:
     name = result.metadata.get("tool_name", "")
     latency = result.metadata.get("latency_ms")
     timing = f" · {latency:.1f} ms" if isinstance(latency, (int, float)) else ""
-    body = _e(result.error) if result.status == "error" else content_html(
-        [b for b in result.content if "text" in b or "image" in b] or result.content)
+    body = (
+        _e(result.error)
+        if result.status == "error"
+        else content_html([b for b in result.content if "text" in b or "image" in b] or result.content)
+    )
     return (
         f"<div class='workbench-result'>{status_html(display_status(result))} "
         f"<code>{_e(name)}</code>{_e(timing)}<div>{body}</div></div>"
     )
-

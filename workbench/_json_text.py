@@ -36,7 +36,7 @@ _ESCAPES = (("\\\\", "__"), ('\\"', "__"), ("\\[", "__"), ("\\]", "__"), ("\\{",
 # with escapes blanked, a string literal is a quote to the next quote (or, unterminated, to the end):
 # both patterns match wherever they start, so a scan never backtracks
 _STRING = re.compile(r'"[^"]*(?:"|\Z)')
-_NOT_BRACKET = re.compile(r'[^\[\]{}]+')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _TOKENS = re.compile(r'"[^"]*(?:"|\Z)|[\[\]{}]')
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 #: characters measured per step; the one walked token by token is at most this long
@@ -68,7 +68,7 @@ def too_deep_at(text: str, max_depth: int = MAX_JSON_DEPTH) -> int:
             text = text.replace(escape, blank)
     depth, in_string = 0, False
     for start in range(0, len(text), _CHUNK):
-        chunk = text[start:start + _CHUNK]
+        chunk = text[start : start + _CHUNK]
         offset = 0
         if in_string:  # the chunk starts inside a string: from its closing quote on
             offset = chunk.find('"') + 1

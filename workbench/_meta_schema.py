@@ -50,8 +50,12 @@ def _count(value: Any) -> bool:
 def _type(value: Any) -> bool:
     if isinstance(value, str):
         return value in _SIMPLE_TYPES
-    return isinstance(value, list) and bool(value) and all(isinstance(t, str) and t in _SIMPLE_TYPES for t in value) \
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(t, str) and t in _SIMPLE_TYPES for t in value)
         and len(set(value)) == len(value)
+    )
 
 
 def _schema(value: Any) -> bool:
@@ -76,28 +80,74 @@ def _anything(value: Any) -> bool:
 
 #: keyword → what the Draft 2020-12 meta-schema accepts as its value (the everyday subset)
 _PLAIN_KEYWORDS: dict[str, Any] = {
-    "type": _type, "description": lambda v: isinstance(v, str), "title": lambda v: isinstance(v, str),
-    "$comment": lambda v: isinstance(v, str), "format": lambda v: isinstance(v, str),
-    "default": _anything, "const": _anything, "examples": lambda v: isinstance(v, list), "enum": lambda v: isinstance(v, list),
-    "required": _names, "properties": _schema_map, "$defs": _schema_map,
-    "items": _schema, "additionalProperties": _schema, "not": _schema, "contains": _schema,
-    "anyOf": _schema_list, "oneOf": _schema_list, "allOf": _schema_list, "prefixItems": _schema_list,
-    "minimum": _number, "maximum": _number, "exclusiveMinimum": _number, "exclusiveMaximum": _number,
+    "type": _type,
+    "description": lambda v: isinstance(v, str),
+    "title": lambda v: isinstance(v, str),
+    "$comment": lambda v: isinstance(v, str),
+    "format": lambda v: isinstance(v, str),
+    "default": _anything,
+    "const": _anything,
+    "examples": lambda v: isinstance(v, list),
+    "enum": lambda v: isinstance(v, list),
+    "required": _names,
+    "properties": _schema_map,
+    "$defs": _schema_map,
+    "items": _schema,
+    "additionalProperties": _schema,
+    "not": _schema,
+    "contains": _schema,
+    "anyOf": _schema_list,
+    "oneOf": _schema_list,
+    "allOf": _schema_list,
+    "prefixItems": _schema_list,
+    "minimum": _number,
+    "maximum": _number,
+    "exclusiveMinimum": _number,
+    "exclusiveMaximum": _number,
     "multipleOf": lambda v: _number(v) and v > 0,
-    "minLength": _count, "maxLength": _count, "minItems": _count, "maxItems": _count,
-    "minProperties": _count, "maxProperties": _count,
-    "uniqueItems": lambda v: isinstance(v, bool), "readOnly": lambda v: isinstance(v, bool),
-    "writeOnly": lambda v: isinstance(v, bool), "deprecated": lambda v: isinstance(v, bool),
+    "minLength": _count,
+    "maxLength": _count,
+    "minItems": _count,
+    "maxItems": _count,
+    "minProperties": _count,
+    "maxProperties": _count,
+    "uniqueItems": lambda v: isinstance(v, bool),
+    "readOnly": lambda v: isinstance(v, bool),
+    "writeOnly": lambda v: isinstance(v, bool),
+    "deprecated": lambda v: isinstance(v, bool),
     "$ref": lambda v: isinstance(v, str) and _LOCAL_REF.match(v) is not None,
 }
 
 #: the other keywords the meta-schema constrains: a schema using one is checked by ``jsonschema``
-_OTHER_KEYWORDS = frozenset({
-    "$id", "$schema", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary", "patternProperties",
-    "dependentSchemas", "propertyNames", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties",
-    "pattern", "maxContains", "minContains", "dependentRequired", "contentEncoding", "contentMediaType",
-    "contentSchema", "definitions", "dependencies", "$recursiveAnchor", "$recursiveRef",
-})
+_OTHER_KEYWORDS = frozenset(
+    {
+        "$id",
+        "$schema",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "patternProperties",
+        "dependentSchemas",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "pattern",
+        "maxContains",
+        "minContains",
+        "dependentRequired",
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+        "definitions",
+        "dependencies",
+        "$recursiveAnchor",
+        "$recursiveRef",
+    }
+)
 
 
 def plainly_valid(schema: Any) -> bool:

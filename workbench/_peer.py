@@ -12,8 +12,16 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, Sequence, Union
 
-__all__ = ["LOG_LEVELS", "PEER_KEY", "Elicitation", "Sampled", "NobodyToAsk", "ToolPeer", "sampling_messages",
-           "elicitation_schema"]
+__all__ = [
+    "LOG_LEVELS",
+    "PEER_KEY",
+    "Elicitation",
+    "Sampled",
+    "NobodyToAsk",
+    "ToolPeer",
+    "sampling_messages",
+    "elicitation_schema",
+]
 
 #: MCP (RFC 5424) log levels, least to most severe
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -74,15 +82,23 @@ def sampling_messages(messages: Messages) -> list[dict[str, Any]]:
         messages = [{"role": "user", "content": messages}]
     out = []
     for index, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant") or "content" not in message:
-            raise ValueError(f"sample(messages): message {index} must be a dict with role 'user' or 'assistant' and "
-                             f"content (a string or an MCP content block), got {message!r}")
+        if (
+            not isinstance(message, dict)
+            or message.get("role") not in ("user", "assistant")
+            or "content" not in message
+        ):
+            raise ValueError(
+                f"sample(messages): message {index} must be a dict with role 'user' or 'assistant' and "
+                f"content (a string or an MCP content block), got {message!r}"
+            )
         content = message["content"]
         if isinstance(content, str):
             content = {"type": "text", "text": content}
         elif not isinstance(content, dict) or "type" not in content:
-            raise ValueError(f"sample(messages): message {index} content must be a string or an MCP content block "
-                             f"(a dict with 'type'), got {content!r}")
+            raise ValueError(
+                f"sample(messages): message {index} content must be a string or an MCP content block "
+                f"(a dict with 'type'), got {content!r}"
+            )
         out.append({"role": message["role"], "content": content})
     if not out:
         raise ValueError("sample(messages): give at least one message")
@@ -94,8 +110,13 @@ def elicitation_schema(schema: Any) -> dict[str, Any]:
     model class (its JSON schema)."""
     if isinstance(schema, type) and hasattr(schema, "model_json_schema"):
         schema = schema.model_json_schema()
-    if not isinstance(schema, dict) or schema.get("type", "object") != "object" \
-            or not isinstance(schema.get("properties", {}), dict):
-        raise ValueError("elicit(message, schema): schema must be a JSON Schema object ({'type': 'object', "
-                         f"'properties': {{...}}}}) or a pydantic model class, got {schema!r}")
+    if (
+        not isinstance(schema, dict)
+        or schema.get("type", "object") != "object"
+        or not isinstance(schema.get("properties", {}), dict)
+    ):
+        raise ValueError(
+            "elicit(message, schema): schema must be a JSON Schema object ({'type': 'object', "
+            f"'properties': {{...}}}}) or a pydantic model class, got {schema!r}"
+        )
     return {"type": "object", **schema}

@@ -29,8 +29,19 @@ import functools
 from typing import Any, Mapping, Optional
 from urllib.parse import unquote
 
-__all__ = ["RefError", "RemoteRef", "DanglingRef", "CyclicRef", "pointer_tokens", "escape_token", "lookup",
-           "lookup_schema", "follow", "resolved", "siblings"]
+__all__ = [
+    "RefError",
+    "RemoteRef",
+    "DanglingRef",
+    "CyclicRef",
+    "pointer_tokens",
+    "escape_token",
+    "lookup",
+    "lookup_schema",
+    "follow",
+    "resolved",
+    "siblings",
+]
 
 
 class RefError(ValueError):
@@ -61,8 +72,9 @@ def pointer_tokens(ref: str) -> tuple[str, ...]:
     if ref == "#":
         return ()
     if not ref.startswith("#/"):
-        raise RemoteRef(ref, f"$ref {ref!r} is not local: only references into the same schema ('#/...') "
-                             "can be followed")
+        raise RemoteRef(
+            ref, f"$ref {ref!r} is not local: only references into the same schema ('#/...') can be followed"
+        )
     # RFC 6901 §6: the fragment is percent-decoded first; then ~1 before ~0, so "~01" reads "~1"
     return tuple(unquote(t).replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/"))
 
@@ -88,7 +100,9 @@ def lookup(root: Any, ref: Any) -> Any:
     for depth, token in enumerate(tokens):
         if isinstance(node, Mapping) and token in node:
             node = node[token]
-        elif isinstance(node, list) and token.isdigit() and (token == "0" or token[0] != "0") and int(token) < len(node):
+        elif (
+            isinstance(node, list) and token.isdigit() and (token == "0" or token[0] != "0") and int(token) < len(node)
+        ):
             node = node[int(token)]
         else:
             where = _pointer(tokens[:depth])
@@ -132,7 +146,7 @@ def follow(schema: Any, root: Any, *, single_all_of: bool = False) -> tuple[Any,
         ref = schema.get("$ref")
         if ref is not None:
             if ref in passed:
-                chain = " → ".join([*passed[passed.index(ref):], ref])
+                chain = " → ".join([*passed[passed.index(ref) :], ref])
                 raise CyclicRef(ref, f"$ref {ref!r} comes back to itself ({chain}), so it names no schema")
             target = lookup_schema(root, ref)
             passed.append(ref)

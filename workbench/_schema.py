@@ -35,8 +35,16 @@ INF_NAN_MARK = "x-workbench-allow-inf-nan"
 _MAP_KEYWORDS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 _LIST_KEYWORDS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUB_KEYWORDS = (
-    "items", "additionalProperties", "not", "contains", "if", "then", "else",
-    "propertyNames", "unevaluatedProperties", "unevaluatedItems",
+    "items",
+    "additionalProperties",
+    "not",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
 )
 
 
@@ -50,8 +58,6 @@ class _MethodTable(dict):
     def __missing__(self, key: str) -> Any:
         method = self[key] = getattr(self._owner, f"{key.replace('-', '_')}_schema")
         return method
-
-
 
 
 class ToolJsonSchema(GenerateJsonSchema):
@@ -173,7 +179,9 @@ def _is_tool_context(annotation: Any) -> bool:
 
 
 def _is_typing_typeddict(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__total__") and type(tp).__module__ == "typing"
+    return (
+        isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__total__") and type(tp).__module__ == "typing"
+    )
 
 
 def _upgrade_typeddicts(annotation: Any) -> Any:
@@ -307,8 +315,9 @@ def read_signature(fn: Callable[..., Any], tool_name: str) -> "tuple[inspect.Sig
 #: annotations a tool's schema is known to take as they are (anything else is checked at decoration
 #: by building the schema — the same clear error as before — see :func:`plainly_supported`)
 _PLAIN_TYPES = frozenset({int, float, str, bool, bytes, type(None), Any, list, dict, tuple, set, frozenset})
-_PLAIN_ORIGINS = frozenset({list, dict, tuple, set, frozenset, typing.Union, typing.Literal, typing.Annotated,
-                            __import__("types").UnionType})
+_PLAIN_ORIGINS = frozenset(
+    {list, dict, tuple, set, frozenset, typing.Union, typing.Literal, typing.Annotated, __import__("types").UnionType}
+)
 
 
 def _plain_annotation(annotation: Any, depth: int = 0) -> bool:
@@ -324,8 +333,10 @@ def _plain_annotation(annotation: Any, depth: int = 0) -> bool:
 
         if _is_typing_typeddict(annotation) or getattr(annotation, "__total__", None) is not None:
             return False  # TypedDicts are rebuilt for pydantic: the full path
-        return issubclass(annotation, (enum.Enum, BaseModel, datetime.date, datetime.time, datetime.timedelta,
-                                       decimal.Decimal, uuid.UUID))
+        return issubclass(
+            annotation,
+            (enum.Enum, BaseModel, datetime.date, datetime.time, datetime.timedelta, decimal.Decimal, uuid.UUID),
+        )
     origin = typing.get_origin(annotation)
     if origin not in _PLAIN_ORIGINS:
         return False
@@ -344,8 +355,13 @@ def _descriptive(meta: Any) -> bool:
     if isinstance(meta, str):
         return True
     if isinstance(meta, FieldInfo):
-        return not meta.metadata and meta.default is PydanticUndefined and meta.default_factory is None \
-            and meta.alias is None and meta.json_schema_extra is None
+        return (
+            not meta.metadata
+            and meta.default is PydanticUndefined
+            and meta.default_factory is None
+            and meta.alias is None
+            and meta.json_schema_extra is None
+        )
     return False
 
 
@@ -423,13 +439,17 @@ def inspect_function(
 
     def build_model() -> type[BaseModel]:
         try:
-            return _input_model(f"{tool_name}_inputs", {internal: (annotation, Field(**kwargs))
-                                                        for internal, (annotation, kwargs) in fields.items()})
+            return _input_model(
+                f"{tool_name}_inputs",
+                {internal: (annotation, Field(**kwargs)) for internal, (annotation, kwargs) in fields.items()},
+            )
         except Exception as exc:
             raise ToolSpecError(_explain_unsupported(tool_name, fields, field_names, exc)) from None
 
-    shareable = [(pname, annotation, default, fields[internal][1].get("description"))
-                 for (internal, pname), (_, annotation, default) in zip(field_names, input_fields)]
+    shareable = [
+        (pname, annotation, default, fields[internal][1].get("description"))
+        for (internal, pname), (_, annotation, default) in zip(field_names, input_fields)
+    ]
     ordered = shared_parameters(shareable)
     inf_nan_schema = None
     if ordered is None:  # the model path: a parameter of a kind no tool had before, or not shareable
@@ -449,7 +469,8 @@ def inspect_function(
     return_adapter, returns = _returns_schema(hints.get("return", _NO_ANNOTATION), doc.returns)
     defs = ordered.get("$defs")
     json_string_params = frozenset(
-        pname for pname, sub in ordered["properties"].items()
+        pname
+        for pname, sub in ordered["properties"].items()
         if schema_type_of(sub, defs) & {"array", "object"} and "string" not in schema_type_of(sub, defs)
     )
     return FunctionInfo(

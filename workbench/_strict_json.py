@@ -88,10 +88,13 @@ class SchemaRules:
         import jsonschema
 
         base = jsonschema.Draft202012Validator
-        lenient = jsonschema.validators.extend(base, validators={
-            "uniqueItems": lambda validator, value, instance, schema: None,
-            "oneOf": base.VALIDATORS["anyOf"],
-        })
+        lenient = jsonschema.validators.extend(
+            base,
+            validators={
+                "uniqueItems": lambda validator, value, instance, schema: None,
+                "oneOf": base.VALIDATORS["anyOf"],
+            },
+        )
         return lenient(self._parameters)
 
     def errors(self, raw: dict) -> list:

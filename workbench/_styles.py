@@ -13,8 +13,21 @@ Display statuses (also the CSS classes ``workbench-status-<name>``): ``success``
 
 from __future__ import annotations
 
-__all__ = ["STATUS_COLOURS", "status_colour", "LEVEL_STATUS", "level_colour", "TEXT", "MUTED", "BORDER", "BADGE_STYLE", "WARNING_STYLE",
-           "ERROR_BOX_STYLE", "BANNER_STYLE", "WRAP", "status_class"]
+__all__ = [
+    "STATUS_COLOURS",
+    "status_colour",
+    "LEVEL_STATUS",
+    "level_colour",
+    "TEXT",
+    "MUTED",
+    "BORDER",
+    "BADGE_STYLE",
+    "WARNING_STYLE",
+    "ERROR_BOX_STYLE",
+    "BANNER_STYLE",
+    "WRAP",
+    "status_class",
+]
 
 
 def _readable(variable: str, fallback: str) -> str:
@@ -36,16 +49,23 @@ BORDER = "var(--jp-border-color2, silver)"
 #: long words (URLs, identifiers) wrap instead of scrolling the form sideways
 WRAP = "overflow-wrap:anywhere;word-break:normal"
 
-BADGE_STYLE = ("background:var(--jp-layout-color2, whitesmoke);color:var(--jp-ui-font-color1, black);"
-               "border:1px solid var(--jp-border-color1, silver);border-radius:8px;padding:0 6px;margin-left:4px;"
-               "font-size:0.8em;white-space:nowrap")
-WARNING_STYLE = (f"color:{_readable('--jp-warn-color1', 'darkorange')};"
-                 "border:1px solid var(--jp-warn-color1, darkorange);border-radius:4px;padding:4px 8px;" + WRAP)
-ERROR_BOX_STYLE = (f"color:{STATUS_COLOURS['error']};border:1px solid var(--jp-error-color1, firebrick);"
-                   "border-radius:4px;padding:4px 8px;" + WRAP)
-BANNER_STYLE = (f"color:{STATUS_COLOURS['cancelled']};background:var(--jp-layout-color2, whitesmoke);"
-                "border:1px solid var(--jp-warn-color1, darkorange);border-radius:4px;padding:4px 8px;margin:4px 0;"
-                + WRAP)
+BADGE_STYLE = (
+    "background:var(--jp-layout-color2, whitesmoke);color:var(--jp-ui-font-color1, black);"
+    "border:1px solid var(--jp-border-color1, silver);border-radius:8px;padding:0 6px;margin-left:4px;"
+    "font-size:0.8em;white-space:nowrap"
+)
+WARNING_STYLE = (
+    f"color:{_readable('--jp-warn-color1', 'darkorange')};"
+    "border:1px solid var(--jp-warn-color1, darkorange);border-radius:4px;padding:4px 8px;" + WRAP
+)
+ERROR_BOX_STYLE = (
+    f"color:{STATUS_COLOURS['error']};border:1px solid var(--jp-error-color1, firebrick);"
+    "border-radius:4px;padding:4px 8px;" + WRAP
+)
+BANNER_STYLE = (
+    f"color:{STATUS_COLOURS['cancelled']};background:var(--jp-layout-color2, whitesmoke);"
+    "border:1px solid var(--jp-warn-color1, darkorange);border-radius:4px;padding:4px 8px;margin:4px 0;" + WRAP
+)
 
 
 def status_colour(status: str) -> str:
@@ -55,8 +75,14 @@ def status_colour(status: str) -> str:
 
 #: the status colour each MCP log level (``ToolContext.log``) is shown in
 LEVEL_STATUS: dict[str, str] = {
-    "debug": "", "info": "in_progress", "notice": "in_progress", "warning": "cancelled",
-    "error": "error", "critical": "error", "alert": "error", "emergency": "error",
+    "debug": "",
+    "info": "in_progress",
+    "notice": "in_progress",
+    "warning": "cancelled",
+    "error": "error",
+    "critical": "error",
+    "alert": "error",
+    "emergency": "error",
 }
 
 

@@ -58,14 +58,17 @@ def synthesize(schema: Any, seed: int, *, tool: Optional[str] = None) -> Any:
     if isinstance(failure, NoValueFound) and failure.empty:
         raise UnsatisfiableSchemaError(
             f"{who}: its returns schema is unsatisfiable — no value can match it, so there is no synthetic value "
-            f"to return. Fix the spec's returns schema: {shown}")
+            f"to return. Fix the spec's returns schema: {shown}"
+        )
     if isinstance(failure, NoValueFound):
         raise UnsatisfiableSchemaError(
             f"{who}: its returns schema is unsatisfiable or too constrained — no value matching it was found. "
-            f"Fix or loosen the spec's returns schema: {shown}")
+            f"Fix or loosen the spec's returns schema: {shown}"
+        )
     problem = (str(failure).strip().splitlines() or [""])[0][:200]
-    raise ToolSpecError(f"{who}: no synthetic value could be generated for its returns schema "
-                        f"({type(failure).__name__}: {problem})") from failure
+    raise ToolSpecError(
+        f"{who}: no synthetic value could be generated for its returns schema ({type(failure).__name__}: {problem})"
+    ) from failure
 
 
 _PROBE_SEED = 0
@@ -81,8 +84,11 @@ def _strategies(key: str) -> tuple:
     from workbench._synthetic_schema import prepare, readable
 
     schema = json.loads(key)
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator) \
-        if isinstance(schema, dict) else jsonschema.Draft202012Validator
+    cls = (
+        jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        if isinstance(schema, dict)
+        else jsonschema.Draft202012Validator
+    )
     is_valid = cls(schema, format_checker=cls.FORMAT_CHECKER).is_valid
     exact = prepare(schema, draft_2020=cls is jsonschema.Draft202012Validator)
     exact_strategy = strategy_for(exact, is_valid, readable=False)

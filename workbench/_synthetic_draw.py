@@ -49,8 +49,28 @@ from workbench._synthetic_schema import FORMAT_PREFIX, READABLE_FORMATS
 __all__ = ["ReadableProvider", "NoValueFound", "strategy_for", "draw"]
 
 _BACKEND = "workbench-readable"
-WORDS = ("alpha", "bravo", "delta", "echo", "kilo", "lima", "nova", "orbit", "pixel", "quartz", "sierra", "tango",
-         "amber", "cedar", "harbor", "maple", "river", "summit", "violet", "willow")
+WORDS = (
+    "alpha",
+    "bravo",
+    "delta",
+    "echo",
+    "kilo",
+    "lima",
+    "nova",
+    "orbit",
+    "pixel",
+    "quartz",
+    "sierra",
+    "tango",
+    "amber",
+    "cedar",
+    "harbor",
+    "maple",
+    "river",
+    "summit",
+    "violet",
+    "willow",
+)
 #: unbounded (or very wide) numeric ranges are drawn from a window this wide (readable values)
 SPAN = 1000
 #: ranges up to this width are drawn uniformly
@@ -96,8 +116,14 @@ class ReadableProvider(PrimitiveProvider):
             return p >= 1
         return self._random.random() < min(p, MAX_CONTINUE)
 
-    def draw_integer(self, min_value: Optional[int] = None, max_value: Optional[int] = None, *,
-                     weights: Optional[dict[int, float]] = None, shrink_towards: int = 0) -> int:
+    def draw_integer(
+        self,
+        min_value: Optional[int] = None,
+        max_value: Optional[int] = None,
+        *,
+        weights: Optional[dict[int, float]] = None,
+        shrink_towards: int = 0,
+    ) -> int:
         if min_value == 0 and max_value == GATE:
             return GATE
         if weights:
@@ -109,10 +135,17 @@ class ReadableProvider(PrimitiveProvider):
         lo, hi = self._window(min_value, max_value, shrink_towards)
         return self._random.randint(int(lo), int(hi))
 
-    def draw_float(self, *, min_value: float = -math.inf, max_value: float = math.inf, allow_nan: bool = True,
-                   smallest_nonzero_magnitude: float = 0.0) -> float:
-        lo, hi = self._window(None if min_value == -math.inf else min_value,
-                              None if max_value == math.inf else max_value, 0.0)
+    def draw_float(
+        self,
+        *,
+        min_value: float = -math.inf,
+        max_value: float = math.inf,
+        allow_nan: bool = True,
+        smallest_nonzero_magnitude: float = 0.0,
+    ) -> float:
+        lo, hi = self._window(
+            None if min_value == -math.inf else min_value, None if max_value == math.inf else max_value, 0.0
+        )
         r = self._random.random()
         value = lo + (hi - lo) * r if math.isfinite(hi - lo) else lo * (1 - r) + hi * r
         value = min(max(value, min_value), max_value)
@@ -160,13 +193,16 @@ class ReadableProvider(PrimitiveProvider):
         digits = "".join(c for c in readable if c.isdigit())
         parts = [self._random.choice(WORDS)]
         if self._random.random() < 0.5:
-            parts.append("".join(self._random.choice(digits) for _ in range(3)) if digits and self._random.random() < 0.5
-                         else self._random.choice(WORDS))
+            parts.append(
+                "".join(self._random.choice(digits) for _ in range(3))
+                if digits and self._random.random() < 0.5
+                else self._random.choice(WORDS)
+            )
         text = sep.join(parts)
         while len(text) < max(n, min_size):
             text += sep + self._random.choice(WORDS)
         if len(text) > max_size or (min_size > 3 and len(text) > n):
-            text = text[:max(n, min_size)]
+            text = text[: max(n, min_size)]
         if sep and text.endswith(sep):
             text = text[:-1] + "a"
         return text
@@ -191,17 +227,29 @@ _NUMBER = st.integers(1, 999)
 _DATE = st.builds("{:04d}-{:02d}-{:02d}".format, st.integers(2020, 2030), st.integers(1, 12), st.integers(1, 28))
 _TIME = st.builds("{:02d}:{:02d}:{:02d}Z".format, st.integers(0, 23), st.integers(0, 59), st.integers(0, 59))
 _UUID = st.lists(st.integers(0, 255), min_size=16, max_size=16).map(lambda b: str(uuid.UUID(bytes=bytes(b), version=4)))
-_DURATION = st.one_of(st.integers(1, 30).map("P{}D".format),
-                      st.builds("PT{}H{}M".format, st.integers(1, 23), st.integers(1, 59)))
+_DURATION = st.one_of(
+    st.integers(1, 30).map("P{}D".format), st.builds("PT{}H{}M".format, st.integers(1, 23), st.integers(1, 59))
+)
 _URL = st.builds("https://example.com/{}/{}".format, _WORD, _NUMBER)
 _EMAIL = st.builds("{}{}@example.com".format, _WORD, _NUMBER)
 _HOST = _WORD.map("{}.example.com".format)
 READABLE_STRATEGIES: dict[str, st.SearchStrategy[str]] = {
-    "date": _DATE, "time": _TIME, "date-time": st.builds("{}T{}".format, _DATE, _TIME), "uuid": _UUID,
-    "duration": _DURATION, "email": _EMAIL, "idn-email": _EMAIL, "uri": _URL, "iri": _URL, "uri-reference": _URL,
-    "iri-reference": _URL, "hostname": _HOST, "idn-hostname": _HOST,
+    "date": _DATE,
+    "time": _TIME,
+    "date-time": st.builds("{}T{}".format, _DATE, _TIME),
+    "uuid": _UUID,
+    "duration": _DURATION,
+    "email": _EMAIL,
+    "idn-email": _EMAIL,
+    "uri": _URL,
+    "iri": _URL,
+    "uri-reference": _URL,
+    "iri-reference": _URL,
+    "hostname": _HOST,
+    "idn-hostname": _HOST,
     "ipv4": st.builds("10.{}.{}.{}".format, st.integers(0, 255), st.integers(0, 255), st.integers(1, 254)),
-    "json-pointer": st.builds("/{}/{}".format, _WORD, st.integers(0, 9)), "path": _WORD.map("/tmp/{}.txt".format),
+    "json-pointer": st.builds("/{}/{}".format, _WORD, st.integers(0, 9)),
+    "path": _WORD.map("/tmp/{}.txt".format),
 }
 assert set(READABLE_STRATEGIES) == READABLE_FORMATS
 #: formats jsonschema checks that hypothesis-jsonschema has no strategy for (needed even for the exact schema)
@@ -267,9 +315,18 @@ _SETTINGS: Optional[settings] = None
 def _settings() -> settings:
     global _SETTINGS
     if _SETTINGS is None:
-        _SETTINGS = settings(settings.get_profile("default"), max_examples=2, database=None, phases=[Phase.generate],
-                             deadline=None, suppress_health_check=list(HealthCheck), backend=_BACKEND,
-                             derandomize=False, print_blob=False, report_multiple_bugs=False)
+        _SETTINGS = settings(
+            settings.get_profile("default"),
+            max_examples=2,
+            database=None,
+            phases=[Phase.generate],
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            backend=_BACKEND,
+            derandomize=False,
+            print_blob=False,
+            report_multiple_bugs=False,
+        )
     return _SETTINGS
 
 

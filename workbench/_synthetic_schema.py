@@ -27,17 +27,52 @@ RECURSION_DEPTH = 2
 #: stop inlining (``$ref`` → ``false``) past this many schema nodes: a guard against ref-heavy schemas
 MAX_NODES = 5000
 #: formats given readable strategies in ``_synthetic_draw`` (renamed to ``FORMAT_PREFIX + name``)
-READABLE_FORMATS = frozenset({"date-time", "date", "time", "uuid", "email", "idn-email", "uri", "iri", "uri-reference",
-                              "iri-reference", "hostname", "idn-hostname", "ipv4", "duration", "json-pointer", "path"})
+READABLE_FORMATS = frozenset(
+    {
+        "date-time",
+        "date",
+        "time",
+        "uuid",
+        "email",
+        "idn-email",
+        "uri",
+        "iri",
+        "uri-reference",
+        "iri-reference",
+        "hostname",
+        "idn-hostname",
+        "ipv4",
+        "duration",
+        "json-pointer",
+        "path",
+    }
+)
 FORMAT_PREFIX = "x-workbench-"
 #: what "any value" becomes in a readable schema: a scalar, not a random nest of lists and dicts
 ANY_READABLE = {"type": ["string", "integer", "boolean"]}
 #: extra items/properties a readable open collection may have beyond its minimum
 EXTRA_ITEMS = 3
 
-_DROPPED = frozenset({"$schema", "$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$vocabulary", "$defs", "definitions",
-                      "$comment", "minContains", "maxContains", "unevaluatedItems", "unevaluatedProperties"})
-_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"})
+_DROPPED = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$dynamicRef",
+        "$vocabulary",
+        "$defs",
+        "definitions",
+        "$comment",
+        "minContains",
+        "maxContains",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    }
+)
+_ANNOTATIONS = frozenset(
+    {"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"}
+)
 _ONE = ("items", "additionalItems", "contains", "additionalProperties", "propertyNames", "not", "if", "then", "else")
 _MANY = ("allOf", "anyOf", "oneOf")
 _MAP = ("properties", "patternProperties")
@@ -167,9 +202,14 @@ def _format(schema: dict, closable: bool) -> None:
 def _close_object(schema: dict, closable: bool) -> None:
     """Only the declared properties: undeclared extra keys are noise in a prototype's value."""
     props = schema.get("properties")
-    if (closable and isinstance(props, dict) and schema.get("additionalProperties", True) in (True, {})
-            and "patternProperties" not in schema and set(schema.get("required", ())) <= set(props)
-            and schema.get("minProperties", 0) <= len(props)):
+    if (
+        closable
+        and isinstance(props, dict)
+        and schema.get("additionalProperties", True) in (True, {})
+        and "patternProperties" not in schema
+        and set(schema.get("required", ())) <= set(props)
+        and schema.get("minProperties", 0) <= len(props)
+    ):
         schema["additionalProperties"] = False
 
 
@@ -178,9 +218,15 @@ def _short_collections(schema: dict, closable: bool) -> None:
     if ("items" in schema or schema.get("type") == "array") and "maxItems" not in schema:
         prefix = len(items) if isinstance(items, list) else 0
         schema["maxItems"] = max(schema.get("minItems", 0), prefix) + EXTRA_ITEMS
-    if (schema.get("type") == "object" and "maxProperties" not in schema and schema.get("additionalProperties") is not False):
+    if (
+        schema.get("type") == "object"
+        and "maxProperties" not in schema
+        and schema.get("additionalProperties") is not False
+    ):
         known = len(schema.get("properties", {}))
-        schema["maxProperties"] = max(schema.get("minProperties", 0), len(schema.get("required", ())), known) + EXTRA_ITEMS
+        schema["maxProperties"] = (
+            max(schema.get("minProperties", 0), len(schema.get("required", ())), known) + EXTRA_ITEMS
+        )
 
 
 def _scalar_members(schema: dict, closable: bool) -> None:
@@ -189,10 +235,13 @@ def _scalar_members(schema: dict, closable: bool) -> None:
         return
     if schema.get("type") == "array" and "items" not in schema:
         schema["items"] = True  # narrowed to ANY_READABLE with the other members
-    if (schema.get("type") == "object" and "additionalProperties" not in schema and "properties" not in schema
-            and "patternProperties" not in schema):
+    if (
+        schema.get("type") == "object"
+        and "additionalProperties" not in schema
+        and "properties" not in schema
+        and "patternProperties" not in schema
+    ):
         schema["additionalProperties"] = True
 
 
 _RULES: tuple[Callable[[dict, bool], None], ...] = (_format, _close_object, _scalar_members, _short_collections)
-

@@ -48,8 +48,12 @@ def tool_text(first_line: str, tool: Any) -> str:
     properties = (spec.parameters or {}).get("properties") or {}
     for param in spec.inputs:
         schema = properties.get(param.name)
-        lines.append(INDENT + _parameter_line(param.name, schema if isinstance(schema, dict) else {}, param.type,
-                                              param.required, param.description))
+        lines.append(
+            INDENT
+            + _parameter_line(
+                param.name, schema if isinstance(schema, dict) else {}, param.type, param.required, param.description
+            )
+        )
     return "\n".join(lines)
 
 

@@ -33,7 +33,14 @@ from workbench._json_text import loads as load_json
 from workbench._refs import resolved
 from workbench._schema import INF_NAN_MARK, FunctionInfo, schema_type_of
 
-__all__ = ["FunctionInputValidator", "SchemaInputValidator", "PydanticErrorReport", "json_type_name", "describe_value", "MAX_INPUT_DEPTH"]
+__all__ = [
+    "FunctionInputValidator",
+    "SchemaInputValidator",
+    "PydanticErrorReport",
+    "json_type_name",
+    "describe_value",
+    "MAX_INPUT_DEPTH",
+]
 
 #: How deeply an input may nest objects and arrays, the arguments object being level 1. Real tool
 #: inputs stay far below; jsonschema recurses in Python (several frames per level) and pydantic
@@ -48,8 +55,14 @@ _SCALARS = frozenset({str, int, bool, type(None)})
 _FINITE_EXPECTED = "a finite number (JSON has no NaN or Infinity)"
 
 _JSON_TYPE_NAMES: dict[type, str] = {
-    bool: "boolean", int: "integer", float: "number", str: "string",
-    list: "array", tuple: "array", dict: "object", type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    tuple: "array",
+    dict: "object",
+    type(None): "null",
 }
 
 
@@ -78,7 +91,9 @@ def _path(loc: tuple | list) -> tuple[str, str]:
     return ("$." + field if field else "$"), (field or "$")
 
 
-def _error(field_loc: tuple | list, expected: str, received: Any, *, missing: bool = False, unexpected: bool = False) -> dict:
+def _error(
+    field_loc: tuple | list, expected: str, received: Any, *, missing: bool = False, unexpected: bool = False
+) -> dict:
     path, field = _path(field_loc)
     if missing:
         message = f"{field}: required field is missing (expected {expected})"
@@ -110,10 +125,22 @@ def _too_deep(tool_name: str, key: Any) -> ToolInputError:
     """The input (``key`` None: the arguments themselves, as JSON text) nests deeper than the limit."""
     path, field = _path([] if key is None else [key])
     expected = f"at most {MAX_INPUT_DEPTH} levels of objects and arrays"
-    message = (f"{field}: input nests deeper than {MAX_INPUT_DEPTH} levels (objects and arrays inside each other, "
-               f"the arguments object being level 1)")
-    return ToolInputError(tool_name, [{"path": path, "field": field, "expected": expected,
-                                       "received": f"more than {MAX_INPUT_DEPTH} levels", "message": message}])
+    message = (
+        f"{field}: input nests deeper than {MAX_INPUT_DEPTH} levels (objects and arrays inside each other, "
+        f"the arguments object being level 1)"
+    )
+    return ToolInputError(
+        tool_name,
+        [
+            {
+                "path": path,
+                "field": field,
+                "expected": expected,
+                "received": f"more than {MAX_INPUT_DEPTH} levels",
+                "message": message,
+            }
+        ],
+    )
 
 
 def _scan(tool_name: str, raw: dict) -> bool:
@@ -136,7 +163,7 @@ def _scan(tool_name: str, raw: dict) -> bool:
             node, depth = stack.pop()
             if depth > MAX_INPUT_DEPTH:
                 raise _too_deep(tool_name, key)
-            for child in (node.values() if isinstance(node, dict) else node):
+            for child in node.values() if isinstance(node, dict) else node:
                 if isinstance(child, _NESTED):
                     stack.append((child, depth + 1))
                 elif isinstance(child, float) and child - child != 0.0:
@@ -195,12 +222,37 @@ class FunctionInputValidator:
     input with ``model_validate`` give it; inputs nested too deeply are still refused first.
     """
 
-    __slots__ = ("_validator", "_fields", "_json_params", "_param_list", "_expected", "_order", "_parameters",
-                 "_rules", "_inf_nan_places", "_names", "_count", "_defaults", "_fast", "_flat_check", "_pending",
-                 "_scalar_only", "_publish", "_info", "_lax", "_sibling", "_complete")
+    __slots__ = (
+        "_validator",
+        "_fields",
+        "_json_params",
+        "_param_list",
+        "_expected",
+        "_order",
+        "_parameters",
+        "_rules",
+        "_inf_nan_places",
+        "_names",
+        "_count",
+        "_defaults",
+        "_fast",
+        "_flat_check",
+        "_pending",
+        "_scalar_only",
+        "_publish",
+        "_info",
+        "_lax",
+        "_sibling",
+        "_complete",
+    )
 
-    def __init__(self, info: FunctionInfo, publish: Optional[Callable[[Any, Callable[[Any], dict]], None]] = None,
-                 *, lax: bool = False) -> None:
+    def __init__(
+        self,
+        info: FunctionInfo,
+        publish: Optional[Callable[[Any, Callable[[Any], dict]], None]] = None,
+        *,
+        lax: bool = False,
+    ) -> None:
         """``publish(self, check)`` is told the flat check once it is built, if it gives every parameter
         (the spec's ``check_inputs`` then calls it first: one call less on its hot path)."""
         self._info = info  # kept for the validator of the other mode (for_mode), made when first asked for
@@ -259,8 +311,14 @@ class FunctionInputValidator:
             self._order = SchemaOrder(info.parameters)
             self._rules = SchemaRules.for_schema(info.parameters)
             self._inf_nan_places = SchemaOrder(info.inf_nan_schema) if info.inf_nan_schema is not None else None
-            self._scalar_only = not self._json_params and self._rules is None and all(
-                schema_type_of(sub, defs) and schema_type_of(sub, defs) <= _SCALAR_JSON_TYPES for sub in props.values())
+            self._scalar_only = (
+                not self._json_params
+                and self._rules is None
+                and all(
+                    schema_type_of(sub, defs) and schema_type_of(sub, defs) <= _SCALAR_JSON_TYPES
+                    for sub in props.values()
+                )
+            )
             self._validator = info.input_model.__pydantic_validator__
             # (lax mode has no fast check: the TypedDict is strict, and lax calls take the model path)
             fast, complete = _typed_dict_validator(info) if not self._lax else (None, False)
@@ -358,11 +416,17 @@ class FunctionInputValidator:
     def _with_rules(self, tool_name: str, raw: dict, non_finite: list[list]) -> dict:
         """pydantic's verdict and the schema's rules; where both speak of one place, the schema's words."""
         values, by_pydantic = self._pydantic(raw)
-        by_schema = _from_jsonschema(self._rules.errors(raw) if self._rules is not None else [], non_finite, raw, self._parameters)
+        by_schema = _from_jsonschema(
+            self._rules.errors(raw) if self._rules is not None else [], non_finite, raw, self._parameters
+        )
         schema_places = {tuple(loc) for loc, _ in by_schema}
         pydantic_places = {tuple(loc) for loc, _ in by_pydantic}
         found = [(loc, e) for loc, e in by_schema if not _inside(tuple(loc), pydantic_places)]
-        found += [(loc, e) for loc, e in by_pydantic if tuple(loc) not in schema_places and not _inside(tuple(loc), schema_places)]
+        found += [
+            (loc, e)
+            for loc, e in by_pydantic
+            if tuple(loc) not in schema_places and not _inside(tuple(loc), schema_places)
+        ]
         if found:
             raise _sorted(tool_name, found, self._order, raw)
         return values
@@ -390,8 +454,9 @@ class FunctionInputValidator:
         return _convert_errors(exc, raw, self._expected, self._order, self._param_list)
 
 
-def _convert_errors(exc: ValidationError, raw: dict, expected_at_top: dict[str, str], order: SchemaOrder,
-                    param_list: str) -> list[tuple[list, dict]]:
+def _convert_errors(
+    exc: ValidationError, raw: dict, expected_at_top: dict[str, str], order: SchemaOrder, param_list: str
+) -> list[tuple[list, dict]]:
     """pydantic's errors about ``raw`` as (location, error) pairs in the workbench's words: what was
     expected said in JSON Schema terms (``expected_at_top``: a top-level field's; ``order`` finds a
     nested one's schema), one error per place."""
@@ -459,11 +524,23 @@ class PydanticErrorReport:
 
 #: pydantic error type → the JSON type it means (the rest keep pydantic's own wording)
 _JSON_TYPE_BY_ERROR: dict[str, str] = {
-    "int_type": "integer", "int_parsing": "integer", "int_from_float": "integer",
-    "float_type": "number", "float_parsing": "number",
-    "string_type": "string", "bool_type": "boolean", "bool_parsing": "boolean", "none_required": "null",
-    "list_type": "array", "tuple_type": "array", "set_type": "array", "frozen_set_type": "array",
-    "dict_type": "object", "model_type": "object", "model_attributes_type": "object", "dataclass_type": "object",
+    "int_type": "integer",
+    "int_parsing": "integer",
+    "int_from_float": "integer",
+    "float_type": "number",
+    "float_parsing": "number",
+    "string_type": "string",
+    "bool_type": "boolean",
+    "bool_parsing": "boolean",
+    "none_required": "null",
+    "list_type": "array",
+    "tuple_type": "array",
+    "set_type": "array",
+    "frozen_set_type": "array",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+    "dataclass_type": "object",
     "finite_number": _FINITE_EXPECTED,
 }
 
@@ -483,17 +560,25 @@ def _typed_dict_validator(info: FunctionInfo) -> "tuple[Any, bool]":
     if not info.input_fields:
         return None, False
     try:
-        fields = {name: (Required[annotation] if default is _inspect.Parameter.empty else NotRequired[annotation])
-                  for name, annotation, default in info.input_fields}
+        fields = {
+            name: (Required[annotation] if default is _inspect.Parameter.empty else NotRequired[annotation])
+            for name, annotation, default in info.input_fields
+        }
         # the functional form with a name known only at run time: mypy wants a literal to define a type statically
         arguments = TypedDict(f"{info.name}_arguments", fields)  # type: ignore[misc]
         # strict in its config, so a call passes no keyword (pydantic-core parses keywords on every call)
-        arguments.__pydantic_config__ = ConfigDict(extra="forbid", arbitrary_types_allowed=False,  # type: ignore[attr-defined]
-                                                   allow_inf_nan=False, strict=True)
+        arguments.__pydantic_config__ = ConfigDict(
+            extra="forbid",
+            arbitrary_types_allowed=False,  # type: ignore[attr-defined]
+            allow_inf_nan=False,
+            strict=True,
+        )
         adapter = TypeAdapter(arguments)
     except Exception:  # noqa: BLE001 - an annotation only a model takes: the model path handles it
         return None, False
-    defaults = {name: default for name, _annotation, default in info.input_fields if default is not _inspect.Parameter.empty}
+    defaults = {
+        name: default for name, _annotation, default in info.input_fields if default is not _inspect.Parameter.empty
+    }
     if not defaults:
         return adapter.validator, True
     try:
@@ -511,8 +596,14 @@ def _with_defaults_schema(schema: Mapping[str, Any], defaults: dict) -> dict:
         return {**schema, "schema": _with_defaults_schema(schema["schema"], defaults)}
     if schema["type"] != "typed-dict":
         raise ValueError(f"not a typed-dict schema: {schema['type']}")
-    fields = {name: ({**field, "schema": core_schema.with_default_schema(field["schema"], default=defaults[name])}
-                     if name in defaults else field) for name, field in schema["fields"].items()}
+    fields = {
+        name: (
+            {**field, "schema": core_schema.with_default_schema(field["schema"], default=defaults[name])}
+            if name in defaults
+            else field
+        )
+        for name, field in schema["fields"].items()
+    }
     return {**schema, "fields": fields}
 
 
@@ -529,12 +620,14 @@ def _default_value(default: Any) -> Any:
 
 def _inside(place: tuple, places: set[tuple]) -> bool:
     """Whether ``place`` lies strictly within one of ``places`` (already explained from outside)."""
-    return any(len(other) < len(place) and place[:len(other)] == other for other in places)
+    return any(len(other) < len(place) and place[: len(other)] == other for other in places)
 
 
 def _only_integral_floats(exc: ValidationError) -> bool:
-    return all(e["type"] == "int_type" and type(e["input"]) is float and e["input"].is_integer()
-               for e in exc.errors(include_url=False))
+    return all(
+        e["type"] == "int_type" and type(e["input"]) is float and e["input"].is_integer()
+        for e in exc.errors(include_url=False)
+    )
 
 
 def _in_defs(schema: Any, defs: dict | None) -> Any:
@@ -597,7 +690,7 @@ FORMAT_EXPECTED: dict[str, str] = {
 
 #: jsonschema keyword → how to say what was expected
 _EXPECTED_BY_KEYWORD: dict[str, Callable[[Any], str]] = {
-    "type": lambda v: (" or ".join(v) if isinstance(v, list) else str(v)),
+    "type": lambda v: " or ".join(v) if isinstance(v, list) else str(v),
     "enum": lambda v: "one of " + ", ".join(json.dumps(x) for x in v),
     "const": lambda v: f"exactly {json.dumps(v)}",
     "minimum": lambda v: f"a number >= {v}",
@@ -624,8 +717,11 @@ class SchemaInputValidator:
         props = parameters.get("properties", {}) or {}
         defs = parameters.get("$defs")
         self._json_params = frozenset(
-            name for name, sub in props.items()
-            if isinstance(sub, dict) and schema_type_of(sub, defs) & {"array", "object"} and "string" not in schema_type_of(sub, defs)
+            name
+            for name, sub in props.items()
+            if isinstance(sub, dict)
+            and schema_type_of(sub, defs) & {"array", "object"}
+            and "string" not in schema_type_of(sub, defs)
         )
 
     @cached_property
@@ -654,14 +750,23 @@ class SchemaInputValidator:
         try:
             errors = list(validator.iter_errors(raw))
         except RecursionError:  # a schema heavy enough to exhaust the stack within the depth limit
-            raise ToolInputError(tool_name, [{
-                "path": "$", "field": "$", "expected": "an input this tool's schema can be checked against",
-                "received": "an input nested too deeply for its schema",
-                "message": f"input nests too deeply to be checked against this tool's schema (at most {MAX_INPUT_DEPTH} "
-                           f"levels, fewer for schemas with many references)"}]) from None
+            raise ToolInputError(
+                tool_name,
+                [
+                    {
+                        "path": "$",
+                        "field": "$",
+                        "expected": "an input this tool's schema can be checked against",
+                        "received": "an input nested too deeply for its schema",
+                        "message": f"input nests too deeply to be checked against this tool's schema (at most {MAX_INPUT_DEPTH} "
+                        f"levels, fewer for schemas with many references)",
+                    }
+                ],
+            ) from None
         except Exception as exc:  # noqa: BLE001 - e.g. a $ref that points nowhere: the spec's fault, said plainly
-            raise ToolSpecError(f"Tool '{tool_name}': its parameters schema cannot be applied: "
-                                f"{type(exc).__name__}: {exc}") from None
+            raise ToolSpecError(
+                f"Tool '{tool_name}': its parameters schema cannot be applied: {type(exc).__name__}: {exc}"
+            ) from None
         if errors or non_finite:
             found = _from_jsonschema(errors, _non_finite(raw) if non_finite else [], raw, self._parameters)
             raise _sorted(tool_name, found, self._order, raw)
@@ -690,7 +795,14 @@ def _from_jsonschema(errors: list, non_finite: list[list], raw: dict, parameters
             allowed = ", ".join(declared) or "no parameters"
             for key in err.instance:
                 if key not in declared and _is_extra(err, key):
-                    found.append((loc + [key], _error(loc + [key], f"one of the parameters ({allowed})", err.instance[key], unexpected=True)))
+                    found.append(
+                        (
+                            loc + [key],
+                            _error(
+                                loc + [key], f"one of the parameters ({allowed})", err.instance[key], unexpected=True
+                            ),
+                        )
+                    )
         else:
             found.append((loc, _error(loc, _expected_by_keyword(err), err.instance)))
     unique = []

@@ -28,8 +28,9 @@ def check_mode(value: Any, where: str) -> Optional[str]:
     """``value`` if it is a mode or ``None``; else ``ValueError`` naming ``where`` and the modes."""
     if value is None or (isinstance(value, str) and value in MODES):
         return value
-    raise ValueError(f"{where}: validation must be one of {', '.join(map(repr, MODES))} (or None: not set), "
-                     f"got {value!r}")
+    raise ValueError(
+        f"{where}: validation must be one of {', '.join(map(repr, MODES))} (or None: not set), got {value!r}"
+    )
 
 
 @contextlib.contextmanager

@@ -42,28 +42,58 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="workbench", description="Tool Workbench from a terminal.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     evaluate = commands.add_parser(
-        "eval", help="run a *.evals.json suite against models, or compare two saved reports",
+        "eval",
+        help="run a *.evals.json suite against models, or compare two saved reports",
         description="Run a *.evals.json suite and print its summary (exit 0: every threshold holds, "
-                    "1: one does not, 2: usage error); or --compare OLD NEW saved reports (exit 1 on a regression).")
+        "1: one does not, 2: usage error); or --compare OLD NEW saved reports (exit 1 on a regression).",
+    )
     evaluate.add_argument("suite", nargs="?", metavar="SUITE.evals.json", help="the suite to run")
-    evaluate.add_argument("--model", "-m", action="append", default=[], metavar="MODEL",
-                          help="a model string (openai:gpt-4.1-mini, replay:cassette.json…); repeatable; "
-                               "default: the suite's \"model\"")
-    evaluate.add_argument("--repeats", type=_positive_int, default=1, metavar="K",
-                          help="runs per case (the case stays the unit of evidence)")
-    evaluate.add_argument("--concurrency", type=_positive_int, default=8, metavar="N",
-                          help="model requests in flight at once")
-    evaluate.add_argument("--cache", metavar="FILE", help="a request cache file: identical requests are answered from it")
-    evaluate.add_argument("--base-url", metavar="URL",
-                          help="the models' server (an OpenAI-compatible server needs no key)")
-    evaluate.add_argument("--max-turns", type=_positive_int, default=None, metavar="T",
-                          help="1 scores the first answer (BFCL's setting); more runs the agent loop")
-    evaluate.add_argument("--min-pass", type=_fraction, default=None, metavar="F",
-                          help="fail (exit 1) when a model's accuracy is below F (0..1)")
+    evaluate.add_argument(
+        "--model",
+        "-m",
+        action="append",
+        default=[],
+        metavar="MODEL",
+        help='a model string (openai:gpt-4.1-mini, replay:cassette.json…); repeatable; default: the suite\'s "model"',
+    )
+    evaluate.add_argument(
+        "--repeats",
+        type=_positive_int,
+        default=1,
+        metavar="K",
+        help="runs per case (the case stays the unit of evidence)",
+    )
+    evaluate.add_argument(
+        "--concurrency", type=_positive_int, default=8, metavar="N", help="model requests in flight at once"
+    )
+    evaluate.add_argument(
+        "--cache", metavar="FILE", help="a request cache file: identical requests are answered from it"
+    )
+    evaluate.add_argument(
+        "--base-url", metavar="URL", help="the models' server (an OpenAI-compatible server needs no key)"
+    )
+    evaluate.add_argument(
+        "--max-turns",
+        type=_positive_int,
+        default=None,
+        metavar="T",
+        help="1 scores the first answer (BFCL's setting); more runs the agent loop",
+    )
+    evaluate.add_argument(
+        "--min-pass",
+        type=_fraction,
+        default=None,
+        metavar="F",
+        help="fail (exit 1) when a model's accuracy is below F (0..1)",
+    )
     evaluate.add_argument("--save", metavar="OUT.json", help="save the report (reload with EvalReport.load)")
     evaluate.add_argument("--html", metavar="OUT.html", help="write the report as a self-contained HTML page")
-    evaluate.add_argument("--compare", nargs=2, metavar=("OLD.json", "NEW.json"),
-                          help="compare two saved reports: regressions and fixes (exit 1 on a regression)")
+    evaluate.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("OLD.json", "NEW.json"),
+        help="compare two saved reports: regressions and fixes (exit 1 on a regression)",
+    )
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -124,8 +154,15 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(_one_line(exc)) from None
     models = _models(args, suite)
     try:
-        report = run_evals(suite, models, repeats=args.repeats, concurrency=args.concurrency, cache=args.cache,
-                           max_turns=args.max_turns, progress=not args.no_progress and err.isatty())
+        report = run_evals(
+            suite,
+            models,
+            repeats=args.repeats,
+            concurrency=args.concurrency,
+            cache=args.cache,
+            max_turns=args.max_turns,
+            progress=not args.no_progress and err.isatty(),
+        )
     except (ValueError, OSError) as exc:
         raise UsageError(_one_line(exc)) from None
     unreachable = _unreachable(report)
@@ -153,7 +190,7 @@ def _models(args: argparse.Namespace, suite: Any) -> list[Any]:
 
     wanted = list(args.model) or ([suite.model] if suite.model else [])
     if not wanted:
-        raise UsageError(f"{args.suite}: no model: pass --model MODEL or give the suite a \"model\"")
+        raise UsageError(f'{args.suite}: no model: pass --model MODEL or give the suite a "model"')
     base_dir = Path(suite.path).parent if suite.path else None
     models = []
     for item in wanted:
@@ -177,22 +214,45 @@ def _unreachable(report: Any) -> Optional[str]:
 
 
 #: the summary columns a terminal shows (the saved report and --html hold every column)
-_TERMINAL_COLUMNS = ["model", "variant", "cases", "runs", "accuracy", "accuracy_low", "accuracy_high", "precision",
-                     "recall", "f1", "argument_accuracy", "irrelevance_accuracy"]
+_TERMINAL_COLUMNS = [
+    "model",
+    "variant",
+    "cases",
+    "runs",
+    "accuracy",
+    "accuracy_low",
+    "accuracy_high",
+    "precision",
+    "recall",
+    "f1",
+    "argument_accuracy",
+    "irrelevance_accuracy",
+]
 
 
 def _print_summary(report: Any, min_pass: Optional[float], out: TextIO) -> int:
     summary = report.summary()
     shown = summary[[c for c in _TERMINAL_COLUMNS if c in summary.columns]].rename(
-        columns={"accuracy_low": "95% low", "accuracy_high": "95% high", "argument_accuracy": "arguments",
-                 "irrelevance_accuracy": "irrelevance"})
+        columns={
+            "accuracy_low": "95% low",
+            "accuracy_high": "95% high",
+            "argument_accuracy": "arguments",
+            "irrelevance_accuracy": "irrelevance",
+        }
+    )
     print(shown.to_string(index=False, na_rep="–", float_format=lambda v: f"{v:.3f}"), file=out)
-    print(f"accuracy: the mean of the per-case pass rates over {int(summary['cases'].max()) if len(summary) else 0} "
-          "cases; 95% interval by case (the case is the unit of evidence)", file=out)
+    print(
+        f"accuracy: the mean of the per-case pass rates over {int(summary['cases'].max()) if len(summary) else 0} "
+        "cases; 95% interval by case (the case is the unit of evidence)",
+        file=out,
+    )
     if min_pass is None:
         return EXIT_OK
-    below = [(row["model"], row["variant"], row["accuracy"]) for _, row in summary.iterrows()
-             if not (isinstance(row["accuracy"], float) and not math.isnan(row["accuracy"]) and row["accuracy"] >= min_pass)]
+    below = [
+        (row["model"], row["variant"], row["accuracy"])
+        for _, row in summary.iterrows()
+        if not (isinstance(row["accuracy"], float) and not math.isnan(row["accuracy"]) and row["accuracy"] >= min_pass)
+    ]
     for model, variant, accuracy in below:
         print(f"below --min-pass {min_pass:g}: {model} [{variant}] accuracy {accuracy:.3f}", file=out)
     return EXIT_THRESHOLD if below else EXIT_OK

@@ -38,8 +38,18 @@ class ToolContext:
     see ``workbench._peer``). Async tools ``await`` :meth:`aelicit` / :meth:`asample`.
     """
 
-    __slots__ = ("tool_use", "invocation_state", "metadata", "tool_config", "logs", "entries", "peer", "_on_progress",
-                 "_on_log", "_cancel_event")
+    __slots__ = (
+        "tool_use",
+        "invocation_state",
+        "metadata",
+        "tool_config",
+        "logs",
+        "entries",
+        "peer",
+        "_on_progress",
+        "_on_log",
+        "_cancel_event",
+    )
 
     def __init__(
         self,
@@ -118,8 +128,15 @@ class ToolContext:
             _note_elicitation(entry, answer, requested)
         return answer
 
-    def sample(self, messages: Messages, *, max_tokens: int = 1000, system: Optional[str] = None,
-               temperature: Optional[float] = None, **options: Any) -> Sampled:
+    def sample(
+        self,
+        messages: Messages,
+        *,
+        max_tokens: int = 1000,
+        system: Optional[str] = None,
+        temperature: Optional[float] = None,
+        **options: Any,
+    ) -> Sampled:
         """Ask a model: ``messages`` is a prompt string or a list of ``{"role", "content"}`` dicts.
         Returns the answer (``.text``, ``.model``). Other MCP sampling options (``stop_sequences``,
         ``model_preferences``…) pass through. Raises ``NobodyToAsk`` where no model can answer."""
@@ -130,8 +147,15 @@ class ToolContext:
             _note_sampled(entry, answer)
         return answer
 
-    async def asample(self, messages: Messages, *, max_tokens: int = 1000, system: Optional[str] = None,
-                      temperature: Optional[float] = None, **options: Any) -> Sampled:
+    async def asample(
+        self,
+        messages: Messages,
+        *,
+        max_tokens: int = 1000,
+        system: Optional[str] = None,
+        temperature: Optional[float] = None,
+        **options: Any,
+    ) -> Sampled:
         """:meth:`sample` for async tools."""
         chat = sampling_messages(messages)
         opts = {"max_tokens": int(max_tokens), "system_prompt": system, "temperature": temperature, **options}
@@ -167,7 +191,8 @@ class ToolContext:
             raise NobodyToAsk(
                 f"Tool '{self._name}' called ToolContext.{what}() but nobody can answer here: it runs outside an MCP "
                 "server, a notebook form and an agent run. Serve it (python -m workbench.mcp serve), try it in a "
-                f"form, or give the executor a peer (invocation_state={{'{PEER_KEY}': peer}}).")
+                f"form, or give the executor a peer (invocation_state={{'{PEER_KEY}': peer}})."
+            )
         return self.peer
 
     def _wait(self, question: Coroutine[Any, Any, Any]) -> Any:
@@ -179,8 +204,10 @@ class ToolContext:
             running = None
         if running is not None:
             question.close()
-            raise RuntimeError(f"Tool '{self._name}' asked with a blocking ToolContext method inside a running event "
-                               "loop: an async tool awaits aelicit() / asample()")
+            raise RuntimeError(
+                f"Tool '{self._name}' asked with a blocking ToolContext method inside a running event "
+                "loop: an async tool awaits aelicit() / asample()"
+            )
         if loop is None:
             return asyncio.run(question)
         return asyncio.run_coroutine_threadsafe(question, loop).result()

@@ -61,8 +61,13 @@ def _load(payload: tuple) -> Any:
                 from workbench.tools import DecoratedFunctionTool
 
                 func, spec, context_param, positional_only, is_async = tool
-                tool = DecoratedFunctionTool(func, ToolSpec.coerce(spec), context_param=context_param,
-                                             positional_only=positional_only, is_async=is_async)
+                tool = DecoratedFunctionTool(
+                    func,
+                    ToolSpec.coerce(spec),
+                    context_param=context_param,
+                    positional_only=positional_only,
+                    is_async=is_async,
+                )
         _loaded[payload] = tool
     return tool
 
@@ -70,6 +75,7 @@ def _load(payload: tuple) -> Any:
 def _invoke(tool: Any, arguments: dict, ctx: Any) -> Any:
     value = tool._invoke(arguments, ctx)
     if is_awaitable(value):
+
         async def finish() -> Any:
             return await value
 
@@ -93,7 +99,9 @@ def _sendable(value: Any) -> Optional[str]:
     return None
 
 
-def _run_one(tool: Any, arguments: dict, tool_use: Optional[dict], invocation_state: Any, timeout: Optional[float]) -> tuple:
+def _run_one(
+    tool: Any, arguments: dict, tool_use: Optional[dict], invocation_state: Any, timeout: Optional[float]
+) -> tuple:
     global _timeout_pool
     ctx = None
     if tool_use is not None:  # the tool takes a ToolContext
@@ -130,7 +138,9 @@ def _run_batch(payload: tuple, calls: bytes, invocation_state: Any, timeout: Opt
     """Run one batch on a worker: pickled ``[(arguments, tool_use or None), ...]`` -> pickled outcomes in
     order (one opaque blob each way: Dask does not walk thousands of small arguments)."""
     tool = _load(payload)
-    outcomes = [_run_one(tool, arguments, tool_use, invocation_state, timeout) for arguments, tool_use in pickle.loads(calls)]
+    outcomes = [
+        _run_one(tool, arguments, tool_use, invocation_state, timeout) for arguments, tool_use in pickle.loads(calls)
+    ]
     try:
         return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - a value only cloudpickle can carry
@@ -161,12 +171,18 @@ def _payload(tool: Any, ref: Optional[str]) -> tuple:
 
     try:
         if isinstance(tool, DecoratedFunctionTool):  # it pickles by reference: send its function by value
-            return ("func", cloudpickle.dumps((func, tool.spec.to_json(), tool.__dict__.get("_wb_ctx"),
-                                               tool._positional_only, tool._is_async)))
+            return (
+                "func",
+                cloudpickle.dumps(
+                    (func, tool.spec.to_json(), tool.__dict__.get("_wb_ctx"), tool._positional_only, tool._is_async)
+                ),
+            )
         return ("pickle", cloudpickle.dumps(tool))
     except Exception as exc:  # noqa: BLE001
-        raise TypeError(f"Tool '{tool.spec.name}' cannot be sent to the Dask workers: it has no importable "
-                        f"reference and cloudpickle failed: {type(exc).__name__}: {exc}") from None
+        raise TypeError(
+            f"Tool '{tool.spec.name}' cannot be sent to the Dask workers: it has no importable "
+            f"reference and cloudpickle failed: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 class _Batch:
@@ -199,10 +215,21 @@ class DaskExecutor(ToolExecutor):
     on a worker reports nowhere.
     """
 
-    def __init__(self, address: Any = None, *, batch_size: Optional[int] = None, timeout: Optional[float] = None,
-                 retries: int = 1, n_workers: Optional[int] = None, threads_per_worker: int = 1,
-                 cluster_options: Optional[dict[str, Any]] = None, **options: Any) -> None:
-        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+    def __init__(
+        self,
+        address: Any = None,
+        *,
+        batch_size: Optional[int] = None,
+        timeout: Optional[float] = None,
+        retries: int = 1,
+        n_workers: Optional[int] = None,
+        threads_per_worker: int = 1,
+        cluster_options: Optional[dict[str, Any]] = None,
+        **options: Any,
+    ) -> None:
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
@@ -217,8 +244,12 @@ class DaskExecutor(ToolExecutor):
             self.client = address
             self._own_client = False
         elif address is None:
-            kwargs = {"processes": True, "dashboard_address": ":0", "threads_per_worker": threads_per_worker,
-                      **(cluster_options or {})}
+            kwargs = {
+                "processes": True,
+                "dashboard_address": ":0",
+                "threads_per_worker": threads_per_worker,
+                **(cluster_options or {}),
+            }
             if n_workers is not None:
                 kwargs["n_workers"] = n_workers
             self._cluster = distributed.LocalCluster(**kwargs)
@@ -283,7 +314,9 @@ class DaskExecutor(ToolExecutor):
     async def execute(self, tool_uses, registry, ctx_factory=None, *, log=None, invocation_state=None):
         uses = call_list(tool_uses)
         results: list[Optional[ToolResult]] = [None] * len(uses)
-        async for i, result in self.execute_streaming(uses, registry, ctx_factory, log=log, invocation_state=invocation_state):
+        async for i, result in self.execute_streaming(
+            uses, registry, ctx_factory, log=log, invocation_state=invocation_state
+        ):
             results[i] = result
         return results
 
@@ -334,7 +367,9 @@ class DaskExecutor(ToolExecutor):
                     if call.index in finished:
                         continue
                     finished.add(call.index)
-                    for result_index, result in self._finish_with_followers(call, self.cancelled_result(call), run, followers):
+                    for result_index, result in self._finish_with_followers(
+                        call, self.cancelled_result(call), run, followers
+                    ):
                         yield result_index, result
                     number = batch_of[call.index]
                     if number in pending_batches and all(c.index in finished for c in batches[number].calls):
@@ -356,7 +391,9 @@ class DaskExecutor(ToolExecutor):
                     if call.index in finished:
                         continue
                     finished.add(call.index)
-                    for result_index, result in self._finish_with_followers(call, self._from_outcome(call, outcome), run, followers):
+                    for result_index, result in self._finish_with_followers(
+                        call, self._from_outcome(call, outcome), run, followers
+                    ):
                         yield result_index, result
         finally:
             for call in ready:
@@ -375,18 +412,22 @@ class DaskExecutor(ToolExecutor):
         for name, calls in by_tool.items():
             payload = _payload(calls[0].tool, refs.get(name))
             timeout = self.timeout_of(calls[0])
-            batches.extend(_Batch(calls[start:start + size], payload, timeout) for start in range(0, len(calls), size))
+            batches.extend(
+                _Batch(calls[start : start + size], payload, timeout) for start in range(0, len(calls), size)
+            )
         return batches
 
     def _submit(self, batch: _Batch, number: int, run: Any, loop: Any, queue: asyncio.Queue) -> None:
         batch.attempts += 1
-        work = pickle.dumps([(call.arguments, call.tool_use if call.context is not None else None) for call in batch.calls],
-                            protocol=pickle.HIGHEST_PROTOCOL)
+        work = pickle.dumps(
+            [(call.arguments, call.tool_use if call.context is not None else None) for call in batch.calls],
+            protocol=pickle.HIGHEST_PROTOCOL,
+        )
         # a call's peer (an MCP request, a notebook form) stays here: on the cluster nobody can answer
         state = {k: v for k, v in (run.invocation_state or {}).items() if k != PEER_KEY}
         future = batch.future = self.client.submit(
-            _run_batch, batch.payload, work, state, batch.timeout, pure=False,
-            key=f"workbench-batch-{uuid.uuid4().hex}")
+            _run_batch, batch.payload, work, state, batch.timeout, pure=False, key=f"workbench-batch-{uuid.uuid4().hex}"
+        )
 
         def done(fut: Any) -> None:  # runs in a Dask client thread
             item: tuple[int, Any, Optional[BaseException]]

@@ -25,8 +25,17 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from workbench.tools import BaseTool
     from workbench.types import ToolResult, ToolUse
 
-__all__ = ["CachingScorer", "LogSink", "NamedScorer", "RunLog", "ScoreValue", "Scorer", "ThresholdScorer", "ToolLookup",
-           "ToolSource"]
+__all__ = [
+    "CachingScorer",
+    "LogSink",
+    "NamedScorer",
+    "RunLog",
+    "ScoreValue",
+    "Scorer",
+    "ThresholdScorer",
+    "ToolLookup",
+    "ToolSource",
+]
 
 
 @runtime_checkable
@@ -51,9 +60,15 @@ class ToolSource(ToolLookup, Protocol):
 class LogSink(Protocol):
     """Where an executor writes each finished call (``success`` or ``error``; never ``in_progress``)."""
 
-    def append(self, result: ToolResult, tool_use: Optional[Union[ToolUse, Mapping[str, Any]]] = None, *,
-               input: Optional[dict[str, Any]] = None, run_id: Optional[str] = None,
-               turn: Optional[int] = None) -> object:
+    def append(
+        self,
+        result: ToolResult,
+        tool_use: Optional[Union[ToolUse, Mapping[str, Any]]] = None,
+        *,
+        input: Optional[dict[str, Any]] = None,
+        run_id: Optional[str] = None,
+        turn: Optional[int] = None,
+    ) -> object:
         """Record one call: its result, the tool use that made it (``name`` and ``input``), ``input``
         when it differs from the tool use's (secret parameters masked: the one to keep), and the agent
         run and model turn that made it, if any."""
@@ -64,8 +79,16 @@ class LogSink(Protocol):
 class RunLog(LogSink, Protocol):
     """A :class:`LogSink` that also keeps agent runs whole: each run and each of its model turns."""
 
-    def start_run(self, run_id: str, *, model: Optional[str], prompt: list[dict[str, Any]],
-                  tools: list[dict[str, Any]], settings: dict[str, Any], started_at: Optional[str] = None) -> None:
+    def start_run(
+        self,
+        run_id: str,
+        *,
+        model: Optional[str],
+        prompt: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        settings: dict[str, Any],
+        started_at: Optional[str] = None,
+    ) -> None:
         """A run starts: its model, the messages it starts from, the tool specs it offers, its settings."""
         ...
 
@@ -73,9 +96,20 @@ class RunLog(LogSink, Protocol):
         """One model turn of the run (``ModelTurn.to_dict()`` plus ``error``/``error_kind``/``started_at``)."""
         ...
 
-    def end_run(self, run_id: str, *, stopped_because: str, error: Optional[str] = None,
-                final_text: Optional[str] = None, turns: int = 0, tool_calls: int = 0, input_tokens: int = 0,
-                output_tokens: int = 0, duration_ms: Optional[float] = None, completed_at: Optional[str] = None) -> None:
+    def end_run(
+        self,
+        run_id: str,
+        *,
+        stopped_because: str,
+        error: Optional[str] = None,
+        final_text: Optional[str] = None,
+        turns: int = 0,
+        tool_calls: int = 0,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        duration_ms: Optional[float] = None,
+        completed_at: Optional[str] = None,
+    ) -> None:
         """How the run ended, and its totals."""
         ...
 
@@ -92,9 +126,9 @@ class Scorer(Protocol):
     ``workbench.agent.Transcript``. The result is a :data:`ScoreValue`, a ``(value, reason)`` pair, a
     ``workbench.evals.Score``, or an awaitable of one of these (an async scorer)."""
 
-    def __call__(self, case: Any, transcript: Any) -> Union[ScoreValue, tuple[ScoreValue, str], object,
-                                                             Awaitable[object]]:
-        ...
+    def __call__(
+        self, case: Any, transcript: Any
+    ) -> Union[ScoreValue, tuple[ScoreValue, str], object, Awaitable[object]]: ...
 
 
 @runtime_checkable

@@ -21,18 +21,27 @@ from workbench.protocols import ToolLookup
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool, DecoratedFunctionTool, NoImplementationError, SpecOnlyTool, tool
 
-__all__ = ["ToolRegistry", "UntrustedRefTool", "default_registry", "normalize_tool_name", "FOREIGN_TOOL_MODULES",
-           "foreign_kind"]
+__all__ = [
+    "ToolRegistry",
+    "UntrustedRefTool",
+    "default_registry",
+    "normalize_tool_name",
+    "FOREIGN_TOOL_MODULES",
+    "foreign_kind",
+]
 
 #: The hook table for tools of other frameworks: the top-level package of a class in a foreign
 #: object's MRO → the ``workbench.adapters`` entry that converts it. Only the class's ``__module__``
 #: string is read, so no framework is imported unless the object comes from it.
 FOREIGN_TOOL_MODULES: dict[str, str] = {
-    "langchain_core": "langchain", "langchain": "langchain", "langchain_community": "langchain",
+    "langchain_core": "langchain",
+    "langchain": "langchain",
+    "langchain_community": "langchain",
     "agents": "openai-agents",
     "pydantic_ai": "pydantic-ai",
     "smolagents": "smolagents",
-    "crewai": "crewai", "crewai_tools": "crewai",
+    "crewai": "crewai",
+    "crewai_tools": "crewai",
     "llama_index": "llamaindex",
     "mcp": "mcp-server",  # an MCP server object (MCPServer / Server) in this process
 }
@@ -54,6 +63,7 @@ def foreign_kind(obj: Any) -> Optional[str]:
         if kind is not None:
             return kind
     return None
+
 
 #: ``from_spec_dict(trust_refs=...)``: ``True`` (every ref), ``False`` (none) or module prefixes.
 TrustRefs = Union[bool, Iterable[str]]
@@ -106,7 +116,9 @@ def _resolve_ref(ref: str, *, reload: bool = False) -> Any:
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise ValueError(f"Cannot import tool reference {ref!r}: module '{module_name}' has no attribute '{attr}'") from None
+            raise ValueError(
+                f"Cannot import tool reference {ref!r}: module '{module_name}' has no attribute '{attr}'"
+            ) from None
     return obj
 
 
@@ -141,8 +153,9 @@ class _RefTrust:
             self.all, self.prefixes = trust_refs, ()
             return
         if isinstance(trust_refs, (str, bytes)) or not isinstance(trust_refs, Iterable):
-            raise TypeError(f"trust_refs must be True, False or a list of module prefixes (e.g. ['myproj']), "
-                            f"got {trust_refs!r}")
+            raise TypeError(
+                f"trust_refs must be True, False or a list of module prefixes (e.g. ['myproj']), got {trust_refs!r}"
+            )
         prefixes = tuple(trust_refs)
         bad = [p for p in prefixes if not isinstance(p, str)]
         if bad:
@@ -178,8 +191,9 @@ class UntrustedRefTool(SpecOnlyTool):
     spec_given: bool
     untrusted_reason: Optional[str]
 
-    def __init__(self, spec: ToolSpec | dict[str, Any], ref: str, *, spec_given: bool = True,
-                 reason: Optional[str] = None) -> None:
+    def __init__(
+        self, spec: ToolSpec | dict[str, Any], ref: str, *, spec_given: bool = True, reason: Optional[str] = None
+    ) -> None:
         super().__init__(spec)
         self.__dict__["untrusted_ref"] = ref
         self.__dict__["spec_given"] = spec_given  # False: a placeholder spec, not written back
@@ -195,7 +209,8 @@ class UntrustedRefTool(SpecOnlyTool):
             raise NoImplementationError(
                 f"Tool '{self.tool_name}' has no implementation: its ref '{self.untrusted_ref}' comes from a spec "
                 f"dict and is not trusted: {self.untrusted_reason}. A trusted prefix yields only objects defined "
-                "under it; call it with synthetic=True, or pass trust_refs=True if you trust the whole file.")
+                "under it; call it with synthetic=True, or pass trust_refs=True if you trust the whole file."
+            )
         raise NoImplementationError(
             f"Tool '{self.tool_name}' has no implementation: its ref '{self.untrusted_ref}' comes from a spec "
             "dict and is not trusted, so it was not imported. Load the spec with "
@@ -327,7 +342,7 @@ def catalog_description(item: BaseTool) -> str:
             return explicit
         doc = inspect.getdoc(item.tool_func) or ""
         match = _SECTION.search(doc)
-        return (doc[:match.start()] if match else doc).strip()
+        return (doc[: match.start()] if match else doc).strip()
     return item.spec.description or ""
 
 
@@ -341,8 +356,9 @@ class ToolRegistry:
     which wins over this.
     """
 
-    def __init__(self, tools: Optional[list[Any]] = None, *, synthetic: bool = False,
-                 validation: Optional[str] = None) -> None:
+    def __init__(
+        self, tools: Optional[list[Any]] = None, *, synthetic: bool = False, validation: Optional[str] = None
+    ) -> None:
         from workbench._validation_mode import check_mode
 
         self.registry: dict[str, BaseTool] = {}
@@ -371,7 +387,9 @@ class ToolRegistry:
             if existing is not None and not replace:
                 if existing == name:
                     raise ValueError(f"Tool '{name}' is already registered (use replace=True to overwrite it)")
-                raise ValueError(f"Tool '{name}' conflicts with registered tool '{existing}' (names are equal once '-' and '_' are treated alike)")
+                raise ValueError(
+                    f"Tool '{name}' conflicts with registered tool '{existing}' (names are equal once '-' and '_' are treated alike)"
+                )
             if existing is not None and existing != name:
                 self._remove(existing)
             elif existing is not None:  # same name: keep its place in the listing
@@ -510,9 +528,13 @@ class ToolRegistry:
         if isinstance(obj, BaseTool):
             if name and name != obj.tool_name:
                 if isinstance(obj, DecoratedFunctionTool):
-                    return DecoratedFunctionTool(obj.tool_func, obj.spec.model_copy(update={"name": name}),
-                                                 context_param=obj.context_param,
-                                                 positional_only=obj._positional_only, is_async=obj._is_async)
+                    return DecoratedFunctionTool(
+                        obj.tool_func,
+                        obj.spec.model_copy(update={"name": name}),
+                        context_param=obj.context_param,
+                        positional_only=obj._positional_only,
+                        is_async=obj._is_async,
+                    )
                 raise ValueError(f"Cannot rename class-based tool '{obj.tool_name}' to '{name}'")
             return obj
         if isinstance(obj, type) and issubclass(obj, BaseTool):
@@ -522,20 +544,25 @@ class ToolRegistry:
         if foreign_kind(obj) is not None:
             adapted = _entry_points.adapt_foreign(obj)
             if len(adapted) != 1:
-                raise ValueError(f"{type(obj).__name__} holds {len(adapted)} tools "
-                                 f"({', '.join(t.tool_name for t in adapted)}): register them with "
-                                 "process_tools([...]) or ToolRegistry([...]), which take each of them")
+                raise ValueError(
+                    f"{type(obj).__name__} holds {len(adapted)} tools "
+                    f"({', '.join(t.tool_name for t in adapted)}): register them with "
+                    "process_tools([...]) or ToolRegistry([...]), which take each of them"
+                )
             item = adapted[0]
             if name and name != item.tool_name:
-                raise ValueError(f"Cannot rename the {item.tool_type} tool '{item.tool_name}' to '{name}': "
-                                 "its name is the one its framework sends to a model")
+                raise ValueError(
+                    f"Cannot rename the {item.tool_type} tool '{item.tool_name}' to '{name}': "
+                    "its name is the one its framework sends to a model"
+                )
             return item
         if callable(obj):
             return tool(obj, name=name)
         raise ToolSpecError(
             f"Cannot register {_describe(obj)}: expected a workbench tool, a function, a BaseTool subclass, a "
             f"ToolSpec (or spec dict), or a tool of one of the frameworks workbench.adapters converts "
-            f"({', '.join(sorted(set(FOREIGN_TOOL_MODULES.values())))})")
+            f"({', '.join(sorted(set(FOREIGN_TOOL_MODULES.values())))})"
+        )
 
     # -- lookup ------------------------------------------------------------------------------------
     def get_tool(self, tool_name: str) -> BaseTool:
@@ -630,8 +657,9 @@ class ToolRegistry:
         return {"tools": entries}
 
     @classmethod
-    def from_spec_dict(cls, spec: dict[str, Any], *, synthetic: bool = False,
-                       trust_refs: TrustRefs = False) -> "ToolRegistry":
+    def from_spec_dict(
+        cls, spec: dict[str, Any], *, synthetic: bool = False, trust_refs: TrustRefs = False
+    ) -> "ToolRegistry":
         """Rebuild a registry from :meth:`to_spec_dict` output (typically read from a file).
 
         A spec dict is data and may be untrusted, so by default no ``ref`` is imported: every entry
@@ -679,7 +707,9 @@ class ToolRegistry:
                 f"from_spec_dict: {len(untrusted)} ref(s) not trusted, not imported, loaded as spec-only tools: "
                 f"{', '.join(untrusted)}. If you trust the file, pass trust_refs=True "
                 "(or trust_refs=['module.prefix'])",
-                UserWarning, stacklevel=2)
+                UserWarning,
+                stacklevel=2,
+            )
         return registry
 
     @staticmethod
@@ -690,12 +720,16 @@ class ToolRegistry:
         return out
 
     @classmethod
-    def _untrusted_tool(cls, data: Optional[dict[str, Any]], name: str, ref: str,
-                        reason: Optional[str] = None) -> UntrustedRefTool:
+    def _untrusted_tool(
+        cls, data: Optional[dict[str, Any]], name: str, ref: str, reason: Optional[str] = None
+    ) -> UntrustedRefTool:
         if data:
             return UntrustedRefTool(ToolSpec.coerce(cls._spec_data(data, name)), ref, reason=reason)
-        placeholder = ToolSpec(name=name, description=f"Not loaded: ref '{ref}' is not trusted.",
-                               parameters={"type": "object", "properties": {}})
+        placeholder = ToolSpec(
+            name=name,
+            description=f"Not loaded: ref '{ref}' is not trusted.",
+            parameters={"type": "object", "properties": {}},
+        )
         return UntrustedRefTool(placeholder, ref, spec_given=False, reason=reason)
 
     def to_provider_format(self, provider: str, **options: Any) -> list[dict[str, Any]]:
@@ -713,10 +747,14 @@ class ToolRegistry:
         item = self.get_tool(name)
         ref = self.tool_refs.get(name)
         if not ref:
-            raise ValueError(f"Tool '{name}' has no module reference to reload from (register it by ref or from a module)")
+            raise ValueError(
+                f"Tool '{name}' has no module reference to reload from (register it by ref or from a module)"
+            )
         if isinstance(item, UntrustedRefTool):
-            raise ValueError(f"Tool '{name}' came from a spec dict whose ref '{ref}' is not trusted; reload will not "
-                             f"import it (use register_tool_by_ref({ref!r}, {name!r}, replace=True) if you trust it)")
+            raise ValueError(
+                f"Tool '{name}' came from a spec dict whose ref '{ref}' is not trusted; reload will not "
+                f"import it (use register_tool_by_ref({ref!r}, {name!r}, replace=True) if you trust it)"
+            )
         fresh = self._as_tool(_resolve_ref(ref, reload=True), name=name if name != ref.split(":")[1] else None)
         fresh.mark_dynamic()
         self.register_tool(fresh, replace=True, ref=ref)
@@ -724,13 +762,16 @@ class ToolRegistry:
         return fresh
 
     # -- calling -----------------------------------------------------------------------------------
-    def call(self, name: str, input: Optional[dict[str, Any]] = None, *, synthetic: Optional[bool] = None, **options: Any):
+    def call(
+        self, name: str, input: Optional[dict[str, Any]] = None, *, synthetic: Optional[bool] = None, **options: Any
+    ):
         """Call one tool synchronously through a ``SequentialExecutor``; returns the ``ToolResult``."""
         from workbench import _entry_points  # the executors sit a layer above the registry
         from workbench.types import make_tool_use
 
-        return _entry_points.call_one(self, make_tool_use(name, input),
-                                      synthetic=self.synthetic if synthetic is None else synthetic, **options)
+        return _entry_points.call_one(
+            self, make_tool_use(name, input), synthetic=self.synthetic if synthetic is None else synthetic, **options
+        )
 
     # -- change listeners (the notebook UI follows the registry) -----------------------------------
     def on_change(self, callback: Callable[[str, str], None]) -> Callable[[], None]:

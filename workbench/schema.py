@@ -14,7 +14,10 @@ __all__ = ["generate_schema", "pydantic_to_json_schema"]
 def generate_schema(fn: Callable[..., Any], description: str | None = None) -> dict[str, Any]:
     """An OpenAI-format function schema for ``fn`` (same generator as ``@tool``)."""
     info = inspect_function(fn, description=description)
-    return {"type": "function", "function": {"name": info.name, "description": info.description, "parameters": info.parameters}}
+    return {
+        "type": "function",
+        "function": {"name": info.name, "description": info.description, "parameters": info.parameters},
+    }
 
 
 def pydantic_to_json_schema(model: type[BaseModel]) -> dict[str, Any]:

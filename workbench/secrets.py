@@ -32,9 +32,29 @@ from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 from workbench._refs import resolved
 
-__all__ = ["MASK", "Replace", "SecretCalls", "command_secrets", "header_secrets", "is_secret_name", "is_secret_query_name", "is_secret_schema", "mask", "mask_arguments",
-           "mask_command", "mask_header", "masked_parameters", "mask_params", "mask_result", "mask_url", "mask_values",
-           "secret_parameters", "secret_values", "scrub_text", "url_secrets"]
+__all__ = [
+    "MASK",
+    "Replace",
+    "SecretCalls",
+    "command_secrets",
+    "header_secrets",
+    "is_secret_name",
+    "is_secret_query_name",
+    "is_secret_schema",
+    "mask",
+    "mask_arguments",
+    "mask_command",
+    "mask_header",
+    "masked_parameters",
+    "mask_params",
+    "mask_result",
+    "mask_url",
+    "mask_values",
+    "secret_parameters",
+    "secret_values",
+    "scrub_text",
+    "url_secrets",
+]
 
 MASK = "***"
 
@@ -42,9 +62,11 @@ MASK = "***"
 # strong words anywhere (``dbpassword``, ``myapikey``), ``token``/``auth`` as a word's end (``github_token``,
 # ``apitoken``, ``x_auth`` — not ``max_tokens``, ``tokenizer`` or ``author``), or ends in ``key`` or
 # ``session`` (``x_key`` — not ``key_id`` or ``session_id``)
-_SECRET_NAME = re.compile(r"passw|pwd|secret|api_?key|credential|private_?key|access_?key|bearer|cookie"
-                          r"|token(?:$|_)|auth(?:$|_|orization|entication)"
-                          r"|(?:^|_)(?:key|session|code_verifier)$")
+_SECRET_NAME = re.compile(
+    r"passw|pwd|secret|api_?key|credential|private_?key|access_?key|bearer|cookie"
+    r"|token(?:$|_)|auth(?:$|_|orization|entication)"
+    r"|(?:^|_)(?:key|session|code_verifier)$"
+)
 # in a URL's query a signature is a credential too (a presigned URL); in a body it is not (Anthropic's
 # thinking blocks carry a ``signature`` that must go back as sent)
 _SECRET_QUERY_ONLY = frozenset({"sig", "signature", "code"})
@@ -56,7 +78,8 @@ _SECRET_TEXT = re.compile(
     r"|\bgh[pousr]_[A-Za-z0-9]{16,}|\bxox[abprs]-[A-Za-z0-9\-]{8,}|\bAKIA[0-9A-Z]{12,}|\bhf_[A-Za-z0-9]{16,})"
     r"|(?P<query>[?&;](?:api[_-]?key|key|token|access_token|sig|signature|secret|password|code)=)[^&\s'\"#]+"
     r"|(?P<userinfo>://[^/\s:@]+:)[^@\s/]+(?=@)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def _normal(name: str) -> str:
@@ -131,8 +154,11 @@ def secret_values(arguments: Any, secret_names: Iterable[str]) -> list[str]:
         return []
     values = (arguments.get(name) for name in secret_names)
     # a number given for a secret is quoted by the validation error that refuses it
-    return [v if isinstance(v, str) else str(v) for v in values
-            if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+    return [
+        v if isinstance(v, str) else str(v)
+        for v in values
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+    ]
 
 
 class SecretCalls:
@@ -224,8 +250,16 @@ def mask_result(result: Any, secrets: Iterable[str]) -> Any:
     content, metadata, value = (mask_values(part, known) for part in (result.content, result.metadata, result.value))
     if content is result.content and metadata is result.metadata and value is result.value:
         return result
-    return fast_tool_result(result.tool_use_id, result.status, content, metadata, result.started_at,
-                            result.completed_at, result.progress, value)
+    return fast_tool_result(
+        result.tool_use_id,
+        result.status,
+        content,
+        metadata,
+        result.started_at,
+        result.completed_at,
+        result.progress,
+        value,
+    )
 
 
 def _known(secrets: Iterable[str]) -> list[str]:
@@ -263,8 +297,10 @@ def _mask(value: Any, secrets: list[str]) -> Any:
                 value = value.replace(secret, MASK)
         return value
     if isinstance(value, dict):
-        return {str(k): (MASK if is_secret_name(str(k)) and isinstance(v, str) and v else _mask(v, secrets))
-                for k, v in value.items()}
+        return {
+            str(k): (MASK if is_secret_name(str(k)) and isinstance(v, str) and v else _mask(v, secrets))
+            for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [_mask(v, secrets) for v in value]
     if isinstance(value, (bytes, bytearray)):
@@ -400,7 +436,7 @@ def _mask_value(text: str, replace: Replace) -> str:
     header = _HEADER_ARG.match(text)
     if header and (is_secret_name(header.group(1))):
         name, value = header.group(1), header.group(2)
-        return f"{text[:header.start(2)]}{mask_header(name, value, replace)}"
+        return f"{text[: header.start(2)]}{mask_header(name, value, replace)}"
     assignment = _ASSIGNMENT_ARG.match(text)
     if assignment and is_secret_name(assignment.group(1)):
         return f"{assignment.group(1)}={replace(assignment.group(1))}"

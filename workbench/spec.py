@@ -37,7 +37,14 @@ class ToolParam(BaseModel):
     description: str = ""
     required: bool = True
 
-    def __init__(self, name: str | None = None, type: str | None = None, description: str = "", required: bool = True, **extra: Any) -> None:
+    def __init__(
+        self,
+        name: str | None = None,
+        type: str | None = None,
+        description: str = "",
+        required: bool = True,
+        **extra: Any,
+    ) -> None:
         # positional construction (``ToolParam("q", "string", "query")``) as well as keywords
         super().__init__(name=name, type=type, description=description, required=required, **extra)
 
@@ -161,7 +168,9 @@ class ToolSpec(BaseModel):
 
     def __init__(self, **data: Any) -> None:
         # the names as given (validated below: once construction succeeds, each is a string)
-        declared: list[Any] = [getattr(p, "name", None) if not isinstance(p, dict) else p.get("name") for p in data.get("inputs") or []]
+        declared: list[Any] = [
+            getattr(p, "name", None) if not isinstance(p, dict) else p.get("name") for p in data.get("inputs") or []
+        ]
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -271,7 +280,9 @@ class ToolSpec(BaseModel):
 
             types = sorted(schema_type_of(sub, self.parameters.get("$defs")) - {"null"})
             jtype = " | ".join(types) if types else "any"  # a display view: unions read "integer | string"
-            out.append(ToolParam(name=pname, type=jtype, description=sub.get("description", ""), required=pname in required))
+            out.append(
+                ToolParam(name=pname, type=jtype, description=sub.get("description", ""), required=pname in required)
+            )
         return out
 
     # -- checks ----------------------------------------------------------------------------------
@@ -316,7 +327,9 @@ class ToolSpec(BaseModel):
                     raise ToolSpecError(f"{label}: duplicate input '{pname}'")
                 seen.add(pname)
         if not isinstance(self.parameters, dict) or self.parameters.get("type") != "object":
-            raise ToolSpecError(f"{label}: parameters must be a JSON Schema with \"type\": \"object\", got {self.parameters!r}")
+            raise ToolSpecError(
+                f'{label}: parameters must be a JSON Schema with "type": "object", got {self.parameters!r}'
+            )
         props = self.parameters.get("properties", {})
         if not isinstance(props, dict):
             raise ToolSpecError(f"{label}: parameters.properties must be an object, got {type(props).__name__}")
@@ -407,16 +420,37 @@ class ToolSpec(BaseModel):
         names = list(self.param_names or [])
         errors = []
         if len(args) > len(names):
-            errors.append({"path": "$", "field": "$", "expected": f"at most {len(names)} positional arguments ({', '.join(names)})",
-                           "received": f"{len(args)}", "message": f"too many positional arguments: expected at most {len(names)} ({', '.join(names) or 'none'}), received {len(args)}"})
+            errors.append(
+                {
+                    "path": "$",
+                    "field": "$",
+                    "expected": f"at most {len(names)} positional arguments ({', '.join(names)})",
+                    "received": f"{len(args)}",
+                    "message": f"too many positional arguments: expected at most {len(names)} ({', '.join(names) or 'none'}), received {len(args)}",
+                }
+            )
         built = dict(zip(names, args))
         for key, value in kwargs.items():
             if key in built:
-                errors.append({"path": f"$.{key}", "field": key, "expected": "one value", "received": "two",
-                               "message": f"{key}: given both positionally and by keyword"})
+                errors.append(
+                    {
+                        "path": f"$.{key}",
+                        "field": key,
+                        "expected": "one value",
+                        "received": "two",
+                        "message": f"{key}: given both positionally and by keyword",
+                    }
+                )
             elif key not in names and not self._allows_extra():
-                errors.append({"path": f"$.{key}", "field": key, "expected": f"one of {', '.join(names) or 'no parameters'}",
-                               "received": repr(key), "message": f"{key}: unexpected keyword argument (parameters: {', '.join(names) or 'none'})"})
+                errors.append(
+                    {
+                        "path": f"$.{key}",
+                        "field": key,
+                        "expected": f"one of {', '.join(names) or 'no parameters'}",
+                        "received": repr(key),
+                        "message": f"{key}: unexpected keyword argument (parameters: {', '.join(names) or 'none'})",
+                    }
+                )
             built[key] = value
         if errors:
             raise ToolInputError(self.name, errors)
@@ -429,7 +463,12 @@ class ToolSpec(BaseModel):
     # -- exports ---------------------------------------------------------------------------------
     def to_schema(self) -> dict[str, Any]:
         """``{"name", "description", "parameters", "returns"}``."""
-        return {"name": self.name, "description": self.description, "parameters": self.parameters, "returns": self.returns}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+            "returns": self.returns,
+        }
 
     def to_json(self) -> dict[str, Any]:
         """Every field as a JSON-serialisable dict (plus the neurosurfer ``inputs`` view)."""
@@ -578,7 +617,9 @@ def _first_error(exc: Exception) -> str:
     return str(exc)
 
 
-def update_tool_runtime_metadata(tool_spec: "ToolSpec | dict", *, supports_async: bool | None = None, long_running: bool | None = None) -> None:
+def update_tool_runtime_metadata(
+    tool_spec: "ToolSpec | dict", *, supports_async: bool | None = None, long_running: bool | None = None
+) -> None:
     """Attach runtime hints to a spec in place (Spark's helper; works on dicts and ``ToolSpec``)."""
     if isinstance(tool_spec, ToolSpec):
         if supports_async is not None:

@@ -19,8 +19,10 @@ class BatchSummary:
     def __init__(self, df: Any) -> None:
         missing = [c for c in ("status", "error_type", "duration_ms") if c not in df.columns]
         if missing:
-            raise ValueError(f"summarize: expected the DataFrame of executor.map (columns status, error_type, "
-                             f"duration_ms), missing {', '.join(missing)}")
+            raise ValueError(
+                f"summarize: expected the DataFrame of executor.map (columns status, error_type, "
+                f"duration_ms), missing {', '.join(missing)}"
+            )
         self.df = df
         self.total = len(df)
         self.by_status: dict[str, int] = {str(k): int(v) for k, v in df["status"].value_counts().items()}
@@ -28,11 +30,16 @@ class BatchSummary:
         self.by_error_type: dict[str, int] = {str(k): int(v) for k, v in errors.value_counts().items()}
         durations = df["duration_ms"].dropna().astype(float)
         self.duration_ms: dict[str, float] = (
-            {f"p{p}": float(durations.quantile(p / 100)) for p in PERCENTILES} if len(durations) else {})
+            {f"p{p}": float(durations.quantile(p / 100)) for p in PERCENTILES} if len(durations) else {}
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"total": self.total, "by_status": self.by_status, "by_error_type": self.by_error_type,
-                "duration_ms": self.duration_ms}
+        return {
+            "total": self.total,
+            "by_status": self.by_status,
+            "by_error_type": self.by_error_type,
+            "duration_ms": self.duration_ms,
+        }
 
     def __repr__(self) -> str:
         lines = [f"{self.total} calls: " + ", ".join(f"{n} {s}" for s, n in self.by_status.items())]

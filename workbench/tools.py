@@ -16,8 +16,15 @@ from workbench.context import ToolContext
 from workbench.spec import ToolSpec
 from workbench.types import Permission, ToolUse
 
-__all__ = ["BaseTool", "DecoratedFunctionTool", "SpecOnlyTool", "ToolResponse", "NoImplementationError",
-           "ToolPermissionError", "tool"]
+__all__ = [
+    "BaseTool",
+    "DecoratedFunctionTool",
+    "SpecOnlyTool",
+    "ToolResponse",
+    "NoImplementationError",
+    "ToolPermissionError",
+    "tool",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -40,9 +47,11 @@ class ToolPermissionError(PermissionError):
         if permission is Permission.ALWAYS_DENY:
             message = f"Tool '{tool_name}' is not allowed to run (permission: always_deny); {entry_point}() refused"
         else:
-            message = (f"Tool '{tool_name}' requires user approval (permission: ask_user) and {entry_point}() cannot "
-                       "ask for it: run the call through an executor with an approver, e.g. "
-                       "SequentialExecutor(approver=...).run([tool_use], registry)")
+            message = (
+                f"Tool '{tool_name}' requires user approval (permission: ask_user) and {entry_point}() cannot "
+                "ask for it: run the call through an executor with an approver, e.g. "
+                "SequentialExecutor(approver=...).run([tool_use], registry)"
+            )
         super().__init__(message)
 
 
@@ -59,7 +68,9 @@ class ToolResponse:
 
     __slots__ = ("observation", "final_answer", "extras")
 
-    def __init__(self, observation: Any = None, final_answer: bool = False, extras: Optional[dict[str, Any]] = None) -> None:
+    def __init__(
+        self, observation: Any = None, final_answer: bool = False, extras: Optional[dict[str, Any]] = None
+    ) -> None:
         self.observation = observation
         self.final_answer = final_answer
         self.extras = extras or {}
@@ -69,7 +80,10 @@ class ToolResponse:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ToolResponse) and (self.observation, self.final_answer, self.extras) == (
-            other.observation, other.final_answer, other.extras)
+            other.observation,
+            other.final_answer,
+            other.extras,
+        )
 
 
 def _overrides(cls: type, attr: str) -> bool:
@@ -353,13 +367,16 @@ class BaseTool(ABC):
 def _checked(method: Callable[..., Any], entry_point: str) -> Callable[..., Any]:
     """``method`` behind the tool's permission check (sync or async, as ``method`` is)."""
     if inspect.iscoroutinefunction(method):
+
         async def checked(self: BaseTool, *args: Any, **kwargs: Any) -> Any:
             self._check_permission(entry_point)
             return await method(self, *args, **kwargs)
     else:
+
         def checked(self: BaseTool, *args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
             self._check_permission(entry_point)
             return method(self, *args, **kwargs)
+
     functools.update_wrapper(checked, method)
     checked._wb_checked = True  # type: ignore[attr-defined]
     return checked
@@ -385,14 +402,23 @@ _BUILD_LOCK = threading.RLock()
 
 
 def _positional_only(signature: inspect.Signature) -> tuple[str, ...]:
-    return tuple(name for name, param in signature.parameters.items() if param.kind is inspect.Parameter.POSITIONAL_ONLY)
+    return tuple(
+        name for name, param in signature.parameters.items() if param.kind is inspect.Parameter.POSITIONAL_ONLY
+    )
 
 
 class DecoratedFunctionTool(BaseTool, Generic[P, R]):
     """A tool made from a function by ``@tool``. Calling it calls the function unchanged."""
 
-    def __init__(self, func: Callable[P, R], spec: ToolSpec, *, context_param: Optional[str] = None,
-                 positional_only: tuple[str, ...] = (), is_async: bool = False) -> None:
+    def __init__(
+        self,
+        func: Callable[P, R],
+        spec: ToolSpec,
+        *,
+        context_param: Optional[str] = None,
+        positional_only: tuple[str, ...] = (),
+        is_async: bool = False,
+    ) -> None:
         # no super().__init__(): the function form needs none of the class-form checks
         self._func = func
         self.__dict__["_wb_spec"] = spec
@@ -405,23 +431,40 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
         __qualname__: str  # the function's, set on the instance by update_wrapper
 
     @classmethod
-    def from_function(cls, func: Callable[..., Any], *, name: Optional[str] = None, description: Optional[str] = None,
-                      parameters: Optional[dict] = None, context: bool | str = False, long_running: bool = False,
-                      async_execution: Optional[bool] = None, idempotent: bool = False,
-                      permission: Permission | str = Permission.ALWAYS_ALLOW, timeout: Optional[float] = None,
-                      when_to_use: Optional[str] = None, validation: Optional[str] = None) -> "DecoratedFunctionTool":
+    def from_function(
+        cls,
+        func: Callable[..., Any],
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        parameters: Optional[dict] = None,
+        context: bool | str = False,
+        long_running: bool = False,
+        async_execution: Optional[bool] = None,
+        idempotent: bool = False,
+        permission: Permission | str = Permission.ALWAYS_ALLOW,
+        timeout: Optional[float] = None,
+        when_to_use: Optional[str] = None,
+        validation: Optional[str] = None,
+    ) -> "DecoratedFunctionTool":
         from workbench._schema import inspect_function, plainly_supported, read_signature
 
         if not callable(func):
             raise ToolSpecError(f"@tool needs a function, got {type(func).__name__}: {func!r}")
         if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0):
-            raise ToolSpecError(f"Tool '{name or getattr(func, '__name__', '?')}': timeout must be a positive number of seconds, got {timeout!r}")
+            raise ToolSpecError(
+                f"Tool '{name or getattr(func, '__name__', '?')}': timeout must be a positive number of seconds, got {timeout!r}"
+            )
         from workbench._validation_mode import check_mode
 
         is_async = inspect.iscoroutinefunction(func) if async_execution is None else bool(async_execution)
         runtime = dict(
-            when_to_use=when_to_use, long_running=long_running, supports_async=is_async, idempotent=idempotent,
-            permission=Permission.coerce(permission), timeout=None if timeout is None else float(timeout),
+            when_to_use=when_to_use,
+            long_running=long_running,
+            supports_async=is_async,
+            idempotent=idempotent,
+            permission=Permission.coerce(permission),
+            timeout=None if timeout is None else float(timeout),
             validation=check_mode(validation, f"Tool '{name or getattr(func, '__name__', '?')}'"),
         )
         tool_name = name or getattr(func, "__name__", None) or type(func).__name__
@@ -434,16 +477,28 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
                 info = inspect_function(func, name=name, description=description, resolved=resolved)
                 return ToolSpec._from_info(info, **runtime)
 
-            lazy = cls(func, None, positional_only=_positional_only(resolved[0]),  # type: ignore[arg-type]
-                       is_async=inspect.iscoroutinefunction(func))
+            lazy = cls(
+                func,
+                None,
+                positional_only=_positional_only(resolved[0]),  # type: ignore[arg-type]
+                is_async=inspect.iscoroutinefunction(func),
+            )
             lazy.__dict__["_wb_build"] = build
             lazy.__dict__["_wb_name"] = tool_name
             lazy.__dict__["_wb_description"] = description  # what a catalog shows before the build
             return lazy
-        info = inspect_function(func, name=name, description=description, context=context,
-                                explicit_schema=parameters is not None, resolved=resolved)
+        info = inspect_function(
+            func,
+            name=name,
+            description=description,
+            context=context,
+            explicit_schema=parameters is not None,
+            resolved=resolved,
+        )
         if parameters is not None:
-            spec = ToolSpec(name=info.name, description=info.description, parameters=parameters, returns=info.returns, **runtime)
+            spec = ToolSpec(
+                name=info.name, description=info.description, parameters=parameters, returns=info.returns, **runtime
+            )
             # parameters= is checked as a JSON Schema, but a missing description is no error here:
             # plain @tool and registries accept one too (README); spec.validate() is the stricter lint
             spec.validate_structure()
@@ -451,8 +506,13 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
             spec = ToolSpec._from_info(info, **runtime)
             if not spec.name or not _name_ok(spec.name):
                 spec.validate()  # raises the readable name error
-        return cls(func, spec, context_param=info.context_param, positional_only=info.positional_only,
-                   is_async=inspect.iscoroutinefunction(func))
+        return cls(
+            func,
+            spec,
+            context_param=info.context_param,
+            positional_only=info.positional_only,
+            is_async=inspect.iscoroutinefunction(func),
+        )
 
     # -- calling -----------------------------------------------------------------------------------
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -489,7 +549,9 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
             return func(*args, **arguments)
         return func(**arguments)
 
-    def prepare_tool_kwargs(self, tool_use: ToolUse, invocation_state: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    def prepare_tool_kwargs(
+        self, tool_use: ToolUse, invocation_state: Optional[dict[str, Any]] = None
+    ) -> dict[str, Any]:
         """Validate ``tool_use["input"]`` and add the injected context (a framework's hook, Spark's name)."""
         kwargs = self.spec.check_inputs(tool_use.get("input") or {})
         ctx_name = self.__dict__["_wb_ctx"]
@@ -634,24 +696,53 @@ class SpecOnlyTool(BaseTool):
         return self(**arguments)
 
 
-_TOOL_OPTIONS = ("name", "description", "parameters", "context", "long_running", "async_execution", "idempotent",
-                 "permission", "timeout", "when_to_use", "validation")
+_TOOL_OPTIONS = (
+    "name",
+    "description",
+    "parameters",
+    "context",
+    "long_running",
+    "async_execution",
+    "idempotent",
+    "permission",
+    "timeout",
+    "when_to_use",
+    "validation",
+)
 
 
 @overload
-def tool(func: Callable[P, R], *, name: Optional[str] = None, description: Optional[str] = None,
-         parameters: Optional[dict] = None, context: bool | str = False, long_running: bool = False,
-         async_execution: Optional[bool] = None, idempotent: bool = False,
-         permission: Permission | str = Permission.ALWAYS_ALLOW, timeout: Optional[float] = None,
-         when_to_use: Optional[str] = None, validation: Optional[str] = None,
-         ) -> DecoratedFunctionTool[P, R]: ...
+def tool(
+    func: Callable[P, R],
+    *,
+    name: Optional[str] = None,
+    description: Optional[str] = None,
+    parameters: Optional[dict] = None,
+    context: bool | str = False,
+    long_running: bool = False,
+    async_execution: Optional[bool] = None,
+    idempotent: bool = False,
+    permission: Permission | str = Permission.ALWAYS_ALLOW,
+    timeout: Optional[float] = None,
+    when_to_use: Optional[str] = None,
+    validation: Optional[str] = None,
+) -> DecoratedFunctionTool[P, R]: ...
 @overload
-def tool(func: None = None, *, name: Optional[str] = None, description: Optional[str] = None,
-         parameters: Optional[dict] = None, context: bool | str = False, long_running: bool = False,
-         async_execution: Optional[bool] = None, idempotent: bool = False,
-         permission: Permission | str = Permission.ALWAYS_ALLOW, timeout: Optional[float] = None,
-         when_to_use: Optional[str] = None, validation: Optional[str] = None,
-         ) -> Callable[[Callable[P, R]], DecoratedFunctionTool[P, R]]: ...
+def tool(
+    func: None = None,
+    *,
+    name: Optional[str] = None,
+    description: Optional[str] = None,
+    parameters: Optional[dict] = None,
+    context: bool | str = False,
+    long_running: bool = False,
+    async_execution: Optional[bool] = None,
+    idempotent: bool = False,
+    permission: Permission | str = Permission.ALWAYS_ALLOW,
+    timeout: Optional[float] = None,
+    when_to_use: Optional[str] = None,
+    validation: Optional[str] = None,
+) -> Callable[[Callable[P, R]], DecoratedFunctionTool[P, R]]: ...
 
 
 def tool(
@@ -679,9 +770,19 @@ def tool(
     (pydantic's lax mode: ``"6"`` becomes 6) for this tool's input checks; a run's mode wins over it,
     it wins over its registry's.
     """
-    options: dict[str, Any] = dict(name=name, description=description, parameters=parameters, context=context,
-                   long_running=long_running, async_execution=async_execution, idempotent=idempotent,
-                   permission=permission, timeout=timeout, when_to_use=when_to_use, validation=validation)
+    options: dict[str, Any] = dict(
+        name=name,
+        description=description,
+        parameters=parameters,
+        context=context,
+        long_running=long_running,
+        async_execution=async_execution,
+        idempotent=idempotent,
+        permission=permission,
+        timeout=timeout,
+        when_to_use=when_to_use,
+        validation=validation,
+    )
 
     def decorate(obj: Any) -> Any:
         if isinstance(obj, type) and issubclass(obj, BaseTool):

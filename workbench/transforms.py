@@ -37,8 +37,16 @@ class _Unset:
 UNSET: Any = _Unset()
 
 #: the spec fields a derived tool takes from its parent unchanged
-_RUNTIME_FIELDS = ("returns", "when_to_use", "long_running", "supports_async", "idempotent", "permission",
-                   "timeout", "validation")
+_RUNTIME_FIELDS = (
+    "returns",
+    "when_to_use",
+    "long_running",
+    "supports_async",
+    "idempotent",
+    "permission",
+    "timeout",
+    "validation",
+)
 
 
 @dataclass(frozen=True)
@@ -69,8 +77,13 @@ class _Plan:
     allows_extra: bool  # the parent takes undeclared keys (``additionalProperties`` not false)
 
 
-def derive(tool: BaseTool, *, name: Optional[str] = None, description: Optional[str] = None,
-           args: Optional[Mapping[str, Arg]] = None) -> "DerivedTool":
+def derive(
+    tool: BaseTool,
+    *,
+    name: Optional[str] = None,
+    description: Optional[str] = None,
+    args: Optional[Mapping[str, Arg]] = None,
+) -> "DerivedTool":
     """A tool that forwards to ``tool`` under a new ``name``/``description``, its arguments changed by
     ``args`` (parent argument name -> :class:`Arg`).
 
@@ -86,8 +99,14 @@ def derive(tool: BaseTool, *, name: Optional[str] = None, description: Optional[
 class DerivedTool(BaseTool):
     """A tool made by :func:`derive`: its own spec, its parent's body. ``parent`` is the tool it forwards to."""
 
-    def __init__(self, parent: BaseTool, *, name: Optional[str] = None, description: Optional[str] = None,
-                 args: Optional[Mapping[str, Arg]] = None) -> None:
+    def __init__(
+        self,
+        parent: BaseTool,
+        *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        args: Optional[Mapping[str, Arg]] = None,
+    ) -> None:
         # no super().__init__(): the class-form checks are for user subclasses
         self.parent = parent
         self._derive_options = (name, description, dict(args or {}))
@@ -99,7 +118,9 @@ class DerivedTool(BaseTool):
             name=parent_spec.name if name is None else name,
             description=parent_spec.description if description is None else description,
             parameters=_derived_schema(parent_spec.parameters, plan, dict(args or {})),
-            param_names=[plan.to_derived.get(p, p) for p in parent_spec.param_names or [] if p not in plan.hidden_names],
+            param_names=[
+                plan.to_derived.get(p, p) for p in parent_spec.param_names or [] if p not in plan.hidden_names
+            ],
             **{field: copy.deepcopy(getattr(parent_spec, field)) for field in _RUNTIME_FIELDS},
         )
         spec._input_validator = self._validator(None)
@@ -124,9 +145,16 @@ class DerivedTool(BaseTool):
                 except ToolInputError as exc:
                     raise ToolInputError(tool_name, exc.errors) from None
             to_parent = plan.to_parent
-            unknown = () if to_parent.keys() >= raw.keys() else [
-                key for key in raw if key not in to_parent
-                and (not plan.allows_extra or key in plan.to_derived or key in plan.hidden_names)]
+            unknown = (
+                ()
+                if to_parent.keys() >= raw.keys()
+                else [
+                    key
+                    for key in raw
+                    if key not in to_parent
+                    and (not plan.allows_extra or key in plan.to_derived or key in plan.hidden_names)
+                ]
+            )
             given = {to_parent.get(key, key): value for key, value in raw.items() if key not in unknown}
             if plan.defaults:
                 for derived_name, default in plan.defaults.items():
@@ -136,8 +164,10 @@ class DerivedTool(BaseTool):
             try:
                 checked = check(given, mode)
             except ToolInputError as exc:
-                raise ToolInputError(tool_name, [_renamed_error(error, plan) for error in exc.errors]
-                                     + _unknown_errors(raw, unknown, plan)) from None
+                raise ToolInputError(
+                    tool_name,
+                    [_renamed_error(error, plan) for error in exc.errors] + _unknown_errors(raw, unknown, plan),
+                ) from None
             if unknown:
                 raise ToolInputError(tool_name, _unknown_errors(raw, unknown, plan))
             hidden, to_derived = plan.hidden_names, plan.to_derived
@@ -209,17 +239,22 @@ def _plan(label: str, parameters: dict[str, Any], args: dict[str, Arg]) -> _Plan
     props = parameters.get("properties") or {}
     for key, arg in args.items():
         if key not in props:
-            raise ToolSpecError(f"{label}: the tool has no argument '{key}' "
-                                f"(its arguments: {', '.join(props) or 'none'})")
+            raise ToolSpecError(
+                f"{label}: the tool has no argument '{key}' (its arguments: {', '.join(props) or 'none'})"
+            )
         if not isinstance(arg, Arg):
-            raise ToolSpecError(f"{label}: args['{key}'] must be an Arg(name=, description=, default=, hide=), "
-                                f"got {type(arg).__name__}: {arg!r}")
+            raise ToolSpecError(
+                f"{label}: args['{key}'] must be an Arg(name=, description=, default=, hide=), "
+                f"got {type(arg).__name__}: {arg!r}"
+            )
         if arg.default is not UNSET and not arg.hide:
             try:
                 json.dumps(arg.default)
             except (TypeError, ValueError):
-                raise ToolSpecError(f"{label}: the default of argument '{key}' must be a JSON value (it is shown in "
-                                    f"the schema), got {type(arg.default).__name__}: {arg.default!r}") from None
+                raise ToolSpecError(
+                    f"{label}: the default of argument '{key}' must be a JSON value (it is shown in "
+                    f"the schema), got {type(arg.default).__name__}: {arg.default!r}"
+                ) from None
     hidden_names = frozenset(key for key, arg in args.items() if arg.hide)
     required = set(parameters.get("required") or [])
     hidden: dict[str, Any] = {}
@@ -228,8 +263,10 @@ def _plan(label: str, parameters: dict[str, Any], args: dict[str, Arg]) -> _Plan
         if arg.default is not UNSET:
             hidden[key] = arg.default
         elif key in required:
-            raise ToolSpecError(f"{label}: hidden argument '{key}' needs a default (the tool requires it and "
-                                "has none): Arg(hide=True, default=...)")
+            raise ToolSpecError(
+                f"{label}: hidden argument '{key}' needs a default (the tool requires it and "
+                "has none): Arg(hide=True, default=...)"
+            )
     to_parent: dict[str, str] = {}
     for key in props:
         if key in hidden_names:
@@ -241,13 +278,16 @@ def _plan(label: str, parameters: dict[str, Any], args: dict[str, Arg]) -> _Plan
         to_parent[new] = key
     for new, key in to_parent.items():
         if new in hidden_names and new != key:
-            raise ToolSpecError(f"{label}: argument '{key}' cannot be renamed '{new}': that is the name of a "
-                                "hidden argument")
-    defaults = {new: args[key].default for new, key in to_parent.items()
-                if key in args and args[key].default is not UNSET}
+            raise ToolSpecError(
+                f"{label}: argument '{key}' cannot be renamed '{new}': that is the name of a hidden argument"
+            )
+    defaults = {
+        new: args[key].default for new, key in to_parent.items() if key in args and args[key].default is not UNSET
+    }
     extra = parameters.get("additionalProperties", False)
-    return _Plan(to_parent, {key: new for new, key in to_parent.items()}, defaults, hidden, hidden_names,
-                 extra is not False)
+    return _Plan(
+        to_parent, {key: new for new, key in to_parent.items()}, defaults, hidden, hidden_names, extra is not False
+    )
 
 
 def _derived_schema(parameters: dict[str, Any], plan: _Plan, args: dict[str, Arg]) -> dict[str, Any]:
@@ -265,8 +305,11 @@ def _derived_schema(parameters: dict[str, Any], plan: _Plan, args: dict[str, Arg
                 sub["default"] = copy.deepcopy(arg.default)
         new_props[new] = sub
     schema["properties"] = new_props
-    required = [plan.to_derived[key] for key in schema.get("required") or []
-                if key in plan.to_derived and plan.to_derived[key] not in plan.defaults]
+    required = [
+        plan.to_derived[key]
+        for key in schema.get("required") or []
+        if key in plan.to_derived and plan.to_derived[key] not in plan.defaults
+    ]
     if required:
         schema["required"] = required
     else:
@@ -279,25 +322,40 @@ def _renamed_error(error: dict, plan: _Plan) -> dict:
     field = str(error.get("field", ""))
     head = field.split(".", 1)[0].split("[", 1)[0]
     if head in plan.hidden_names:
-        return {**error, "received": "the hidden default",
-                "message": f"hidden argument '{head}': its default is refused by the tool (expected "
-                           f"{error.get('expected', 'another value')})"}
+        return {
+            **error,
+            "received": "the hidden default",
+            "message": f"hidden argument '{head}': its default is refused by the tool (expected "
+            f"{error.get('expected', 'another value')})",
+        }
     new = plan.to_derived.get(head)
     if new is None or new == head:
         return error
-    rest = field[len(head):]
+    rest = field[len(head) :]
     message = str(error.get("message", ""))
     if message.startswith(head):
-        message = new + message[len(head):]
-    return {**error, "field": new + rest, "path": f"$.{new}{rest if rest.startswith('[') else rest}",
-            "message": message}
+        message = new + message[len(head) :]
+    return {
+        **error,
+        "field": new + rest,
+        "path": f"$.{new}{rest if rest.startswith('[') else rest}",
+        "message": message,
+    }
 
 
 def _unknown_errors(raw: dict, unknown: Any, plan: _Plan) -> list[dict]:
     """An *unexpected field* error per key the derived tool does not take (a hidden or an old name too)."""
     expected = f"one of the parameters ({', '.join(plan.to_parent) or 'none'})"
-    return [{"path": f"$.{key}", "field": key, "expected": expected, "received": _shown(raw[key]),
-             "message": f"{key}: unexpected field (expected {expected}), received {_shown(raw[key])}"} for key in unknown]
+    return [
+        {
+            "path": f"$.{key}",
+            "field": key,
+            "expected": expected,
+            "received": _shown(raw[key]),
+            "message": f"{key}: unexpected field (expected {expected}), received {_shown(raw[key])}",
+        }
+        for key in unknown
+    ]
 
 
 def _shown(value: Any) -> str:

@@ -47,8 +47,7 @@ class Permission(str, Enum):
             if text in (member.value, member.name.lower()):
                 return member
         raise ValueError(
-            f"Unknown permission {value!r}: expected one of "
-            + ", ".join(m.value for m in cls) + " (or allow/deny/ask)"
+            f"Unknown permission {value!r}: expected one of " + ", ".join(m.value for m in cls) + " (or allow/deny/ask)"
         )
 
 
@@ -139,8 +138,17 @@ class ToolResult(BaseModel):
     value: Any = Field(default=None, exclude=True, repr=False)
 
     @classmethod
-    def _fast(cls, tool_use_id: str, status: str, content: list, metadata: dict, started_at: Optional[str],
-              completed_at: Optional[str], progress: Optional[float], value: Any) -> "ToolResult":
+    def _fast(
+        cls,
+        tool_use_id: str,
+        status: str,
+        content: list,
+        metadata: dict,
+        started_at: Optional[str],
+        completed_at: Optional[str],
+        progress: Optional[float],
+        value: Any,
+    ) -> "ToolResult":
         """Build a result from already-valid fields without validation (see ``fast_tool_result``)."""
         return fast_tool_result(tool_use_id, status, content, metadata, started_at, completed_at, progress, value)
 
@@ -201,15 +209,37 @@ _set_dict = BaseModel.__dict__["__dict__"].__set__
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-if _RESULT_FIELDS != {"tool_use_id", "status", "content", "metadata", "started_at", "completed_at", "progress", "value"}:
+if _RESULT_FIELDS != {
+    "tool_use_id",
+    "status",
+    "content",
+    "metadata",
+    "started_at",
+    "completed_at",
+    "progress",
+    "value",
+}:
     raise AssertionError("ToolResult grew a field: update fast_tool_result")  # pragma: no cover
 
 
-def fast_tool_result(tool_use_id: str, status: str, content: list, metadata: dict, started_at: Optional[str],
-                     completed_at: Optional[str], progress: Optional[float], value: Any, *, _cls: type = ToolResult,
-                     _new: Any = _new, _set_dict: Any = _set_dict, _set_fields_set: Any = _set_fields_set,
-                     _set_extra: Any = _set_extra, _set_private: Any = _set_private,
-                     _fields: frozenset = _RESULT_FIELDS) -> ToolResult:
+def fast_tool_result(
+    tool_use_id: str,
+    status: str,
+    content: list,
+    metadata: dict,
+    started_at: Optional[str],
+    completed_at: Optional[str],
+    progress: Optional[float],
+    value: Any,
+    *,
+    _cls: type = ToolResult,
+    _new: Any = _new,
+    _set_dict: Any = _set_dict,
+    _set_fields_set: Any = _set_fields_set,
+    _set_extra: Any = _set_extra,
+    _set_private: Any = _set_private,
+    _fields: frozenset = _RESULT_FIELDS,
+) -> ToolResult:
     """A ``ToolResult`` from already-valid fields, without validation.
 
     Same contract as ``model_construct`` (which costs ~5 µs) in ~0.4 µs, by setting the instance slots
@@ -217,18 +247,37 @@ def fast_tool_result(tool_use_id: str, status: str, content: list, metadata: dic
     local lookups instead of global ones, on the path of every call.)
     """
     obj = _new(_cls)
-    _set_dict(obj, {"tool_use_id": tool_use_id, "status": status, "content": content, "metadata": metadata,
-                    "started_at": started_at, "completed_at": completed_at, "progress": progress, "value": value})
+    _set_dict(
+        obj,
+        {
+            "tool_use_id": tool_use_id,
+            "status": status,
+            "content": content,
+            "metadata": metadata,
+            "started_at": started_at,
+            "completed_at": completed_at,
+            "progress": progress,
+            "value": value,
+        },
+    )
     _set_fields_set(obj, set(_fields))  # a set of its own: model_copy(update=…) and assignment add to it
     _set_extra(obj, None)
     _set_private(obj, None)
     return obj
 
 
-def error_result(tool_use_id: str, message: str, error_type: str, *, tool_name: str = "",
-                 extra: Optional[Mapping[str, Any]] = None, carried: Optional[Mapping[str, Any]] = None,
-                 started_at: Optional[str] = None, completed_at: Optional[str] = None,
-                 latency_ms: Optional[float] = None) -> ToolResult:
+def error_result(
+    tool_use_id: str,
+    message: str,
+    error_type: str,
+    *,
+    tool_name: str = "",
+    extra: Optional[Mapping[str, Any]] = None,
+    carried: Optional[Mapping[str, Any]] = None,
+    started_at: Optional[str] = None,
+    completed_at: Optional[str] = None,
+    latency_ms: Optional[float] = None,
+) -> ToolResult:
     """The one shape of a failed call's ``ToolResult``: status ``"error"``, one ``"Error: <message>"``
     text block, and metadata ``tool_name``, ``error_type``, ``error`` — after the keys ``carried``
     over from an earlier result (which they override), followed by ``extra`` (``errors``,
@@ -242,5 +291,13 @@ def error_result(tool_use_id: str, message: str, error_type: str, *, tool_name: 
         metadata.update(extra)
     if latency_ms is not None:
         metadata["latency_ms"] = latency_ms
-    return fast_tool_result(tool_use_id, "error", [{"text": f"Error: {message}"}], metadata, started_at,
-                            utc_now_iso() if completed_at is None else completed_at, None, None)
+    return fast_tool_result(
+        tool_use_id,
+        "error",
+        [{"text": f"Error: {message}"}],
+        metadata,
+        started_at,
+        utc_now_iso() if completed_at is None else completed_at,
+        None,
+        None,
+    )

@@ -18,8 +18,16 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 LAB_SETTINGS = ROOT / "share" / "jupyter" / "lab" / "settings"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _free_port() -> int:
@@ -36,16 +44,34 @@ def lab_server(tmp_path_factory):
         if item.suffix in (".ipynb", ".py"):
             shutil.copy(item, root / item.name)
     port, token = _free_port(), secrets.token_hex(16)
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / ".jupyter-config"), "JUPYTER_RUNTIME_DIR": str(root / ".runtime")}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(root / ".jupyter-config"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+    }
     log_file = open(root / "server.log", "w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
-         "--ServerApp.allow_root=True", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         # the settings defaults the package installs into {sys.prefix}/share/jupyter/lab/settings (widget
-         # state saved with the notebook), read from the checkout so an editable install needs no copy
-         f"--LabApp.app_settings_dir={LAB_SETTINGS}"],
-        stdout=log_file, stderr=subprocess.STDOUT, env=env, cwd=root,
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.expose_app_in_browser=True",
+            "--ServerApp.allow_root=True",
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            # the settings defaults the package installs into {sys.prefix}/share/jupyter/lab/settings (widget
+            # state saved with the notebook), read from the checkout so an editable install needs no copy
+            f"--LabApp.app_settings_dir={LAB_SETTINGS}",
+        ],
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        env=env,
+        cwd=root,
     )
     base = f"http://127.0.0.1:{port}"
     try:

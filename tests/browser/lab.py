@@ -12,12 +12,16 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.conftest import ARTIFACTS
 
-KERNEL_READY = ("() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-                " return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel; }")
+KERNEL_READY = (
+    "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+    " return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel; }"
+)
 # the last cell has run once every code cell shows an execution count and the kernel is idle
-ALL_CELLS_RAN = ("() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
-                 " const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);"
-                 " return s.kernelDisplayStatus === 'idle' && prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p)); }")
+ALL_CELLS_RAN = (
+    "() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
+    " const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);"
+    " return s.kernelDisplayStatus === 'idle' && prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p)); }"
+)
 
 # {color, background, contrast}: an element's text colour against the first opaque background behind it,
 # and their WCAG contrast ratio (understands rgb()/rgba() and the color(srgb ...) that color-mix computes to)
@@ -74,8 +78,16 @@ def run_all_cells(page) -> None:
 
 
 @contextmanager
-def notebook_page(lab_server: dict, browser, name: str, cells: list[str], *, ready: Optional[str] = None,
-                  width: int = 1400, height: int = 1000) -> Iterator:
+def notebook_page(
+    lab_server: dict,
+    browser,
+    name: str,
+    cells: list[str],
+    *,
+    ready: Optional[str] = None,
+    width: int = 1400,
+    height: int = 1000,
+) -> Iterator:
     """A page on a new notebook of ``cells``, run once; ``ready`` is a selector to wait for. Checks on
     leaving that no dialog opened."""
     write_notebook(lab_server["root"], name, cells)
@@ -114,8 +126,11 @@ def set_theme(page, name: str) -> None:
     dark = "Dark" in name
     page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{name}'}})")
     page.wait_for_function(f"() => document.body.dataset.jpThemeName === '{name}'", timeout=30_000)
-    page.wait_for_function("(dark) => (getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim()"
-                           " === '#111') === dark", arg=dark, timeout=30_000)
+    page.wait_for_function(
+        "(dark) => (getComputedStyle(document.body).getPropertyValue('--jp-layout-color0').trim() === '#111') === dark",
+        arg=dark,
+        timeout=30_000,
+    )
     page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)  # the theme-change overlay
 
 
@@ -129,8 +144,12 @@ def form_of(page, tool_name: str):
 def row_input(form, label: str):
     """The input (or textarea) of the form row labelled ``label`` (a required row's ``*`` allowed)."""
     exact = re.compile(rf"^\s*{re.escape(label)}\s*\*?\s*$")
-    return form.locator(".widget-hbox").filter(
-        has=form.page.locator(".widget-label", has_text=exact)).last.locator("input, textarea").first
+    return (
+        form.locator(".widget-hbox")
+        .filter(has=form.page.locator(".widget-label", has_text=exact))
+        .last.locator("input, textarea")
+        .first
+    )
 
 
 _ADD_AND_RUN_CELL = """async (source) => {
@@ -159,15 +178,20 @@ def _open_documents(lab_server: dict) -> list:
     request = urllib.request.Request(url, headers={"Authorization": f"token {lab_server['token']}"})
     with urllib.request.urlopen(request, timeout=30) as response:
         values = json.loads(response.read())["workspaces"]["values"]
-    return [widget for value in values
-            for widget in value["data"].get("layout-restorer:data", {}).get("main", {}).get("dock", {}).get("widgets", [])]
+    return [
+        widget
+        for value in values
+        for widget in value["data"].get("layout-restorer:data", {}).get("main", {}).get("dock", {}).get("widgets", [])
+    ]
 
 
 def close_notebook(page, lab_server: dict) -> None:
     """Save and close every document, and wait until JupyterLab's saved workspace opens none — else
     the next page reopens it beside its own notebook (``ALL_CELLS_RAN`` looks at the current one)."""
-    page.evaluate("async () => { await window.jupyterapp.commands.execute('docmanager:save');"
-                  " await window.jupyterapp.commands.execute('application:close-all'); }")
+    page.evaluate(
+        "async () => { await window.jupyterapp.commands.execute('docmanager:save');"
+        " await window.jupyterapp.commands.execute('application:close-all'); }"
+    )
     page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel')", timeout=60_000)
     for _ in range(600):
         if not _open_documents(lab_server):
@@ -185,4 +209,6 @@ def wait_visible(locator, form, label: str, timeout: float = 30_000) -> None:
         form.page.screenshot(path=str(ARTIFACTS / f"{label}-timeout.png"))
         shown = form.inner_text(timeout=5_000) if form.count() else "(no form)"
         status = form.page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.kernelDisplayStatus")
-        raise AssertionError(f"{label}: not shown in {timeout / 1000:.0f} s; kernel {status}; the form shows:\n{shown}") from None
+        raise AssertionError(
+            f"{label}: not shown in {timeout / 1000:.0f} s; kernel {status}; the form shows:\n{shown}"
+        ) from None

@@ -44,9 +44,13 @@ LOG_CELLS = [
     "from workbench import tool\n"
     "from workbench.jupyter import get_workbench\n\n"
     "wb = get_workbench()\n\n"
-    + "".join(f"@tool\ndef {name}(x: int) -> int:\n    \"\"\"Call number {i}.\"\"\"\n    return x + {i}\n\n"
-              for i, name in enumerate(CALLED, 1))
-    + "for name in " + repr(CALLED) + ":\n"
+    + "".join(
+        f'@tool\ndef {name}(x: int) -> int:\n    """Call number {i}."""\n    return x + {i}\n\n'
+        for i, name in enumerate(CALLED, 1)
+    )
+    + "for name in "
+    + repr(CALLED)
+    + ":\n"
     "    wb.registry.register_tool(globals()[name])\n"
     "    assert wb.call(name, {'x': 1}).status == 'success'\n"
     "len(wb.log)",
@@ -100,8 +104,7 @@ def _called_tools(rows) -> list[str]:
 
 def test_tool_log_and_the_live_log_table_list_calls_newest_first(lab_server, browser):
     """Defect 13: one order everywhere — the newest call on top in ``%tool_log`` and in the live table."""
-    with lab.notebook_page(lab_server, browser, LOG_NOTEBOOK, LOG_CELLS,
-                           ready=".workbench-log-table tbody tr") as page:
+    with lab.notebook_page(lab_server, browser, LOG_NOTEBOOK, LOG_CELLS, ready=".workbench-log-table tbody tr") as page:
         try:
             magic_rows = _cell(page, TOOL_LOG_CELL).locator(".jp-OutputArea table tbody tr")
             table_rows = _cell(page, LOG_TABLE_CELL).locator("table.workbench-log-table tbody tr")
@@ -120,8 +123,9 @@ def test_tool_log_and_the_live_log_table_list_calls_newest_first(lab_server, bro
 # -- defect 12 --------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def mcp_page(lab_server, browser):
-    with lab.notebook_page(lab_server, browser, MCP_NOTEBOOK, MCP_CELLS, ready=".workbench-form-k_add",
-                           width=1200) as page:
+    with lab.notebook_page(
+        lab_server, browser, MCP_NOTEBOOK, MCP_CELLS, ready=".workbench-form-k_add", width=1200
+    ) as page:
         yield page
         _add_and_run_cell(page, "killed.disconnect(); conn.disconnect()\n'done'", "done")  # no server outlives the lab
 
@@ -166,9 +170,9 @@ def test_a_form_of_a_killed_mcp_server_shows_a_banner_and_disables_run(mcp_page)
     expect(_banner(form)).to_have_count(0)
     _run_once(form, 4, 5)
 
-    _add_and_run_cell(page, "import os, signal\n"
-                            "os.kill(wb.call('k_server_pid').value, signal.SIGKILL)\n"
-                            "'killed'", "killed")
+    _add_and_run_cell(
+        page, "import os, signal\nos.kill(wb.call('k_server_pid').value, signal.SIGKILL)\n'killed'", "killed"
+    )
     form = _form(page, "k_add")
     expect(_banner(form)).to_be_visible(timeout=60_000)
     expect(form.locator(".workbench-run")).to_be_disabled()

@@ -27,16 +27,25 @@ def terse(city: str) -> dict:
 
 def test_a_saved_report_page_renders_offline(browser, tmp_path):
     cities = ["Paris", "Rome", "Oslo", "Lisbon", "Vienna", "Prague", "Dublin", "Madrid"]
-    cases = [EvalCase(c.lower(), prompt=f"Weather in {c}?", expect_calls=[{"name": "get_weather", "arguments": {"city": [c]}}])
-             for c in cities]
+    cases = [
+        EvalCase(
+            c.lower(), prompt=f"Weather in {c}?", expect_calls=[{"name": "get_weather", "arguments": {"city": [c]}}]
+        )
+        for c in cities
+    ]
 
     def answer(messages, tools):  # calls the tool only when its description says what it is for
         city = messages[-1]["content"].split()[-1].rstrip("?")
         described = "city" in tools[0].description
         return {"tool_calls": [{"name": "get_weather", "input": {"city": city}}]} if described or city < "M" else "No."
 
-    report = run_evals(cases, ScriptedModel([answer], repeat_last=True, name="toy"), repeats=2, progress=False,
-                       variants={"before": ToolRegistry([terse]), "after": ToolRegistry([get_weather])})
+    report = run_evals(
+        cases,
+        ScriptedModel([answer], repeat_last=True, name="toy"),
+        repeats=2,
+        progress=False,
+        variants={"before": ToolRegistry([terse]), "after": ToolRegistry([get_weather])},
+    )
     # the page of a report loaded from its file, as a reader would get it a week later
     path = EvalReport.load(report.save(tmp_path / "report.json")).to_html(tmp_path / "report.html")
 
@@ -59,7 +68,10 @@ def test_a_saved_report_page_renders_offline(browser, tmp_path):
         bars = chart.locator("rect.wb-eval-bar")
         widths = [float(bars.nth(i).get_attribute("width")) for i in range(bars.count())]
         assert widths == [260 * 2 / 8, 260.0]  # before: Dublin and Lisbon (before M), after: all 8
-        assert chart.locator("path.wb-eval-interval").count() == 2 and chart.locator("path.wb-eval-interval").first.is_visible()
+        assert (
+            chart.locator("path.wb-eval-interval").count() == 2
+            and chart.locator("path.wb-eval-interval").first.is_visible()
+        )
         comparison = page.locator("table.wb-eval-comparisons tbody tr").first.inner_text()
         assert "after vs before" in comparison and "+75.0" in comparison
         page.screenshot(path=str(ARTIFACTS / "eval-report-page.png"), full_page=True)

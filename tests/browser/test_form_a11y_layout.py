@@ -31,7 +31,7 @@ CELLS = [
     "          code: Annotated[str, Field(min_length=3, pattern='^[A-Z]+$', description='Product code, capitals')],\n"
     "          express: bool = False, size: Literal['S', 'M', 'L'] = 'M', note: Optional[str] = None,\n"
     "          address: Optional[Address] = None) -> dict:\n"
-    "    \"\"\"Quote a price.\"\"\"\n"
+    '    """Quote a price."""\n'
     "    return {'price': price, 'code': code, 'express': express}\n",
     "%%tool --no-form\n"
     "def survey(name: str, email: Annotated[str, Field(description='Where the answer goes')], age: int,\n"
@@ -42,7 +42,7 @@ CELLS = [
     "           referrer: Optional[str] = None, tags: list[str] = [],\n"
     "           notes: Annotated[str, Field(description='Free text, multiline')] = '',\n"
     "           address: Optional[Address] = None) -> dict:\n"
-    "    \"\"\"Answer a survey with many parameters.\"\"\"\n"
+    '    """Answer a survey with many parameters."""\n'
     "    return {'name': name, 'age': age}\n",
     "ToolForm(survey, layout='compact')",
 ]
@@ -74,8 +74,10 @@ def _focused(page, locator) -> None:
 
 def _description(locator) -> str:
     """The control's accessible description: the text of the nodes aria-describedby points at."""
-    return locator.evaluate("(el) => (el.getAttribute('aria-describedby') || '').split(/\\s+/)"
-                            ".map(id => document.getElementById(id)).filter(Boolean).map(n => n.textContent).join(' | ')")
+    return locator.evaluate(
+        "(el) => (el.getAttribute('aria-describedby') || '').split(/\\s+/)"
+        ".map(id => document.getElementById(id)).filter(Boolean).map(n => n.textContent).join(' | ')"
+    )
 
 
 def test_labels_name_focus_and_describe_their_controls(lab_page):
@@ -136,7 +138,9 @@ def test_text_fields_are_checked_as_you_type_numbers_on_blur(lab_page):
     code.click()
     code.press_sequentially("AB")  # no Run, no blur: each keystroke is checked
     too_short.first.wait_for(state="visible", timeout=30_000)
-    page.wait_for_function("(el) => el.getAttribute('aria-invalid') === 'true'", arg=code.element_handle(), timeout=30_000)
+    page.wait_for_function(
+        "(el) => el.getAttribute('aria-invalid') === 'true'", arg=code.element_handle(), timeout=30_000
+    )
     assert "code" in _description(code) and "at least 3 characters" in _description(code)
     code.press_sequentially("C")
     too_short.first.wait_for(state="hidden", timeout=30_000)

@@ -17,7 +17,7 @@ CELLS = [
     "from workbench import ToolContext, get_workbench, tool\n\n"
     "@tool(context=True)\n"
     "def greet_user(greeting: str, tool_context: ToolContext) -> str:\n"
-    "    \"\"\"Greet the user by the name they give when asked.\"\"\"\n"
+    '    """Greet the user by the name they give when asked."""\n'
     "    answer = tool_context.elicit('Your name?', {'type': 'object', 'required': ['name'],\n"
     "                                                'properties': {'name': {'type': 'string'}}})\n"
     "    return f'{greeting}, {answer.content[\"name\"]}!' if answer.accepted else f'no name ({answer.action})'\n\n"
@@ -51,8 +51,7 @@ def test_the_tool_asks_in_its_form_and_gets_the_answer(form_page, theme):
     form, prompt = _run_until_asked(page, "Hello")
     name = lab.row_input(prompt, "name")
     name.fill("Ada Lovelace")
-    looks = {"field": name.evaluate(lab.CONTRAST),
-             "question": prompt.get_by_text("Your name?").evaluate(lab.CONTRAST)}
+    looks = {"field": name.evaluate(lab.CONTRAST), "question": prompt.get_by_text("Your name?").evaluate(lab.CONTRAST)}
     page.screenshot(path=str(ARTIFACTS / f"form-elicitation-{'dark' if 'Dark' in theme else 'light'}.png"))
     assert all(look["contrast"] >= 4.5 for look in looks.values()), looks
     assert (looks["field"]["background"] == "rgb(255, 255, 255)") == ("Light" in theme), looks

@@ -28,28 +28,25 @@ CELLS = [
     "class Customer(BaseModel):\n    full_name: str\n    years: int\n",
     "%%tool\n"
     "def ages(age: Annotated[int, Field(ge=0, le=150)]) -> dict:\n"
-    "    \"\"\"Echo an age.\"\"\"\n"
+    '    """Echo an age."""\n'
     "    return {'age': age, 'kind': type(age).__name__}\n",
     "%%tool\n"
     "def pick_shape(shape: Union[Circle, Square, None] = None) -> dict:\n"
-    "    \"\"\"Which shape arrived.\"\"\"\n"
+    '    """Which shape arrived."""\n'
     "    return {'shape': type(shape).__name__, 'value': shape.model_dump() if shape else None}\n",
     "%%tool\n"
     "def pick_key(key: Union[int, str, None] = None) -> dict:\n"
-    "    \"\"\"Which key arrived.\"\"\"\n"
+    '    """Which key arrived."""\n'
     "    return {'key': key, 'kind': type(key).__name__}\n",
-    "%%tool\n"
-    "def tally(counts: dict[str, int]) -> int:\n"
-    "    \"\"\"Sum the counts.\"\"\"\n"
-    "    return sum(counts.values())\n",
+    '%%tool\ndef tally(counts: dict[str, int]) -> int:\n    """Sum the counts."""\n    return sum(counts.values())\n',
     "%%tool\n"
     "def prefs(times: int = 10, nickname: Optional[str] = None, note: str = 'hi', "
     "level: Literal['low', 'high'] = 'low') -> dict:\n"
-    "    \"\"\"Echo the preferences.\"\"\"\n"
+    '    """Echo the preferences."""\n'
     "    return {'times': times, 'nickname': nickname, 'note': note, 'level': level}\n",
     "%%tool\n"
     "def order(customer: Customer, day: dt.date) -> str:\n"
-    "    \"\"\"Place an order.\"\"\"\n"
+    '    """Place an order."""\n'
     "    return f'{customer.full_name} on {day}'\n",
 ]
 
@@ -82,7 +79,9 @@ def _result_text(form, expected: str) -> str:
 
 def _summary(form, pattern: str):
     """Wait for the form's error summary to mention ``pattern`` and return its text."""
-    box = form.locator("div", has_text=re.compile(re.escape(pattern))).filter(has_text=re.compile("nothing was run")).last
+    box = (
+        form.locator("div", has_text=re.compile(re.escape(pattern))).filter(has_text=re.compile("nothing was run")).last
+    )
     box.wait_for(timeout=30_000)
     return box.inner_text()
 
@@ -107,9 +106,13 @@ def test_number_fields_keep_what_was_typed_and_say_why_it_is_invalid(lab_page):
     assert "missing" in form.inner_text()
 
     # (typed, the inline reason shown on blur, what the summary after Run quotes)
-    cases = [("3.7", "not a whole number", "received 3.7"), ("1e3", "must be ≤ 150", "received 1000"),
-             ("abc", "not a number", 'received "abc"'), ("200", "must be ≤ 150", "received 200"),
-             ("-1", "must be ≥ 0", "received -1")]
+    cases = [
+        ("3.7", "not a whole number", "received 3.7"),
+        ("1e3", "must be ≤ 150", "received 1000"),
+        ("abc", "not a number", 'received "abc"'),
+        ("200", "must be ≤ 150", "received 200"),
+        ("-1", "must be ≥ 0", "received -1"),
+    ]
     for typed, reason, quoted in cases:
         _type(box, typed)
         assert box.input_value() == typed, f"{typed!r} was rewritten to {box.input_value()!r}"
@@ -136,7 +139,9 @@ def test_required_dict_values_start_empty_and_are_reported_missing(lab_page):
     assert inputs.count() == 2
     _type(inputs.nth(0), "apples")
     assert inputs.nth(1).input_value() == ""
-    row_text = form.locator(".widget-hbox").filter(has=form.page.locator("button[title='Remove this item']")).last.inner_text()
+    row_text = (
+        form.locator(".widget-hbox").filter(has=form.page.locator("button[title='Remove this item']")).last.inner_text()
+    )
     assert "*" not in row_text  # issue 9, defect 9: no stray "*" (nor a label-wide gap) in a dictionary row
     key_box, value_box = inputs.nth(0).bounding_box(), inputs.nth(1).bounding_box()
     assert value_box["x"] - (key_box["x"] + key_box["width"]) < 60
@@ -168,7 +173,9 @@ def test_optional_union_offers_every_branch(lab_page):
     selector = form.locator("select").first
     selector.wait_for(state="visible", timeout=30_000)
     selector.select_option(label="string")
-    form.locator("input[placeholder='integer']").wait_for(state="detached", timeout=30_000)  # the string box replaced it
+    form.locator("input[placeholder='integer']").wait_for(
+        state="detached", timeout=30_000
+    )  # the string box replaced it
     text = form.locator("input[type='text']").first
     _type(text, "abc")
     _run(form)
@@ -192,13 +199,14 @@ def test_not_set_null_and_empty_string_look_different_and_clear_returns_to_not_s
 
     nickname = _row(form, "nickname")
     assert re.search(r"not set.*default: null", nickname.inner_text())
-    assert nickname.locator(".workbench-null").count() == 0 or not nickname.locator(".workbench-null").first.is_visible()
+    assert (
+        nickname.locator(".workbench-null").count() == 0 or not nickname.locator(".workbench-null").first.is_visible()
+    )
 
     # "" on purpose: typed then emptied, and the placeholder says so
     _type(note, "x")
     _type(note, "")
-    page.wait_for_function(
-        "(el) => /empty string/.test(el.placeholder)", arg=note.element_handle(), timeout=30_000)
+    page.wait_for_function("(el) => /empty string/.test(el.placeholder)", arg=note.element_handle(), timeout=30_000)
 
     # null on purpose: untick then tick "none" → a visible null state
     toggle = nickname.get_by_role("checkbox", name="none")
@@ -212,8 +220,9 @@ def test_not_set_null_and_empty_string_look_different_and_clear_returns_to_not_s
     clear = _row(form, "times").locator("button[title^='Clear']")
     clear.first.wait_for(state="visible", timeout=30_000)
     clear.first.click()
-    page.wait_for_function("(el) => el.value === '' && /not set/.test(el.placeholder)",
-                           arg=times.element_handle(), timeout=30_000)
+    page.wait_for_function(
+        "(el) => el.value === '' && /not set/.test(el.placeholder)", arg=times.element_handle(), timeout=30_000
+    )
     _run(form)
     result = _result_text(form, "times")
     assert re.search(r'"times": 10', result), result
@@ -255,5 +264,7 @@ def test_field_colours_follow_the_jupyterlab_theme(lab_page):
     lab.set_theme(page, "JupyterLab Light")
 
     for name in ("error", "help"):
-        assert light[name]["color"] != dark[name]["color"], f"{name} text ignores the theme: {light[name]} / {dark[name]}"
+        assert light[name]["color"] != dark[name]["color"], (
+            f"{name} text ignores the theme: {light[name]} / {dark[name]}"
+        )
         assert light[name]["contrast"] >= 4.5 and dark[name]["contrast"] >= 4.5, (name, light[name], dark[name])

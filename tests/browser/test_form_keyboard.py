@@ -20,13 +20,12 @@ CELLS = [
     "%load_ext workbench",
     "%%tool\n"
     "def shout(name: str, times: int = 1, excited: bool = False) -> str:\n"
-    "    \"\"\"Say a name loudly.\"\"\"\n"
+    '    """Say a name loudly."""\n'
     "    return (name.upper() + ('!' if excited else '')) * times\n",
-    "from typing import Annotated\n"
-    "from pydantic import Field\n",
+    "from typing import Annotated\nfrom pydantic import Field\n",
     "%%tool\n"
     "def note(title: str, body: Annotated[str, Field(description='Free text, multiline')] = '') -> str:\n"
-    "    \"\"\"Keep a note.\"\"\"\n"
+    '    """Keep a note."""\n'
     "    return f'{title}: {len(body.splitlines())} line(s)'\n",
 ]
 
@@ -145,9 +144,12 @@ def test_enter_in_a_one_line_field_runs_and_in_a_multi_line_box_starts_a_line(la
     page.keyboard.press("Control+Enter")  # runs from any box
     lab.wait_visible(form.locator(".workbench-result-area").get_by_text("shop: 2 line(s)"), form, "form-ctrl-enter")
     # one call: the Enter in the multi-line box ran nothing (its call, sent first, would be logged first)
-    lab.add_and_run_cell(page, "from workbench.jupyter import get_workbench\n"
-                         "print('calls:', [r['input'] for r in get_workbench().log.rows(tool='note')])",
-                         "calls: [{'title': 'shop', 'body': 'first\\nsecond'}]")
+    lab.add_and_run_cell(
+        page,
+        "from workbench.jupyter import get_workbench\n"
+        "print('calls:', [r['input'] for r in get_workbench().log.rows(tool='note')])",
+        "calls: [{'title': 'shop', 'body': 'first\\nsecond'}]",
+    )
     title = lab.row_input(form, "title")
     title.fill("market")
     title.press("Enter")

@@ -25,9 +25,14 @@ CELLS = [
     "wb.form(hostile_bundle)",
 ]
 #: the result's blocks, top to bottom: (selector inside the result area, text it holds)
-ORDER = [("pre", "Memo 1 and what goes with it"), (".workbench-audio", "audio · audio/wav"),
-         (".workbench-resource", "memo://1"), (".workbench-resource", "memo://1/chart.png"),
-         (".workbench-resource", "memo://1/attachment.bin"), (".workbench-resource-link", "Memo 2")]
+ORDER = [
+    ("pre", "Memo 1 and what goes with it"),
+    (".workbench-audio", "audio · audio/wav"),
+    (".workbench-resource", "memo://1"),
+    (".workbench-resource", "memo://1/chart.png"),
+    (".workbench-resource", "memo://1/attachment.bin"),
+    (".workbench-resource-link", "Memo 2"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +57,10 @@ def test_a_mixed_result_shows_its_blocks_in_order_and_the_browser_plays_the_audi
     audio = result.locator("audio[controls]")
     expect(audio).to_have_count(1)
     # the data URL decodes as audio: its metadata loads and it lasts the 0.25 s the tool wrote
-    audio.evaluate("el => new Promise((done, fail) => { if (el.readyState >= 1) return done();"
-                   " el.addEventListener('loadedmetadata', done); el.addEventListener('error', fail); el.load(); })")
+    audio.evaluate(
+        "el => new Promise((done, fail) => { if (el.readyState >= 1) return done();"
+        " el.addEventListener('loadedmetadata', done); el.addEventListener('error', fail); el.load(); })"
+    )
     assert abs(audio.evaluate("el => el.duration") - 0.25) < 0.01
     image = result.locator(".workbench-resource img")
     assert image.evaluate("el => el.complete && el.naturalWidth") == 1
@@ -62,7 +69,10 @@ def test_a_mixed_result_shows_its_blocks_in_order_and_the_browser_plays_the_audi
     assert download.get_attribute("download") == "attachment.bin"
     assert download.get_attribute("href").startswith("data:application/octet-stream;base64,")
     link = result.get_by_role("link", name="Memo 2")
-    assert link.get_attribute("href") == "https://example.org/memos/2" and link.get_attribute("rel") == "noopener noreferrer"
+    assert (
+        link.get_attribute("href") == "https://example.org/memos/2"
+        and link.get_attribute("rel") == "noopener noreferrer"
+    )
 
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])

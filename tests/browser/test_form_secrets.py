@@ -18,7 +18,7 @@ CELLS = [
     "%%tool\n"
     "from pydantic import SecretStr\n\n"
     "def login(user: str, password: SecretStr) -> str:\n"
-    "    \"\"\"Log in.\"\"\"\n"
+    '    """Log in."""\n'
     "    return f'{user} sent {len(password.get_secret_value())} characters'\n",
 ]
 
@@ -36,8 +36,11 @@ def test_a_secret_parameter_is_a_password_input_and_the_saved_notebook_never_hol
         lab.row_input(form, "user").fill("bob")
         password.fill(SECRET)
         form.locator(".workbench-run").click()
-        lab.wait_visible(form.locator(".workbench-result-area").get_by_text(f"bob sent {len(SECRET)} characters"),
-                         form, "form-secrets-result")
+        lab.wait_visible(
+            form.locator(".workbench-result-area").get_by_text(f"bob sent {len(SECRET)} characters"),
+            form,
+            "form-secrets-result",
+        )
         shown = form.evaluate("el => el.textContent")  # collapsed Request / Copy as code included
         assert SECRET not in shown and '"password": "***"' in shown
         assert password.input_value() == SECRET  # still typed, for the next run

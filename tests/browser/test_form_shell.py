@@ -23,32 +23,28 @@ LONG_WORD = "x" * 400
 
 CELLS = [
     "%load_ext workbench",
-    "import asyncio\nfrom pydantic import BaseModel\n\n"
-    "class Customer(BaseModel):\n    name: str\n",
+    "import asyncio\nfrom pydantic import BaseModel\n\nclass Customer(BaseModel):\n    name: str\n",
     "%%tool\n"
     "def echo(text: str, times: int = 1) -> str:\n"
-    "    \"\"\"Echo the text (``boom`` raises).\"\"\"\n"
+    '    """Echo the text (``boom`` raises)."""\n'
     "    if text == 'boom':\n"
     "        raise ValueError('boom')\n"
     "    return text * times\n",
     "%%tool --long-running\n"
     "async def waiter(seconds: float = 60.0) -> str:\n"
-    "    \"\"\"Wait a while (cancel me).\"\"\"\n"
+    '    """Wait a while (cancel me)."""\n'
     "    await asyncio.sleep(seconds)\n"
     "    return 'waited'\n",
-    "%%tool\n"
-    "def order(customer: Customer) -> str:\n"
-    "    \"\"\"Place an order.\"\"\"\n"
-    "    return customer.name\n",
+    '%%tool\ndef order(customer: Customer) -> str:\n    """Place an order."""\n    return customer.name\n',
     "%%tool\n"
     "def documented(query: str) -> str:\n"
-    "    \"\"\"Search the catalogue.\n\n"
-    "    The **query** is matched against `title` and `body`; <img src=x onerror=\"window.__xss=1\"> stays text.\n\n"
+    '    """Search the catalogue.\n\n'
+    '    The **query** is matched against `title` and `body`; <img src=x onerror="window.__xss=1"> stays text.\n\n'
     "    - first point\n"
     "    - second point\n\n"
     f"    A long word: {LONG_WORD}\n\n"
     "    More text at the end.\n"
-    "    \"\"\"\n"
+    '    """\n'
     "    return query\n",
 ]
 
@@ -56,7 +52,9 @@ CELLS = [
 @pytest.fixture(scope="module")
 def lab_page(lab_server, browser):
     """One page for the module: the notebook is written, opened and run once."""
-    with lab.notebook_page(lab_server, browser, NOTEBOOK, CELLS, ready=".workbench-form-documented", width=1200) as page:
+    with lab.notebook_page(
+        lab_server, browser, NOTEBOOK, CELLS, ready=".workbench-form-documented", width=1200
+    ) as page:
         yield page
         assert page.evaluate("() => window.__xss === undefined")
 
@@ -113,8 +111,11 @@ def test_a_new_attempt_and_reset_clear_the_old_outcome(lab_page):
     waiter.locator(".workbench-run").click()
     _wait_result(waiter, "running")
     waiter.get_by_role("button", name="Reset").click()
-    lab_page.wait_for_function("(el) => /elapsed [1-9]/.test(el.innerText)",  # the timer still ticks after Reset
-                               arg=waiter.locator(".workbench-elapsed").element_handle(), timeout=30_000)
+    lab_page.wait_for_function(
+        "(el) => /elapsed [1-9]/.test(el.innerText)",  # the timer still ticks after Reset
+        arg=waiter.locator(".workbench-elapsed").element_handle(),
+        timeout=30_000,
+    )
     assert "running" in _result(waiter).inner_text()
     assert waiter.locator(".workbench-cancel").is_enabled()
     waiter.locator(".workbench-cancel").click()

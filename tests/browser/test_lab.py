@@ -19,7 +19,9 @@ def test_tutorial_form_run_result_and_log_row(page, lab_server):
     form = page.locator(".workbench-form-greet").first
     form.wait_for(state="visible", timeout=60_000)
     log_rows = page.locator(".workbench-log-table tbody tr")
-    page.wait_for_function("() => document.querySelectorAll('.workbench-log-table tbody tr').length >= 3", timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.workbench-log-table tbody tr').length >= 3", timeout=30_000
+    )
     rows_before = log_rows.count()
 
     name_input = form.locator("input[type='text']").first
@@ -29,8 +31,9 @@ def test_tutorial_form_run_result_and_log_row(page, lab_server):
 
     result = form.locator(".workbench-result-area")
     result.get_by_text("Hello, Browser.").wait_for(timeout=30_000)
-    page.wait_for_function(f"() => document.querySelectorAll('.workbench-log-table tbody tr').length > {rows_before}",
-                           timeout=30_000)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.workbench-log-table tbody tr').length > {rows_before}", timeout=30_000
+    )
     # the new call is the newest row of the live log table (the table is newest first)
     page.locator(".workbench-log-table tbody tr", has_text="Browser").first.wait_for(timeout=30_000)
 

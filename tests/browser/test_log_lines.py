@@ -22,7 +22,7 @@ CELLS = [
     "wb.sampling_model = ScriptedModel(['a sampled answer'], name='notes')",
     "%%tool --no-form\n"
     "def noisy(n: int, tool_context: ToolContext) -> int:\n"
-    "    \"\"\"Logs at every level and asks a model.\"\"\"\n"
+    '    """Logs at every level and asks a model."""\n'
     f"    for level in {LEVELS!r}:\n"
     "        tool_context.log(level, f'{level} line <b>not bold</b>')\n"
     "    tool_context.sample('Say something')\n"
@@ -62,8 +62,10 @@ def test_log_lines_are_rows_under_their_call_readable_in_both_themes(table_page,
     expect(sampled).to_contain_text("Say something → scripted:notes: a sampled answer")
     assert sampled.locator("td.workbench-log-kind").evaluate(lab.CONTRAST)["contrast"] >= 4.5
     # the error level looks different from the info level
-    colours = {level: lines.nth(i).locator(".workbench-log-level").evaluate("(el) => getComputedStyle(el).color")
-               for i, level in enumerate(LEVELS)}
+    colours = {
+        level: lines.nth(i).locator(".workbench-log-level").evaluate("(el) => getComputedStyle(el).color")
+        for i, level in enumerate(LEVELS)
+    }
     assert colours["error"] != colours["info"] != colours["warning"]
     page.screenshot(path=str(ARTIFACTS / f"log-lines-{'dark' if 'Dark' in theme else 'light'}.png"))
     lines.nth(3).click()  # a line opens its call

@@ -24,30 +24,24 @@ SAVED_NOTEBOOK = "log_view_saved.ipynb"
 
 CELLS = [
     "%load_ext workbench",
-    "%%tool\n"
-    "def add(a: int, b: int = 1) -> int:\n"
-    "    \"\"\"Add two numbers.\"\"\"\n"
-    "    return a + b\n",
+    '%%tool\ndef add(a: int, b: int = 1) -> int:\n    """Add two numbers."""\n    return a + b\n',
     "from workbench import tool\n"
     "from workbench.jupyter import get_workbench\n\n"
     "wb = get_workbench()\n"
     "for i in range(15):\n"
     "    name = f'a_rather_long_tool_name_number_{i:02d}'\n"
     "    ns = {}\n"
-    "    exec(f'def {name}(x: int = 0) -> int:\\n    \"\"\"Tool number {i} does thing {i}.\\n\\n'\n"
-    "         f'    More text.\"\"\"\\n    return x + {i}\\n', ns)\n"
+    '    exec(f\'def {name}(x: int = 0) -> int:\\n    """Tool number {i} does thing {i}.\\n\\n\'\n'
+    '         f\'    More text."""\\n    return x + {i}\\n\', ns)\n'
     "    wb.registry.register_tool(tool(ns[name]))\n",
     "%%tool --no-form\n"
     "import pandas as pd\n\n"
     "def frame(n: int = 2) -> pd.DataFrame:\n"
-    "    \"\"\"A small table.\"\"\"\n"
+    '    """A small table."""\n'
     "    return pd.DataFrame({'x': list(range(n)), 'label': ['<b>not bold</b>'] * n})\n",
     "%tool_call nope a=1",
     "%tool_call frame n=3",
-    "for i in range(6):\n"
-    "    wb.call('add', {'a': i, 'b': 10 * i})\n"
-    "wb.call('add', {'a': 'oops'})\n"
-    "'calls done'",
+    "for i in range(6):\n    wb.call('add', {'a': i, 'b': 10 * i})\nwb.call('add', {'a': 'oops'})\n'calls done'",
     "wb.log_table()",
     "wb.ui()",
     "'the end'",
@@ -115,7 +109,8 @@ def _caption_count(scope) -> int:
 
 def _wait_caption(scope, count: int) -> None:
     scope.locator("table.workbench-log-table caption").filter(
-        has_text=re.compile(rf"^{count:,} calls? logged")).wait_for(timeout=30_000)
+        has_text=re.compile(rf"^{count:,} calls? logged")
+    ).wait_for(timeout=30_000)
 
 
 _VAR_COLOUR = """(el, name) => {
@@ -209,7 +204,9 @@ def test_load_into_form_puts_the_row_input_into_the_form(lab_page):
     expect(inputs.nth(0)).to_have_value("4", timeout=30_000)
     expect(inputs.nth(1)).to_have_value("40", timeout=30_000)
     cell_form = _cell(lab_page, ADD_CELL).locator(".workbench-form-add")
-    assert cell_form.locator("input:not([type='checkbox'])").first.input_value() != "4"  # the cell's form is another widget
+    assert (
+        cell_form.locator("input:not([type='checkbox'])").first.input_value() != "4"
+    )  # the cell's form is another widget
     form.locator(".workbench-run").click()
     form.locator(".workbench-result-area").get_by_text("44").first.wait_for(timeout=30_000)
 
@@ -298,7 +295,8 @@ def test_dashboard_lists_the_tools_searchably_and_has_its_own_forms(lab_page):
         item = dash.locator(".workbench-tool-item").first
         colours = item.locator(".workbench-tool-desc").evaluate(
             "(el) => [getComputedStyle(el).color, (() => { const p = document.createElement('span');"
-            " p.style.color = 'var(--jp-ui-font-color2)'; el.appendChild(p); const c = getComputedStyle(p).color; p.remove(); return c; })()]")
+            " p.style.color = 'var(--jp-ui-font-color2)'; el.appendChild(p); const c = getComputedStyle(p).color; p.remove(); return c; })()]"
+        )
         assert colours[0] == colours[1]
     finally:
         lab.set_theme(page, "JupyterLab Light")
@@ -308,7 +306,12 @@ def test_run_all_goes_past_a_tool_call_of_an_unknown_tool(lab_page):
     """Defect 13: an unknown tool is an error result, not a UsageError (the fixture waited for the last cell)."""
     unknown = _cell(lab_page, UNKNOWN_CELL).locator(".jp-OutputArea")
     assert "Unknown tool 'nope'" in unknown.inner_text() and "UsageError" not in unknown.inner_text()
-    assert _cell(lab_page, UNKNOWN_CELL).locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count() == 0
+    assert (
+        _cell(lab_page, UNKNOWN_CELL)
+        .locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+        .count()
+        == 0
+    )
     assert "the end" in _cell(lab_page, LAST_CELL).locator(".jp-OutputArea").inner_text()
 
 
@@ -332,9 +335,17 @@ def _saved_bundle() -> dict:
         metadata = {"tool_name": "greet", "latency_ms": 1.5}
         if status == "error":
             metadata.update(error_type="ValueError", error="ValueError: boom")
-        log.append(ToolResult(toolUseId=f"t{i}", status=status, content=[{"text": f"Hello {i}"}], metadata=metadata,
-                              started_at="2026-01-01T23:36:35.000Z", completed_at="2026-01-01T23:36:36.000Z"),
-                   {"name": "greet", "input": {"name": f"user{i}"}})
+        log.append(
+            ToolResult(
+                toolUseId=f"t{i}",
+                status=status,
+                content=[{"text": f"Hello {i}"}],
+                metadata=metadata,
+                started_at="2026-01-01T23:36:35.000Z",
+                completed_at="2026-01-01T23:36:36.000Z",
+            ),
+            {"name": "greet", "input": {"name": f"user{i}"}},
+        )
     table = LogTable(log)
     data = table._repr_mimebundle_()
     table.close()

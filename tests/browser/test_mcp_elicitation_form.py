@@ -19,10 +19,12 @@ DEFAULTS = {"name": "John Doe", "age": 30, "score": 95.5, "status": "active", "v
 
 @pytest.fixture(scope="module")
 def inspector(lab_server, browser):
-    view = (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-            "from tests import mcp_defaults_asker\n"
-            "from workbench.mcp import inspect\n"
-            "view = inspect(server=mcp_defaults_asker.server)")
+    view = (
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        "from tests import mcp_defaults_asker\n"
+        "from workbench.mcp import inspect\n"
+        "view = inspect(server=mcp_defaults_asker.server)"
+    )
     with lab.inspector_page(lab_server, browser, NOTEBOOK, view) as page:
         yield page
 
@@ -51,5 +53,5 @@ def test_the_form_shows_the_defaults_and_accept_sends_them(inspector, theme):
     expect(result).to_contain_text("John Doe", timeout=60_000)
     expect(prompt).to_be_hidden()
     shown = result.inner_text()
-    sent = json.loads(shown[shown.index("{"):shown.rindex("}") + 1])
+    sent = json.loads(shown[shown.index("{") : shown.rindex("}") + 1])
     assert sent == DEFAULTS

@@ -16,8 +16,9 @@ NOTEBOOK = "mcp_inspect.ipynb"
 
 @pytest.fixture(scope="module")
 def inspector(lab_server, browser):
-    view = ("from workbench.mcp import inspect\n"
-            f"view = inspect(command=[{npm_server(EVERYTHING)!r}], connect_timeout=180)")
+    view = (
+        f"from workbench.mcp import inspect\nview = inspect(command=[{npm_server(EVERYTHING)!r}], connect_timeout=180)"
+    )
     with lab.inspector_page(lab_server, browser, NOTEBOOK, view) as page:
         yield page
 
@@ -37,8 +38,9 @@ def test_tabs_resources_and_prompts(inspector):
     assert "text/markdown" in view.locator(".workbench-mcp-resource").inner_text()
 
     lab.inspector_tab(page, "Prompts")
-    view.locator(".widget-dropdown select").filter(has=page.locator("option", has_text="args-prompt")).first \
-        .select_option(label="args-prompt")
+    view.locator(".widget-dropdown select").filter(
+        has=page.locator("option", has_text="args-prompt")
+    ).first.select_option(label="args-prompt")
     form = lab.form_of(page, "prompt_args-prompt")
     lab.row_input(form, "city").fill("Trondheim")
     form.locator(".workbench-run").click()
@@ -67,8 +69,9 @@ def test_protocol_and_logs_in_light_and_dark(inspector):
     page = inspector
     view = page.locator(".workbench-mcp-inspector").first
     lab.inspector_tab(page, "Logs")
-    view.locator(".widget-dropdown select").filter(has=page.locator("option", has_text="emergency")).first \
-        .select_option(label="debug")
+    view.locator(".widget-dropdown select").filter(
+        has=page.locator("option", has_text="emergency")
+    ).first.select_option(label="debug")
     view.get_by_role("button", name="Set level").click()
     expect(view.locator(".workbench-mcp-logs .workbench-mcp-log").first).to_be_visible(timeout=60_000)
 
@@ -88,8 +91,11 @@ def test_protocol_and_logs_in_light_and_dark(inspector):
     form.locator(".workbench-run").click()
     expect(form.locator(".workbench-result-area")).to_contain_text("more traffic", timeout=60_000)
     lab.inspector_tab(page, "Protocol")
-    page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length > n",
-                           arg=[".workbench-mcp-protocol-list details", before], timeout=60_000)
+    page.wait_for_function(
+        "([sel, n]) => document.querySelectorAll(sel).length > n",
+        arg=[".workbench-mcp-protocol-list details", before],
+        timeout=60_000,
+    )
     expect(oldest.locator("pre")).to_be_visible()  # still expanded
 
     ARTIFACTS.mkdir(exist_ok=True)

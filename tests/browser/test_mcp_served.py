@@ -17,8 +17,7 @@ MODULE = ROOT / "tests" / "mcp_conformance_resources.py"
 
 @pytest.fixture(scope="module")
 def inspector(lab_server, browser):
-    view = ("from workbench.mcp import build_server, inspect\n"
-            f"view = inspect(server=build_server({str(MODULE)!r}))")
+    view = f"from workbench.mcp import build_server, inspect\nview = inspect(server=build_server({str(MODULE)!r}))"
     with lab.inspector_page(lab_server, browser, NOTEBOOK, view) as page:
         yield page
 
@@ -38,8 +37,9 @@ def test_resources_and_prompts_of_a_module_in_light_and_dark(inspector):
         lab.set_theme(page, theme)
         lab.inspector_tab(page, "Resources")
         _read(view, "static-text — test://static-text")
-        expect(resource.locator("pre").first).to_contain_text("This is the content of the static text resource.",
-                                                              timeout=60_000)
+        expect(resource.locator("pre").first).to_contain_text(
+            "This is the content of the static text resource.", timeout=60_000
+        )
         contrast[f"{theme} resource"] = resource.locator("pre").first.evaluate(lab.CONTRAST)
 
         _read(view, "static-binary — test://static-binary")
@@ -49,8 +49,8 @@ def test_resources_and_prompts_of_a_module_in_light_and_dark(inspector):
         assert "image/png" in resource.inner_text()
 
         view.locator(".widget-dropdown select").filter(
-            has=page.locator("option", has_text="test://template/{id}/data")).first.select_option(
-            label="template-data — test://template/{id}/data")
+            has=page.locator("option", has_text="test://template/{id}/data")
+        ).first.select_option(label="template-data — test://template/{id}/data")
         form = lab.form_of(page, "resource_test___template__id__data")
         lab.row_input(form, "id").fill("4711")
         form.locator(".workbench-run").click()
@@ -58,8 +58,8 @@ def test_resources_and_prompts_of_a_module_in_light_and_dark(inspector):
 
         lab.inspector_tab(page, "Prompts")
         view.locator(".widget-dropdown select").filter(
-            has=page.locator("option", has_text="test_prompt_with_arguments")).first.select_option(
-            label="test_prompt_with_arguments")
+            has=page.locator("option", has_text="test_prompt_with_arguments")
+        ).first.select_option(label="test_prompt_with_arguments")
         form = lab.form_of(page, "prompt_test_prompt_with_arguments")
         expect(form).to_contain_text("First test argument")  # the argument's description, from the docstring
         lab.row_input(form, "arg1").fill(f"from {theme}")
@@ -70,8 +70,8 @@ def test_resources_and_prompts_of_a_module_in_light_and_dark(inspector):
         contrast[f"{theme} prompt"] = message.locator("pre").first.evaluate(lab.CONTRAST)
 
         view.locator(".widget-dropdown select").filter(
-            has=page.locator("option", has_text="test_prompt_with_image")).first.select_option(
-            label="test_prompt_with_image")
+            has=page.locator("option", has_text="test_prompt_with_image")
+        ).first.select_option(label="test_prompt_with_image")
         lab.form_of(page, "prompt_test_prompt_with_image").locator(".workbench-run").click()
         expect(view.locator(".workbench-mcp-prompt img").first).to_be_visible(timeout=60_000)
         view.screenshot(path=str(ARTIFACTS / f"mcp-served-{theme.split()[-1].lower()}.png"))

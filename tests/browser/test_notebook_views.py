@@ -16,17 +16,17 @@ CELLS = [
     "from typing import Annotated\nfrom pydantic import Field",
     "%%tool\n"
     "def person(age: Annotated[int, Field(ge=0, le=150)], count: int) -> str:\n"
-    "    \"\"\"Describe a person.\"\"\"\n"
+    '    """Describe a person."""\n'
     "    return f'{age} years, {count} items'\n",
     "%%tool\n"
     "def explode(n: int) -> int:\n"
-    "    \"\"\"Fail on purpose.\"\"\"\n"
+    '    """Fail on purpose."""\n'
     "    x = n + 1\n"
     "    raise ValueError(f'boom number {x}')\n",
     "import time\nfrom workbench import ToolContext",
     "%%tool\n"
     "def stepping(ctx: ToolContext, n: int = 400) -> str:\n"
-    "    \"\"\"Report progress step by step until cancelled.\"\"\"\n"
+    '    """Report progress step by step until cancelled."""\n'
     "    for i in range(1, n + 1):\n"
     "        if ctx.cancelled:\n"
     "            return 'stopped'\n"
@@ -35,7 +35,7 @@ CELLS = [
     "    return 'done'\n",
     "%%tool\n"
     "def weather_lookup(city: str, units: str = 'metric') -> str:\n"
-    "    \"\"\"Look up the weather of a city.\"\"\"\n"
+    '    """Look up the weather of a city."""\n'
     "    return f'sunny in {city}, 21 degrees ({units}); light wind from the west, no rain expected today'\n",
     "import workbench.jupyter\nworkbench.jupyter.ui()",
     "import sys\nimport workbench.mcp\nfrom workbench.jupyter import get_workbench\n"
@@ -44,24 +44,17 @@ CELLS = [
     "conn = workbench.mcp.connect(**SERVER, prefix='srv_')\n"
     "get_workbench().form('srv_add')",
     "view = workbench.mcp.inspect(**SERVER, prefix='insp_')\nview",
-    "%%tool\n"
-    "def shout(text: str) -> str:\n"
-    "    \"\"\"Say it louder.\"\"\"\n"
-    "    return text.upper()\n",
-    "from pydantic import BaseModel\n"
-    "class Line(BaseModel):\n"
-    "    sku: str\n"
-    "    qty: int\n",
-    "%%tool\n"
-    "def bulk(items: list[Line]) -> int:\n"
-    "    \"\"\"Count the items.\"\"\"\n"
-    "    return len(items)\n",
+    '%%tool\ndef shout(text: str) -> str:\n    """Say it louder."""\n    return text.upper()\n',
+    "from pydantic import BaseModel\nclass Line(BaseModel):\n    sku: str\n    qty: int\n",
+    '%%tool\ndef bulk(items: list[Line]) -> int:\n    """Count the items."""\n    return len(items)\n',
 ]
 DASH_CELL, MCP_FORM_CELL, INSPECT_CELL = 7, 8, 9
-KILL_SERVERS = ("import os, signal\n"
-                "for name in ('srv_server_pid', 'insp_server_pid'):\n"
-                "    os.kill(get_workbench().call(name).value, signal.SIGKILL)\n"
-                "'killed'")
+KILL_SERVERS = (
+    "import os, signal\n"
+    "for name in ('srv_server_pid', 'insp_server_pid'):\n"
+    "    os.kill(get_workbench().call(name).value, signal.SIGKILL)\n"
+    "'killed'"
+)
 
 
 @pytest.fixture(scope="module")
@@ -256,8 +249,7 @@ def test_a_disconnected_mcp_form_and_inspect_view_reconnect_with_a_button(lab_pa
     view.locator(".workbench-mcp-reconnect").click()
     view.locator(".workbench-mcp-reconnect").wait_for(state="hidden", timeout=120_000)
     title = view.locator(".widget-html").first
-    page.wait_for_function("(el) => !el.innerText.includes('disconnected')", arg=title.element_handle(),
-                           timeout=60_000)
+    page.wait_for_function("(el) => !el.innerText.includes('disconnected')", arg=title.element_handle(), timeout=60_000)
     view.locator(".widget-dropdown select").first.select_option(label="insp_add")
     tool_form = view.locator(".workbench-form-insp_add").first
     tool_form.wait_for(timeout=60_000)
@@ -335,8 +327,9 @@ def test_the_form_history_loads_a_recent_input_back_with_one_pick(lab_page):
     assert labels == ['{"text":"two"}', '{"text":"<b>one</b>"}'], labels
     assert select.locator("b").count() == 0  # shown as text, not markup
     select.select_option(label='{"text":"<b>one</b>"}')
-    lab_page.wait_for_function("(el) => el.value === '<b>one</b>'", arg=lab.row_input(form, "text").element_handle(),
-                               timeout=30_000)
+    lab_page.wait_for_function(
+        "(el) => el.value === '<b>one</b>'", arg=lab.row_input(form, "text").element_handle(), timeout=30_000
+    )
     form.screenshot(path=str(ARTIFACTS / "round2-form-history.png"))
 
 
@@ -364,6 +357,7 @@ def test_json_to_form_with_300_items_shows_a_page_with_show_more(lab_page):
     """Defect 4: 300 list-of-model items still showed the JSON editor after 45 s with Form selected."""
     import json
     import time
+
     form = lab.form_of(lab_page, "bulk")
     form.locator(".workbench-mode-toggle button", has_text="JSON").click()
     editor = form.locator(".workbench-json-editor textarea").first
@@ -402,7 +396,8 @@ def test_json_to_form_with_300_items_shows_a_page_with_show_more(lab_page):
     added.wait_for(timeout=30_000)
     assert rows.count() == 21 and "280 more" in more.inner_text()
     added.locator("xpath=ancestor::div[contains(@class, 'widget-hbox')][2]").locator(
-        ".widget-button").last.click()  # its remove button
+        ".widget-button"
+    ).last.click()  # its remove button
     added.wait_for(state="detached", timeout=30_000)
     form.locator(".workbench-run").click()
     form.locator(".workbench-result-area").get_by_text("300").wait_for(timeout=30_000)
@@ -417,7 +412,8 @@ def test_json_to_form_with_300_items_shows_a_page_with_show_more(lab_page):
     form.locator(".workbench-mode-toggle button", has_text="Form").click()
     form.locator(".workbench-show-more", has_text="290 more").wait_for(timeout=30_000)
     again_after = time.monotonic() - start
-    assert rows.count() == 10 and form.locator("input").evaluate_all(
-        "(inputs) => inputs.some((i) => i.value === 't9')")
-    print(f"JSON → Form with 300 items: the first page was on screen after {shown_after:.2f} s, "
-          f"and after {again_after:.2f} s the second time")
+    assert rows.count() == 10 and form.locator("input").evaluate_all("(inputs) => inputs.some((i) => i.value === 't9')")
+    print(
+        f"JSON → Form with 300 items: the first page was on screen after {shown_after:.2f} s, "
+        f"and after {again_after:.2f} s the second time"
+    )

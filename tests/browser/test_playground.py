@@ -25,7 +25,7 @@ CELLS = [
     "\n"
     "@tool\n"
     "def lookup(city: str, days: int = 1) -> str:\n"
-    "    \"\"\"The weather forecast of a city.\"\"\"\n"
+    '    """The weather forecast of a city."""\n'
     "    return f'{city}: 21 degrees for {days} day(s)'\n"
     "\n"
     "workbench.get_workbench().registry.register_tool(lookup, replace=True)\n"
@@ -48,8 +48,9 @@ CELLS = [
 
 @pytest.fixture(scope="module")
 def lab_page(lab_server, browser):
-    with lab.notebook_page(lab_server, browser, NOTEBOOK, CELLS, ready=".workbench-playground", width=1400,
-                           height=1100) as page:
+    with lab.notebook_page(
+        lab_server, browser, NOTEBOOK, CELLS, ready=".workbench-playground", width=1400, height=1100
+    ) as page:
         page.locator(".workbench-playground").nth(4).wait_for(state="visible", timeout=60_000)
         yield page
 
@@ -72,11 +73,23 @@ def _send(playground, text: str, *, keyboard: bool = False) -> None:
 
 
 #: text that must stay readable (WCAG AA, contrast >= 4.5) in both themes
-READABLE = (".workbench-chat-user", ".workbench-chat-assistant", ".workbench-tool-card .workbench-status",
-            ".workbench-turn-badge", ".workbench-chat-who", ".workbench-card-state", ".workbench-card-id",
-            ".workbench-card-args th", ".workbench-card-args td", ".workbench-card-badge", ".workbench-chat-title",
-            ".workbench-chat-totals div", ".workbench-chat-placeholder", ".workbench-save-message div",
-            ".workbench-mode button.mod-active")
+READABLE = (
+    ".workbench-chat-user",
+    ".workbench-chat-assistant",
+    ".workbench-tool-card .workbench-status",
+    ".workbench-turn-badge",
+    ".workbench-chat-who",
+    ".workbench-card-state",
+    ".workbench-card-id",
+    ".workbench-card-args th",
+    ".workbench-card-args td",
+    ".workbench-card-badge",
+    ".workbench-chat-title",
+    ".workbench-chat-totals div",
+    ".workbench-chat-placeholder",
+    ".workbench-save-message div",
+    ".workbench-mode button.mod-active",
+)
 
 # an element's background against the first opaque background behind it (WCAG 2.1 AA for UI parts: 3:1)
 PART_CONTRAST = """(el) => {
@@ -169,10 +182,14 @@ def test_step_mode_edit_approve_runs_the_edited_call(lab_page):
     card.locator(".workbench-result-area").get_by_text("Bergen: 21 degrees for 2 day(s)").wait_for(timeout=60_000)
     # the model's next request carried the edited call's result: its answer quotes it
     playground.locator(".workbench-chat-assistant", has_text="the tool said: Bergen: 21 degrees").wait_for(
-        timeout=30_000)
+        timeout=30_000
+    )
     expect(card).to_contain_text("edited")
-    lab.add_and_run_cell(page, "print('sent:', step_model.calls[1]['messages'][-1]['results'][0]['content'][0]['text'])",
-                         "sent: Bergen: 21 degrees for 2 day(s)")
+    lab.add_and_run_cell(
+        page,
+        "print('sent:', step_model.calls[1]['messages'][-1]['results'][0]['content'][0]['text'])",
+        "sent: Bergen: 21 degrees for 2 day(s)",
+    )
     # Save as eval case: the prompt and the call as the user edited it become a case of the suite file
     playground = _playground(page, 1)
     playground.locator(".workbench-eval-path input").fill("browser.evals.json")
@@ -180,9 +197,12 @@ def test_step_mode_edit_approve_runs_the_edited_call(lab_page):
     page.wait_for_timeout(300)
     playground.locator("button.workbench-save-eval").click()
     playground.locator(".workbench-save-message", has_text="Saved eval case").wait_for(timeout=30_000)
-    lab.add_and_run_cell(page, "from workbench.evals import load_evals\n"
-                               "print('case:', load_evals('browser.evals.json').cases[-1].expected[0].to_dict())",
-                         "case: {'name': 'lookup', 'arguments': {'city': ['Bergen'], 'days': [2]}}")
+    lab.add_and_run_cell(
+        page,
+        "from workbench.evals import load_evals\n"
+        "print('case:', load_evals('browser.evals.json').cases[-1].expected[0].to_dict())",
+        "case: {'name': 'lookup', 'arguments': {'city': ['Bergen'], 'days': [2]}}",
+    )
     _screenshots(page, _playground(page, 1), "step-done")
 
 
@@ -254,8 +274,21 @@ def test_the_whole_playground_by_keyboard_focus_follows_approve_and_deny(lab_pag
     # every control in a sensible order: settings, prompt and its buttons, then saving
     walk = _tab_until(page, playground, "suite")
     order = [name for i, name in enumerate(walk) if i == 0 or name != walk[i - 1]]
-    expected = ["settings", "model", "system", "tools", "tool_choice", "temperature", "max turns", "mode", "prompt",
-                "send", "new chat", "path", "suite"]
+    expected = [
+        "settings",
+        "model",
+        "system",
+        "tools",
+        "tool_choice",
+        "temperature",
+        "max turns",
+        "mode",
+        "prompt",
+        "send",
+        "new chat",
+        "path",
+        "suite",
+    ]
     assert [n for n in order if n in expected] == expected, walk
     # add a model by typing its name in "model 2": its column joins
     _tab_until(page, playground, "model", back=True)  # "model 3", coming from below
@@ -273,8 +306,11 @@ def test_the_whole_playground_by_keyboard_focus_follows_approve_and_deny(lab_pag
     approves.nth(1).wait_for(state="visible", timeout=60_000)
     # the card that waited first has the focus (the two columns run at once: either may ask first); Enter
     # approves it and the focus moves to the other waiting card
-    page.wait_for_function("(buttons) => buttons.includes(document.activeElement)",
-                           arg=[b.element_handle() for b in approves.all()], timeout=30_000)
+    page.wait_for_function(
+        "(buttons) => buttons.includes(document.activeElement)",
+        arg=[b.element_handle() for b in approves.all()],
+        timeout=30_000,
+    )
     first = 0 if approves.nth(0).evaluate("(el) => el === document.activeElement") else 1
     for theme in ("JupyterLab Light", "JupyterLab Dark"):
         lab.set_theme(page, theme)
@@ -337,8 +373,10 @@ def test_three_columns_line_up_turn_by_turn_and_their_forms_fit(lab_page):
                 continue
             inner = part.bounding_box()
             assert _inside(box, inner), (part.evaluate("(el) => el.outerHTML.slice(0, 160)"), box, inner)
-            cut = part.evaluate("(el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== 'visible'"
-                                " && el.tagName !== 'INPUT' && el.tagName !== 'TEXTAREA'")
+            cut = part.evaluate(
+                "(el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== 'visible'"
+                " && el.tagName !== 'INPUT' && el.tagName !== 'TEXTAREA'"
+            )
             assert not cut, part.evaluate("(el) => el.outerHTML.slice(0, 160)")
     _screenshots(page, playground, "three-columns")
     for button in rows.nth(1).locator("button.workbench-approve").all():

@@ -17,10 +17,7 @@ from tests.browser.test_saved_notebook import _shut_down_kernels
 NOTEBOOK = "reopened_views.ipynb"
 CELLS = [
     "%load_ext workbench",
-    "%%tool\n"
-    "def greet(name: str = 'world') -> str:\n"
-    "    \"\"\"Say hello to someone.\"\"\"\n"
-    "    return 'hello ' + name\n",
+    '%%tool\ndef greet(name: str = \'world\') -> str:\n    """Say hello to someone."""\n    return \'hello \' + name\n',
     "import workbench\n"
     "from workbench.models import ScriptedModel\n"
     "workbench.playground([ScriptedModel(['hi'], name='scripted')])",
@@ -62,12 +59,16 @@ def test_a_reopened_notebook_shows_one_saved_copy_banner_per_view_and_inert_cont
         marks = page.evaluate(MARKS)
         banners = [m for m in marks if "Saved copy" in m["text"]]
         assert len(banners) == 2, marks  # one per view
-        assert {("workbench-form" in m["classes"], "workbench-playground" in m["classes"]) for m in banners} == \
-            {(True, False), (False, True)}, banners
+        assert {("workbench-form" in m["classes"], "workbench-playground" in m["classes"]) for m in banners} == {
+            (True, False),
+            (False, True),
+        }, banners
         assert len(marks) == len(banners), f"broken-link icons left: {[m for m in marks if m not in banners]}"
         for control in (form.locator(".workbench-run"), playground.locator(".workbench-send")):
-            looks = control.evaluate("el => ({events: getComputedStyle(el).pointerEvents, "
-                                     "opacity: parseFloat(getComputedStyle(el).opacity)})")
+            looks = control.evaluate(
+                "el => ({events: getComputedStyle(el).pointerEvents, "
+                "opacity: parseFloat(getComputedStyle(el).opacity)})"
+            )
             assert looks["events"] == "none" and looks["opacity"] < 0.7, looks
         page.add_style_tag(content=".Toastify { display: none !important; }")
         for theme, suffix in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):

@@ -22,7 +22,7 @@ CELLS = [
     "from workbench.models import ScriptedModel\n\n"
     "@tool\n"
     "def get_weather(city: str) -> dict:\n"
-    "    \"\"\"The weather in a city.\"\"\"\n"
+    '    """The weather in a city."""\n'
     "    return {'city': city, 'sky': 'clear'}\n\n"
     "wb = get_workbench()\n"
     "wb.registry.register_tool(get_weather)\n"
@@ -91,8 +91,10 @@ def lab_page(lab_server, browser):
 
 
 def _low_contrast(page) -> dict:
-    low = {name: page.locator(selector).first.evaluate(LOW_CONTRAST, [CONTRAST_OF, 4.5])
-           for name, selector in VIEWS.items()}
+    low = {
+        name: page.locator(selector).first.evaluate(LOW_CONTRAST, [CONTRAST_OF, 4.5])
+        for name, selector in VIEWS.items()
+    }
     view = page.locator(".workbench-transcript-view").first
     view.locator(".lm-TabBar-tab", has_text="Trace").click()
     page.locator(".workbench-trace").first.wait_for(state="visible")
@@ -115,13 +117,19 @@ def test_every_transcript_report_and_log_colour_reaches_AA_in_light_and_dark(lab
     try:
         dark = _low_contrast(page)
         dark_user = user.evaluate(CONTRAST_OF, "color")
-        page.locator(".workbench-transcript-view").first.screenshot(path=str(ARTIFACTS / "report-views-transcript-dark.png"))
+        page.locator(".workbench-transcript-view").first.screenshot(
+            path=str(ARTIFACTS / "report-views-transcript-dark.png")
+        )
         page.locator(".wb-eval").first.screenshot(path=str(ARTIFACTS / "report-views-report-dark.png"))
     finally:
         lab.set_theme(page, "JupyterLab Light")
     assert light_user["background"] != dark_user["background"], "the user bubble ignores the theme"
-    found = [f"{theme} {view}: {x['tag']} {x['text']!r} {x['color']} on {x['background']} = {x['contrast']:.2f}"
-             for theme, low in (("light", light), ("dark", dark)) for view, items in low.items() for x in items]
+    found = [
+        f"{theme} {view}: {x['tag']} {x['text']!r} {x['color']} on {x['background']} = {x['contrast']:.2f}"
+        for theme, low in (("light", light), ("dark", dark))
+        for view, items in low.items()
+        for x in items
+    ]
     assert found == [], "\n".join(found)
 
 
@@ -137,7 +145,9 @@ def test_the_trace_headers_stay_on_one_line(lab_page):
         lines = trace.evaluate("""(table) => Object.fromEntries([...table.querySelectorAll('th')].map(th => {
           const range = document.createRange(); range.selectNodeContents(th);
           return [th.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size]; }))""")
-        scrolls = trace.evaluate("(table) => ['auto', 'scroll'].includes(getComputedStyle(table.parentElement).overflowX)")
+        scrolls = trace.evaluate(
+            "(table) => ['auto', 'scroll'].includes(getComputedStyle(table.parentElement).overflowX)"
+        )
         trace.evaluate("(table) => table.parentElement.scrollIntoView()")
         view.screenshot(path=str(ARTIFACTS / "report-views-trace.png"))
     finally:
@@ -250,8 +260,10 @@ def test_dashboard_list_keeps_its_width_and_its_search_box_whole(lab_page):
     took = form.locator(".workbench-elapsed")
     took.get_by_text("took").wait_for(timeout=60_000)
     history = form.locator(".workbench-form-history")
-    gap = page.evaluate("([a, b]) => b.getBoundingClientRect().left - a.getBoundingClientRect().right",
-                        [took.element_handle(), history.locator("label").element_handle()])
+    gap = page.evaluate(
+        "([a, b]) => b.getBoundingClientRect().left - a.getBoundingClientRect().right",
+        [took.element_handle(), history.locator("label").element_handle()],
+    )
     rule = history.evaluate("(el) => getComputedStyle(el).borderLeftStyle")
     form.screenshot(path=str(ARTIFACTS / "report-views-took-history.png"))
     assert gap >= 16 and rule == "solid", (gap, rule)
@@ -267,8 +279,10 @@ def test_the_log_table_is_walked_by_keyboard_only(lab_page):
     seen = []
     for _ in range(30):  # from the filter box through the toolbar to the headers and the first row
         page.keyboard.press("Tab")
-        where = page.evaluate("() => { const el = document.activeElement; return {tag: el.tagName,"
-                              " sort: el.dataset.sort || '', key: el.dataset.key || ''}; }")
+        where = page.evaluate(
+            "() => { const el = document.activeElement; return {tag: el.tagName,"
+            " sort: el.dataset.sort || '', key: el.dataset.key || ''}; }"
+        )
         seen.append(where)
         if where["key"]:
             break
@@ -276,8 +290,11 @@ def test_the_log_table_is_walked_by_keyboard_only(lab_page):
     assert seen[-1]["tag"] == "TR", seen
     first = seen[-1]["key"]
     page.keyboard.press("ArrowDown")  # the next row, not the next notebook cell
-    page.wait_for_function("(key) => document.activeElement.dataset.key && document.activeElement.dataset.key !== key",
-                           arg=first, timeout=10_000)
+    page.wait_for_function(
+        "(key) => document.activeElement.dataset.key && document.activeElement.dataset.key !== key",
+        arg=first,
+        timeout=10_000,
+    )
     assert page.evaluate(active_cell) == cell, "the arrow moved the notebook's cursor"
     page.keyboard.press("Enter")
     details = log.locator(".workbench-log-details")

@@ -18,11 +18,10 @@ NOTEBOOK = "save_as_test.ipynb"
 FOLDER = "browser_cases"
 
 CELLS = [
-    "%load_ext workbench\nfrom workbench.testing import set_case_folder\n"
-    f"set_case_folder({FOLDER!r})",
+    f"%load_ext workbench\nfrom workbench.testing import set_case_folder\nset_case_folder({FOLDER!r})",
     "%%tool\n"
     "def quote(n: int, word: str = 'ok') -> dict:\n"
-    "    \"\"\"Repeat a word n times.\"\"\"\n"
+    '    """Repeat a word n times."""\n'
     "    return {'n': n, 'words': [word] * n}\n",
 ]
 
@@ -63,8 +62,13 @@ def test_run_then_save_as_test_writes_the_case_file(lab_page, lab_server):
     assert "has no importable module" not in form.locator(".workbench-save-message").inner_text()
     assert "def quote(n: int" in (lab_server["root"] / FOLDER / "quote_tool.py").read_text(encoding="utf-8")
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data == {"tool": "quote", "tools": ["quote_tool.py"], "cases": [
-        {"id": "case-1", "input": {"n": 3}, "expect": "exact", "value": {"n": 3, "words": ["ok", "ok", "ok"]}}]}
+    assert data == {
+        "tool": "quote",
+        "tools": ["quote_tool.py"],
+        "cases": [
+            {"id": "case-1", "input": {"n": 3}, "expect": "exact", "value": {"n": 3, "words": ["ok", "ok", "ok"]}}
+        ],
+    }
 
     save.click()  # the same call again: an identical case is not saved twice
     expect(form.locator(".workbench-saved-path")).to_be_visible(timeout=30_000)

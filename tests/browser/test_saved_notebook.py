@@ -18,10 +18,7 @@ from tests.browser.conftest import ARTIFACTS
 NOTEBOOK = "saved_reopened.ipynb"
 CELLS = [
     "%load_ext workbench",
-    "%%tool\n"
-    "def greet(name: str = 'world') -> str:\n"
-    "    \"\"\"Say hello to someone.\"\"\"\n"
-    "    return 'hello ' + name\n",
+    '%%tool\ndef greet(name: str = \'world\') -> str:\n    """Say hello to someone."""\n    return \'hello \' + name\n',
     "from workbench.jupyter import get_workbench\n"
     "get_workbench().call('greet', {'name': 'ada'})\n"
     "get_workbench().log_table()",
@@ -31,10 +28,14 @@ CELLS = [
 def _shut_down_kernels(lab_server: dict) -> None:
     """Shut down every running kernel through the server's REST API (as "Shut Down All Kernels" does)."""
     headers = {"Authorization": f"token {lab_server['token']}"}
-    with urllib.request.urlopen(urllib.request.Request(f"{lab_server['base']}/api/kernels", headers=headers)) as response:
+    with urllib.request.urlopen(
+        urllib.request.Request(f"{lab_server['base']}/api/kernels", headers=headers)
+    ) as response:
         kernels = json.loads(response.read())
     for kernel in kernels:
-        request = urllib.request.Request(f"{lab_server['base']}/api/kernels/{kernel['id']}", headers=headers, method="DELETE")
+        request = urllib.request.Request(
+            f"{lab_server['base']}/api/kernels/{kernel['id']}", headers=headers, method="DELETE"
+        )
         urllib.request.urlopen(request, timeout=30).close()
 
 
@@ -59,8 +60,10 @@ def test_a_saved_notebook_reopened_before_running_shows_forms_and_log_table(lab_
         page.wait_for_timeout(2000)  # the widget manager has restored (or failed to) by now
         expect(page.locator(".jp-Notebook")).not_to_contain_text("Error displaying widget")
         # ipywidgets' broken-link icon: on the form and the log table themselves, not on each widget inside
-        icons = page.evaluate("() => [...document.querySelectorAll('.jupyter-widgets-disconnected')]"
-                              ".filter(el => getComputedStyle(el, '::before').display !== 'none').length")
+        icons = page.evaluate(
+            "() => [...document.querySelectorAll('.jupyter-widgets-disconnected')]"
+            ".filter(el => getComputedStyle(el, '::before').display !== 'none').length"
+        )
         assert icons == 2
         page.add_style_tag(content=".Toastify { display: none !important; }")
         for theme, suffix in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
@@ -70,5 +73,6 @@ def test_a_saved_notebook_reopened_before_running_shows_forms_and_log_table(lab_
     finally:
         context.close()
     saved = json.loads((lab_server["root"] / NOTEBOOK).read_text())
-    assert "application/vnd.jupyter.widget-state+json" in saved["metadata"].get("widgets", {}), \
+    assert "application/vnd.jupyter.widget-state+json" in saved["metadata"].get("widgets", {}), (
         "JupyterLab did not save the widget state with the notebook"
+    )

@@ -52,8 +52,11 @@ def test_adapted_crewai_tool_shows_crewais_schema_and_runs_its_way():
         (sent,) = convert_tools_to_openai_schema([original])[0]
         adapted = registry.get_tool(sent["function"]["name"])
         assert isinstance(adapted, AdaptedTool) and adapted.framework == "crewai"
-        assert {"name": adapted.spec.name, "description": adapted.spec.description,
-                "parameters": adapted.spec.parameters} == {k: sent["function"][k] for k in ("name", "description", "parameters")}
+        assert {
+            "name": adapted.spec.name,
+            "description": adapted.spec.description,
+            "parameters": adapted.spec.parameters,
+        } == {k: sent["function"][k] for k in ("name", "description", "parameters")}
     ex = SequentialExecutor()
     assert ex.run([_use("word_count", {"text": "a b c"})], registry)[0].value == 3
     assert ex.run([_use("repeat", {"text": "ab", "times": 3})], registry)[0].value == "ababab"
@@ -70,14 +73,24 @@ def test_crewai_validation_applies():
 def test_an_adapted_crewai_tool_accepts_and_refuses_what_crewai_does():
     # CrewAI's run checks args_schema.model_validate (pydantic's lax mode): "3" is a number of times
     registry = ToolRegistry([RepeatTool()])
-    for tool_input in ({"text": "ab", "times": "3"}, {"text": "ab", "times": "x"}, {"text": "ab", "times": 3, "extra": 1}):
+    for tool_input in (
+        {"text": "ab", "times": "3"},
+        {"text": "ab", "times": "x"},
+        {"text": "ab", "times": 3, "extra": 1},
+    ):
         try:
             expected = ("value", RepeatTool().run(**tool_input))
         except ValueError:
             expected = ("refused", None)
         result = SequentialExecutor().run([_use("repeat", tool_input)], registry)[0]
-        got = ("value", result.value) if result.status == "success" else (
-            "refused" if result.metadata["error_type"] == "ToolInputError" else result.metadata["error_type"], None)
+        got = (
+            ("value", result.value)
+            if result.status == "success"
+            else (
+                "refused" if result.metadata["error_type"] == "ToolInputError" else result.metadata["error_type"],
+                None,
+            )
+        )
         assert got == expected, (tool_input, result.content)
 
 

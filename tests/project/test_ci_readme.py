@@ -36,10 +36,15 @@ def test_test_command_needs_no_sudo(tmp_path):
     assert "sudo" not in test_command.split()
     # The system-deps script chooses root or sudo itself; with chromium present it is a no-op.
     script = (ROOT / ".ci" / "system-deps").read_text()
-    assert 'id -u' in script and "command -v sudo" in script
+    assert "id -u" in script and "command -v sudo" in script
     chromium = tmp_path / "chromium"
     chromium.write_text("#!/bin/sh\nexit 0\n")
     chromium.chmod(0o755)
-    done = subprocess.run(["bash", str(ROOT / ".ci" / "system-deps")], capture_output=True, text=True,
-                          env={"PATH": f"{tmp_path}:/usr/bin:/bin"}, timeout=60)
+    done = subprocess.run(
+        ["bash", str(ROOT / ".ci" / "system-deps")],
+        capture_output=True,
+        text=True,
+        env={"PATH": f"{tmp_path}:/usr/bin:/bin"},
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr

@@ -5,7 +5,6 @@ and every Python example of README.md and docs/ runs and prints what it shows.""
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import re
 import subprocess
@@ -36,10 +35,28 @@ def site(tmp_path_factory) -> Path:
 
 
 def test_the_site_builds_strictly_with_every_guide_page(site):
-    for page in ("getting-started", "tools-and-schemas", "notebook-forms", "executors-and-log", "testing",
-                 "batch-and-dask", "mcp", "models-and-agents", "playground-guide", "evaluations",
-                 "evaluations-statistics", "evaluations-multi-turn", "adapters", "cli", "performance", "security",
-                 "architecture", "changelog", "tutorials/01_getting_started", "tutorials/11_multi_turn_evaluations"):
+    for page in (
+        "getting-started",
+        "tools-and-schemas",
+        "notebook-forms",
+        "executors-and-log",
+        "testing",
+        "batch-and-dask",
+        "mcp",
+        "models-and-agents",
+        "playground-guide",
+        "evaluations",
+        "evaluations-statistics",
+        "evaluations-multi-turn",
+        "adapters",
+        "cli",
+        "performance",
+        "security",
+        "architecture",
+        "changelog",
+        "tutorials/01_getting_started",
+        "tutorials/11_multi_turn_evaluations",
+    ):
         assert (site / page / "index.html").is_file(), page
     assert "Changelog" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
 
@@ -72,8 +89,15 @@ def test_every_python_example_runs_and_prints_what_it_shows(page, tmp_path):
     """Each page's examples run in order, in a fresh interpreter and an empty folder (they write files
     such as runs.sqlite); ``notebooks/`` is importable, as in the tutorials."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "notebooks")])}
-    done = subprocess.run([sys.executable, "-m", "tests.docs_examples", str(page)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.docs_examples", str(page)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -82,12 +106,28 @@ def test_the_example_runner_checks_printed_output(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("intro\n\n```python\nx = 2\nprint(x + 1)\n#> 4\n```\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "tests.docs_examples", str(page)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.docs_examples", str(page)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1 and "page.md:3: printed\n#> 3\nbut the example shows\n#> 4" in done.stderr
-    page.write_text("```python\nprint('a')\nprint()\n#> a\n#>\n```\n\n<!-- not run: needs a key -->\n```python\nraise SystemExit(3)\n```\n")
-    done = subprocess.run([sys.executable, "-m", "tests.docs_examples", str(page)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    page.write_text(
+        "```python\nprint('a')\nprint()\n#> a\n#>\n```\n\n<!-- not run: needs a key -->\n```python\nraise SystemExit(3)\n```\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.docs_examples", str(page)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0 and "not run (needs a key)" in done.stdout
 
 
@@ -96,8 +136,20 @@ def test_readme_is_a_short_entry_that_links_every_guide_page():
     assert len(readme.splitlines()) <= 250
     blocks = re.findall(r"```bash\n(.+?)\n```", readme)
     assert "jupyter lab notebooks/" in blocks[0] and blocks[1].endswith("python -m pytest")  # the two commands first
-    for page in ("tools-and-schemas", "notebook-forms", "executors-and-log", "testing", "batch-and-dask", "mcp",
-                 "models-and-agents", "playground-guide", "evaluations", "adapters", "security", "performance"):
+    for page in (
+        "tools-and-schemas",
+        "notebook-forms",
+        "executors-and-log",
+        "testing",
+        "batch-and-dask",
+        "mcp",
+        "models-and-agents",
+        "playground-guide",
+        "evaluations",
+        "adapters",
+        "security",
+        "performance",
+    ):
         assert f"(docs/{page}.md)" in readme, page
     assert "mkdocs serve" in readme and "docs/form.png" in readme
 

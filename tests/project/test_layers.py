@@ -19,8 +19,14 @@ PACKAGE = Path(__file__).resolve().parents[2] / "workbench"
 
 # lowest first; a module's layer is the first whose pattern matches its dotted name
 LAYERS = [
-    ("types", r"workbench\.(types|_async|_errors|_events|_content|_html|_text|_refs|_styles|_docstrings|_version|_entry_points|_json_text|_json_copy|_unicode|secrets|content|_peer|context)"),
-    ("spec", r"workbench\.(spec|schema|_schema|_field_schemas|_meta_schema|_strict_json|_validation|_validation_mode|_error_order|_synthetic\w*)"),
+    (
+        "types",
+        r"workbench\.(types|_async|_errors|_events|_content|_html|_text|_refs|_styles|_docstrings|_version|_entry_points|_json_text|_json_copy|_unicode|secrets|content|_peer|context)",
+    ),
+    (
+        "spec",
+        r"workbench\.(spec|schema|_schema|_field_schemas|_meta_schema|_strict_json|_validation|_validation_mode|_error_order|_synthetic\w*)",
+    ),
     ("formats", r"workbench\.(formats|providers)(\..+)?"),
     ("tools", r"workbench\.(tools|builtins|transforms|protocols)"),
     ("registry", r"workbench\.registry"),
@@ -82,8 +88,11 @@ def test_every_module_has_a_layer():
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_go_down_the_layers(module):
-    upward = [f"{module} ({LAYERS[layer_of(module)][0]}) imports {target} ({LAYERS[layer_of(target)][0]}) at line {line}"
-              for target, line in sorted(GRAPH[module]) if layer_of(target) > layer_of(module)]
+    upward = [
+        f"{module} ({LAYERS[layer_of(module)][0]}) imports {target} ({LAYERS[layer_of(target)][0]}) at line {line}"
+        for target, line in sorted(GRAPH[module])
+        if layer_of(target) > layer_of(module)
+    ]
     assert upward == []
 
 
@@ -96,8 +105,11 @@ def test_no_import_cycles():
         state[module] = 1
         for target in sorted(edges[module]):
             if state.get(target) == 1:
-                cycles.append(" -> ".join(path[path.index(target):] + [module, target]) if target in path
-                              else f"{module} -> {target}")
+                cycles.append(
+                    " -> ".join(path[path.index(target) :] + [module, target])
+                    if target in path
+                    else f"{module} -> {target}"
+                )
             elif target not in state:
                 visit(target, path + [module])
         state[module] = 2
@@ -111,10 +123,17 @@ def test_no_import_cycles():
 def test_the_reader_sees_function_level_relative_and_submodule_imports(tmp_path):
     """So that the checks above can fail: an upward import inside a function is found."""
     path = tmp_path / "spec.py"
-    path.write_text("import json\nfrom . import types\nfrom .mcp import _server\n\n"
-                    "def f():\n    from workbench.executor import SequentialExecutor\n    import workbench.log\n")
+    path.write_text(
+        "import json\nfrom . import types\nfrom .mcp import _server\n\n"
+        "def f():\n    from workbench.executor import SequentialExecutor\n    import workbench.log\n"
+    )
     found = imports_of("workbench.spec", path)
-    assert found == {("workbench.types", 2), ("workbench.mcp._server", 3), ("workbench.executor", 6), ("workbench.log", 7)}
+    assert found == {
+        ("workbench.types", 2),
+        ("workbench.mcp._server", 3),
+        ("workbench.executor", 6),
+        ("workbench.log", 7),
+    }
     assert [target for target, _ in found if layer_of(target) > layer_of("workbench.spec")]
 
 

@@ -17,10 +17,20 @@ TESTS = Path(__file__).resolve().parents[1]
 PACKAGE = TESTS.parent / "workbench"
 # a folder of tests -> the part of the package it checks
 FOLDERS = {
-    "test_adapters": "adapters", "test_agent": "agent", "test_cli": "cli", "test_core": None,
-    "test_evals": "evals", "test_executor": "executor", "test_jupyter": "jupyter", "test_log": "log",
-    "test_mcp": "mcp", "test_models": "models", "test_formats": "formats", "test_testing": "testing",
-    "browser": "jupyter", "project": None,
+    "test_adapters": "adapters",
+    "test_agent": "agent",
+    "test_cli": "cli",
+    "test_core": None,
+    "test_evals": "evals",
+    "test_executor": "executor",
+    "test_jupyter": "jupyter",
+    "test_log": "log",
+    "test_mcp": "mcp",
+    "test_models": "models",
+    "test_formats": "formats",
+    "test_testing": "testing",
+    "browser": "jupyter",
+    "project": None,
 }
 
 
@@ -40,8 +50,13 @@ def test_every_folder_of_tests_is_a_known_part_of_the_package():
 
 def test_no_folder_of_tests_hides_an_importable_module():
     # a script run as ``python tests/x.py`` (the MCP test servers are) has tests/ first on sys.path
-    hidden = [path.name for path in TESTS.iterdir() if path.is_dir() and importlib.util.find_spec(path.name) is not None
-              and path.name not in ("__pycache__", "node")]
+    hidden = [
+        path.name
+        for path in TESTS.iterdir()
+        if path.is_dir()
+        and importlib.util.find_spec(path.name) is not None
+        and path.name not in ("__pycache__", "node")
+    ]
     assert hidden == []
 
 

@@ -19,5 +19,7 @@ def test_ruff_check_finds_nothing():
 
 def test_ruff_format_would_change_nothing():
     done = _ruff("format", "--check", "--no-cache")
-    assert done.returncode == 0, (f"`ruff format {' '.join(CHECKED)}` would reformat these files "
-                                  f"(run it, then commit):\n{done.stdout}{done.stderr}")
+    assert done.returncode == 0, (
+        f"`ruff format {' '.join(CHECKED)}` would reformat these files "
+        f"(run it, then commit):\n{done.stdout}{done.stderr}"
+    )

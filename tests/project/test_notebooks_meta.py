@@ -66,8 +66,11 @@ def cell_source(cell: dict[str, Any]) -> str:
 
 def code_cells(nb: dict[str, Any]) -> list[tuple[int, str, dict[str, Any]]]:
     """``(cell index, source, cell)`` of every non-empty code cell."""
-    return [(i, cell_source(c), c) for i, c in enumerate(nb.get("cells", []))
-            if c.get("cell_type") == "code" and cell_source(c).strip()]
+    return [
+        (i, cell_source(c), c)
+        for i, c in enumerate(nb.get("cells", []))
+        if c.get("cell_type") == "code" and cell_source(c).strip()
+    ]
 
 
 def unexecuted_cells(nb: dict[str, Any]) -> list[str]:
@@ -79,8 +82,10 @@ def unexecuted_cells(nb: dict[str, Any]) -> list[str]:
         if count is None:
             problems.append(f"cell {index} has no execution_count (not executed before committing)")
         elif count <= previous:
-            problems.append(f"cell {index} has execution_count {count} after {previous} "
-                            "(run the notebook top to bottom in a fresh kernel)")
+            problems.append(
+                f"cell {index} has execution_count {count} after {previous} "
+                "(run the notebook top to bottom in a fresh kernel)"
+            )
         else:
             previous = count
     return problems
@@ -167,12 +172,12 @@ def pip_install_specs(shell: str, *, no_deps: Optional[bool] = None) -> list[str
     for line in shell.splitlines():
         for command in line.split("&&"):
             words = shlex.split(command, comments=True)
-            if "pip" not in words or "install" not in words[words.index("pip"):]:
+            if "pip" not in words or "install" not in words[words.index("pip") :]:
                 continue
             if no_deps is not None and ("--no-deps" in words) != no_deps:
                 continue
             skip_next = False
-            for word in words[words.index("install", words.index("pip")) + 1:]:
+            for word in words[words.index("install", words.index("pip")) + 1 :]:
                 if skip_next:
                     skip_next = False
                 elif word in ("-e", "--editable"):
@@ -250,12 +255,19 @@ def distribution_closure(roots: Iterable[Requirement], alone: Iterable[str] = ()
 def project_import_names(pyproject: dict[str, Any]) -> set[str]:
     """This project's own top-level packages (in case the install is not visible in metadata)."""
     patterns = pyproject.get("tool", {}).get("setuptools", {}).get("packages", {}).get("find", {}).get("include", [])
-    return {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()
-            and any(fnmatch.fnmatch(p.name, pattern) for pattern in patterns)}
+    return {
+        p.name
+        for p in ROOT.iterdir()
+        if (p / "__init__.py").exists() and any(fnmatch.fnmatch(p.name, pattern) for pattern in patterns)
+    }
 
 
-def unprovided_imports(modules: Iterable[str], allowed: set[str], distributions_of: dict[str, list[str]],
-                       own_modules: set[str] = frozenset()) -> dict[str, str]:
+def unprovided_imports(
+    modules: Iterable[str],
+    allowed: set[str],
+    distributions_of: dict[str, list[str]],
+    own_modules: set[str] = frozenset(),
+) -> dict[str, str]:
     """``{module: why}`` for each module not provided by one of the ``allowed`` distributions."""
     problems = {}
     for module in sorted(modules):
@@ -292,7 +304,8 @@ def binder_distributions(pyproject) -> set[str]:
     assert specs, "binder/requirements.txt (or postBuild) installs nothing"
     roots = binder_roots(pyproject, specs)
     assert any(canonicalize_name(r.name) == canonicalize_name(pyproject["project"]["name"]) for r in roots), (
-        "binder does not install this project (binder/requirements.txt should list '.' or '.[lab]')")
+        "binder does not install this project (binder/requirements.txt should list '.' or '.[lab]')"
+    )
     installed, _ = distribution_closure(roots, binder_install_specs(no_deps=True))
     return installed
 
@@ -323,10 +336,12 @@ def test_notebook_outputs_are_committed(path):
 def test_notebook_imports_are_installed_by_binder(path, pyproject, binder_distributions):
     imports = third_party_imports(read_notebook(path))
     assert imports, f"{path.name} imports no package at all (expected at least workbench)"
-    problems = unprovided_imports(imports, binder_distributions, metadata.packages_distributions(),
-                                  project_import_names(pyproject))
+    problems = unprovided_imports(
+        imports, binder_distributions, metadata.packages_distributions(), project_import_names(pyproject)
+    )
     assert not problems, f"{path.name} imports packages binder does not install: " + "; ".join(
-        f"{module} ({why})" for module, why in problems.items())
+        f"{module} ({why})" for module, why in problems.items()
+    )
 
 
 @pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
@@ -337,30 +352,39 @@ def test_notebook_imports_are_installed_by_the_readme_lab_command(path, pyprojec
     roots = binder_roots(pyproject, specs)
     assert any(canonicalize_name(r.name) == canonicalize_name(pyproject["project"]["name"]) for r in roots), specs
     installed, _ = distribution_closure(roots, pip_install_specs(readme_lab_command(), no_deps=True))
-    problems = unprovided_imports(third_party_imports(read_notebook(path)), installed,
-                                  metadata.packages_distributions(), project_import_names(pyproject))
+    problems = unprovided_imports(
+        third_party_imports(read_notebook(path)),
+        installed,
+        metadata.packages_distributions(),
+        project_import_names(pyproject),
+    )
     assert not problems, f"{path.name} imports packages README's first command does not install: " + "; ".join(
-        f"{module} ({why})" for module, why in problems.items())
+        f"{module} ({why})" for module, why in problems.items()
+    )
     if "load_bfcl(" in json.dumps(read_notebook(path)):  # BFCL's data: read through workbench.evals, not imported
-        assert any(canonicalize_name(Requirement(spec).name) == "bfcl-eval" for spec in specs
-                   if _project_extras(spec) is None), f"{path.name} loads BFCL data; the command does not install bfcl-eval"
+        assert any(
+            canonicalize_name(Requirement(spec).name) == "bfcl-eval" for spec in specs if _project_extras(spec) is None
+        ), f"{path.name} loads BFCL data; the command does not install bfcl-eval"
 
 
 @pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
 def test_notebook_runtime_needs_are_installed(path, pyproject, binder_distributions):
     needs = runtime_needs(read_notebook(path))
     readme_specs = pip_install_specs(readme_lab_command())
-    readme, _ = distribution_closure(binder_roots(pyproject, readme_specs),
-                                     pip_install_specs(readme_lab_command(), no_deps=True))
+    readme, _ = distribution_closure(
+        binder_roots(pyproject, readme_specs), pip_install_specs(readme_lab_command(), no_deps=True)
+    )
     for where, installed in (("binder", binder_distributions), ("README's first command", readme)):
         missing = {dist: why for dist, why in needs.items() if canonicalize_name(dist) not in installed}
         assert not missing, f"{path.name} needs what {where} does not install: " + "; ".join(
-            f"{dist} ({why})" for dist, why in missing.items())
+            f"{dist} ({why})" for dist, why in missing.items()
+        )
 
 
 def test_pip_install_specs_reads_chained_commands():
-    assert pip_install_specs('python3 -m venv .venv && pip install ".[tutorials]" && pip install --no-deps "x==1" '
-                             '&& jupyter lab notebooks/') == [".[tutorials]", "x==1"]
+    assert pip_install_specs(
+        'python3 -m venv .venv && pip install ".[tutorials]" && pip install --no-deps "x==1" && jupyter lab notebooks/'
+    ) == [".[tutorials]", "x==1"]
     assert pip_install_specs("pip install -e .[lab] -c constraints.txt y  # comment") == [".[lab]", "y"]
     command = 'pip install ".[tutorials]" && pip install --no-deps "x==1" z'
     assert pip_install_specs(command, no_deps=True) == ["x==1", "z"]
@@ -370,8 +394,12 @@ def test_pip_install_specs_reads_chained_commands():
 # -- the checkers catch what they are meant to catch --------------------------------------------------
 def _fake_notebook(*sources: str, counts: Optional[list] = None) -> dict[str, Any]:
     counts = counts or list(range(1, len(sources) + 1))
-    return {"cells": [{"cell_type": "code", "source": s, "execution_count": c, "outputs": []} for s, c in zip(sources, counts)],
-            "metadata": {"kernelspec": {"name": "python3"}}}
+    return {
+        "cells": [
+            {"cell_type": "code", "source": s, "execution_count": c, "outputs": []} for s, c in zip(sources, counts)
+        ],
+        "metadata": {"kernelspec": {"name": "python3"}},
+    }
 
 
 def test_unexecuted_and_out_of_order_cells_are_reported():
@@ -383,7 +411,8 @@ def test_unexecuted_and_out_of_order_cells_are_reported():
 
 def test_runtime_needs_are_read_from_the_code():
     assert runtime_needs(_fake_notebook('suite = load_bfcl("multi_turn_base", limit=3)')) == {
-        "mpmath": "BFCL's MathAPI (multi-turn) computes with mpmath"}
+        "mpmath": "BFCL's MathAPI (multi-turn) computes with mpmath"
+    }
     assert runtime_needs(_fake_notebook('load_bfcl("simple_python")')) == {}
 
 

@@ -31,8 +31,9 @@ def test_recording_again_gives_the_committed_cassette(tmp_path):
     transcript = record_cassette(fresh)
     assert transcript.stopped_because == "end_turn"
     assert FAKE_KEY not in fresh.read_text(encoding="utf-8")
-    assert _without_timings(json.loads(fresh.read_text(encoding="utf-8"))) == \
-        _without_timings(json.loads(CASSETTE.read_text(encoding="utf-8")))
+    assert _without_timings(json.loads(fresh.read_text(encoding="utf-8"))) == _without_timings(
+        json.loads(CASSETTE.read_text(encoding="utf-8"))
+    )
 
 
 def test_the_cassette_replays_the_run_offline():
@@ -48,8 +49,10 @@ def test_the_cassette_replays_the_run_offline():
 
 
 # -- tutorials 09 and 11: evaluation cassettes (tests/tutorial_cassettes.py) ------------------------------
-EVAL_CASSETTES = {"09_weather": (tutorial_cassettes.WEATHER_CASSETTE, tutorial_cassettes.weather_cassette),
-                  "11_bfcl_multi_turn": (tutorial_cassettes.MULTI_TURN_CASSETTE, tutorial_cassettes.multi_turn_cassette)}
+EVAL_CASSETTES = {
+    "09_weather": (tutorial_cassettes.WEATHER_CASSETTE, tutorial_cassettes.weather_cassette),
+    "11_bfcl_multi_turn": (tutorial_cassettes.MULTI_TURN_CASSETTE, tutorial_cassettes.multi_turn_cassette),
+}
 
 
 @pytest.mark.parametrize("name", EVAL_CASSETTES)
@@ -64,8 +67,9 @@ def test_recording_an_evaluation_cassette_again_gives_the_committed_one(name, tm
     committed, write = EVAL_CASSETTES[name]
     fresh = tmp_path / committed.name
     write(fresh)
-    assert _without_timings(json.loads(fresh.read_text(encoding="utf-8"))) == \
-        _without_timings(json.loads(committed.read_text(encoding="utf-8")))
+    assert _without_timings(json.loads(fresh.read_text(encoding="utf-8"))) == _without_timings(
+        json.loads(committed.read_text(encoding="utf-8"))
+    )
 
 
 def test_the_multi_turn_cassette_replays_every_entry_offline():
@@ -77,10 +81,15 @@ def test_the_multi_turn_cassette_replays_every_entry_offline():
     report = run_evals(load_entries(), ReplayModel(tutorial_cassettes.MULTI_TURN_CASSETTE), progress=False)
     rows = report.results.set_index("case")
     assert list(rows.index) == list(ENTRIES) and rows["model_error"].isna().all()
-    assert rows["passed"].to_dict() == {"multi_turn_base_11": True, "multi_turn_base_12": True,
-                                        "multi_turn_base_47": True, "multi_turn_miss_func_12": False}
+    assert rows["passed"].to_dict() == {
+        "multi_turn_base_11": True,
+        "multi_turn_base_12": True,
+        "multi_turn_base_47": True,
+        "multi_turn_miss_func_12": False,
+    }
     assert rows.loc["multi_turn_miss_func_12", "reason"].startswith(
-        "turn 1: GorillaFileSystem differs: root.contents['summary.txt'] is unexpected")
+        "turn 1: GorillaFileSystem differs: root.contents['summary.txt'] is unexpected"
+    )
     # every user turn of every entry was asked and answered (each turn ends on an answer without a call)
     for case in load_entries():
         transcript = report.transcripts[rows.loc[case.id, "run_id"]]

@@ -12,7 +12,12 @@ def test_mypy_finds_no_error():
     # the files and flags come from pyproject. mypy's own incremental cache (.mypy_cache, at the root)
     # is kept: a first run checks the package and its dependencies' stubs (a minute of CPU), later ones
     # only what changed since, so the suite run on a busy machine stays within its time limit
-    done = subprocess.run([sys.executable, "-m", "mypy"],
-                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0, f"mypy found errors (run `python -m mypy` at the root):\n{done.stdout}{done.stderr}"
     assert "Success: no issues found" in done.stdout

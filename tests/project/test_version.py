@@ -26,8 +26,10 @@ def test_built_metadata_takes_the_version_from_the_package(tmp_path):
     (project / "workbench" / "_version.py").write_text('__version__ = "9.8.7"\n')
     out = tmp_path / "out"
     out.mkdir()
-    build = ("import sys\nfrom setuptools.build_meta import prepare_metadata_for_build_wheel\n"
-             "print(prepare_metadata_for_build_wheel(sys.argv[1]))")
+    build = (
+        "import sys\nfrom setuptools.build_meta import prepare_metadata_for_build_wheel\n"
+        "print(prepare_metadata_for_build_wheel(sys.argv[1]))"
+    )
     done = subprocess.run([sys.executable, "-c", build, str(out)], cwd=project, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     dist_info = done.stdout.strip().splitlines()[-1]

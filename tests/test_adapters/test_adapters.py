@@ -139,11 +139,13 @@ def test_a_module_of_foreign_tools_is_processed_like_one_of_workbench_tools():
 
 
 def test_importing_workbench_and_registering_functions_imports_no_framework():
-    code = ("import sys\nfrom workbench import ToolRegistry, tool\n"
-            "def add(a: int, b: int) -> int:\n    'Add.'\n    return a + b\n"
-            "ToolRegistry([add]).call('add', {'a': 1, 'b': 2})\n"
-            "print(sorted(m for m in ('langchain_core', 'agents', 'pydantic_ai', 'smolagents', 'crewai', "
-            "'llama_index', 'workbench.adapters') if m in sys.modules))")
+    code = (
+        "import sys\nfrom workbench import ToolRegistry, tool\n"
+        "def add(a: int, b: int) -> int:\n    'Add.'\n    return a + b\n"
+        "ToolRegistry([add]).call('add', {'a': 1, 'b': 2})\n"
+        "print(sorted(m for m in ('langchain_core', 'agents', 'pydantic_ai', 'smolagents', 'crewai', "
+        "'llama_index', 'workbench.adapters') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
@@ -169,10 +171,17 @@ def test_a_framework_object_that_is_no_tool_gets_an_error_naming_it():
         ToolRegistry().register_tool(LcBaseTool)
 
 
-@pytest.mark.parametrize("export, module, extra", [
-    ("to_langchain", "langchain_core.tools", "langchain"), ("to_openai_agents", "agents", "openai-agents"),
-    ("to_pydantic_ai", "pydantic_ai", "pydantic-ai"), ("to_smolagents", "smolagents", "smolagents"),
-    ("to_crewai", "crewai.tools", "crewai"), ("to_llamaindex", "llama_index.core.tools", "llamaindex")])
+@pytest.mark.parametrize(
+    "export, module, extra",
+    [
+        ("to_langchain", "langchain_core.tools", "langchain"),
+        ("to_openai_agents", "agents", "openai-agents"),
+        ("to_pydantic_ai", "pydantic_ai", "pydantic-ai"),
+        ("to_smolagents", "smolagents", "smolagents"),
+        ("to_crewai", "crewai.tools", "crewai"),
+        ("to_llamaindex", "llama_index.core.tools", "llamaindex"),
+    ],
+)
 def test_a_missing_extra_names_the_extra_to_install(monkeypatch, export, module, extra):
     import workbench.adapters
 
@@ -371,8 +380,12 @@ def test_llamaindex_async_partial_params_and_errors():
         """Break."""
         raise ValueError("no good")
 
-    registry = ToolRegistry([FunctionTool.from_defaults(async_fn=scaled, partial_params={"factor": 3}),
-                             FunctionTool.from_defaults(fn=broken)])
+    registry = ToolRegistry(
+        [
+            FunctionTool.from_defaults(async_fn=scaled, partial_params={"factor": 3}),
+            FunctionTool.from_defaults(fn=broken),
+        ]
+    )
     assert registry.get_tool("scaled").supports_async
     assert _run(registry, "scaled", {"x": 2}).value == 6
     bad = _run(registry, "broken", {"x": 1})
@@ -588,8 +601,7 @@ def test_adapted_tools_served_in_process_by_the_mcp_server():
         with anyio.fail_after(WAIT):
             async with Client(server) as client:
                 listed = {t.name: t for t in (await client.list_tools()).tools}
-                calls = {name: await client.call_tool(name, SAMPLES[kind][2])
-                         for kind, name in zip(SAMPLES, listed)}
+                calls = {name: await client.call_tool(name, SAMPLES[kind][2]) for kind, name in zip(SAMPLES, listed)}
                 return listed, calls
 
     listed, calls = anyio.run(main)
@@ -607,10 +619,17 @@ def test_adapted_tools_served_by_an_mcp_server_subprocess():
     registry = ToolRegistry()
     serve = [sys.executable, "-m", "workbench.mcp", "serve", "tests.adapter_sample_tools"]
     with connect(command=serve, registry=registry, cwd=str(ROOT), prefix="srv_", connect_timeout=WAIT):
-        assert sorted(registry.list_tools()) == ["srv_lc_multiply", "srv_li_pad", "srv_oa_subtract",
-                                                 "srv_pa_power", "srv_sm_repeat"]
-        results = SequentialExecutor().run([_use("srv_lc_multiply", {"a": 3, "b": 5}, "u1"),
-                                            _use("srv_pa_power", {"base": 2, "exponent": 5}, "u2")], registry)
+        assert sorted(registry.list_tools()) == [
+            "srv_lc_multiply",
+            "srv_li_pad",
+            "srv_oa_subtract",
+            "srv_pa_power",
+            "srv_sm_repeat",
+        ]
+        results = SequentialExecutor().run(
+            [_use("srv_lc_multiply", {"a": 3, "b": 5}, "u1"), _use("srv_pa_power", {"base": 2, "exponent": 5}, "u2")],
+            registry,
+        )
     assert [r.value for r in results] == [15, 32]
 
 

@@ -24,16 +24,34 @@ CHECKS = ROOT / "tests" / "crewai_env" / "crewai_adapter_checks.py"
 def crewai_python() -> str:
     python = os.environ.get("CREWAI_PYTHON") or str(ROOT / ".venv-crewai" / "bin" / "python")
     if not Path(python).exists():
-        pytest.fail(f"CrewAI's environment is missing ({python}): run .ci/system-deps (it builds .venv-crewai) "
-                    "or set CREWAI_PYTHON")
+        pytest.fail(
+            f"CrewAI's environment is missing ({python}): run .ci/system-deps (it builds .venv-crewai) "
+            "or set CREWAI_PYTHON"
+        )
     return python
 
 
 def test_the_crewai_adapter_passes_its_checks_in_crewais_environment(crewai_python):
-    done = subprocess.run([crewai_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-                           "-o", "python_files=crewai_adapter_checks.py", str(CHECKS)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    done = subprocess.run(
+        [
+            crewai_python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "-o",
+            "python_files=crewai_adapter_checks.py",
+            str(CHECKS),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
     output = done.stdout + done.stderr
     assert done.returncode == 0, output[-4000:]
     passed = re.search(r"(\d+) passed", output)

@@ -44,7 +44,9 @@ def _pydantic_ai(original: Any, tool_input: dict) -> tuple:
             return ModelResponse(parts=[ToolCallPart(original.name, dict(tool_input))])
         for part in messages[-1].parts:
             if isinstance(part, ToolReturnPart):
-                seen["verdict"] = ("refused", None) if getattr(part, "outcome", None) == "retried" else ("value", part.content)
+                seen["verdict"] = (
+                    ("refused", None) if getattr(part, "outcome", None) == "retried" else ("value", part.content)
+                )
             elif type(part).__name__ == "RetryPromptPart":  # older pydantic-ai: validation errors come back as this
                 seen["verdict"] = ("refused", None)
         return ModelResponse(parts=[TextPart("done")])
@@ -100,8 +102,13 @@ CASES = {
 
 def _inputs(number: str, good: dict) -> list[dict]:
     first = next(iter(good))
-    return [good, {**good, number: str(good[number])}, {**good, number: "many"}, {**good, "extra": 1},
-            {k: v for k, v in good.items() if k != first}]
+    return [
+        good,
+        {**good, number: str(good[number])},
+        {**good, number: "many"},
+        {**good, "extra": 1},
+        {k: v for k, v in good.items() if k != first},
+    ]
 
 
 @pytest.mark.parametrize("kind", list(CASES))
@@ -155,7 +162,8 @@ def test_validation_modes_do_not_change_an_adapted_tool():
         assert _workbench(samples.lc_multiply, {"a": "6", "b": 7}) == ("value", 42)
     registry = ToolRegistry([samples.lc_multiply], validation="strict")
     result = SequentialExecutor(validation="strict").run(
-        [{"toolUseId": "1", "name": "lc_multiply", "input": {"a": "6", "b": 7}}], registry)[0]
+        [{"toolUseId": "1", "name": "lc_multiply", "input": {"a": "6", "b": 7}}], registry
+    )[0]
     assert result.value == 42
 
 

@@ -27,8 +27,9 @@ def tools(shop):
 
 
 def _call(tools, name, arguments, **executor):
-    return SequentialExecutor(**executor).run([{"toolUseId": "u1", "name": name, "input": arguments}],
-                                              ToolRegistry(list(tools.values())))[0]
+    return SequentialExecutor(**executor).run(
+        [{"toolUseId": "u1", "name": name, "input": arguments}], ToolRegistry(list(tools.values()))
+    )[0]
 
 
 def test_one_tool_per_operation_named_by_operation_id(tools):
@@ -118,18 +119,24 @@ def test_a_request_past_its_timeout_is_an_error_result(shop):
 
 def test_include_and_exclude(shop):
     url = shop.url + "/openapi.json"
-    assert sorted(t.tool_name for t in from_openapi(url, include=["items"])) == ["create_item", "get_item",
-                                                                               "rename_item"]
+    assert sorted(t.tool_name for t in from_openapi(url, include=["items"])) == [
+        "create_item",
+        "get_item",
+        "rename_item",
+    ]
     assert sorted(t.tool_name for t in from_openapi(url, include=["GET *"], exclude=["slow", "sec*", "basic"])) == [
-        "get_item", "hello"]
+        "get_item",
+        "hello",
+    ]
     assert [t.tool_name for t in from_openapi(url, include=["hello"], prefix="shop_")] == ["shop_hello"]
 
 
 def test_secrets_in_headers_and_auth_reach_no_repr_log_or_error(shop):
     log = ExecutionLog()
     for kwargs in (dict(headers={"Authorization": f"Bearer {SECRET}"}), dict(auth=SECRET)):
-        adapted = from_openapi(shop.url + "/openapi.json", include=["secure", "get_item", "slow"], timeout=0.3,
-                               **kwargs)
+        adapted = from_openapi(
+            shop.url + "/openapi.json", include=["secure", "get_item", "slow"], timeout=0.3, **kwargs
+        )
         tools = {t.tool_name: t for t in adapted}
         ok = _call(tools, "secure", {}, log=log)
         assert ok.content == [{"json": {"ok": True}}]
@@ -154,10 +161,18 @@ def test_basic_auth_from_a_user_and_password_pair(shop):
 
 
 def test_an_invalid_document_is_refused_naming_what_is_wrong():
-    bad = {"openapi": "3.1.0", "info": {"title": "Bad", "version": "1"}, "paths": {"/a": {"get": {
-        "parameters": [{"name": "x", "in": "nowhere"}], "responses": {"200": {"description": "ok"}}}}}}
-    with pytest.raises(ValueError, match=r"The OpenAPI document 'Bad' is invalid: 'nowhere' is not one of .*"
-                                         r"\(at #/paths/~1a/get/parameters/0/in\)"):
+    bad = {
+        "openapi": "3.1.0",
+        "info": {"title": "Bad", "version": "1"},
+        "paths": {
+            "/a": {"get": {"parameters": [{"name": "x", "in": "nowhere"}], "responses": {"200": {"description": "ok"}}}}
+        },
+    }
+    with pytest.raises(
+        ValueError,
+        match=r"The OpenAPI document 'Bad' is invalid: 'nowhere' is not one of .*"
+        r"\(at #/paths/~1a/get/parameters/0/in\)",
+    ):
         from_openapi(bad, base_url="http://127.0.0.1:1")
     with pytest.raises(ValueError, match="'info' is a required property"):
         from_openapi({"openapi": "3.0.3", "paths": {}}, base_url="http://127.0.0.1:1")
@@ -169,23 +184,51 @@ def test_an_invalid_document_is_refused_naming_what_is_wrong():
 
 def test_a_3_0_document_from_a_file_with_refs(tmp_path, shop):
     doc = {
-        "openapi": "3.0.3", "info": {"title": "Refs", "version": "1"}, "servers": [{"url": shop.url}],
-        "paths": {"/items/{item_id}": {
-            "parameters": [{"$ref": "#/components/parameters/ItemId"}],
-            "get": {"summary": "Get", "parameters": [{"name": "q", "in": "query", "schema": {
-                "type": "string", "nullable": True}}], "responses": {"200": {"description": "ok"}}}},
-            "/items": {"post": {"requestBody": {"$ref": "#/components/requestBodies/NewItem"},
-                                "responses": {"200": {"description": "ok"}}}}},
+        "openapi": "3.0.3",
+        "info": {"title": "Refs", "version": "1"},
+        "servers": [{"url": shop.url}],
+        "paths": {
+            "/items/{item_id}": {
+                "parameters": [{"$ref": "#/components/parameters/ItemId"}],
+                "get": {
+                    "summary": "Get",
+                    "parameters": [{"name": "q", "in": "query", "schema": {"type": "string", "nullable": True}}],
+                    "responses": {"200": {"description": "ok"}},
+                },
+            },
+            "/items": {
+                "post": {
+                    "requestBody": {"$ref": "#/components/requestBodies/NewItem"},
+                    "responses": {"200": {"description": "ok"}},
+                }
+            },
+        },
         "components": {
-            "parameters": {"ItemId": {"name": "item_id", "in": "path", "required": True,
-                                      "schema": {"type": "integer"}}},
-            "requestBodies": {"NewItem": {"required": True, "content": {"application/json": {"schema": {
-                "$ref": "#/components/schemas/Item"}}}}},
-            "schemas": {"Item": {"type": "object", "required": ["name", "price"], "properties": {
-                "name": {"type": "string"}, "price": {"type": "number"},
-                "tags": {"type": "array", "items": {"$ref": "#/components/schemas/Tag"}}}},
-                "Tag": {"type": "string"}}}}
+            "parameters": {
+                "ItemId": {"name": "item_id", "in": "path", "required": True, "schema": {"type": "integer"}}
+            },
+            "requestBodies": {
+                "NewItem": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Item"}}},
+                }
+            },
+            "schemas": {
+                "Item": {
+                    "type": "object",
+                    "required": ["name", "price"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "price": {"type": "number"},
+                        "tags": {"type": "array", "items": {"$ref": "#/components/schemas/Tag"}},
+                    },
+                },
+                "Tag": {"type": "string"},
+            },
+        },
+    }
     import yaml
+
     (tmp_path / "refs.yaml").write_text(yaml.safe_dump(doc))
     assert sorted(t.tool_name for t in from_openapi(tmp_path / "refs.yaml")) == ["get_items_item_id", "post_items"]
     path = tmp_path / "refs.json"
@@ -199,7 +242,10 @@ def test_a_3_0_document_from_a_file_with_refs(tmp_path, shop):
     assert post["$defs"] == {"Tag": {"type": "string"}}
     assert _call(tools, "get_items_item_id", {"item_id": 5, "q": None}).content[0]["json"]["item_id"] == 5
     assert _call(tools, "post_items", {"name": "cup", "price": 3, "tags": ["x"]}).content[0]["json"]["created"] == {
-        "name": "cup", "price": 3.0, "tags": ["x"]}
+        "name": "cup",
+        "price": 3.0,
+        "tags": ["x"],
+    }
 
 
 # -- forms, map and the project's MCP server on an OpenAPI tool -------------------------------------------
@@ -231,8 +277,11 @@ def test_openapi_tools_served_by_the_workbench_mcp_server(shop):
         with anyio.fail_after(30):
             async with Client(server) as client:
                 listed = sorted(t.name for t in (await client.list_tools()).tools)
-                return listed, await client.call_tool("get_item", {"item_id": 3, "q": "z"}), \
-                    await client.call_tool("get_item", {"item_id": 404})
+                return (
+                    listed,
+                    await client.call_tool("get_item", {"item_id": 3, "q": "z"}),
+                    await client.call_tool("get_item", {"item_id": 404}),
+                )
 
     listed, ok, missing = anyio.run(main)
     assert listed == ["get_item", "hello"]
@@ -240,15 +289,50 @@ def test_openapi_tools_served_by_the_workbench_mcp_server(shop):
     assert missing.is_error and "HTTP 404" in missing.content[0].text
 
 
-@pytest.mark.parametrize("broken", [
-    {"paths": {"/a": {"get": {"parameters": [{"name": "x", "in": "query", "schema": 5}],
-                              "responses": {"200": {"description": "ok"}}}}}},
-    {"paths": {"/a": {"get": {"responses": {"200": {"description": "ok", "content": {
-        "application/json": {"schema": {"type": "object", "properties": []}}}}}}}}},
-    {"paths": {"/a/{id}": {"get": {"responses": {"200": {"description": "ok"}}}}}},  # undeclared path parameter
-    {"paths": {"/a": {"get": {"responses": {"200": {"description": "ok", "content": {
-        "application/json": {"schema": {"$ref": "#/components/schemas/Missing"}}}}}}}}},
-])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {
+            "paths": {
+                "/a": {
+                    "get": {
+                        "parameters": [{"name": "x", "in": "query", "schema": 5}],
+                        "responses": {"200": {"description": "ok"}},
+                    }
+                }
+            }
+        },
+        {
+            "paths": {
+                "/a": {
+                    "get": {
+                        "responses": {
+                            "200": {
+                                "description": "ok",
+                                "content": {"application/json": {"schema": {"type": "object", "properties": []}}},
+                            }
+                        }
+                    }
+                }
+            }
+        },
+        {"paths": {"/a/{id}": {"get": {"responses": {"200": {"description": "ok"}}}}}},  # undeclared path parameter
+        {
+            "paths": {
+                "/a": {
+                    "get": {
+                        "responses": {
+                            "200": {
+                                "description": "ok",
+                                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Missing"}}},
+                            }
+                        }
+                    }
+                }
+            }
+        },
+    ],
+)
 def test_the_faster_3_1_check_agrees_with_openapi_spec_validator(broken):
     from openapi_spec_validator import validate
     from openapi_spec_validator.validation.exceptions import OpenAPIValidationError

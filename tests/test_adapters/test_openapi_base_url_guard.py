@@ -42,8 +42,9 @@ def _tools(api, *paths, **options) -> dict[str, OpenApiTool]:
 
 
 def _run(tool, arguments):
-    (result,) = SequentialExecutor().run([{"toolUseId": "u1", "name": tool.tool_name, "input": arguments}],
-                                         ToolRegistry([tool]))
+    (result,) = SequentialExecutor().run(
+        [{"toolUseId": "u1", "name": tool.tool_name, "input": arguments}], ToolRegistry([tool])
+    )
     return result
 
 
@@ -77,8 +78,16 @@ def test_a_path_key_resolving_outside_base_url_is_refused_at_import(api, path):
     assert _seen(api) == []
 
 
-@pytest.mark.parametrize("base_url", ["ftp://127.0.0.1/api", "127.0.0.1:8000/api", "http:///api",
-                                      "http://127.0.0.1/api?key=1", "http://127.0.0.1/api#x"])
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "ftp://127.0.0.1/api",
+        "127.0.0.1:8000/api",
+        "http:///api",
+        "http://127.0.0.1/api?key=1",
+        "http://127.0.0.1/api#x",
+    ],
+)
 def test_a_base_url_that_is_not_a_plain_http_url_is_refused(base_url):
     with pytest.raises(ValueError, match=r"base_url .* an http\(s\) URL"):
         from_openapi(document("/hello"), base_url=base_url)

@@ -55,8 +55,12 @@ def test_an_adapted_tool_round_trips_through_cloudpickle_with_its_settings(frame
 def test_a_tool_whose_adapter_gave_no_recipe_says_it_cannot_be_pickled():
     from workbench.adapters._common import AdaptedTool, spec_of
 
-    bare = AdaptedTool(spec_of("bare", "A tool.", {"type": "object", "properties": {}}, framework="example"), object(), "example",
-                       lambda arguments, call_id: 1)
+    bare = AdaptedTool(
+        spec_of("bare", "A tool.", {"type": "object", "properties": {}}, framework="example"),
+        object(),
+        "example",
+        lambda arguments, call_id: 1,
+    )
     with pytest.raises(TypeError, match="Tool 'bare' \\(a example tool\\) cannot be pickled"):
         cloudpickle.dumps(bare)
 

@@ -46,31 +46,54 @@ def test_a_strict_export_round_trips_through_strict_export(provider):
 
 
 def test_imported_gemini_schema_is_json_schema_again():
-    tool = from_provider_format({"name": "f", "description": "d", "parameters": {
-        "type": "OBJECT", "properties": {"a": {"type": "INTEGER", "nullable": True, "description": "an a"}},
-        "required": ["a"]}})
-    assert tool.spec.parameters["properties"]["a"] == {"anyOf": [{"type": "integer"}, {"type": "null"}],
-                                                       "description": "an a"}
+    tool = from_provider_format(
+        {
+            "name": "f",
+            "description": "d",
+            "parameters": {
+                "type": "OBJECT",
+                "properties": {"a": {"type": "INTEGER", "nullable": True, "description": "an a"}},
+                "required": ["a"],
+            },
+        }
+    )
+    assert tool.spec.parameters["properties"]["a"] == {
+        "anyOf": [{"type": "integer"}, {"type": "null"}],
+        "description": "an a",
+    }
     assert tool.check_inputs({"a": None}) == {"a": None}
     assert tool.check_inputs({"a": 3}) == {"a": 3}
 
 
 def test_gemini_function_declarations_give_every_tool():
-    tools = from_provider_format({"function_declarations": [{"name": "a", "description": ""},
-                                                            {"name": "b", "description": "", "parameters": {
-                                                                "type": "object", "properties": {"x": {"type": "string"}}}}]})
+    tools = from_provider_format(
+        {
+            "function_declarations": [
+                {"name": "a", "description": ""},
+                {
+                    "name": "b",
+                    "description": "",
+                    "parameters": {"type": "object", "properties": {"x": {"type": "string"}}},
+                },
+            ]
+        }
+    )
     assert [t.tool_name for t in tools] == ["a", "b"]
 
 
 BFCL_DOC = {
     "name": "math.hypot",
     "description": "Euclidean norm.",
-    "parameters": {"type": "dict", "properties": {
-        "x": {"type": "float", "description": "x"},
-        "point": {"type": "tuple", "items": {"type": "integer"}},
-        "extra": {"type": "any"},
-        "options": {"type": "dict", "properties": {"round": {"type": "boolean"}}}},
-        "required": ["x"]},
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "x": {"type": "float", "description": "x"},
+            "point": {"type": "tuple", "items": {"type": "integer"}},
+            "extra": {"type": "any"},
+            "options": {"type": "dict", "properties": {"round": {"type": "boolean"}}},
+        },
+        "required": ["x"],
+    },
 }
 
 
@@ -102,8 +125,9 @@ def test_the_registry_takes_provider_dicts_through_the_adapters_table():
     other = ToolRegistry()
     assert other.register_tool(to_provider_format(CATALOGUE[0].tool, "openai-responses")) == CATALOGUE[0].tool.tool_name
     # a plain spec dict still goes straight to ToolSpec
-    assert ToolRegistry([{"name": "plain", "description": "", "parameters": {"type": "object", "properties": {}}}]
-                        ).list_tools() == ["plain"]
+    assert ToolRegistry(
+        [{"name": "plain", "description": "", "parameters": {"type": "object", "properties": {}}}]
+    ).list_tools() == ["plain"]
 
 
 def test_a_dict_of_no_known_format_is_refused_with_the_formats():

@@ -23,10 +23,17 @@ def shout(text: str) -> str:
 
 
 def script():
-    first = ModelTurn(tool_calls=[{"toolUseId": "c1", "name": "add", "input": {"a": 1, "b": 2}},
-                                  {"toolUseId": "c2", "name": "shout", "input": {"text": "hi"}},
-                                  {"toolUseId": "c3", "name": "shout", "input": {"text": "no"}}],
-                      stop_reason="tool_use", usage=Usage(10, 5), request={"messages": "..."}, response={"id": "r1"})
+    first = ModelTurn(
+        tool_calls=[
+            {"toolUseId": "c1", "name": "add", "input": {"a": 1, "b": 2}},
+            {"toolUseId": "c2", "name": "shout", "input": {"text": "hi"}},
+            {"toolUseId": "c3", "name": "shout", "input": {"text": "no"}},
+        ],
+        stop_reason="tool_use",
+        usage=Usage(10, 5),
+        request={"messages": "..."},
+        response={"id": "r1"},
+    )
     second = ModelTurn(text="3 and HI", stop_reason="end_turn", usage=Usage(20, 3))
     return ScriptedModel([first, second])
 
@@ -40,8 +47,9 @@ def review(tool_use, tool_obj):
 def test_a_run_is_kept_in_the_log_file_and_opens_again_as_the_same_transcript(tmp_path):
     path = tmp_path / "runs.sqlite"
     log = ExecutionLog(path)
-    transcript = run_agent(script(), "add and shout", tools=[add, shout], log=log, review=review, run_id="run-1",
-                           temperature=0.5)
+    transcript = run_agent(
+        script(), "add and shout", tools=[add, shout], log=log, review=review, run_id="run-1", temperature=0.5
+    )
     log.close()
 
     log = ExecutionLog(path)  # a fresh connection: everything came from the file
@@ -53,8 +61,11 @@ def test_a_run_is_kept_in_the_log_file_and_opens_again_as_the_same_transcript(tm
     assert [t["name"] for t in run["tools"]] == ["add", "shout"]
 
     rows = log.rows()
-    assert {(r["tool_use_id"], r["run_id"], r["turn"]) for r in rows} == {("c1", "run-1", 0), ("c2", "run-1", 0),
-                                                                          ("c3", "run-1", 0)}
+    assert {(r["tool_use_id"], r["run_id"], r["turn"]) for r in rows} == {
+        ("c1", "run-1", 0),
+        ("c2", "run-1", 0),
+        ("c3", "run-1", 0),
+    }
     denied = next(r for r in rows if r["tool_use_id"] == "c3")
     assert denied["status"] == "error" and denied["error_type"] == "DeniedByUser"  # the answer the model saw
 
@@ -75,7 +86,11 @@ def test_runs_as_a_dataframe_and_unknown_runs(tmp_path):
     for i in range(3):
         run_agent(ScriptedModel([f"answer {i}"]), "q", tools=[add], log=log, run_id=f"r{i}")
     frame = log.runs(as_frame=True)
-    assert list(frame["run_id"]) == ["r0", "r1", "r2"] and list(frame["final_text"]) == ["answer 0", "answer 1", "answer 2"]
+    assert list(frame["run_id"]) == ["r0", "r1", "r2"] and list(frame["final_text"]) == [
+        "answer 0",
+        "answer 1",
+        "answer 2",
+    ]
     assert str(frame["started_at"].dtype).startswith("datetime64") and [r["run_id"] for r in log.runs(last=1)] == ["r2"]
     with pytest.raises(KeyError, match="No agent run 'r9'.*it holds 3 runs"):
         log.run("r9")
@@ -116,7 +131,9 @@ def test_rerun_with_another_model_from_the_log(tmp_path):
     assert other.calls[0]["messages"] == [{"role": "user", "content": "add and shout"}]
     assert other.calls[0]["params"] == {"temperature": 0} and again.settings["max_turns"] == 4
     third = rerun(opened, ScriptedModel(["ok"]), tools=[add, shout], system="be terse", max_turns=2)
-    assert third.prompt[0] == {"role": "system", "content": "be terse"} and third.settings["params"] == {"temperature": 0.5}
+    assert third.prompt[0] == {"role": "system", "content": "be terse"} and third.settings["params"] == {
+        "temperature": 0.5
+    }
     assert third.settings["max_turns"] == 2
     assert [r["run_id"] for r in log.runs()] == [first.run_id, again.run_id]
     with pytest.raises(ValueError, match="default registry has no tool 'add', 'shout'"):
@@ -170,8 +187,14 @@ def test_a_run_ended_by_an_exception_is_logged_as_an_error_and_calls_without_ids
     run = log.run("broken")
     assert run["stopped_because"] == "error" and run["error"].startswith("TypeError: review must return")
 
-    model = ScriptedModel([ModelTurn(tool_calls=[{"toolUseId": None, "name": "add", "input": {"a": 1, "b": 1}}],
-                                     stop_reason="tool_use"), "2"])
+    model = ScriptedModel(
+        [
+            ModelTurn(
+                tool_calls=[{"toolUseId": None, "name": "add", "input": {"a": 1, "b": 1}}], stop_reason="tool_use"
+            ),
+            "2",
+        ]
+    )
     transcript = run_agent(model, "q", tools=[add], log=log)
     call_id = transcript.tool_calls[0]["toolUseId"]
     assert call_id and transcript.tool_results[0].tool_use_id == call_id

@@ -46,7 +46,9 @@ def test_a_multi_turn_run_sends_results_back_until_the_model_answers():
 
     model = ScriptedModel([{"tool_calls": [call("add", {"a": 1, "b": 2}, "c1")]}, second])
     transcript = run_agent(model, "what is 1 + 2?", tools=[add], system="be brief", temperature=0, tool_choice="auto")
-    assert transcript.stopped_because == "end_turn" and transcript.error is None and transcript.final_text == "1 + 2 = 3"
+    assert (
+        transcript.stopped_because == "end_turn" and transcript.error is None and transcript.final_text == "1 + 2 = 3"
+    )
     assert [type(s) for s in transcript.steps] == [ModelStep, ToolStep, ModelStep]
     assert [m["role"] for m in transcript.messages] == ["system", "user", "assistant", "tool", "assistant"]
     results = seen[0][-1]
@@ -119,8 +121,12 @@ def test_approvals_are_asked_inside_the_loop_and_denials_reach_the_model():
         asked.append((tool_use["input"]["path"], tool_obj.tool_name))
         return tool_use["input"]["path"] == "/tmp/ok"
 
-    model = ScriptedModel([{"tool_calls": [call("delete_file", {"path": "/tmp/ok"}),
-                                           call("delete_file", {"path": "/etc/passwd"})]}, "done"])
+    model = ScriptedModel(
+        [
+            {"tool_calls": [call("delete_file", {"path": "/tmp/ok"}), call("delete_file", {"path": "/etc/passwd"})]},
+            "done",
+        ]
+    )
     transcript = run_agent(model, "clean up", tools=[delete_file], approver=approver)
     assert asked == [("/tmp/ok", "delete_file"), ("/etc/passwd", "delete_file")]
     ok, denied = transcript.tool_results
@@ -166,8 +172,12 @@ def test_review_runs_denies_and_edits_calls():
         runs.append((path, text))
         return f"wrote {path}"
 
-    decisions = {"a": True, "b": False, "c": {"path": "c-edited", "text": "safe"},
-                 "d": {"name": "add", "input": {"a": 1, "b": 1}}}
+    decisions = {
+        "a": True,
+        "b": False,
+        "c": {"path": "c-edited", "text": "safe"},
+        "d": {"name": "add", "input": {"a": 1, "b": 1}},
+    }
     reviewed = []
 
     async def review(tool_use, tool_obj):
@@ -218,10 +228,14 @@ def test_a_tool_timeout_is_an_error_result_the_model_sees():
 
 
 def test_malformed_and_unknown_calls_are_error_results_never_exceptions():
-    turn = ModelTurn(tool_calls=[{"toolUseId": "bad", "name": "add", "input": '{"a": 1, "b":'},
-                                 {"toolUseId": "nope", "name": "sub", "input": {}},
-                                 {"toolUseId": "good", "name": "add", "input": {"a": 2, "b": 2}}],
-                     stop_reason="tool_use")
+    turn = ModelTurn(
+        tool_calls=[
+            {"toolUseId": "bad", "name": "add", "input": '{"a": 1, "b":'},
+            {"toolUseId": "nope", "name": "sub", "input": {}},
+            {"toolUseId": "good", "name": "add", "input": {"a": 2, "b": 2}},
+        ],
+        stop_reason="tool_use",
+    )
     model = ScriptedModel([turn, "sorry"])
     transcript = run_agent(model, "add", tools=[add])
     bad, nope, good = transcript.tool_results
@@ -251,7 +265,11 @@ def test_a_model_error_ends_the_run_with_the_transcript_returned():
     transcript = run_agent(model, "add", tools=[add])
     assert transcript.stopped_because == "model_error" and transcript.error == "rate limited, retry in 2 s"
     last = transcript.steps[-1]
-    assert isinstance(last, ModelStep) and last.error_kind == "rate_limit" and last.turn.request == {"model": "m", "messages": []}
+    assert (
+        isinstance(last, ModelStep)
+        and last.error_kind == "rate_limit"
+        and last.turn.request == {"model": "m", "messages": []}
+    )
     assert last.turn.latency_ms == 12.0 and transcript.final_text == ""
     exhausted = run_agent(ScriptedModel([]), "hi", tools=[add])
     assert exhausted.stopped_because == "model_error" and exhausted.steps[0].error_kind == "script_exhausted"
@@ -335,16 +353,21 @@ def test_idempotent_calls_of_one_turn_run_once():
 
 
 def test_spec_only_tools_answer_with_generated_values():
-    spec = {"name": "weather", "description": "The weather in a city.",
-            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-            "returns": {"type": "object", "properties": {"temp_c": {"type": "number"}}, "required": ["temp_c"]}}
+    spec = {
+        "name": "weather",
+        "description": "The weather in a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "returns": {"type": "object", "properties": {"temp_c": {"type": "number"}}, "required": ["temp_c"]},
+    }
     model = ScriptedModel([{"tool_calls": [call("weather", {"city": "Oslo"})]}, "cold"])
     transcript = run_agent(model, "weather?", tools=[spec])
     result = transcript.tool_results[0]
     assert result.ok and isinstance(result.json["temp_c"], (int, float))
     registry = ToolRegistry([spec])  # a registry the caller built keeps its own setting: not synthetic
     model.reset()
-    assert run_agent(model, "weather?", tools=registry).tool_results[0].metadata["error_type"] == "NoImplementationError"
+    assert (
+        run_agent(model, "weather?", tools=registry).tool_results[0].metadata["error_type"] == "NoImplementationError"
+    )
 
 
 def test_a_bad_model_name_says_what_is_expected():
@@ -427,5 +450,8 @@ def test_a_cancel_keeps_the_results_of_the_calls_that_finished():
 
     transcript = asyncio.run(main())
     assert transcript.stopped_because == "cancelled"
-    assert [(s.result.tool_use_id, s.result.status) for s in transcript.tool_steps] == [("h", "error"), ("a", "success")]
+    assert [(s.result.tool_use_id, s.result.status) for s in transcript.tool_steps] == [
+        ("h", "error"),
+        ("a", "success"),
+    ]
     assert [r["toolUseId"] for r in transcript.messages[-1]["results"]] == ["h", "a"]

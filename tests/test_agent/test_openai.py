@@ -25,11 +25,15 @@ def shout(text: str) -> str:
 
 
 def test_the_second_request_carries_the_tool_results_in_openais_format(model_server, tmp_path):
-    model_server.script([
-        openai_chat(tool_calls=[("add", {"a": 1, "b": 2}, "call_add"), ("shout", '{"text": "hi', "call_bad")],
-                    usage=(30, 12)),
-        openai_chat(text="1 + 2 = 3", usage=(50, 6)),
-    ])
+    model_server.script(
+        [
+            openai_chat(
+                tool_calls=[("add", {"a": 1, "b": 2}, "call_add"), ("shout", '{"text": "hi', "call_bad")],
+                usage=(30, 12),
+            ),
+            openai_chat(text="1 + 2 = 3", usage=(50, 6)),
+        ]
+    )
     model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key=KEY)
     log = ExecutionLog(tmp_path / "runs.sqlite")
     transcript = run_agent(model, "add 1 and 2, shout hi", tools=[add, shout], log=log, temperature=0)
@@ -55,12 +59,18 @@ def test_the_second_request_carries_the_tool_results_in_openais_format(model_ser
     log.close()
     assert KEY not in transcript.to_json()
     assert KEY.encode() not in (tmp_path / "runs.sqlite").read_bytes()
-    assert Transcript.from_log(ExecutionLog(tmp_path / "runs.sqlite"), transcript.run_id).to_dict() == transcript.to_dict()
+    assert (
+        Transcript.from_log(ExecutionLog(tmp_path / "runs.sqlite"), transcript.run_id).to_dict() == transcript.to_dict()
+    )
 
 
 def test_an_sdk_error_ends_the_run_as_a_model_error(model_server):
-    model_server.script([openai_chat(tool_calls=[("add", {"a": 1, "b": 2}, "c1")]),
-                         error_reply("openai", 401, "Incorrect API key provided: sk-test-***")])
+    model_server.script(
+        [
+            openai_chat(tool_calls=[("add", {"a": 1, "b": 2}, "c1")]),
+            error_reply("openai", 401, "Incorrect API key provided: sk-test-***"),
+        ]
+    )
     model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key=KEY, max_retries=0)
     transcript = run_agent(model, "add", tools=[add])
     assert transcript.stopped_because == "model_error" and transcript.steps[-1].error_kind == "authentication"
@@ -73,8 +83,9 @@ def test_the_same_loop_through_the_anthropic_sdk_sends_tool_result_blocks(model_
     from tests.model_servers import anthropic_message
     from workbench.models.anthropic import AnthropicModel
 
-    model_server.script([anthropic_message(tool_calls=[("add", {"a": 2, "b": 5}, "toolu_1")]),
-                         anthropic_message(text="7")])
+    model_server.script(
+        [anthropic_message(tool_calls=[("add", {"a": 2, "b": 5}, "toolu_1")]), anthropic_message(text="7")]
+    )
     model = AnthropicModel("claude-test", base_url=model_server.url, api_key=KEY)
     transcript = run_agent(model, "add 2 and 5", tools=[add], approver=lambda *a: True)
     assert transcript.stopped_because == "end_turn" and transcript.final_text == "7"

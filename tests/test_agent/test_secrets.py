@@ -36,17 +36,21 @@ def _model(server):
 
 
 def test_a_secret_argument_reaches_the_tool_and_nothing_the_run_keeps_or_shows(model_server, tmp_path):
-    model_server.script([
-        openai_chat(tool_calls=[("unlock", {"door": "front", "pin": PIN}, "call_1"),
-                                ("echo_pin", {"pin": PIN}, "call_2")]),
-        openai_chat(text="The front door is open."),
-    ])
+    model_server.script(
+        [
+            openai_chat(
+                tool_calls=[("unlock", {"door": "front", "pin": PIN}, "call_1"), ("echo_pin", {"pin": PIN}, "call_2")]
+            ),
+            openai_chat(text="The front door is open."),
+        ]
+    )
     received.clear()
     path = tmp_path / "runs.sqlite"
     log = ExecutionLog(path)
     live = []
-    transcript = run_agent(_model(model_server), "open the front door", tools=[unlock, echo_pin], log=log,
-                           on_step=live.append)
+    transcript = run_agent(
+        _model(model_server), "open the front door", tools=[unlock, echo_pin], log=log, on_step=live.append
+    )
 
     assert received == [PIN] and transcript.final_text == "The front door is open."
     # the model's second request carries the call as the model made it: the conversation is the model's
@@ -62,13 +66,17 @@ def test_a_secret_argument_reaches_the_tool_and_nothing_the_run_keeps_or_shows(m
     assert masked.tool_calls[0]["input"] == {"door": "front", "pin": "***"}
     assert masked.tool_steps[0].tool_use["input"]["pin"] == "***"
     assert masked.messages[1]["tool_calls"][0]["input"]["pin"] == "***"
-    shown = [transcript._repr_html_(), repr(transcript), str(transcript._repr_mimebundle_()),
-             transcript.to_dataframe().to_csv(), transcript.to_json()]
+    shown = [
+        transcript._repr_html_(),
+        repr(transcript),
+        str(transcript._repr_mimebundle_()),
+        transcript.to_dataframe().to_csv(),
+        transcript.to_json(),
+    ]
     for text in shown:
         assert PIN not in text
     assert "you said ***" in transcript.to_json()  # the echoing result is masked too
-    assert all(PIN not in json.dumps(step.turn.to_dict() if step.kind == "model" else step.to_dict())
-               for step in live)
+    assert all(PIN not in json.dumps(step.turn.to_dict() if step.kind == "model" else step.to_dict()) for step in live)
     loaded = Transcript.load(tmp_path / "run.json")
     assert loaded.tool_calls[0]["input"]["pin"] == "***" and loaded.to_dict() == transcript.to_dict()
 
@@ -79,13 +87,18 @@ def test_a_secret_argument_reaches_the_tool_and_nothing_the_run_keeps_or_shows(m
 
 
 def test_a_call_the_review_denied_is_logged_masked(model_server, tmp_path):
-    model_server.script([openai_chat(tool_calls=[("unlock", {"door": "back", "pin": PIN}, "call_1")]),
-                         openai_chat(text="I was not allowed.")])
+    model_server.script(
+        [
+            openai_chat(tool_calls=[("unlock", {"door": "back", "pin": PIN}, "call_1")]),
+            openai_chat(text="I was not allowed."),
+        ]
+    )
     received.clear()
     path = tmp_path / "runs.sqlite"
     log = ExecutionLog(path)
-    transcript = run_agent(_model(model_server), "open the back door", tools=[unlock], log=log,
-                           review=lambda call, tool: False)
+    transcript = run_agent(
+        _model(model_server), "open the back door", tools=[unlock], log=log, review=lambda call, tool: False
+    )
     assert received == [] and transcript.tool_results[0].metadata["error_type"] == "DeniedByUser"
     [row] = log.rows()
     assert row["input"] == {"door": "back", "pin": "***"}
@@ -96,11 +109,14 @@ def test_a_call_the_review_denied_is_logged_masked(model_server, tmp_path):
 def test_a_cassette_holds_no_secret_argument_and_replays_with_the_same_masked_keys(model_server, tmp_path):
     from workbench.models import ReplayModel, record
 
-    model_server.script([
-        openai_chat(tool_calls=[("unlock", {"door": "front", "pin": PIN}, "call_1"),
-                                ("echo_pin", {"pin": PIN}, "call_2")]),
-        openai_chat(text="The front door is open."),
-    ])
+    model_server.script(
+        [
+            openai_chat(
+                tool_calls=[("unlock", {"door": "front", "pin": PIN}, "call_1"), ("echo_pin", {"pin": PIN}, "call_2")]
+            ),
+            openai_chat(text="The front door is open."),
+        ]
+    )
     received.clear()
     cassette = tmp_path / "unlock.json"
     recorded = run_agent(record(_model(model_server), cassette), "open the front door", tools=[unlock, echo_pin])

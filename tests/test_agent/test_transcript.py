@@ -20,13 +20,23 @@ def echo(text: str) -> str:
 
 def hostile_run(**options):
     """A run where the prompt, the model's text, a call's input and a tool's output all carry markup."""
+
     def fail(messages, tools):
         raise ModelError(f"bad {SCRIPT}", kind="bad_request", turn=ModelTurn(request={"body": SCRIPT}))
 
-    model = ScriptedModel([
-        ModelTurn(text=f"calling {SCRIPT}", tool_calls=[{"toolUseId": "e1", "name": "echo", "input": {"text": SCRIPT}}],
-                  stop_reason="tool_use", usage=Usage(7, 2), request={"body": SCRIPT}, response={"out": SCRIPT}),
-        fail])
+    model = ScriptedModel(
+        [
+            ModelTurn(
+                text=f"calling {SCRIPT}",
+                tool_calls=[{"toolUseId": "e1", "name": "echo", "input": {"text": SCRIPT}}],
+                stop_reason="tool_use",
+                usage=Usage(7, 2),
+                request={"body": SCRIPT},
+                response={"out": SCRIPT},
+            ),
+            fail,
+        ]
+    )
     return run_agent(model, f"say {SCRIPT}", tools=[echo], system=f"sys {SCRIPT}", **options)
 
 

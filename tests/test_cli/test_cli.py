@@ -33,8 +33,9 @@ def _env() -> dict:
 
 
 def workbench_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, env=_env(), capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "workbench", *args], cwd=cwd, env=_env(), capture_output=True, text=True, timeout=120
+    )
 
 
 #: the suite's tool module: a name of its own, since the tutorials' ``weather_tools`` is imported by other tests
@@ -47,10 +48,15 @@ def suite(tmp_path, monkeypatch):
     (tmp_path / f"{TOOLS_NAME}.py").write_text(TOOLS)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, TOOLS_NAME, raising=False)  # imported by this test only, gone after it
-    path = save_evals(EvalSuite("weather", cases=CASES, tools=[TOOLS_NAME], model="replay:weather.cassette.json"),
-                      tmp_path / "weather.evals.json")
-    run_evals(path, record(ScriptedModel([_answer], repeat_last=True, name="recorded"), tmp_path / "weather.cassette.json"),
-              progress=False)
+    path = save_evals(
+        EvalSuite("weather", cases=CASES, tools=[TOOLS_NAME], model="replay:weather.cassette.json"),
+        tmp_path / "weather.evals.json",
+    )
+    run_evals(
+        path,
+        record(ScriptedModel([_answer], repeat_last=True, name="recorded"), tmp_path / "weather.cassette.json"),
+        progress=False,
+    )
     yield path
     sys.modules.pop(TOOLS_NAME, None)
 
@@ -63,20 +69,24 @@ def test_a_run_prints_the_summary_and_exits_0_when_the_threshold_holds(suite):
 
 
 def test_a_threshold_that_does_not_hold_exits_1_and_says_which(suite):
-    done = workbench_cli("eval", suite.name, "--model", "replay:weather.cassette.json", "--min-pass", "0.9",
-                         cwd=suite.parent)
+    done = workbench_cli(
+        "eval", suite.name, "--model", "replay:weather.cassette.json", "--min-pass", "0.9", cwd=suite.parent
+    )
     assert done.returncode == 1, done.stderr
     assert "below --min-pass 0.9" in done.stdout and "accuracy 0.500" in done.stdout
 
 
-@pytest.mark.parametrize("args, said", [
-    (["eval", "missing.evals.json"], "missing.evals.json: no such file"),
-    (["eval", "broken.evals.json"], "broken.evals.json"),
-    (["eval", "weather.evals.json", "--model", "nosuchprovider:x"], "model 'nosuchprovider:x'"),
-    (["eval", "weather.evals.json", "--repeats", "0"], "expected a positive integer"),
-    (["eval", "weather.evals.json", "--min-pass", "2"], "expected a number from 0 to 1"),
-    (["eval"], "give a suite file"),
-])
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["eval", "missing.evals.json"], "missing.evals.json: no such file"),
+        (["eval", "broken.evals.json"], "broken.evals.json"),
+        (["eval", "weather.evals.json", "--model", "nosuchprovider:x"], "model 'nosuchprovider:x'"),
+        (["eval", "weather.evals.json", "--repeats", "0"], "expected a positive integer"),
+        (["eval", "weather.evals.json", "--min-pass", "2"], "expected a number from 0 to 1"),
+        (["eval"], "give a suite file"),
+    ],
+)
 def test_usage_errors_exit_2_with_one_line(suite, args, said):
     (suite.parent / "broken.evals.json").write_text('{"cases": [')
     done = workbench_cli(*args, cwd=suite.parent)
@@ -87,8 +97,9 @@ def test_usage_errors_exit_2_with_one_line(suite, args, said):
 
 
 def test_an_unreachable_server_is_one_line_and_exit_2(suite):
-    done = workbench_cli("eval", suite.name, "--model", "openai:gpt-4.1-mini", "--base-url", "http://127.0.0.1:9/v1",
-                         cwd=suite.parent)
+    done = workbench_cli(
+        "eval", suite.name, "--model", "openai:gpt-4.1-mini", "--base-url", "http://127.0.0.1:9/v1", cwd=suite.parent
+    )
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "cannot reach" in done.stderr and "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0
@@ -96,8 +107,9 @@ def test_an_unreachable_server_is_one_line_and_exit_2(suite):
 
 def test_an_openai_compatible_server_needs_a_base_url_and_no_key(suite, model_server):
     model_server.always(openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]))
-    done = workbench_cli("eval", suite.name, "--model", "openai:local-model", "--base-url", model_server.url + "/v1",
-                         cwd=suite.parent)
+    done = workbench_cli(
+        "eval", suite.name, "--model", "openai:local-model", "--base-url", model_server.url + "/v1", cwd=suite.parent
+    )
     assert done.returncode == 0, done.stderr
     assert len(model_server.requests) == 2  # one per case
     assert model_server.requests[0].path == "/v1/chat/completions"
@@ -109,8 +121,14 @@ def test_python_dash_m_workbench_and_the_console_script_agree(suite):
     assert help_text.returncode == 0 and "--min-pass" in help_text.stdout and "--compare" in help_text.stdout
     script = Path(sys.executable).parent / "workbench"  # installed by pip from [project.scripts]
     assert script.exists(), f"{script} is missing: the package's console script was not installed"
-    console = subprocess.run([str(script), "eval", suite.name, "--min-pass", "0.9"], cwd=suite.parent, env=_env(),
-                             capture_output=True, text=True, timeout=120)
+    console = subprocess.run(
+        [str(script), "eval", suite.name, "--min-pass", "0.9"],
+        cwd=suite.parent,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     module = workbench_cli("eval", suite.name, "--min-pass", "0.9", cwd=suite.parent)
     assert console.returncode == module.returncode == 1
     assert console.stdout == module.stdout
@@ -124,8 +142,11 @@ def _right(messages, tools):
 def test_save_and_html_write_the_report_and_compare_finds_the_regression(suite):
     folder = suite.parent
     # yesterday's model answered both cases; today's cassette gets Rome wrong
-    run_evals(suite, record(ScriptedModel([_right], repeat_last=True, name="recorded"), folder / "old.cassette.json"),
-              progress=False)
+    run_evals(
+        suite,
+        record(ScriptedModel([_right], repeat_last=True, name="recorded"), folder / "old.cassette.json"),
+        progress=False,
+    )
     old = workbench_cli("eval", suite.name, "--model", "replay:old.cassette.json", "--save", "old.json", cwd=folder)
     new = workbench_cli("eval", suite.name, "--save", "new.json", "--html", "new.html", cwd=folder)
     assert old.returncode == new.returncode == 0, (old.stderr, new.stderr)

@@ -18,20 +18,28 @@ def _tool(name: str, description: str):
 
 @pytest.fixture
 def catalog() -> ToolRegistry:
-    return ToolRegistry([
-        _tool("send_weather_report", "Email a report."),          # word prefix in the name
-        _tool("get_user", "Fetch a user by id; weather not involved."),  # only the description
-        _tool("weatherly", "A weather station."),                 # name prefix
-        _tool("forecast", "Tell the WEATHER for a city."),        # description word
-        _tool("weather", "The current weather."),                 # exact name
-        _tool("stormweather_x", "Unrelated."),                    # name contains, not a word start
-        _tool("ping", "Check the server."),                       # no match
-    ])
+    return ToolRegistry(
+        [
+            _tool("send_weather_report", "Email a report."),  # word prefix in the name
+            _tool("get_user", "Fetch a user by id; weather not involved."),  # only the description
+            _tool("weatherly", "A weather station."),  # name prefix
+            _tool("forecast", "Tell the WEATHER for a city."),  # description word
+            _tool("weather", "The current weather."),  # exact name
+            _tool("stormweather_x", "Unrelated."),  # name contains, not a word start
+            _tool("ping", "Check the server."),  # no match
+        ]
+    )
 
 
 def test_search_ranks_exact_prefix_name_words_then_description(catalog):
     assert catalog.search("weather") == [
-        "weather", "weatherly", "send_weather_report", "stormweather_x", "get_user", "forecast"]
+        "weather",
+        "weatherly",
+        "send_weather_report",
+        "stormweather_x",
+        "get_user",
+        "forecast",
+    ]
 
 
 def test_search_is_case_insensitive_and_limited(catalog):
@@ -84,18 +92,32 @@ def _spec(parameters: dict) -> ToolSpec:
     return ToolSpec(name="t", description="d", parameters=parameters)
 
 
-@pytest.mark.parametrize("bad, where", [
-    ({"type": "object", "properties": {"a": {"type": "string", "minLength": -1, "description": "x"}}}, "properties/a/minLength"),
-    ({"type": "object", "properties": {"description": "not a schema"}}, "properties/description"),
-    ({"type": "object", "properties": {"default": 3}}, "properties/default"),
-    ({"type": "object", "properties": {"a": {"type": "string"}}, "required": "a"}, "required"),
-    ({"type": "object", "properties": {"a": {"type": "string", "description": 5}}}, "properties/a/description"),
-])
+@pytest.mark.parametrize(
+    "bad, where",
+    [
+        (
+            {"type": "object", "properties": {"a": {"type": "string", "minLength": -1, "description": "x"}}},
+            "properties/a/minLength",
+        ),
+        ({"type": "object", "properties": {"description": "not a schema"}}, "properties/description"),
+        ({"type": "object", "properties": {"default": 3}}, "properties/default"),
+        ({"type": "object", "properties": {"a": {"type": "string"}}, "required": "a"}, "required"),
+        ({"type": "object", "properties": {"a": {"type": "string", "description": 5}}}, "properties/a/description"),
+    ],
+)
 def test_meta_schema_errors_survive_remembered_valid_shapes(bad, where):
     for description in ("one", "two"):  # valid shapes of the same form, remembered first
-        _spec({"type": "object", "properties": {"a": {"type": "string", "minLength": 1, "description": description},
-                                                "description": {"type": "string"}, "default": {"type": "integer"}},
-               "required": ["a"]}).validate_structure()
+        _spec(
+            {
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "minLength": 1, "description": description},
+                    "description": {"type": "string"},
+                    "default": {"type": "integer"},
+                },
+                "required": ["a"],
+            }
+        ).validate_structure()
     with pytest.raises(ToolSpecError, match=f"not a valid JSON Schema .* at {where}"):
         _spec(bad).validate_structure()
 
@@ -107,19 +129,35 @@ def test_meta_schema_check_is_remembered_per_shape(monkeypatch):
     real = meta._check
     monkeypatch.setattr(meta, "_check", lambda schema: checked.append(schema) or real(schema))
     for i in range(20):
-        _spec({"type": "object", "properties": {"q": {"type": "string", "description": f"query {i}", "default": f"d{i}",
-                                                      "pattern": "^[a-z]+$"},
-                                                "n": {"type": "number", "default": i, "pattern": "x"}}}).validate_structure()
+        _spec(
+            {
+                "type": "object",
+                "properties": {
+                    "q": {"type": "string", "description": f"query {i}", "default": f"d{i}", "pattern": "^[a-z]+$"},
+                    "n": {"type": "number", "default": i, "pattern": "x"},
+                },
+            }
+        ).validate_structure()
     assert 1 <= len(checked) <= 3  # the root and two property shapes, checked once each
 
 
-@pytest.mark.parametrize("schema", [
-    {"type": "object", "properties": {"a": {"type": ["string", "null"], "minLength": 0, "enum": ["x", None]}}},
-    {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "integer", "minimum": 1.5}}},
-    {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, True]}, "b": {"items": {"const": 1}}}},
-    {"type": "object", "x-vendor": {"anything": [1]}, "required": ["a"], "examples": [{}], "deprecated": False},
-    {"type": "object", "properties": {"a": {"type": "array", "prefixItems": [{"type": "string"}], "uniqueItems": True}}},
-])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"a": {"type": ["string", "null"], "minLength": 0, "enum": ["x", None]}}},
+        {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"type": "integer", "minimum": 1.5}},
+        },
+        {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, True]}, "b": {"items": {"const": 1}}}},
+        {"type": "object", "x-vendor": {"anything": [1]}, "required": ["a"], "examples": [{}], "deprecated": False},
+        {
+            "type": "object",
+            "properties": {"a": {"type": "array", "prefixItems": [{"type": "string"}], "uniqueItems": True}},
+        },
+    ],
+)
 def test_plainly_valid_schemas_are_valid_for_jsonschema(schema):
     import jsonschema
 
@@ -129,11 +167,24 @@ def test_plainly_valid_schemas_are_valid_for_jsonschema(schema):
     jsonschema.Draft202012Validator.check_schema(schema)
 
 
-@pytest.mark.parametrize("schema", [
-    {"type": "strng"}, {"type": []}, {"type": ["string", "string"]}, {"minLength": 1.5}, {"minLength": True},
-    {"required": ["a", "a"]}, {"anyOf": []}, {"properties": {"a": 1}}, {"$ref": "http://x y"}, {"multipleOf": 0},
-    {"pattern": "("}, {"enum": "x"}, {"items": [{"type": "string"}]},
-])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "strng"},
+        {"type": []},
+        {"type": ["string", "string"]},
+        {"minLength": 1.5},
+        {"minLength": True},
+        {"required": ["a", "a"]},
+        {"anyOf": []},
+        {"properties": {"a": 1}},
+        {"$ref": "http://x y"},
+        {"multipleOf": 0},
+        {"pattern": "("},
+        {"enum": "x"},
+        {"items": [{"type": "string"}]},
+    ],
+)
 def test_plainly_valid_never_accepts_an_invalid_schema(schema):
     import jsonschema
 
@@ -149,10 +200,12 @@ def test_everyday_schemas_are_checked_without_importing_jsonschema():
     import subprocess
     import sys
 
-    code = ("import sys\nfrom workbench.spec import ToolSpec\n"
-            "ToolSpec(name='t', description='d', parameters={'type': 'object', 'properties': {'q': {'type': 'string', "
-            "'description': 'x', 'maxLength': 9}}, 'required': ['q']}).validate_structure()\n"
-            "print('jsonschema' in sys.modules)")
+    code = (
+        "import sys\nfrom workbench.spec import ToolSpec\n"
+        "ToolSpec(name='t', description='d', parameters={'type': 'object', 'properties': {'q': {'type': 'string', "
+        "'description': 'x', 'maxLength': 9}}, 'required': ['q']}).validate_structure()\n"
+        "print('jsonschema' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -170,8 +223,9 @@ def test_schemas_and_exports_unchanged_by_the_catalog_speedups():
         assert current[key] == expected[key], key
 
 
-@pytest.mark.parametrize("default", [0, -5, 10**30, 1.5, -0.0, float("inf"), float("nan"), True, None, "x", "",
-                                     [1, "a"], {"k": 1}, (1, 2)])
+@pytest.mark.parametrize(
+    "default", [0, -5, 10**30, 1.5, -0.0, float("inf"), float("nan"), True, None, "x", "", [1, "a"], {"k": 1}, (1, 2)]
+)
 def test_default_encoding_matches_pydantics(default):
     import math
 

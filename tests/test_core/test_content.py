@@ -28,24 +28,36 @@ def png_bytes() -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("hi", [{"text": "hi"}]),
-    (3, [{"text": "3"}, {"json": 3}]),
-    (True, [{"text": "true"}, {"json": True}]),
-    (None, [{"text": "null"}, {"json": None}]),
-    ({"a": [1, 2]}, [{"text": '{"a": [1, 2]}'}, {"json": {"a": [1, 2]}}]),
-    (Row("x", dt.date(2026, 1, 2)), [{"text": '{"name": "x", "when": "2026-01-02"}'}, {"json": {"name": "x", "when": "2026-01-02"}}]),
-    ((1, 2), [{"text": "[1, 2]"}, {"json": [1, 2]}]),
-    (uuid.UUID(int=1), [{"text": '"00000000-0000-0000-0000-000000000001"'}, {"json": "00000000-0000-0000-0000-000000000001"}]),
-    (b"plain text", [{"text": "plain text"}]),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("hi", [{"text": "hi"}]),
+        (3, [{"text": "3"}, {"json": 3}]),
+        (True, [{"text": "true"}, {"json": True}]),
+        (None, [{"text": "null"}, {"json": None}]),
+        ({"a": [1, 2]}, [{"text": '{"a": [1, 2]}'}, {"json": {"a": [1, 2]}}]),
+        (
+            Row("x", dt.date(2026, 1, 2)),
+            [{"text": '{"name": "x", "when": "2026-01-02"}'}, {"json": {"name": "x", "when": "2026-01-02"}}],
+        ),
+        ((1, 2), [{"text": "[1, 2]"}, {"json": [1, 2]}]),
+        (
+            uuid.UUID(int=1),
+            [{"text": '"00000000-0000-0000-0000-000000000001"'}, {"json": "00000000-0000-0000-0000-000000000001"}],
+        ),
+        (b"plain text", [{"text": "plain text"}]),
+    ],
+)
 def test_blocks(value, expected):
     assert to_content_blocks(value) == expected
 
 
 def test_binary_bytes_and_images():
     blob = to_content_blocks(b"\xff\x00\xfe")
-    assert blob[0] == {"text": "<3 bytes of binary data>"} and base64.b64decode(blob[1]["json"]["base64"]) == b"\xff\x00\xfe"
+    assert (
+        blob[0] == {"text": "<3 bytes of binary data>"}
+        and base64.b64decode(blob[1]["json"]["base64"]) == b"\xff\x00\xfe"
+    )
     image = to_content_blocks(png_bytes())[0]["image"]
     assert image["format"] == "png" and base64.b64decode(image["source"]["bytes"]) == png_bytes()
     pil = to_content_blocks(Image.new("RGB", (3, 3)))[0]["image"]
@@ -78,7 +90,15 @@ def test_structured_result_through_executor_keeps_raw_value_and_checks_returns()
     assert isinstance(result.value, pd.DataFrame)
     assert result.status == "success" and "returns_mismatch" in result.metadata
     dumped = result.model_dump(by_alias=True)
-    assert "value" not in dumped and set(dumped) == {"toolUseId", "status", "content", "metadata", "started_at", "completed_at", "progress"}
+    assert "value" not in dumped and set(dumped) == {
+        "toolUseId",
+        "status",
+        "content",
+        "metadata",
+        "started_at",
+        "completed_at",
+        "progress",
+    }
     assert ToolResult.model_validate(result.to_dict()).content == result.content
 
 

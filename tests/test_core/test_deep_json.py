@@ -29,6 +29,7 @@ DEEP_ARGS = ['{"items": ' + DEEP_ARRAY + "}", '{"config": ' + DEEP_OBJECT + "}"]
 
 # -- the shared helper --------------------------------------------------------------------------------------
 
+
 def test_loads_takes_what_json_loads_takes():
     for text in ['{"a": [1, 2, {"b": null}]}', "[]", "3", '"[[[["', '{"s": "}}}]]]{{{"}', '"\\"[[[["']:
         assert loads(text) == json.loads(text)
@@ -52,7 +53,7 @@ def test_loads_counts_depth_not_brackets():
         loads(one_more)
     in_strings = json.dumps({"text": "[" * 10_000 + "{" * 10_000})  # brackets inside strings are text
     assert loads(in_strings)["text"].startswith("[[[")
-    assert loads(json.dumps(["\\\"[" * 3000]))  # escaped quotes do not end the string
+    assert loads(json.dumps(['\\"[' * 3000]))  # escaped quotes do not end the string
     assert loads(text := "[" * 50 + '"\\\\"' + "]" * 50) == json.loads(text)
 
 
@@ -62,38 +63,82 @@ _GOOD = '{"x": 2}'
 
 
 def _openai(args):
-    return {"choices": [{"message": {"role": "assistant", "tool_calls": [
-        {"id": "deep", "type": "function", "function": {"name": "double", "arguments": args}},
-        {"id": "good", "type": "function", "function": {"name": "double", "arguments": _GOOD}}]}}]}
+    return {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {"id": "deep", "type": "function", "function": {"name": "double", "arguments": args}},
+                        {"id": "good", "type": "function", "function": {"name": "double", "arguments": _GOOD}},
+                    ],
+                }
+            }
+        ]
+    }
 
 
 def _responses(args):
-    return {"output": [{"type": "function_call", "call_id": "deep", "name": "double", "arguments": args},
-                       {"type": "function_call", "call_id": "good", "name": "double", "arguments": _GOOD}]}
+    return {
+        "output": [
+            {"type": "function_call", "call_id": "deep", "name": "double", "arguments": args},
+            {"type": "function_call", "call_id": "good", "name": "double", "arguments": _GOOD},
+        ]
+    }
 
 
 def _anthropic(args):
-    return {"content": [{"type": "tool_use", "id": "deep", "name": "double", "input": args},
-                        {"type": "tool_use", "id": "good", "name": "double", "input": _GOOD}]}
+    return {
+        "content": [
+            {"type": "tool_use", "id": "deep", "name": "double", "input": args},
+            {"type": "tool_use", "id": "good", "name": "double", "input": _GOOD},
+        ]
+    }
 
 
 def _gemini(args):
-    return {"candidates": [{"content": {"parts": [{"functionCall": {"id": "deep", "name": "double", "args": args}},
-                                                  {"functionCall": {"id": "good", "name": "double", "args": _GOOD}}]}}]}
+    return {
+        "candidates": [
+            {
+                "content": {
+                    "parts": [
+                        {"functionCall": {"id": "deep", "name": "double", "args": args}},
+                        {"functionCall": {"id": "good", "name": "double", "args": _GOOD}},
+                    ]
+                }
+            }
+        ]
+    }
 
 
 def _bedrock(args):
-    return {"output": {"message": {"content": [{"toolUse": {"toolUseId": "deep", "name": "double", "input": args}},
-                                               {"toolUse": {"toolUseId": "good", "name": "double", "input": _GOOD}}]}}}
+    return {
+        "output": {
+            "message": {
+                "content": [
+                    {"toolUse": {"toolUseId": "deep", "name": "double", "input": args}},
+                    {"toolUse": {"toolUseId": "good", "name": "double", "input": _GOOD}},
+                ]
+            }
+        }
+    }
 
 
 def _mcp(args):
-    return [{"jsonrpc": "2.0", "id": "deep", "method": "tools/call", "params": {"name": "double", "arguments": args}},
-            {"jsonrpc": "2.0", "id": "good", "method": "tools/call", "params": {"name": "double", "arguments": _GOOD}}]
+    return [
+        {"jsonrpc": "2.0", "id": "deep", "method": "tools/call", "params": {"name": "double", "arguments": args}},
+        {"jsonrpc": "2.0", "id": "good", "method": "tools/call", "params": {"name": "double", "arguments": _GOOD}},
+    ]
 
 
-RESPONSES = {"openai": _openai, "openai-responses": _responses, "anthropic": _anthropic, "gemini": _gemini,
-             "bedrock": _bedrock, "mcp": _mcp}
+RESPONSES = {
+    "openai": _openai,
+    "openai-responses": _responses,
+    "anthropic": _anthropic,
+    "gemini": _gemini,
+    "bedrock": _bedrock,
+    "mcp": _mcp,
+}
 
 
 @tool
@@ -136,6 +181,7 @@ def test_a_too_deep_arguments_string_given_as_the_input(executor, text):
 
 # -- a JSON string given for an array / object parameter -------------------------------------------------------
 
+
 @tool
 def takes_list(items: list, tag: str = "") -> int:
     """Count items."""
@@ -148,15 +194,19 @@ def takes_dict(config: dict) -> int:
     return len(config)
 
 
-SCHEMA_TOOL = ToolSpec(name="schema_tool", description="Schema only.",
-                       parameters={"type": "object", "properties": {"items": {"type": "array"},
-                                                                    "config": {"type": "object"}}})
+SCHEMA_TOOL = ToolSpec(
+    name="schema_tool",
+    description="Schema only.",
+    parameters={"type": "object", "properties": {"items": {"type": "array"}, "config": {"type": "object"}}},
+)
 
 
 @pytest.mark.parametrize("text", DEEP, ids=DEEP_IDS)
-@pytest.mark.parametrize("spec, name", [(takes_list.spec, "items"), (takes_dict.spec, "config"),
-                                        (SCHEMA_TOOL, "items"), (SCHEMA_TOOL, "config")],
-                         ids=["function-list", "function-dict", "schema-array", "schema-object"])
+@pytest.mark.parametrize(
+    "spec, name",
+    [(takes_list.spec, "items"), (takes_dict.spec, "config"), (SCHEMA_TOOL, "items"), (SCHEMA_TOOL, "config")],
+    ids=["function-list", "function-dict", "schema-array", "schema-object"],
+)
 def test_check_inputs_refuses_a_too_deep_json_string(spec, name, text):
     with pytest.raises(ToolInputError, match=f"nests deeper than {MAX_JSON_DEPTH} levels") as caught:
         spec.check_inputs({name: text})
@@ -170,20 +220,28 @@ def test_check_inputs_still_parses_json_strings_within_the_limit():
 
 @pytest.mark.parametrize("executor", [SequentialExecutor, ConcurrentExecutor])
 def test_executor_answers_a_too_deep_json_string_parameter_with_tool_input_error(executor):
-    results = executor().run([{"toolUseId": "a", "name": "takes_list", "input": {"items": DEEP_ARRAY}},
-                              {"toolUseId": "b", "name": "takes_list", "input": {"items": "[1, 2]"}}], [takes_list])
+    results = executor().run(
+        [
+            {"toolUseId": "a", "name": "takes_list", "input": {"items": DEEP_ARRAY}},
+            {"toolUseId": "b", "name": "takes_list", "input": {"items": "[1, 2]"}},
+        ],
+        [takes_list],
+    )
     assert [r.status for r in results] == ["error", "success"]
     assert results[0].metadata["error_type"] == "ToolInputError" and "nests deeper than" in results[0].error
 
 
 # -- other places that decode JSON from outside -------------------------------------------------------------
 
+
 def test_gemini_normalize_leaves_too_deep_json_text_alone():
     from workbench.providers import normalize_arguments
 
-    spec = ToolSpec(name="free", description="Free-form.",
-                    parameters={"type": "object", "properties": {"config": {"type": "object"},
-                                                                 "rows": {"type": "array"}}})
+    spec = ToolSpec(
+        name="free",
+        description="Free-form.",
+        parameters={"type": "object", "properties": {"config": {"type": "object"}, "rows": {"type": "array"}}},
+    )
     out = normalize_arguments(spec, {"config": DEEP_OBJECT, "rows": DEEP_ARRAY}, "gemini")
     assert out == {"config": DEEP_OBJECT, "rows": DEEP_ARRAY}
 
@@ -192,8 +250,9 @@ def test_gemini_normalize_leaves_too_deep_json_text_alone():
 def test_format_tool_results_with_a_too_deep_text_block(provider):
     from workbench.types import ToolResult
 
-    result = ToolResult(toolUseId="a", status="success", content=[{"text": DEEP_ARRAY}, {"json": [1]}],
-                        metadata={"tool_name": "double"})
+    result = ToolResult(
+        toolUseId="a", status="success", content=[{"text": DEEP_ARRAY}, {"json": [1]}], metadata={"tool_name": "double"}
+    )
     assert format_tool_results(provider, [result])
 
 
@@ -262,9 +321,11 @@ def _reference_too_deep_at(text: str, max_depth: int) -> int:
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(alphabet='ab[]{}"\\\n'),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(alphabet='k[]{"\\', max_size=3),
-                                                                       children, max_size=3),
-    max_leaves=30)
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(alphabet='k[]{"\\', max_size=3), children, max_size=3)
+    ),
+    max_leaves=30,
+)
 
 
 @given(_json_values, st.integers(min_value=0, max_value=8), st.booleans())
@@ -280,8 +341,11 @@ def test_too_deep_at_agrees_with_a_character_scan_on_any_text(text, max_depth):
     assert too_deep_at(text, max_depth) == _reference_too_deep_at(text, max_depth)
 
 
-@given(st.lists(st.sampled_from(['"', '\\', "[", "]", "{", "}", "a"]), min_size=1, max_size=40),
-       st.integers(min_value=0, max_value=6), st.integers(min_value=1, max_value=8))
+@given(
+    st.lists(st.sampled_from(['"', "\\", "[", "]", "{", "}", "a"]), min_size=1, max_size=40),
+    st.integers(min_value=0, max_value=6),
+    st.integers(min_value=1, max_value=8),
+)
 def test_too_deep_at_is_the_same_whatever_the_slices(pieces, max_depth, chunk):
     """Strings, escapes and brackets cut across the slices the text is measured in."""
     text = "".join(pieces) * 3
@@ -303,14 +367,16 @@ def test_too_deep_at_known_answers():
     assert too_deep_at('[ "unterminated [[[[', 2) == -1  # the rest is inside the string: the parser says so
     assert too_deep_at('[[ "ends in a backslash\\', 2) == -1
     assert too_deep_at("[]" * 500 + "[[[", 2) == 1002
-    assert too_deep_at('[]' * 40_000 + '"' + "x" * 70_000 + '"' + "[[[", 2) == 150_004  # strings across slices
+    assert too_deep_at("[]" * 40_000 + '"' + "x" * 70_000 + '"' + "[[[", 2) == 150_004  # strings across slices
 
 
 # quotes the old scan restarted at, each one scanning to the end of the text: quadratic
-ADVERSARIAL = ['\\"' * 200_000 + "[" * (MAX_JSON_DEPTH + 1),
-               "[" * MAX_JSON_DEPTH + '"' + '\\"' * 200_000 + "]" * MAX_JSON_DEPTH,
-               '"' + "\\" * 400_001 + "[" * (MAX_JSON_DEPTH + 1),
-               "[]" * 200_000 + "[" * (MAX_JSON_DEPTH + 1)]
+ADVERSARIAL = [
+    '\\"' * 200_000 + "[" * (MAX_JSON_DEPTH + 1),
+    "[" * MAX_JSON_DEPTH + '"' + '\\"' * 200_000 + "]" * MAX_JSON_DEPTH,
+    '"' + "\\" * 400_001 + "[" * (MAX_JSON_DEPTH + 1),
+    "[]" * 200_000 + "[" * (MAX_JSON_DEPTH + 1),
+]
 
 
 class _Counted:

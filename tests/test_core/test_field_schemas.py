@@ -33,12 +33,46 @@ class Point(BaseModel):
 
 
 SHAREABLE = [
-    str, int, float, bool, bytes, type(None), Any, list, dict, tuple, set, frozenset,
-    list[int], list[str], dict[str, int], dict[str, list[int]], tuple[int, str], tuple[int, ...], set[str],
-    frozenset[int], Optional[int], Union[int, str], int | None, str | int | None, Literal["a", "b"],
-    Literal[1, 2], Literal["a", None], Optional[Literal["x", "y"]], Annotated[int, Field(description="own")],
-    Annotated[str, "a note"], Annotated[int, Field(ge=0, le=9)], datetime.date, datetime.datetime, datetime.time, datetime.timedelta,
-    decimal.Decimal, uuid.UUID, list[Optional[float]], Optional[list[dict[str, Any]]], Literal[True],
+    str,
+    int,
+    float,
+    bool,
+    bytes,
+    type(None),
+    Any,
+    list,
+    dict,
+    tuple,
+    set,
+    frozenset,
+    list[int],
+    list[str],
+    dict[str, int],
+    dict[str, list[int]],
+    tuple[int, str],
+    tuple[int, ...],
+    set[str],
+    frozenset[int],
+    Optional[int],
+    Union[int, str],
+    int | None,
+    str | int | None,
+    Literal["a", "b"],
+    Literal[1, 2],
+    Literal["a", None],
+    Optional[Literal["x", "y"]],
+    Annotated[int, Field(description="own")],
+    Annotated[str, "a note"],
+    Annotated[int, Field(ge=0, le=9)],
+    datetime.date,
+    datetime.datetime,
+    datetime.time,
+    datetime.timedelta,
+    decimal.Decimal,
+    uuid.UUID,
+    list[Optional[float]],
+    Optional[list[dict[str, Any]]],
+    Literal[True],
 ]
 NOT_SHARED = [Colour, Point, Optional[Point], list[Colour], dict[str, Point]]
 DEFAULTS = [EMPTY, None, 0, 7, 1.5, "x", True, False, "", [1], float("inf"), (1, 2)]
@@ -62,8 +96,12 @@ def shared_path(fields: list[tuple[str, Any, Any, Optional[str]]]) -> Optional[d
     """The schema from remembered parameter schemas, after a tool with one parameter of this kind (another
     name, description and default) took the model path and was remembered."""
     name, annotation, default, description = fields[0]
-    first_default = {str: lambda d: d + "-first", int: lambda d: d + 1, float: lambda d: d + 0.25,
-                     bool: lambda d: not d}.get(type(default), lambda d: d)(default)
+    first_default = {
+        str: lambda d: d + "-first",
+        int: lambda d: d + 1,
+        float: lambda d: d + 0.25,
+        bool: lambda d: not d,
+    }.get(type(default), lambda d: d)(default)
     first = [("first_" + name, annotation, first_default, None if description is None else "first " + description)]
     _field_schemas.remember(first, model_path(first))
     return _field_schemas.shared_parameters(fields)
@@ -93,9 +131,17 @@ def test_parameters_with_definitions_take_the_model_path(annotation):
 
 
 def test_a_whole_tool_mixing_many_kinds_gets_the_models_schema():
-    def mixed(query: str, limit: int = 10, ratio: float = 0.5, mode: Literal["fast", "full"] = "fast",
-              tags: Optional[list[str]] = None, when: Optional[datetime.date] = None, flag: bool = False,
-              extra: dict[str, Any] | None = None, amount: decimal.Decimal = decimal.Decimal("1.5")) -> dict:
+    def mixed(
+        query: str,
+        limit: int = 10,
+        ratio: float = 0.5,
+        mode: Literal["fast", "full"] = "fast",
+        tags: Optional[list[str]] = None,
+        when: Optional[datetime.date] = None,
+        flag: bool = False,
+        extra: dict[str, Any] | None = None,
+        amount: decimal.Decimal = decimal.Decimal("1.5"),
+    ) -> dict:
         """Mixed.
 
         Args:
@@ -175,9 +221,13 @@ def test_the_input_model_is_built_on_the_first_call_and_validates_as_before():
 def test_members_in_another_order_are_another_schema():
     """``Union[int, str] == Union[str, int]`` and ``Literal["a", "b"] == Literal["b", "a"]`` in Python, but
     their schemas list the members in the order written."""
-    for first, second in ((Union[int, str], Union[str, int]), (int | None, None | int),
-                          (Literal["a", "b"], Literal["b", "a"]), (list[Union[int, str]], list[Union[str, int]]),
-                          (Literal[1], Literal[True])):
+    for first, second in (
+        (Union[int, str], Union[str, int]),
+        (int | None, None | int),
+        (Literal["a", "b"], Literal["b", "a"]),
+        (list[Union[int, str]], list[Union[str, int]]),
+        (Literal[1], Literal[True]),
+    ):
         assert first == second or first is Literal[1]
         for annotation in (first, second):
             fields = [("value_of_it", annotation, EMPTY, "d")]

@@ -16,8 +16,12 @@ def _escaping_calls(path: Path) -> list[int]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     lines = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "escape" and isinstance(node.value, ast.Name) \
-                and node.value.id == "html":
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "escape"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "html"
+        ):
             lines.append(node.lineno)
         if isinstance(node, ast.ImportFrom) and node.module == "html":
             lines.append(node.lineno)
@@ -25,9 +29,13 @@ def _escaping_calls(path: Path) -> list[int]:
 
 
 def test_html_escaping_lives_in_one_module():
-    others = {str(path.relative_to(PACKAGE)): lines for path in sorted(PACKAGE.rglob("*.py"))
-              if path.name != "_html.py" or path.parent != PACKAGE
-              for lines in [_escaping_calls(path)] if lines}
+    others = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "_html.py" or path.parent != PACKAGE
+        for lines in [_escaping_calls(path)]
+        if lines
+    }
     assert others == {}, f"escape through workbench._html.escape, not html.escape: {others}"
 
 
@@ -44,7 +52,10 @@ def test_pre_shows_strings_as_they_are_and_values_as_indented_json():
 
 
 def test_details_escapes_its_summary_not_its_body():
-    assert details("<i>trace</i>", "<pre>x</pre>") == "<details><summary>&lt;i&gt;trace&lt;/i&gt;</summary><pre>x</pre></details>"
+    assert (
+        details("<i>trace</i>", "<pre>x</pre>")
+        == "<details><summary>&lt;i&gt;trace&lt;/i&gt;</summary><pre>x</pre></details>"
+    )
 
 
 def test_the_check_report_escapes_a_hostile_traceback():
@@ -52,8 +63,13 @@ def test_the_check_report_escapes_a_hostile_traceback():
 
     from workbench.testing._report_html import check_report_html
 
-    failure = SimpleNamespace(kind="crash", message="<img src=x onerror=alert(1)>", mutation=None,
-                              input={"q": "</pre><script>"}, traceback="<script>alert(2)</script>")
+    failure = SimpleNamespace(
+        kind="crash",
+        message="<img src=x onerror=alert(1)>",
+        mutation=None,
+        input={"q": "</pre><script>"},
+        traceback="<script>alert(2)</script>",
+    )
     report = SimpleNamespace(ok=False, failures=[failure], summary=lambda: "1 failure <b>")
     page = check_report_html(report)
     assert "<script>" not in page and "<img" not in page

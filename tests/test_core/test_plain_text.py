@@ -21,7 +21,9 @@ def add(a: int, b: int = 0) -> int:
 
 
 def _run(tool_use_input: dict) -> object:
-    return SequentialExecutor().run([{"toolUseId": "t1", "name": "add", "input": tool_use_input}], ToolRegistry([add]))[0]
+    return SequentialExecutor().run([{"toolUseId": "t1", "name": "add", "input": tool_use_input}], ToolRegistry([add]))[
+        0
+    ]
 
 
 def test_a_tool_repr_shows_its_signature_description_and_parameters():
@@ -49,9 +51,11 @@ def test_print_of_a_result_shows_status_and_value_on_lines_of_their_own():
 
 def test_print_of_a_failed_result_shows_the_error_type_and_every_line_of_its_message():
     result = _run({"a": "x"})
-    assert str(result) == ("ToolResult 'add' (t1): error ToolInputError\n"
-                           "  Invalid input for tool 'add' (1 error):\n"
-                           "    - a: expected integer, received 'x' (string)")
+    assert str(result) == (
+        "ToolResult 'add' (t1): error ToolInputError\n"
+        "  Invalid input for tool 'add' (1 error):\n"
+        "    - a: expected integer, received 'x' (string)"
+    )
 
 
 def test_print_of_a_json_result_is_indented_json():
@@ -61,7 +65,9 @@ def test_print_of_a_json_result_is_indented_json():
         return {"x": 1, "y": [2, 3]}
 
     result = SequentialExecutor().run([{"toolUseId": "p", "name": "point", "input": {}}], ToolRegistry([point]))[0]
-    assert str(result) == 'ToolResult \'point\' (p): success\n  {\n    "x": 1,\n    "y": [\n      2,\n      3\n    ]\n  }'
+    assert (
+        str(result) == 'ToolResult \'point\' (p): success\n  {\n    "x": 1,\n    "y": [\n      2,\n      3\n    ]\n  }'
+    )
 
 
 def test_print_of_a_transcript_is_a_chat_with_its_calls_and_results():
@@ -90,7 +96,9 @@ def test_print_of_a_transcript_masks_secret_arguments_and_shows_model_errors():
     def broken(messages, tools):
         raise RuntimeError("the server hung up")
 
-    model = ScriptedModel([{"tool_calls": [{"name": "login", "input": {"user": "ann", "password": "hunter2"}}]}, broken])
+    model = ScriptedModel(
+        [{"tool_calls": [{"name": "login", "input": {"user": "ann", "password": "hunter2"}}]}, broken]
+    )
     text = str(run_agent(model, "log me in", tools=[login], run_id="r"))
     assert "hunter2" not in text and '"password": "***"' in text
     assert "model error (unknown): " in text or "model error" in text
@@ -98,8 +106,10 @@ def test_print_of_a_transcript_masks_secret_arguments_and_shows_model_errors():
 
 
 def test_print_of_a_report_is_its_summary_table():
-    cases = [EvalCase("sum", prompt="What is 1 + 2?", expect_calls=[{"name": "add", "arguments": {"a": [1], "b": [2]}}]),
-             EvalCase("hello", prompt="Hello!", expect_no_call=True)]
+    cases = [
+        EvalCase("sum", prompt="What is 1 + 2?", expect_calls=[{"name": "add", "arguments": {"a": [1], "b": [2]}}]),
+        EvalCase("hello", prompt="Hello!", expect_no_call=True),
+    ]
     model = ScriptedModel([{"tool_calls": [{"name": "add", "input": {"a": 1, "b": 2}}]}])
     report = run_evals(cases, [model], tools=[add], progress=False)
     lines = str(report).splitlines()

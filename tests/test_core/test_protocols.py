@@ -64,8 +64,7 @@ class CallsOnly:
         self.rows: list[tuple] = []
 
     def append(self, result, tool_use=None, *, input=None, run_id=None, turn=None):
-        self.rows.append((tool_use["name"], tool_use["input"] if input is None else input, result.status, run_id,
-                          turn))
+        self.rows.append((tool_use["name"], tool_use["input"] if input is None else input, result.status, run_id, turn))
 
 
 def test_an_agent_run_writes_its_calls_to_a_plain_log_sink():
@@ -88,13 +87,22 @@ def test_an_mcp_connection_is_a_tool_source():
     from workbench.mcp import connect
 
     registry = ToolRegistry()
-    with connect(serve_command("tests.mcp_sample_tools"), cwd=str(ROOT), registry=registry, prefix="remote_",
-                 connect_timeout=WAIT) as conn:
+    with connect(
+        serve_command("tests.mcp_sample_tools"),
+        cwd=str(ROOT),
+        registry=registry,
+        prefix="remote_",
+        connect_timeout=WAIT,
+    ) as conn:
         assert isinstance(conn, ToolSource) and as_tool_registry(conn) is conn
         assert conn.get_tool("remote_add") is registry.get("remote_add")
         assert [spec.name for spec in tool_specs(conn)] == conn.tools
-        assert SequentialExecutor().run([{"toolUseId": "t1", "name": "remote_add", "input": {"a": 2, "b": 5}}],
-                                        conn)[0].text == "7"
+        assert (
+            SequentialExecutor()
+            .run([{"toolUseId": "t1", "name": "remote_add", "input": {"a": 2, "b": 5}}], conn)[0]
+            .text
+            == "7"
+        )
         with pytest.raises(KeyError, match=r"no tool 'nope' on MCP server .*: it has remote_add, .*remote_greet"):
             conn.get_tool("nope")
         model = ScriptedModel([{"tool_calls": [{"name": "remote_add", "input": {"a": 4, "b": 4}}]}, "8."])

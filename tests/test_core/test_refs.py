@@ -36,15 +36,18 @@ ROOT = {
 }
 
 
-@pytest.mark.parametrize("ref, expected", [
-    ("#/$defs/a~1b", {"type": "string"}),  # ~1 is "/"
-    ("#/$defs/t~0x", {"type": "integer"}),  # ~0 is "~"
-    ("#/$defs/~01", {"type": "boolean"}),  # "~01" is "~1", not "/" (~1 is unescaped before ~0)
-    ("#/$defs/a%2Fb", {"type": "string"}),  # a URI fragment: percent-decoded first
-    ("#/$defs/with%20space", {"type": "null"}),
-    ("#/$defs/Pair/prefixItems/1", {"type": "number"}),  # an array index
-    ("#", ROOT),
-])
+@pytest.mark.parametrize(
+    "ref, expected",
+    [
+        ("#/$defs/a~1b", {"type": "string"}),  # ~1 is "/"
+        ("#/$defs/t~0x", {"type": "integer"}),  # ~0 is "~"
+        ("#/$defs/~01", {"type": "boolean"}),  # "~01" is "~1", not "/" (~1 is unescaped before ~0)
+        ("#/$defs/a%2Fb", {"type": "string"}),  # a URI fragment: percent-decoded first
+        ("#/$defs/with%20space", {"type": "null"}),
+        ("#/$defs/Pair/prefixItems/1", {"type": "number"}),  # an array index
+        ("#", ROOT),
+    ],
+)
 def test_pointer_escapes_and_array_indices(ref, expected):
     assert lookup(ROOT, ref) == expected
 
@@ -56,17 +59,24 @@ def test_escape_token_round_trips():
         assert lookup(ROOT, ref) is ROOT["$defs"][name]
 
 
-@pytest.mark.parametrize("ref, error, fragment", [
-    ("#/$defs/Missing", DanglingRef, "$ref '#/$defs/Missing' points nowhere: '#/$defs' has no key 'Missing'"),
-    ("#/$defs/a~1b/type/x", DanglingRef, "'#/$defs/a~1b/type' is str 'string', with nothing inside"),
-    ("#/$defs/Pair/prefixItems/2", DanglingRef, "'#/$defs/Pair/prefixItems' is a list of 2 item(s), with no index '2'"),
-    ("#/$defs/Pair/prefixItems/01", DanglingRef, "with no index '01'"),  # RFC 6901: no leading zeros
-    ("#/$defs/Pair/prefixItems/-", DanglingRef, "with no index '-'"),
-    ("other.json#/$defs/A", RemoteRef, "$ref 'other.json#/$defs/A' is not local"),
-    ("https://example.com/schema", RemoteRef, "$ref 'https://example.com/schema' is not local"),
-    ("#Anchor", RemoteRef, "$ref '#Anchor' is not local"),
-    (5, RefError, "$ref 5 is not a string"),
-])
+@pytest.mark.parametrize(
+    "ref, error, fragment",
+    [
+        ("#/$defs/Missing", DanglingRef, "$ref '#/$defs/Missing' points nowhere: '#/$defs' has no key 'Missing'"),
+        ("#/$defs/a~1b/type/x", DanglingRef, "'#/$defs/a~1b/type' is str 'string', with nothing inside"),
+        (
+            "#/$defs/Pair/prefixItems/2",
+            DanglingRef,
+            "'#/$defs/Pair/prefixItems' is a list of 2 item(s), with no index '2'",
+        ),
+        ("#/$defs/Pair/prefixItems/01", DanglingRef, "with no index '01'"),  # RFC 6901: no leading zeros
+        ("#/$defs/Pair/prefixItems/-", DanglingRef, "with no index '-'"),
+        ("other.json#/$defs/A", RemoteRef, "$ref 'other.json#/$defs/A' is not local"),
+        ("https://example.com/schema", RemoteRef, "$ref 'https://example.com/schema' is not local"),
+        ("#Anchor", RemoteRef, "$ref '#Anchor' is not local"),
+        (5, RefError, "$ref 5 is not a string"),
+    ],
+)
 def test_a_reference_that_cannot_be_followed_is_an_error_naming_the_pointer(ref, error, fragment):
     with pytest.raises(error) as caught:
         lookup(ROOT, ref)
@@ -97,10 +107,13 @@ def test_follow_unwraps_a_single_all_of_only_when_asked():
     assert schema["description"] == "a wrapped tree" and ref == "#/$defs/Tree"
 
 
-@pytest.mark.parametrize("start, chain", [
-    ("#/$defs/A", "#/$defs/A → #/$defs/B → #/$defs/C → #/$defs/A"),
-    ("#/$defs/Self", "#/$defs/Self → #/$defs/Self"),
-])
+@pytest.mark.parametrize(
+    "start, chain",
+    [
+        ("#/$defs/A", "#/$defs/A → #/$defs/B → #/$defs/C → #/$defs/A"),
+        ("#/$defs/Self", "#/$defs/Self → #/$defs/Self"),
+    ],
+)
 def test_a_cycle_of_references_is_detected(start, chain):
     with pytest.raises(CyclicRef) as caught:
         follow({"$ref": start}, ROOT)

@@ -17,15 +17,27 @@ def _spec(parameters: dict, name: str = "t") -> ToolSpec:
     return ToolSpec(name=name, description="A tool.", parameters=parameters)
 
 
-ESCAPED = {"type": "object", "properties": {"when": {"$ref": "#/$defs/a~1b"}}, "required": ["when"],
-           "$defs": {"a/b": {"type": "string", "description": "slash key"}}}
-INDEXED = {"type": "object", "properties": {"first": {"$ref": "#/properties/pair/prefixItems/0"},
-                                            "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]}},
-           "required": ["first"]}
+ESCAPED = {
+    "type": "object",
+    "properties": {"when": {"$ref": "#/$defs/a~1b"}},
+    "required": ["when"],
+    "$defs": {"a/b": {"type": "string", "description": "slash key"}},
+}
+INDEXED = {
+    "type": "object",
+    "properties": {
+        "first": {"$ref": "#/properties/pair/prefixItems/0"},
+        "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
+    },
+    "required": ["first"],
+}
 DANGLING = {"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}}
 REMOTE = {"type": "object", "properties": {"x": {"$ref": "other.json#/$defs/X"}}}
-CYCLIC = {"type": "object", "properties": {"x": {"$ref": "#/$defs/A"}},
-          "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}}
+CYCLIC = {
+    "type": "object",
+    "properties": {"x": {"$ref": "#/$defs/A"}},
+    "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
+}
 
 
 # -- providers (formerly providers/_common._resolve_pointer) -----------------------------------------------
@@ -36,10 +48,13 @@ def test_provider_export_follows_escapes_and_array_indices():
     assert gemini["properties"]["first"]["type"] in ("integer", "INTEGER")
 
 
-@pytest.mark.parametrize("parameters, fragment", [
-    (DANGLING, "$ref '#/$defs/Missing' points nowhere"),
-    (REMOTE, "$ref 'other.json#/$defs/X' is not local"),
-])
+@pytest.mark.parametrize(
+    "parameters, fragment",
+    [
+        (DANGLING, "$ref '#/$defs/Missing' points nowhere"),
+        (REMOTE, "$ref 'other.json#/$defs/X' is not local"),
+    ],
+)
 def test_provider_export_names_tool_field_and_pointer(parameters, fragment):
     with pytest.raises(ToolSpecError) as caught:
         to_provider_format(_spec(parameters, "lookup"), "gemini")
@@ -48,9 +63,14 @@ def test_provider_export_names_tool_field_and_pointer(parameters, fragment):
 
 # -- normalize_arguments (formerly swallowed every error) ----------------------------------------------------
 def test_normalize_arguments_follows_a_chain_of_refs():
-    schema = {"type": "object", "properties": {"opts": {"$ref": "#/$defs/Alias"}},
-              "$defs": {"Alias": {"$ref": "#/$defs/Opts"},
-                        "Opts": {"type": "object", "properties": {"n": {"type": "integer"}}}}}
+    schema = {
+        "type": "object",
+        "properties": {"opts": {"$ref": "#/$defs/Alias"}},
+        "$defs": {
+            "Alias": {"$ref": "#/$defs/Opts"},
+            "Opts": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        },
+    }
     assert normalize_arguments(_spec(schema), {"opts": {"n": None}}, "openai", strict=True) == {"opts": {}}
 
 
@@ -89,10 +109,13 @@ def test_spec_diff_follows_a_chain_longer_than_fifty_refs():
     assert change.pointer == "/parameters/properties/n/minimum" and change.breaking
 
 
-@pytest.mark.parametrize("broken, fragment", [
-    (DANGLING, "$ref '#/$defs/Missing' points nowhere"),
-    (CYCLIC, "comes back to itself (#/$defs/A → #/$defs/B → #/$defs/A)"),
-])
+@pytest.mark.parametrize(
+    "broken, fragment",
+    [
+        (DANGLING, "$ref '#/$defs/Missing' points nowhere"),
+        (CYCLIC, "comes back to itself (#/$defs/A → #/$defs/B → #/$defs/A)"),
+    ],
+)
 def test_spec_diff_reports_a_ref_it_cannot_follow(broken, fragment):
     fine = _spec({"type": "object", "properties": {"x": {"type": "string"}}}, "lookup")
     with pytest.raises(ToolSpecError) as caught:
@@ -115,11 +138,21 @@ def test_form_resolve_leaves_a_ref_it_cannot_follow_for_the_json_fallback(root):
 
 # -- OpenAPI (formerly referencing, stopping after 32 hops) ---------------------------------------------------
 def _document(pet_ref: str, components: dict) -> dict:
-    return {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "servers": [{"url": "http://127.0.0.1:9/api"}],
-            "paths": {"/pets": {"post": {"operationId": "add_pet", "requestBody": {
-                "required": True, "content": {"application/json": {"schema": {"$ref": pet_ref}}}},
-                "responses": {"200": {"description": "ok"}}}}},
-            "components": {"schemas": components}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9/api"}],
+        "paths": {
+            "/pets": {
+                "post": {
+                    "operationId": "add_pet",
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": {"$ref": pet_ref}}}},
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+        "components": {"schemas": components},
+    }
 
 
 def test_openapi_follows_a_long_chain_of_refs():
@@ -131,11 +164,16 @@ def test_openapi_follows_a_long_chain_of_refs():
     assert tool.spec.parameters["properties"]["name"] == {"type": "string"}
 
 
-@pytest.mark.parametrize("components, fragment", [
-    ({"A": {"$ref": "#/components/schemas/B"}, "B": {"$ref": "#/components/schemas/A"}},
-     "comes back to itself (#/components/schemas/A → #/components/schemas/B → #/components/schemas/A)"),
-    ({}, "$ref '#/components/schemas/A' points nowhere: '#/components/schemas' has no key 'A'"),
-])
+@pytest.mark.parametrize(
+    "components, fragment",
+    [
+        (
+            {"A": {"$ref": "#/components/schemas/B"}, "B": {"$ref": "#/components/schemas/A"}},
+            "comes back to itself (#/components/schemas/A → #/components/schemas/B → #/components/schemas/A)",
+        ),
+        ({}, "$ref '#/components/schemas/A' points nowhere: '#/components/schemas' has no key 'A'"),
+    ],
+)
 def test_openapi_reports_a_ref_it_cannot_follow(components, fragment):
     from workbench.adapters.openapi import from_openapi
 
@@ -155,6 +193,9 @@ def test_a_spec_with_a_cycle_of_refs_still_lists_its_inputs():
 def test_secret_parameters_follow_a_chain_of_refs():
     from workbench.secrets import secret_parameters
 
-    schema = {"type": "object", "properties": {"key": {"$ref": "#/$defs/Alias"}, "q": {"type": "string"}},
-              "$defs": {"Alias": {"$ref": "#/$defs/Token"}, "Token": {"type": "string", "format": "password"}}}
+    schema = {
+        "type": "object",
+        "properties": {"key": {"$ref": "#/$defs/Alias"}, "q": {"type": "string"}},
+        "$defs": {"Alias": {"$ref": "#/$defs/Token"}, "Token": {"type": "string", "format": "password"}},
+    }
     assert secret_parameters(schema) == {"key"}

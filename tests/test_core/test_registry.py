@@ -49,14 +49,16 @@ def test_process_tools_functions_modules_refs_and_paths(tmp_path):
         return a
 
     tool_file = tmp_path / "file_tools.py"
-    tool_file.write_text(textwrap.dedent('''
+    tool_file.write_text(
+        textwrap.dedent('''
         from workbench import tool
 
         @tool
         def from_file(x: str) -> str:
             """From a file."""
             return x
-    '''))
+    ''')
+    )
     registry = ToolRegistry()
     names = registry.process_tools([plain, sample_tools, "tests.sample_tools:calculate", str(tool_file)])
     assert names == ["plain", "search_database", "calculate", "calculate", "from_file"]
@@ -65,12 +67,15 @@ def test_process_tools_functions_modules_refs_and_paths(tmp_path):
     assert registry.call("plain", {"a": 4}).json == 4
 
 
-@pytest.mark.parametrize("ref, message", [
-    ("no_colon", "neither a registered tool, a 'module:function' reference nor an importable module"),
-    ("missing.module:fn", "Cannot import tool reference 'missing.module:fn': ModuleNotFoundError"),
-    ("tests.sample_tools:nope", "module 'tests.sample_tools' has no attribute 'nope'"),
-    ("a:b:c", "expected 'package.module:function'"),
-])
+@pytest.mark.parametrize(
+    "ref, message",
+    [
+        ("no_colon", "neither a registered tool, a 'module:function' reference nor an importable module"),
+        ("missing.module:fn", "Cannot import tool reference 'missing.module:fn': ModuleNotFoundError"),
+        ("tests.sample_tools:nope", "module 'tests.sample_tools' has no attribute 'nope'"),
+        ("a:b:c", "expected 'package.module:function'"),
+    ],
+)
 def test_bad_refs(ref, message):
     registry = ToolRegistry()
     with pytest.raises(ValueError, match=message):
@@ -88,8 +93,14 @@ def test_module_without_tools():
 def test_spec_dict_round_trip_with_refs_and_spec_only():
     registry = ToolRegistry()
     registry.register_tool_by_ref("tests.sample_tools:search_database")
-    registry.register_spec(ToolSpec(name="ghost", description="Not written yet", parameters={"type": "object", "properties": {}},
-                                    returns={"type": "integer", "minimum": 5, "maximum": 9}))
+    registry.register_spec(
+        ToolSpec(
+            name="ghost",
+            description="Not written yet",
+            parameters={"type": "object", "properties": {}},
+            returns={"type": "integer", "minimum": 5, "maximum": 9},
+        )
+    )
     data = registry.to_spec_dict()
     assert [e.get("ref") for e in data["tools"]] == ["tests.sample_tools:search_database", None]
     again = ToolRegistry.from_spec_dict(data, trust_refs=["tests"])  # our own file: its refs are trusted
@@ -104,14 +115,27 @@ def test_spec_dict_round_trip_with_refs_and_spec_only():
 
 def test_spec_only_tools_synthetic_and_no_implementation():
     registry = ToolRegistry()
-    registry.register_spec({"name": "ghost", "description": "d", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
-                            "returns": {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"},
-                                                                          "when": {"type": "string", "format": "date-time"},
-                                                                          "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "minItems": 1},
-                                                                          "score": {"type": "number", "minimum": 0, "maximum": 1},
-                                                                          "ref": {"$ref": "#/$defs/Ref"}},
-                                        "required": ["id", "when", "tags", "score", "ref"],
-                                        "$defs": {"Ref": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 3}}, "required": ["n"]}}}})
+    registry.register_spec(
+        {
+            "name": "ghost",
+            "description": "d",
+            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+            "returns": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "format": "uuid"},
+                    "when": {"type": "string", "format": "date-time"},
+                    "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "minItems": 1},
+                    "score": {"type": "number", "minimum": 0, "maximum": 1},
+                    "ref": {"$ref": "#/$defs/Ref"},
+                },
+                "required": ["id", "when", "tags", "score", "ref"],
+                "$defs": {
+                    "Ref": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 3}}, "required": ["n"]}
+                },
+            },
+        }
+    )
     failed = registry.call("ghost", {"q": "x"})
     assert failed.status == "error" and "no implementation" in failed.error and "synthetic=True" in failed.error
     first = registry.call("ghost", {"q": "x"}, synthetic=True)
@@ -137,6 +161,7 @@ def test_reload_picks_up_new_code(tmp_path, monkeypatch):
     importlib.invalidate_caches()
     fresh = registry.reload("version")
     assert fresh.is_dynamic and registry.call("version").json == 2
+
     def local() -> int:
         """Local."""
         return 1

@@ -55,7 +55,10 @@ def props_of(fn):
         (type(None), {"type": "null"}),
         (list[int], {"type": "array", "items": {"type": "integer"}}),
         (dict[str, float], {"type": "object", "additionalProperties": {"type": "number"}}),
-        (tuple[int, str], {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2}),
+        (
+            tuple[int, str],
+            {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2},
+        ),
         (set[str], {"type": "array", "items": {"type": "string"}, "uniqueItems": True}),
         (Optional[int], {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
         (int | None, {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
@@ -66,8 +69,14 @@ def props_of(fn):
         (dt.time, {"type": "string", "format": "time"}),
         (uuid.UUID, {"type": "string", "format": "uuid"}),
         (Path, {"type": "string", "format": "path"}),
-        (Annotated[int, Field(ge=1, le=10, description="How many")], {"type": "integer", "minimum": 1, "maximum": 10, "description": "How many"}),
-        (Annotated[str, Field(min_length=2, pattern="^[a-z]+$")], {"type": "string", "minLength": 2, "pattern": "^[a-z]+$"}),
+        (
+            Annotated[int, Field(ge=1, le=10, description="How many")],
+            {"type": "integer", "minimum": 1, "maximum": 10, "description": "How many"},
+        ),
+        (
+            Annotated[str, Field(min_length=2, pattern="^[a-z]+$")],
+            {"type": "string", "minLength": 2, "pattern": "^[a-z]+$"},
+        ),
     ],
 )
 def test_type_to_schema(annotation, expected):
@@ -109,8 +118,16 @@ def test_nested_arguments_arrive_as_instances():
         """Doc."""
         seen.update(locals())
 
-    args = f.spec.check_inputs({"address": {"street": "Main"}, "point": {"x": 1}, "movie": {"title": "M", "year": 1999},
-                                "color": "red", "when": "2024-02-29", "ids": [1, 2, 2]})
+    args = f.spec.check_inputs(
+        {
+            "address": {"street": "Main"},
+            "point": {"x": 1},
+            "movie": {"title": "M", "year": 1999},
+            "color": "red",
+            "when": "2024-02-29",
+            "ids": [1, 2, 2],
+        }
+    )
     f(**args)
     assert isinstance(seen["address"], Address) and seen["address"].zip == "00000"
     assert seen["point"] == Point(1, 0)
@@ -145,7 +162,7 @@ def test_returns_schema():
     assert tool(model).spec.returns["properties"]["street"] == {"type": "string"}
 
 
-GOOGLE = '''Add numbers.
+GOOGLE = """Add numbers.
 
     Longer body
     text.
@@ -157,8 +174,8 @@ GOOGLE = '''Add numbers.
 
     Returns:
         The sum.
-    '''
-NUMPY = '''Add numbers.
+    """
+NUMPY = """Add numbers.
 
     Longer body
     text.
@@ -175,8 +192,8 @@ NUMPY = '''Add numbers.
     -------
     int
         The sum.
-    '''
-SPHINX = '''Add numbers.
+    """
+SPHINX = """Add numbers.
 
     Longer body
     text.
@@ -185,7 +202,7 @@ SPHINX = '''Add numbers.
     :param b: The second,
         continued.
     :returns: The sum.
-    '''
+    """
 
 
 @pytest.mark.parametrize("doc", [GOOGLE, NUMPY, SPHINX], ids=["google", "numpy", "sphinx"])
@@ -245,7 +262,9 @@ def test_context_flag_without_parameter_is_an_error():
         tool(f, context=True)
 
 
-@pytest.mark.parametrize("source, star", [("def f(a: int, *args): pass", "*args"), ("def f(a: int, **kw): pass", "**kw")])
+@pytest.mark.parametrize(
+    "source, star", [("def f(a: int, *args): pass", "*args"), ("def f(a: int, **kw): pass", "**kw")]
+)
 def test_star_args_rejected(source, star):
     namespace: dict = {}
     exec(source, namespace)

@@ -82,14 +82,48 @@ class Point:
 
 
 SUPPORTED: list[Any] = [
-    str, int, float, bool,
-    Optional[int], Optional[str], Optional[float],
-    Literal["a", "b"], Literal[True], Literal[False], Literal[1, "a"], Literal[0, False], Literal[1, 2, 3], Literal[1.5, "x"],
-    list[int], list[str], list[float], list[bool], dict[str, int], dict[str, float], tuple[int, str], set[int], set[str],
-    Color, Level, Priority, dt.date, dt.datetime, uuid.UUID, Decimal, Optional[Decimal],
-    Annotated[int, Field(ge=0, le=10)], Annotated[float, Field(gt=0, lt=1)], Annotated[str, Field(min_length=1, max_length=5)],
-    Annotated[str, Field(pattern="^[a-z]+$")], Annotated[list[int], Field(max_length=3)],
-    Address, Reading, list[Reading], Optional[Address], Order, Point,
+    str,
+    int,
+    float,
+    bool,
+    Optional[int],
+    Optional[str],
+    Optional[float],
+    Literal["a", "b"],
+    Literal[True],
+    Literal[False],
+    Literal[1, "a"],
+    Literal[0, False],
+    Literal[1, 2, 3],
+    Literal[1.5, "x"],
+    list[int],
+    list[str],
+    list[float],
+    list[bool],
+    dict[str, int],
+    dict[str, float],
+    tuple[int, str],
+    set[int],
+    set[str],
+    Color,
+    Level,
+    Priority,
+    dt.date,
+    dt.datetime,
+    uuid.UUID,
+    Decimal,
+    Optional[Decimal],
+    Annotated[int, Field(ge=0, le=10)],
+    Annotated[float, Field(gt=0, lt=1)],
+    Annotated[str, Field(min_length=1, max_length=5)],
+    Annotated[str, Field(pattern="^[a-z]+$")],
+    Annotated[list[int], Field(max_length=3)],
+    Address,
+    Reading,
+    list[Reading],
+    Optional[Address],
+    Order,
+    Point,
 ]
 
 
@@ -99,10 +133,14 @@ FORMATS = {"uuid": st.uuids().map(str)}
 
 def make_function(annotations: list[Any]) -> Any:
     """A function whose parameters ``p0, p1, …`` carry these annotations."""
+
     def fuzzed(*args: Any, **kwargs: Any) -> None:
         return None
 
-    params = [inspect.Parameter(f"p{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=a) for i, a in enumerate(annotations)]
+    params = [
+        inspect.Parameter(f"p{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=a)
+        for i, a in enumerate(annotations)
+    ]
     fuzzed.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     fuzzed.__annotations__ = {p.name: p.annotation for p in params}
     fuzzed.__doc__ = "A fuzzed tool."
@@ -163,7 +201,13 @@ def test_function_tool_schema_and_validator_agree(annotations, data):
 
 
 # -- (b) schema-only tools ---------------------------------------------------------------------------
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.0, 1.0, 1.5, -2.5]), st.sampled_from(["", "a", "1", "true"]))
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.sampled_from([0.0, 1.0, 1.5, -2.5]),
+    st.sampled_from(["", "a", "1", "true"]),
+)
 PATTERNS = ["^[a-z]+$", "^[0-9]{2,4}$", "a", "^(yes|no)$"]
 
 
@@ -191,9 +235,14 @@ def strings(draw) -> dict:
 
 
 LEAVES = st.one_of(
-    bounds("integer"), bounds("number"), strings(),
-    st.just({"type": "boolean"}), st.just({"type": "null"}),
-    st.lists(SCALARS, min_size=1, max_size=4, unique_by=lambda v: (type(v) is bool, v)).map(lambda values: {"enum": values}),
+    bounds("integer"),
+    bounds("number"),
+    strings(),
+    st.just({"type": "boolean"}),
+    st.just({"type": "null"}),
+    st.lists(SCALARS, min_size=1, max_size=4, unique_by=lambda v: (type(v) is bool, v)).map(
+        lambda values: {"enum": values}
+    ),
     SCALARS.map(lambda value: {"const": value}),
 )
 
@@ -216,8 +265,11 @@ SCHEMAS = st.recursive(
     LEAVES,
     lambda children: st.one_of(
         objects(children),
-        st.builds(lambda items, size: {"type": "array", "items": items, **size}, children,
-                  st.sampled_from([{}, {"maxItems": 2}, {"minItems": 1}])),
+        st.builds(
+            lambda items, size: {"type": "array", "items": items, **size},
+            children,
+            st.sampled_from([{}, {"maxItems": 2}, {"minItems": 1}]),
+        ),
         st.lists(children, min_size=2, max_size=3).map(lambda alternatives: {"anyOf": alternatives}),
     ),
     max_leaves=6,
@@ -234,9 +286,13 @@ def parameters_schemas(draw) -> dict:
     return out
 
 
-JSON_VALUES = st.recursive(SCALARS, lambda children: st.one_of(st.lists(children, max_size=3),
-                                                               st.dictionaries(st.sampled_from(["a", "b", "x"]), children, max_size=3)),
-                           max_leaves=6)
+JSON_VALUES = st.recursive(
+    SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "x"]), children, max_size=3)
+    ),
+    max_leaves=6,
+)
 
 
 def oracle_view(schema: dict, raw: dict) -> dict:
@@ -282,8 +338,12 @@ def test_schema_only_tool_agrees_with_jsonschema(schema, data):
     if sites:
         path, old = data.draw(st.sampled_from(sites), label="a bool or number")
         candidates.append(replaced(valid, path, (1 if old else 0) if isinstance(old, bool) else bool(old)))
-        candidates.append(replaced(valid, path, data.draw(st.sampled_from([math.nan, math.inf, -math.inf]), label="non-finite")))
-    candidates.append(data.draw(st.dictionaries(st.sampled_from(["x", "y", "z", "w"]), JSON_VALUES, max_size=3), label="any inputs"))
+        candidates.append(
+            replaced(valid, path, data.draw(st.sampled_from([math.nan, math.inf, -math.inf]), label="non-finite"))
+        )
+    candidates.append(
+        data.draw(st.dictionaries(st.sampled_from(["x", "y", "z", "w"]), JSON_VALUES, max_size=3), label="any inputs")
+    )
     for raw in candidates:
         expected = oracle.is_valid(oracle_view(schema, raw)) and not has_non_finite(raw)
         assert accepts(spec, raw) == expected, raw

@@ -47,7 +47,10 @@ def planted(tmp_path, monkeypatch):
     (root / package).mkdir(parents=True)
     (root / package / "__init__.py").write_text("")
     markers = {}
-    for module, path in ((f"{package}.tools", root / package / "tools.py"), (f"{package}_evil", root / f"{package}_evil.py")):
+    for module, path in (
+        (f"{package}.tools", root / package / "tools.py"),
+        (f"{package}_evil", root / f"{package}_evil.py"),
+    ):
         markers[module] = tmp_path / f"imported-{module}"
         path.write_text(_TOOL_MODULE.format(marker=str(markers[module])))
     monkeypatch.syspath_prepend(str(root))
@@ -58,11 +61,18 @@ def planted(tmp_path, monkeypatch):
 
 def _spec_file(*refs: str) -> dict:
     """What a spec file on disk holds (JSON), with one entry per ref."""
-    entries = [{"name": "get_weather" if i == 0 else f"get_weather_{i}", "ref": ref,
-                "spec": {"name": "get_weather", "description": "Weather of a city.",
-                         "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                                        "required": ["city"]}}}
-               for i, ref in enumerate(refs)]
+    entries = [
+        {
+            "name": "get_weather" if i == 0 else f"get_weather_{i}",
+            "ref": ref,
+            "spec": {
+                "name": "get_weather",
+                "description": "Weather of a city.",
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+            },
+        }
+        for i, ref in enumerate(refs)
+    ]
     return json.loads(json.dumps({"tools": entries}))
 
 
@@ -122,7 +132,9 @@ def test_non_matching_prefixes_resolve_nothing(planted, prefix):
     package, markers = planted
     module = f"{package}.tools"
     with pytest.warns(UserWarning, match="not trusted"):
-        registry = ToolRegistry.from_spec_dict(_spec_file(f"{module}:get_weather"), trust_refs=[prefix.format(package=package)])
+        registry = ToolRegistry.from_spec_dict(
+            _spec_file(f"{module}:get_weather"), trust_refs=[prefix.format(package=package)]
+        )
     assert not markers[module].exists()
     assert isinstance(registry.get_tool("get_weather"), SpecOnlyTool)
 
@@ -131,8 +143,9 @@ def test_prefix_matches_whole_dotted_components(planted):
     package, markers = planted
     good, evil = f"{package}.tools", f"{package}_evil"
     with pytest.warns(UserWarning) as caught:
-        registry = ToolRegistry.from_spec_dict(_spec_file(f"{good}:get_weather", f"{evil}:get_weather"),
-                                               trust_refs=[package])
+        registry = ToolRegistry.from_spec_dict(
+            _spec_file(f"{good}:get_weather", f"{evil}:get_weather"), trust_refs=[package]
+        )
     assert markers[good].exists() and not markers[evil].exists()
     assert isinstance(registry.get_tool("get_weather"), DecoratedFunctionTool)
     assert isinstance(registry.get_tool("get_weather_1"), SpecOnlyTool)
@@ -149,13 +162,24 @@ def test_trust_refs_must_be_a_bool_or_prefixes():
 
 # -- CSV export: no spreadsheet formulas ---------------------------------------------------------------------
 
-_FORMULAS = ["=HYPERLINK(\"http://evil.example\",\"x\")", "+1+1", "-2+3", "@SUM(A1:A2)", "\tindented", "\rreturn",
-             "=cmd|' /C calc'!A0"]
+_FORMULAS = [
+    '=HYPERLINK("http://evil.example","x")',
+    "+1+1",
+    "-2+3",
+    "@SUM(A1:A2)",
+    "\tindented",
+    "\rreturn",
+    "=cmd|' /C calc'!A0",
+]
 
 
 def _logged(log: ExecutionLog, use_id: str, error: str, latency: float) -> None:
-    result = ToolResult(toolUseId=use_id, status="error", content=[{"text": error}],
-                        metadata={"tool_name": "calc", "latency_ms": latency, "error": error, "error_type": "ValueError"})
+    result = ToolResult(
+        toolUseId=use_id,
+        status="error",
+        content=[{"text": error}],
+        metadata={"tool_name": "calc", "latency_ms": latency, "error": error, "error_type": "ValueError"},
+    )
     log.append(result, {"toolUseId": use_id, "name": "calc", "input": {"x": error}})
 
 
@@ -252,19 +276,31 @@ def _load(ref: str, prefix: str):
     return registry.get_tool("t"), [str(w.message) for w in caught]
 
 
-@pytest.mark.parametrize("attr, defined_in", [
-    ("os.system", "posix"), ("os.remove", "posix"), ("pathlib.Path.write_text", "pathlib"),
-    ("pathlib.Path", "pathlib"), ("json.loads", "json"), ("shout", "{other}.helpers"),
-    ("tool", "workbench.tools"), ("BaseTool", "workbench.tools"), ("os", "os"),
-    ("greet.__class__", "workbench.tools"), ("Lookup.__init__", None), ("greet.tool_func.__globals__", None),
-])
+@pytest.mark.parametrize(
+    "attr, defined_in",
+    [
+        ("os.system", "posix"),
+        ("os.remove", "posix"),
+        ("pathlib.Path.write_text", "pathlib"),
+        ("pathlib.Path", "pathlib"),
+        ("json.loads", "json"),
+        ("shout", "{other}.helpers"),
+        ("tool", "workbench.tools"),
+        ("BaseTool", "workbench.tools"),
+        ("os", "os"),
+        ("greet.__class__", "workbench.tools"),
+        ("Lookup.__init__", None),
+        ("greet.tool_func.__globals__", None),
+    ],
+)
 def test_trusted_prefix_refuses_objects_defined_elsewhere(canary, attr, defined_in):
     name, other = canary
     ref = f"{name}:{attr}"
     item, warned = _load(ref, name)
     assert isinstance(item, SpecOnlyTool) and not item.has_implementation, f"{ref} resolved to {item!r}"
-    reason = (f"defined in '{defined_in.format(other=other)}', not under '{name}'" if defined_in
-              else "has no defining module")
+    reason = (
+        f"defined in '{defined_in.format(other=other)}', not under '{name}'" if defined_in else "has no defining module"
+    )
     assert f"ref not trusted: {ref}" in item.status_text and reason in item.status_text
     assert reason in repr(item) and reason in item.get_display_properties()["Type"]
     assert any(ref in w and reason in w for w in warned), warned
@@ -280,19 +316,22 @@ def test_trusted_submodule_prefix_refuses_what_its_module_imports(canary):
     assert f"defined in 'workbench.tools', not under '{name}.tools'" in item.status_text
 
 
-@pytest.mark.parametrize("attr, call, expected", [
-    ("greet", {"name": "Ada"}, "hello Ada"),
-    ("Lookup.find", {"key": "k"}, "found k"),
-    ("lookup.find", {"key": "k"}, "found k"),
-])
+@pytest.mark.parametrize(
+    "attr, call, expected",
+    [
+        ("greet", {"name": "Ada"}, "hello Ada"),
+        ("Lookup.find", {"key": "k"}, "found k"),
+        ("lookup.find", {"key": "k"}, "found k"),
+    ],
+)
 def test_trusted_prefix_still_resolves_what_is_defined_under_it(canary, attr, call, expected):
     name, _ = canary
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        registry = ToolRegistry.from_spec_dict({"tools": [{"name": "t", "ref": f"{name}:{attr}"}]},
-                                               trust_refs=[name])
-        sub = ToolRegistry.from_spec_dict({"tools": [{"name": "f", "ref": f"{name}.tools:f"}]},
-                                          trust_refs=[f"{name}.tools"])
+        registry = ToolRegistry.from_spec_dict({"tools": [{"name": "t", "ref": f"{name}:{attr}"}]}, trust_refs=[name])
+        sub = ToolRegistry.from_spec_dict(
+            {"tools": [{"name": "f", "ref": f"{name}.tools:f"}]}, trust_refs=[f"{name}.tools"]
+        )
     assert registry.call("t", call).value == expected
     assert isinstance(sub.get_tool("f"), DecoratedFunctionTool) and sub.call("f", {"x": 2}).value == 4
 

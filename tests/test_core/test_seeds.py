@@ -28,7 +28,9 @@ from workbench import (
 
 def run_one(t, input, **kw):
     registry = ToolRegistry([t])
-    return SequentialExecutor(**kw).run([{"toolUseId": "call_abc123", "name": t.tool_name, "input": input}], registry)[0]
+    return SequentialExecutor(**kw).run([{"toolUseId": "call_abc123", "name": t.tool_name, "input": input}], registry)[
+        0
+    ]
 
 
 # ---------------------------------------------------------------- Spark (000)
@@ -74,8 +76,8 @@ def test_spark_with_context_injection():
     @tool(context=True)
     def contextual_tool(query: str, tool_context: ToolContext) -> str:
         """Tool that accesses execution context."""
-        agent = tool_context.invocation_state.get('agent')
-        tool_id = tool_context.tool_use['toolUseId']
+        agent = tool_context.invocation_state.get("agent")
+        tool_id = tool_context.tool_use["toolUseId"]
 
         return f"Processed {query} with tool ID {tool_id} agent={agent}"
 
@@ -115,12 +117,7 @@ def test_spark_async_tool():
 
 def test_spark_example_with_full_documentation():
     @tool
-    def calculate(
-        operation: str,
-        a: float,
-        b: float,
-        precision: Optional[int] = 2
-    ) -> float:
+    def calculate(operation: str, a: float, b: float, precision: Optional[int] = 2) -> float:
         """Perform a mathematical calculation.
 
         This tool supports basic arithmetic operations including addition,
@@ -160,7 +157,8 @@ def test_spark_example_with_full_documentation():
         "subtraction, multiplication, and division."
     )
     assert spec.parameters["properties"]["precision"] == {
-        "anyOf": [{"type": "integer"}, {"type": "null"}], "default": 2,
+        "anyOf": [{"type": "integer"}, {"type": "null"}],
+        "default": 2,
         "description": "Number of decimal places for result (default: 2)",
     }
     assert spec.parameters["required"] == ["operation", "a", "b"]
@@ -178,18 +176,20 @@ def test_spark_tool_context_example():
     @tool(context=True)
     def smart_tool(query: str, tool_context: ToolContext) -> str:
         # Access tool use metadata
-        tool_id = tool_context.tool_use['toolUseId']
-        tool_name = tool_context.tool_use['name']  # noqa: F841 - the seed as its framework's docs write it
+        tool_id = tool_context.tool_use["toolUseId"]
+        tool_name = tool_context.tool_use["name"]  # noqa: F841 - the seed as its framework's docs write it
 
         # Access agent if available
-        agent = tool_context.invocation_state.get('agent')
+        agent = tool_context.invocation_state.get("agent")
         if agent:
             history = agent.get_history()
             assert history == ["h1"]
 
         return f"Processed {query} (ID: {tool_id})"
 
-    assert run_one(smart_tool, {"query": "q"}, invocation_state={"agent": Agent()}).text == "Processed q (ID: call_abc123)"
+    assert (
+        run_one(smart_tool, {"query": "q"}, invocation_state={"agent": Agent()}).text == "Processed q (ID: call_abc123)"
+    )
     # ToolContext is also constructible as Spark's dataclass
     ctx = ToolContext(tool_use={"toolUseId": "x", "name": "smart_tool", "input": {}}, invocation_state={})
     assert smart_tool("q", tool_context=ctx) == "Processed q (ID: x)"
@@ -211,15 +211,10 @@ def test_spark_custom_basetool():
                 "parameters": {
                     "json": {
                         "type": "object",
-                        "properties": {
-                            "input": {
-                                "type": "string",
-                                "description": "Input parameter"
-                            }
-                        },
-                        "required": ["input"]
+                        "properties": {"input": {"type": "string", "description": "Input parameter"}},
+                        "required": ["input"],
                     }
-                }
+                },
             }
 
         @property
@@ -312,18 +307,12 @@ def test_spark_toolspec_typeddict_example():
             "json": {
                 "type": "object",
                 "properties": {
-                    "query": {
-                        "type": "string",
-                        "description": "Search query"
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "description": "Maximum results"
-                    }
+                    "query": {"type": "string", "description": "Search query"},
+                    "limit": {"type": "integer", "description": "Maximum results"},
                 },
-                "required": ["query"]
+                "required": ["query"],
             }
-        }
+        },
     }
     ToolRegistry.validate_tool_spec(tool_spec)
     spec = ToolSpec.coerce(tool_spec)
@@ -338,10 +327,7 @@ def test_spark_tooluse_toolchoice_toolresult_examples():
     tool_use = {
         "toolUseId": "call_abc123",
         "name": "search_database",
-        "input": {
-            "query": "customer orders",
-            "limit": 10
-        }
+        "input": {"query": "customer orders", "limit": 10},
     }
     assert tool_use["toolUseId"] == "call_abc123"
     for tool_choice in ({"auto": {}}, {"any": {}}, {"tool": {"name": "calculator"}}):
@@ -350,11 +336,8 @@ def test_spark_tooluse_toolchoice_toolresult_examples():
         "toolUseId": "call_abc123",
         "status": "success",
         "content": [{"text": "Found 5 matching records"}],
-        "metadata": {
-            "latency_ms": 245,
-            "records_found": 5
-        },
-        "completed_at": "2025-01-15T10:30:00Z"
+        "metadata": {"latency_ms": 245, "records_found": 5},
+        "completed_at": "2025-01-15T10:30:00Z",
     }
     parsed = ToolResult.model_validate(tool_result)
     assert parsed.text == "Found 5 matching records"
@@ -368,11 +351,7 @@ def test_spark_update_tool_runtime_metadata_example():
         "parameters": {"type": "object", "properties": {}},
     }
 
-    update_tool_runtime_metadata(
-        tool_spec,
-        supports_async=True,
-        long_running=True
-    )
+    update_tool_runtime_metadata(tool_spec, supports_async=True, long_running=True)
     assert tool_spec["x_spark"] == {"supports_async": True, "long_running": True}
     spec = ToolSpec.coerce(tool_spec)
     assert spec.supports_async and spec.long_running
@@ -412,7 +391,7 @@ def test_spark_complete_example():
             query: Search query string
             tool_context: Execution context (injected automatically)
         """
-        agent = tool_context.invocation_state.get('agent')
+        agent = tool_context.invocation_state.get("agent")
         # Use agent history to improve search
         history = agent.get_history() if agent else []
         return enhanced_search(query, history)
@@ -433,11 +412,14 @@ def test_spark_complete_example():
     # Create registry and register tools
     registry = ToolRegistry()
     registry.process_tools([search_database, contextual_search, async_api_call])
-    results = ConcurrentExecutor().run([
-        {"toolUseId": "1", "name": "search_database", "input": {"query": "q"}},
-        {"toolUseId": "2", "name": "contextual_search", "input": {"query": "q"}},
-        {"toolUseId": "3", "name": "async_api_call", "input": {"endpoint": "/x"}},
-    ], registry)
+    results = ConcurrentExecutor().run(
+        [
+            {"toolUseId": "1", "name": "search_database", "input": {"query": "q"}},
+            {"toolUseId": "2", "name": "contextual_search", "input": {"query": "q"}},
+            {"toolUseId": "3", "name": "async_api_call", "input": {"endpoint": "/x"}},
+        ],
+        registry,
+    )
     assert [r.status for r in results] == ["success"] * 3
     assert results[0].text == "Found 2 results: ['q', 'q']"
     assert results[1].text == "q with 0 history items"
@@ -475,7 +457,11 @@ def test_neurosurfer_validate_failure_modes():
     bad_type = ToolSpec(name="calculator", description="d", inputs=[ToolParam(name="b", type="float", description="")])
     with pytest.raises(ValueError, match=r"calculator\.b has unsupported type 'float'"):
         bad_type.validate()
-    dup = ToolSpec(name="t", description="d", inputs=[ToolParam(name="query", type="string"), ToolParam(name="query", type="string")])
+    dup = ToolSpec(
+        name="t",
+        description="d",
+        inputs=[ToolParam(name="query", type="string"), ToolParam(name="query", type="string")],
+    )
     with pytest.raises(ValueError, match="duplicate input 'query'"):
         dup.validate()
     # "str" is accepted as an alias for "string"
@@ -483,11 +469,24 @@ def test_neurosurfer_validate_failure_modes():
 
 
 def test_neurosurfer_check_inputs_strict():
-    spec = ToolSpec(name="calc", description="d", inputs=[
-        ToolParam(name="n", type="integer"), ToolParam(name="x", type="number"), ToolParam(name="opt", type="array", required=False)])
+    spec = ToolSpec(
+        name="calc",
+        description="d",
+        inputs=[
+            ToolParam(name="n", type="integer"),
+            ToolParam(name="x", type="number"),
+            ToolParam(name="opt", type="array", required=False),
+        ],
+    )
     assert spec.check_inputs({"n": 1, "x": 2}) == {"n": 1, "x": 2}
-    for bad in ({"x": 1}, {"n": 1, "x": 2, "extra": 1}, {"n": True, "x": 1}, {"n": 1, "x": False}, {"n": 1.5, "x": 1},
-                {"n": 1, "x": 1, "opt": {"a": 1}}):
+    for bad in (
+        {"x": 1},
+        {"n": 1, "x": 2, "extra": 1},
+        {"n": True, "x": 1},
+        {"n": 1, "x": False},
+        {"n": 1.5, "x": 1},
+        {"n": 1, "x": 1, "opt": {"a": 1}},
+    ):
         with pytest.raises(ValueError):
             spec.check_inputs(bad)
 
@@ -501,6 +500,7 @@ def test_neurosurfer_echo_tool():
             inputs=[ToolParam(name="text", type="string", description="Text to echo", required=True)],
             returns=ToolReturn(type="string", description="The echoed text"),
         )
+
         def __call__(self, *, text: str, **kwargs) -> ToolResponse:
             return ToolResponse(final_answer=True, observation=text)
 
@@ -602,8 +602,12 @@ def test_rdk_from_function_get_user():
     }
     assert spec.returns == {"type": "object"}
     assert spec.param_names == ["user_id", "include_email"]
-    assert spec.to_schema() == {"name": "get_user", "description": "Fetch a user by ID.",
-                                "parameters": spec.parameters, "returns": {"type": "object"}}
+    assert spec.to_schema() == {
+        "name": "get_user",
+        "description": "Fetch a user by ID.",
+        "parameters": spec.parameters,
+        "returns": {"type": "object"},
+    }
     assert spec.build_input("u1", include_email=True) == {"user_id": "u1", "include_email": True}
 
 
@@ -613,7 +617,13 @@ def test_rdk_type_mapping():
 
     props = ToolSpec.from_function(f).parameters["properties"]
     assert {k: v["type"] for k, v in props.items()} == {
-        "s": "string", "i": "integer", "x": "number", "b": "boolean", "l": "array", "d": "object"}
+        "s": "string",
+        "i": "integer",
+        "x": "number",
+        "b": "boolean",
+        "l": "array",
+        "d": "object",
+    }
 
 
 def test_rdk_manual_schema_and_register_spec_synthetic():
@@ -658,10 +668,15 @@ def test_rdk_from_function_search_orders():
     assert spec.to_schema() == {
         "name": "search_orders",
         "description": "Search orders by customer and optional status filter.",
-        "parameters": {"type": "object", "properties": {
-            "customer_id": {"type": "string"},
-            "status": {"type": "string", "default": "all"},
-            "limit": {"type": "integer", "default": 20}}, "required": ["customer_id"]},
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "customer_id": {"type": "string"},
+                "status": {"type": "string", "default": "all"},
+                "limit": {"type": "integer", "default": 20},
+            },
+            "required": ["customer_id"],
+        },
         "returns": {"type": "array"},
     }
 
@@ -670,7 +685,7 @@ def test_rdk_from_function_search_orders():
 def test_locus_decorator_usages():
     @tool
     def search(query: str) -> str:
-        '''Search the knowledge base.'''
+        """Search the knowledge base."""
         return "results..."
 
     @tool(name="custom_name", description="Custom description")
@@ -679,9 +694,9 @@ def test_locus_decorator_usages():
 
     @tool(idempotent=True)
     def book_flight(flight_id: str, customer_id: str) -> dict:
-        '''Book a flight — safe to mark idempotent because repeated
+        """Book a flight — safe to mark idempotent because repeated
         calls with the same flight/customer would create duplicate
-        bookings, which we never want.'''
+        bookings, which we never want."""
         return {"booked": flight_id}
 
     assert search.name == "search" and search.description == "Search the knowledge base."
@@ -689,8 +704,10 @@ def test_locus_decorator_usages():
     assert book_flight.idempotent
     assert book_flight.description.startswith("Book a flight")
     assert asyncio.run(my_tool.execute(x=3)) == 6
-    assert my_tool.to_openai_schema() == {"type": "function", "function": {
-        "name": "custom_name", "description": "Custom description", "parameters": my_tool.parameters}}
+    assert my_tool.to_openai_schema() == {
+        "type": "function",
+        "function": {"name": "custom_name", "description": "Custom description", "parameters": my_tool.parameters},
+    }
 
 
 def test_locus_context_injection_execute():
@@ -699,7 +716,9 @@ def test_locus_context_injection_execute():
         """Who am I."""
         return ctx.get_metadata("user", "nobody") + "/" + ctx.get_config("mode", "x")
 
-    ctx = ToolContext({"toolUseId": "1", "name": "whoami", "input": {}}, metadata={"user": "ada"}, tool_config={"mode": "m"})
+    ctx = ToolContext(
+        {"toolUseId": "1", "name": "whoami", "input": {}}, metadata={"user": "ada"}, tool_config={"mode": "m"}
+    )
     assert asyncio.run(whoami.execute(ctx)) == "ada/m"
     assert whoami.spec.parameters["properties"] == {}
 

@@ -8,15 +8,27 @@ import pytest
 
 from workbench import ToolInputError, ToolParam, ToolSpec, ToolSpecError, tool
 
-PARAMS = {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer", "minimum": 1}}, "required": ["q"]}
+PARAMS = {
+    "type": "object",
+    "properties": {"q": {"type": "string"}, "n": {"type": "integer", "minimum": 1}},
+    "required": ["q"],
+}
 
 
 def test_three_construction_styles_agree():
     plain = ToolSpec(name="s", description="d", parameters=PARAMS)
     wrapped = ToolSpec(name="s", description="d", parameters={"json": PARAMS})
-    styled = ToolSpec(name="s", description="d", inputs=[ToolParam(name="q", type="string"), ToolParam("n", "integer", required=False)])
+    styled = ToolSpec(
+        name="s",
+        description="d",
+        inputs=[ToolParam(name="q", type="string"), ToolParam("n", "integer", required=False)],
+    )
     assert plain.parameters == wrapped.parameters == PARAMS
-    assert styled.parameters == {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}, "required": ["q"]}
+    assert styled.parameters == {
+        "type": "object",
+        "properties": {"q": {"type": "string"}, "n": {"type": "integer"}},
+        "required": ["q"],
+    }
     assert styled.param_names == ["q", "n"]
 
 
@@ -34,12 +46,22 @@ def test_provider_shaped_dicts_are_accepted():
         (dict(name="has space", description="d"), "Invalid tool name 'has space'"),
         (dict(name="x" * 65, description="d"), "Invalid tool name"),
         (dict(name="ok", description=""), "missing a description"),
-        (dict(name="ok", description="d", parameters={"type": "array"}), 'parameters must be a JSON Schema with "type": "object"'),
-        (dict(name="ok", description="d", parameters={"type": "object", "properties": {"a": {"type": "float"}}}), "ok.a has unsupported type 'float'"),
-        (dict(name="ok", description="d", parameters={"type": "object", "properties": {"a": {"minimum": "one"}}}),
-         r"parameters is not a valid JSON Schema \(Draft 2020-12\) at properties/a/minimum"),
-        (dict(name="ok", description="d", parameters={"type": "object", "properties": {}, "required": ["ghost"]}),
-         "required parameter 'ghost' is not declared"),
+        (
+            dict(name="ok", description="d", parameters={"type": "array"}),
+            'parameters must be a JSON Schema with "type": "object"',
+        ),
+        (
+            dict(name="ok", description="d", parameters={"type": "object", "properties": {"a": {"type": "float"}}}),
+            "ok.a has unsupported type 'float'",
+        ),
+        (
+            dict(name="ok", description="d", parameters={"type": "object", "properties": {"a": {"minimum": "one"}}}),
+            r"parameters is not a valid JSON Schema \(Draft 2020-12\) at properties/a/minimum",
+        ),
+        (
+            dict(name="ok", description="d", parameters={"type": "object", "properties": {}, "required": ["ghost"]}),
+            "required parameter 'ghost' is not declared",
+        ),
         (dict(name="ok", description="d", returns={"type": "decimal"}), "return value has unsupported type 'decimal'"),
     ],
 )
@@ -58,14 +80,21 @@ def test_construction_errors_are_tool_spec_errors():
 
 
 def test_check_inputs_message_names_tool_path_expected_received():
-    spec = ToolSpec(name="order", description="d", parameters={
-        "type": "object",
-        "properties": {
-            "items": {"type": "array", "items": {"type": "object", "properties": {"qty": {"type": "integer", "minimum": 1}}}},
-            "note": {"type": "string", "maxLength": 3},
+    spec = ToolSpec(
+        name="order",
+        description="d",
+        parameters={
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "items": {"type": "object", "properties": {"qty": {"type": "integer", "minimum": 1}}},
+                },
+                "note": {"type": "string", "maxLength": 3},
+            },
+            "required": ["items", "customer"] if False else ["items"],
         },
-        "required": ["items", "customer"] if False else ["items"],
-    })
+    )
     with pytest.raises(ToolInputError) as info:
         spec.check_inputs({"items": [{"qty": 1}, {"qty": 0}, {"qty": "2"}], "note": "toolong", "extra": True})
     message = str(info.value)
@@ -82,7 +111,9 @@ def test_check_inputs_missing_and_non_dict():
     spec = ToolSpec(name="s", description="d", parameters=PARAMS)
     with pytest.raises(ToolInputError, match="q: required field is missing \\(expected string\\)"):
         spec.check_inputs({})
-    with pytest.raises(ToolInputError, match=r"\$: expected an object mapping parameter names to values, received \[1, 2\] \(array\)"):
+    with pytest.raises(
+        ToolInputError, match=r"\$: expected an object mapping parameter names to values, received \[1, 2\] \(array\)"
+    ):
         spec.check_inputs([1, 2])
     with pytest.raises(ToolInputError, match="received null$"):
         spec.check_inputs(None)
@@ -106,13 +137,19 @@ def test_function_tool_check_inputs_converts():
 
 
 def test_schema_allowing_extras():
-    spec = ToolSpec(name="s", description="d", parameters={"type": "object", "properties": {}, "additionalProperties": True})
+    spec = ToolSpec(
+        name="s", description="d", parameters={"type": "object", "properties": {}, "additionalProperties": True}
+    )
     assert spec.check_inputs({"anything": 1}) == {"anything": 1}
     assert spec.build_input(anything=1) == {"anything": 1}
 
 
 def test_build_input_errors():
-    spec = ToolSpec(name="get_user", description="d", parameters={"type": "object", "properties": {"user_id": {"type": "string"}, "x": {"type": "boolean"}}})
+    spec = ToolSpec(
+        name="get_user",
+        description="d",
+        parameters={"type": "object", "properties": {"user_id": {"type": "string"}, "x": {"type": "boolean"}}},
+    )
     assert spec.build_input("u1", x=True) == {"user_id": "u1", "x": True}
     with pytest.raises(ToolInputError, match="too many positional arguments: expected at most 2"):
         spec.build_input(1, 2, 3)
@@ -123,8 +160,16 @@ def test_build_input_errors():
 
 
 def test_to_schema_to_json_round_trip():
-    spec = ToolSpec(name="s", description="d", parameters=PARAMS, returns={"type": "string"}, when_to_use="w",
-                    idempotent=True, timeout=2, permission="ask")
+    spec = ToolSpec(
+        name="s",
+        description="d",
+        parameters=PARAMS,
+        returns={"type": "string"},
+        when_to_use="w",
+        idempotent=True,
+        timeout=2,
+        permission="ask",
+    )
     data = spec.to_json()
     json.dumps(data)  # serialisable
     assert data["permission"] == "ask_user" and data["timeout"] == 2.0 and data["inputs"][0]["name"] == "q"
@@ -159,7 +204,12 @@ def test_tool_options_reach_the_spec():
 
     spec = f.spec
     assert (spec.long_running, spec.idempotent, spec.permission.value, spec.timeout, spec.when_to_use) == (
-        True, True, "always_deny", 1.5, "never")
+        True,
+        True,
+        "always_deny",
+        1.5,
+        "never",
+    )
     with pytest.raises(ToolSpecError, match="timeout must be a positive number"):
         tool(timeout=-1)(lambda: None)
     with pytest.raises(ValueError, match="Unknown permission 'sometimes'"):
@@ -186,7 +236,9 @@ def test_check_returns_with_an_invalid_returns_schema_reports_instead_of_crashin
 def test_dangling_ref_in_parameters_is_a_spec_error_and_an_error_result():
     from workbench import SequentialExecutor, ToolRegistry
 
-    spec = ToolSpec(name="s", description="d", parameters={"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}})
+    spec = ToolSpec(
+        name="s", description="d", parameters={"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}}
+    )
     with pytest.raises(ToolSpecError, match="Tool 's': its parameters schema cannot be applied: .*nowhere"):
         spec.check_inputs({"a": 1})
     registry = ToolRegistry(synthetic=True)

@@ -36,16 +36,25 @@ def check(schema, value):
 
 def spec_only(returns, name="prototype"):
     registry = ToolRegistry(synthetic=True)
-    registry.register_spec({"name": name, "description": "A tool that does not exist yet.",
-                            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "returns": returns})
+    registry.register_spec(
+        {
+            "name": name,
+            "description": "A tool that does not exist yet.",
+            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+            "returns": returns,
+        }
+    )
     return registry
 
 
 # == the reported bugs: each failed 200 of 200 seeds with the hand-written generator =================
 REGRESSIONS = {
     "pattern": {"type": "string", "pattern": "^[A-Z]{3}-\\d{4}$"},
-    "pattern-in-object": {"type": "object", "properties": {"sku": {"type": "string", "pattern": "^sku_[a-f0-9]{6}$"}},
-                          "required": ["sku"]},
+    "pattern-in-object": {
+        "type": "object",
+        "properties": {"sku": {"type": "string", "pattern": "^sku_[a-f0-9]{6}$"}},
+        "required": ["sku"],
+    },
     "integer-multipleOf": {"type": "integer", "multipleOf": 7, "minimum": 1, "maximum": 100},
     "integer-multipleOf-unbounded": {"type": "integer", "multipleOf": 15},
     "number-multipleOf": {"type": "number", "multipleOf": 0.25, "minimum": -3, "maximum": 3},
@@ -65,8 +74,21 @@ def test_values_validate_for_the_schemas_the_old_generator_broke(name):
         check(schema, synthesize(schema, seed))
 
 
-FORMATS = ["date", "date-time", "time", "uuid", "email", "uri", "duration", "hostname", "ipv4", "ipv6",
-           "uri-reference", "json-pointer", "idn-email"]
+FORMATS = [
+    "date",
+    "date-time",
+    "time",
+    "uuid",
+    "email",
+    "uri",
+    "duration",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uri-reference",
+    "json-pointer",
+    "idn-email",
+]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -87,39 +109,106 @@ def test_readable_formats_look_like_what_a_prototype_expects():
 
 
 STRUCTURES = {
-    "defs-ref": {"type": "object", "properties": {"owner": {"$ref": "#/$defs/User"}, "tags": {"type": "array", "items": {"$ref": "#/$defs/Tag"}}},
-                 "required": ["owner", "tags"],
-                 "$defs": {"User": {"type": "object", "properties": {"id": {"type": "integer", "minimum": 1}, "email": {"type": "string", "format": "email"}},
-                                    "required": ["id", "email"]},
-                           "Tag": {"enum": ["red", "green"]}}},
+    "defs-ref": {
+        "type": "object",
+        "properties": {"owner": {"$ref": "#/$defs/User"}, "tags": {"type": "array", "items": {"$ref": "#/$defs/Tag"}}},
+        "required": ["owner", "tags"],
+        "$defs": {
+            "User": {
+                "type": "object",
+                "properties": {"id": {"type": "integer", "minimum": 1}, "email": {"type": "string", "format": "email"}},
+                "required": ["id", "email"],
+            },
+            "Tag": {"enum": ["red", "green"]},
+        },
+    },
     "ref-with-siblings": {"$defs": {"N": {"type": "integer"}}, "$ref": "#/$defs/N", "minimum": -3, "maximum": -1},
-    "recursive-list": {"$defs": {"Node": {"type": "object", "properties": {"value": {"type": "integer"},
-                                                                            "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}},
-                                          "required": ["value", "next"]}},
-                       "$ref": "#/$defs/Node"},
-    "recursive-root": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#"}}},
-                       "required": ["name", "children"]},
+    "recursive-list": {
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "value": {"type": "integer"},
+                    "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
+                },
+                "required": ["value", "next"],
+            }
+        },
+        "$ref": "#/$defs/Node",
+    },
+    "recursive-root": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#"}}},
+        "required": ["name", "children"],
+    },
     "anyOf-null": {"anyOf": [{"type": "string", "minLength": 3}, {"type": "null"}]},
     "type-list-null": {"type": ["integer", "null"], "minimum": 10},
-    "prefixItems-closed": {"type": "array", "prefixItems": [{"type": "number", "maximum": -1}, {"type": "string", "format": "date"}], "items": False},
-    "prefixItems-rest": {"type": "array", "prefixItems": [{"const": "head"}], "items": {"type": "integer", "multipleOf": 3}, "minItems": 3},
+    "prefixItems-closed": {
+        "type": "array",
+        "prefixItems": [{"type": "number", "maximum": -1}, {"type": "string", "format": "date"}],
+        "items": False,
+    },
+    "prefixItems-rest": {
+        "type": "array",
+        "prefixItems": [{"const": "head"}],
+        "items": {"type": "integer", "multipleOf": 3},
+        "minItems": 3,
+    },
     "empty": {},
-    "true-inside": {"type": "object", "properties": {"anything": True, "meta": {}, "list": {"type": "array", "items": True}},
-                    "required": ["anything", "meta", "list"]},
+    "true-inside": {
+        "type": "object",
+        "properties": {"anything": True, "meta": {}, "list": {"type": "array", "items": True}},
+        "required": ["anything", "meta", "list"],
+    },
     "open-dict": {"type": "object", "additionalProperties": {"type": "number", "exclusiveMinimum": 0}},
-    "oneOf-discriminated": {"oneOf": [{"type": "object", "properties": {"kind": {"const": "a"}, "x": {"type": "integer"}}, "required": ["kind", "x"]},
-                                      {"type": "object", "properties": {"kind": {"const": "b"}, "y": {"type": "string"}}, "required": ["kind", "y"]}]},
-    "allOf-objects": {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
-                                {"properties": {"b": {"type": "boolean"}}, "required": ["b"]}]},
-    "unique-items": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 3}, "uniqueItems": True, "minItems": 4},
-    "dependentRequired": {"type": "object", "properties": {"card": {"type": "string"}, "cvv": {"type": "string", "pattern": "^\\d{3}$"}},
-                          "dependentRequired": {"card": ["cvv"]}, "required": ["card"]},
-    "pydantic-style": {"type": "object", "title": "Weather",
-                       "properties": {"city": {"type": "string", "title": "City"},
-                                      "temperature": {"type": "number", "minimum": -50, "maximum": 60},
-                                      "alerts": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}], "default": None},
-                                      "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2}},
-                       "required": ["city", "temperature", "pair"]},
+    "oneOf-discriminated": {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {"kind": {"const": "a"}, "x": {"type": "integer"}},
+                "required": ["kind", "x"],
+            },
+            {
+                "type": "object",
+                "properties": {"kind": {"const": "b"}, "y": {"type": "string"}},
+                "required": ["kind", "y"],
+            },
+        ]
+    },
+    "allOf-objects": {
+        "allOf": [
+            {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+            {"properties": {"b": {"type": "boolean"}}, "required": ["b"]},
+        ]
+    },
+    "unique-items": {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 0, "maximum": 3},
+        "uniqueItems": True,
+        "minItems": 4,
+    },
+    "dependentRequired": {
+        "type": "object",
+        "properties": {"card": {"type": "string"}, "cvv": {"type": "string", "pattern": "^\\d{3}$"}},
+        "dependentRequired": {"card": ["cvv"]},
+        "required": ["card"],
+    },
+    "pydantic-style": {
+        "type": "object",
+        "title": "Weather",
+        "properties": {
+            "city": {"type": "string", "title": "City"},
+            "temperature": {"type": "number", "minimum": -50, "maximum": 60},
+            "alerts": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}], "default": None},
+            "pair": {
+                "type": "array",
+                "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                "minItems": 2,
+                "maxItems": 2,
+            },
+        },
+        "required": ["city", "temperature", "pair"],
+    },
 }
 
 
@@ -159,7 +248,10 @@ def test_same_input_same_value_different_input_different_value():
     seed = synthetic_seed("weather", {"city": "Oslo", "days": 2})
     assert seed == synthetic_seed("weather", {"days": 2, "city": "Oslo"})  # key order does not matter
     assert synthesize(schema, seed) == synthesize(schema, seed)
-    values = [json.dumps(synthesize(schema, synthetic_seed("weather", {"city": f"city-{i}"})), sort_keys=True) for i in range(20)]
+    values = [
+        json.dumps(synthesize(schema, synthetic_seed("weather", {"city": f"city-{i}"})), sort_keys=True)
+        for i in range(20)
+    ]
     assert len(set(values)) >= 18, values
     assert synthetic_seed("weather", {"city": "Oslo"}) != synthetic_seed("forecast", {"city": "Oslo"})
     assert synthetic_seed("weather", {"city": "Oslo"}) != synthetic_seed("weather", {"city": "Oslo"}, seed=1)
@@ -168,31 +260,46 @@ def test_same_input_same_value_different_input_different_value():
 def test_same_value_in_another_process_whatever_the_hash_seed():
     schema = STRUCTURES["pydantic-style"]
     here = [synthesize(schema, synthetic_seed("weather", {"city": c})) for c in ("Oslo", "Lima")]
-    code = ("import json, sys\nfrom workbench._synthetic import synthesize, synthetic_seed\n"
-            "schema = json.loads(sys.argv[1])\n"
-            "print(json.dumps([synthesize(schema, synthetic_seed('weather', {'city': c})) for c in ('Oslo', 'Lima')]))")
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(schema)], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONHASHSEED": "12345"})  # this process' hash seed is random
+    code = (
+        "import json, sys\nfrom workbench._synthetic import synthesize, synthetic_seed\n"
+        "schema = json.loads(sys.argv[1])\n"
+        "print(json.dumps([synthesize(schema, synthetic_seed('weather', {'city': c})) for c in ('Oslo', 'Lima')]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(schema)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
+    )  # this process' hash seed is random
     assert json.loads(out.stdout) == here
 
 
 def test_importing_the_module_does_not_import_hypothesis():
-    code = "import sys, workbench, workbench._synthetic\nprint('hypothesis' in sys.modules, 'jsonschema' in sys.modules)"
+    code = (
+        "import sys, workbench, workbench._synthetic\nprint('hypothesis' in sys.modules, 'jsonschema' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
 
 # == end to end through the registry and executor ===================================================
-TRICKY = {"type": "object",
-          "properties": {"code": {"type": "string", "pattern": "^[A-Z]{2}\\d{3}$"},
-                         "step": {"type": "integer", "multipleOf": 5},
-                         "below": {"type": "integer", "maximum": -10},
-                         "strictly_below": {"type": "number", "exclusiveMaximum": -0.5},
-                         "at": {"type": "string", "format": "date-time"},
-                         "id": {"type": "string", "format": "uuid"},
-                         "parent": {"anyOf": [{"$ref": "#/$defs/Ref"}, {"type": "null"}]}},
-          "required": ["code", "step", "below", "strictly_below", "at", "id", "parent"],
-          "$defs": {"Ref": {"type": "object", "properties": {"day": {"type": "string", "format": "date"}}, "required": ["day"]}}}
+TRICKY = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string", "pattern": "^[A-Z]{2}\\d{3}$"},
+        "step": {"type": "integer", "multipleOf": 5},
+        "below": {"type": "integer", "maximum": -10},
+        "strictly_below": {"type": "number", "exclusiveMaximum": -0.5},
+        "at": {"type": "string", "format": "date-time"},
+        "id": {"type": "string", "format": "uuid"},
+        "parent": {"anyOf": [{"$ref": "#/$defs/Ref"}, {"type": "null"}]},
+    },
+    "required": ["code", "step", "below", "strictly_below", "at", "id", "parent"],
+    "$defs": {
+        "Ref": {"type": "object", "properties": {"day": {"type": "string", "format": "date"}}, "required": ["day"]}
+    },
+}
 
 
 def test_executor_gets_valid_synthetic_values_without_returns_mismatch():
@@ -220,21 +327,31 @@ UNSATISFIABLE = {
 @pytest.mark.parametrize("name", list(UNSATISFIABLE))
 def test_unsatisfiable_returns_schema_is_a_clear_error(name):
     schema = UNSATISFIABLE[name]
-    with pytest.raises(UnsatisfiableSchemaError, match="Tool 'prototype': its returns schema is unsatisfiable") as caught:
+    with pytest.raises(
+        UnsatisfiableSchemaError, match="Tool 'prototype': its returns schema is unsatisfiable"
+    ) as caught:
         synthesize(schema, 1, tool="prototype")
     assert isinstance(caught.value, ToolSpecError)
     assert "hypothesis" not in str(caught.value).lower()
-    [result] = SequentialExecutor().run([{"toolUseId": "u", "name": "prototype", "input": {"q": "x"}}], spec_only(schema))
+    [result] = SequentialExecutor().run(
+        [{"toolUseId": "u", "name": "prototype", "input": {"q": "x"}}], spec_only(schema)
+    )
     assert result.status == "error"
     assert result.metadata["error_type"] == "UnsatisfiableSchemaError"
     assert "returns schema is unsatisfiable" in result.error
 
 
-@pytest.mark.parametrize("schema, fragment", [
-    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}, "required": ["a"]}, "$ref '#/$defs/Missing' points nowhere"),
-    ({"type": "object", "properties": {"a": {"$ref": "#/required"}}, "required": ["a"]}, "not to a schema"),
-    ({"type": "string", "pattern": "\\p{L}+"}, "pattern '\\\\p{L}+' is not a valid regular expression"),
-])
+@pytest.mark.parametrize(
+    "schema, fragment",
+    [
+        (
+            {"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}, "required": ["a"]},
+            "$ref '#/$defs/Missing' points nowhere",
+        ),
+        ({"type": "object", "properties": {"a": {"$ref": "#/required"}}, "required": ["a"]}, "not to a schema"),
+        ({"type": "string", "pattern": "\\p{L}+"}, "pattern '\\\\p{L}+' is not a valid regular expression"),
+    ],
+)
 def test_a_schema_that_cannot_be_applied_is_a_clear_spec_error(schema, fragment):
     with pytest.raises(ToolSpecError) as caught:
         synthesize(schema, 1, tool="prototype")
@@ -249,15 +366,26 @@ def test_a_generator_failure_is_a_spec_error_naming_the_tool(monkeypatch):
         raise RuntimeError("boom\nsecond line")
 
     monkeypatch.setattr(draw_module, "draw", broken)
-    with pytest.raises(ToolSpecError, match=r"^Tool 'prototype': no synthetic value could be generated .*\(RuntimeError: boom\)$"):
+    with pytest.raises(
+        ToolSpecError, match=r"^Tool 'prototype': no synthetic value could be generated .*\(RuntimeError: boom\)$"
+    ):
         synthesize({"type": "integer"}, 1, tool="prototype")
 
 
 def test_when_readable_narrowing_leaves_nothing_the_exact_schema_is_used():
     # "anything but a string, integer or boolean": the readable stand-in for {} is exactly what is excluded
-    schema = {"type": "object", "properties": {"a": {}}, "required": ["a"],
-              "not": {"properties": {"a": {"type": ["string", "integer", "boolean"]}}}}
-    nul_key = {"type": "object", "properties": {"\u0000": {"const": 1}}, "required": ["\u0000"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"a": {}},
+        "required": ["a"],
+        "not": {"properties": {"a": {"type": ["string", "integer", "boolean"]}}},
+    }
+    nul_key = {
+        "type": "object",
+        "properties": {"\u0000": {"const": 1}},
+        "required": ["\u0000"],
+        "additionalProperties": False,
+    }
     for seed in range(10):
         check(schema, synthesize(schema, seed))
         assert synthesize(nul_key, seed) == {"\u0000": 1}
@@ -285,7 +413,14 @@ def test_synthetic_calls_work_inside_a_hypothesis_test(outside, seed):
 
 
 # == a fuzzer: random satisfiable schemas =============================================================
-PATTERNS = ["^[a-z]{3,8}$", "^[A-Z]{2}-\\d{2,4}$", "^\\d{5}(-\\d{4})?$", "^(red|green|blue)$", "^[a-f0-9]{8}$", "^v\\d+\\.\\d+\\.\\d+$"]
+PATTERNS = [
+    "^[a-z]{3,8}$",
+    "^[A-Z]{2}-\\d{2,4}$",
+    "^\\d{5}(-\\d{4})?$",
+    "^(red|green|blue)$",
+    "^[a-f0-9]{8}$",
+    "^v\\d+\\.\\d+\\.\\d+$",
+]
 
 
 @st.composite
@@ -324,15 +459,28 @@ def number_schemas(draw):
 
 
 def string_schemas():
-    plain = st.builds(lambda lo, extra: {"type": "string", "minLength": lo, "maxLength": lo + extra}, st.integers(0, 12), st.integers(0, 12))
-    return st.one_of(plain, st.sampled_from(PATTERNS).map(lambda p: {"type": "string", "pattern": p}),
-                     st.sampled_from(["date", "date-time", "uuid", "email", "uri"]).map(lambda f: {"type": "string", "format": f}))
+    plain = st.builds(
+        lambda lo, extra: {"type": "string", "minLength": lo, "maxLength": lo + extra},
+        st.integers(0, 12),
+        st.integers(0, 12),
+    )
+    return st.one_of(
+        plain,
+        st.sampled_from(PATTERNS).map(lambda p: {"type": "string", "pattern": p}),
+        st.sampled_from(["date", "date-time", "uuid", "email", "uri"]).map(lambda f: {"type": "string", "format": f}),
+    )
 
 
 LEAVES = st.one_of(
-    integer_schemas(), number_schemas(), string_schemas(),
-    st.just({"type": "boolean"}), st.just({"type": "null"}), st.just({}),
-    st.lists(st.one_of(st.integers(-5, 5), st.text("abc", max_size=3)), min_size=1, max_size=4, unique=True).map(lambda e: {"enum": e}),
+    integer_schemas(),
+    number_schemas(),
+    string_schemas(),
+    st.just({"type": "boolean"}),
+    st.just({"type": "null"}),
+    st.just({}),
+    st.lists(st.one_of(st.integers(-5, 5), st.text("abc", max_size=3)), min_size=1, max_size=4, unique=True).map(
+        lambda e: {"enum": e}
+    ),
     st.one_of(st.integers(-9, 9), st.sampled_from(["on", "off"])).map(lambda c: {"const": c}),
 )
 
@@ -345,13 +493,28 @@ def _object(props, required_flags, closed):
 
 
 def _compound(children):
-    names = st.lists(st.sampled_from(["id", "name", "value", "items", "meta", "when"]), min_size=1, max_size=4, unique=True)
+    names = st.lists(
+        st.sampled_from(["id", "name", "value", "items", "meta", "when"]), min_size=1, max_size=4, unique=True
+    )
     return st.one_of(
-        st.builds(lambda items, lo, extra: {"type": "array", "items": items, "minItems": lo, "maxItems": lo + extra},
-                  children, st.integers(0, 2), st.integers(0, 3)),
-        st.builds(lambda prefix: {"type": "array", "prefixItems": prefix, "items": False}, st.lists(children, min_size=1, max_size=3)),
-        names.flatmap(lambda keys: st.builds(_object, st.fixed_dictionaries({k: children for k in keys}),
-                                             st.lists(st.booleans(), min_size=len(keys), max_size=len(keys)), st.booleans())),
+        st.builds(
+            lambda items, lo, extra: {"type": "array", "items": items, "minItems": lo, "maxItems": lo + extra},
+            children,
+            st.integers(0, 2),
+            st.integers(0, 3),
+        ),
+        st.builds(
+            lambda prefix: {"type": "array", "prefixItems": prefix, "items": False},
+            st.lists(children, min_size=1, max_size=3),
+        ),
+        names.flatmap(
+            lambda keys: st.builds(
+                _object,
+                st.fixed_dictionaries({k: children for k in keys}),
+                st.lists(st.booleans(), min_size=len(keys), max_size=len(keys)),
+                st.booleans(),
+            )
+        ),
         children.map(lambda child: {"anyOf": [child, {"type": "null"}]}),
     )
 
@@ -360,7 +523,12 @@ SCHEMAS = st.recursive(LEAVES, _compound, max_leaves=8)
 
 
 def _with_defs(schema):
-    return {"$defs": {"Inner": schema}, "type": "object", "properties": {"inner": {"$ref": "#/$defs/Inner"}}, "required": ["inner"]}
+    return {
+        "$defs": {"Inner": schema},
+        "type": "object",
+        "properties": {"inner": {"$ref": "#/$defs/Inner"}},
+        "required": ["inner"],
+    }
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -112,8 +112,14 @@ def test_a_blocking_question_inside_an_event_loop_says_to_await() -> None:
 def test_audio_bytes_resources_and_mixed_lists_become_their_own_blocks() -> None:
     [audio] = to_content_blocks(SILENCE_WAV)
     assert audio["audio"]["mimeType"] == "audio/wav"
-    mixed = to_content_blocks(["look:", RED_PIXEL, EmbeddedResource("memo://1", text="hi", mime_type="text/plain"),
-                               ResourceLink("memo://2", "second memo")])
+    mixed = to_content_blocks(
+        [
+            "look:",
+            RED_PIXEL,
+            EmbeddedResource("memo://1", text="hi", mime_type="text/plain"),
+            ResourceLink("memo://2", "second memo"),
+        ]
+    )
     assert [next(iter(b)) for b in mixed] == ["text", "image", "resource", "resourceLink"]
     assert mixed[2]["resource"] == {"uri": "memo://1", "mimeType": "text/plain", "text": "hi"}
     assert to_content_blocks(["a", "b"]) == [{"text": '["a", "b"]'}, {"json": ["a", "b"]}]  # still a JSON list
@@ -137,8 +143,9 @@ def served():
         asked["elicitation"].append(params)
         return {"username": "ann", "email": "ann@example.com"}
 
-    with http_server(serve_command("tests/mcp_conformance_server.py", "--transport", "streamable-http",
-                                   "--port", "0")) as url:
+    with http_server(
+        serve_command("tests/mcp_conformance_server.py", "--transport", "streamable-http", "--port", "0")
+    ) as url:
         conn = connect(url=url, registry=ToolRegistry(), sampling=sample, elicitation=elicit)
         bare = connect(url=url, registry=ToolRegistry())
         try:
@@ -170,7 +177,8 @@ def test_log_lines_reach_the_client_at_the_level_it_set(served) -> None:
     assert [(log.level, log.logger, log.data) for log in bare.server_logs] == [
         ("info", "test_tool_with_logging", "Tool execution started"),
         ("info", "test_tool_with_logging", "Tool processing data"),
-        ("info", "test_tool_with_logging", "Tool execution completed")]
+        ("info", "test_tool_with_logging", "Tool execution completed"),
+    ]
     assert len(logs) == 3
 
 
@@ -190,9 +198,14 @@ def test_rich_results_cross_mcp_as_their_own_blocks(served) -> None:
 def _rich_result():
     from workbench.types import ToolResult
 
-    blocks = to_content_blocks(["see:", Audio(SILENCE_WAV, "audio/wav"),
-                                EmbeddedResource("memo://1", text="the memo", mime_type="text/plain"),
-                                ResourceLink("memo://2", "memo two")])
+    blocks = to_content_blocks(
+        [
+            "see:",
+            Audio(SILENCE_WAV, "audio/wav"),
+            EmbeddedResource("memo://1", text="the memo", mime_type="text/plain"),
+            ResourceLink("memo://2", "memo two"),
+        ]
+    )
     return ToolResult(tool_use_id="t1", status="success", content=blocks, metadata={"tool_name": "rich"})
 
 

@@ -10,10 +10,17 @@ from workbench.adapters import AdaptedTool, from_openapi
 from workbench.adapters.openapi import OpenApiTool
 
 DOC = {
-    "openapi": "3.1.0", "info": {"title": "shop", "version": "1"},
-    "paths": {"/items/{item_id}": {"get": {"operationId": "get_item", "summary": "One item.",
-                                           "parameters": [{"name": "item_id", "in": "path", "required": True,
-                                                           "schema": {"type": "integer"}}]}}},
+    "openapi": "3.1.0",
+    "info": {"title": "shop", "version": "1"},
+    "paths": {
+        "/items/{item_id}": {
+            "get": {
+                "operationId": "get_item",
+                "summary": "One item.",
+                "parameters": [{"name": "item_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+            }
+        }
+    },
 }
 
 

@@ -105,7 +105,9 @@ def test_tool_reprs_are_readable_and_escaped():
     def f(x: int) -> int:
         return x
 
-    assert repr(f) == "<tool 'f'(x: int) -> int>\n  <b>bold</b>\n  x: integer, required"  # plain text: nothing to escape
+    assert (
+        repr(f) == "<tool 'f'(x: int) -> int>\n  <b>bold</b>\n  x: integer, required"
+    )  # plain text: nothing to escape
     assert "&lt;b&gt;" in f._repr_html_() and "<b>bold" not in f._repr_html_()
 
 

@@ -19,8 +19,11 @@ def lookup(city: str) -> str:
     return city
 
 
-SPEC_DICT = {"name": "weather", "description": "The weather.",
-             "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
+SPEC_DICT = {
+    "name": "weather",
+    "description": "The weather.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
 SPEC = ToolSpec(**{**SPEC_DICT, "name": "forecast"})
 
 SHAPES = {
@@ -48,8 +51,9 @@ def _names_everywhere(make):
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_every_entry_point_reads_a_tools_argument_the_same_way(shape):
     make, expected = SHAPES[shape]
-    assert _names_everywhere(make) == dict.fromkeys(["as_tool_registry", "agent loop", "run_evals variants", "tool_specs"],
-                                                   expected)
+    assert _names_everywhere(make) == dict.fromkeys(
+        ["as_tool_registry", "agent loop", "run_evals variants", "tool_specs"], expected
+    )
 
 
 def test_specs_without_implementation_answer_with_generated_values_only_where_asked():

@@ -12,8 +12,18 @@ import pytest
 from tests import transform_tools
 from tests.form_catalogue import wb  # noqa: F401 - fixture
 from tests.transform_tools import Speed, find, search
-from workbench import (Arg, ConcurrentExecutor, DerivedTool, SequentialExecutor, ToolInputError, ToolRegistry,
-                       ToolSpecError, derive, make_tool_use, tool)
+from workbench import (
+    Arg,
+    ConcurrentExecutor,
+    DerivedTool,
+    SequentialExecutor,
+    ToolInputError,
+    ToolRegistry,
+    ToolSpecError,
+    derive,
+    make_tool_use,
+    tool,
+)
 from workbench.providers import PROVIDERS, to_provider_format
 
 
@@ -43,7 +53,9 @@ def test_a_caller_cannot_set_a_hidden_argument_nor_use_the_old_name():
     assert info.value.tool_name == "find"
     assert [e["field"] for e in info.value.errors] == ["api_key", "q"]
     assert all("unexpected field" in e["message"] for e in info.value.errors)
-    [result] = SequentialExecutor().run([make_tool_use("find", {"query": "x", "api_key": "stolen"})], ToolRegistry([find]))
+    [result] = SequentialExecutor().run(
+        [make_tool_use("find", {"query": "x", "api_key": "stolen"})], ToolRegistry([find])
+    )
     assert result.status == "error" and "stolen" not in str(result.json)
 
 
@@ -86,7 +98,10 @@ def test_every_provider_export_shows_the_derived_tool(provider):
 
 
 def test_clear_errors_name_the_tool_and_the_argument():
-    with pytest.raises(ToolSpecError, match=r"derive\(search\): the tool has no argument 'query' \(its arguments: q, limit, api_key, speed\)"):
+    with pytest.raises(
+        ToolSpecError,
+        match=r"derive\(search\): the tool has no argument 'query' \(its arguments: q, limit, api_key, speed\)",
+    ):
         derive(search, args={"query": Arg(name="q2")})
     with pytest.raises(ToolSpecError, match=r"derive\(search\): hidden argument 'q' needs a default"):
         derive(search, args={"q": Arg(hide=True)})
@@ -111,8 +126,12 @@ def test_an_async_parent_runs_awaited():
 
     echo = derive(slow_echo, name="echo", args={"text": Arg(name="message")})
     assert echo.supports_async
-    assert asyncio.run(ConcurrentExecutor().execute([make_tool_use("echo", {"message": "hi"})],
-                                                    ToolRegistry([echo])))[0].value == "hi"
+    assert (
+        asyncio.run(ConcurrentExecutor().execute([make_tool_use("echo", {"message": "hi"})], ToolRegistry([echo])))[
+            0
+        ].value
+        == "hi"
+    )
     assert asyncio.run(echo.acall(message="yo")) == "yo"
 
 

@@ -64,18 +64,28 @@ def book(
 # unexpected keys first and last, nested errors out of schema order, items out of index order
 BAD_BOOKING = {
     "seats": 2,
-    "legs": [{"code": "X", "hops": 0, "seat": {"row": 1, "letter": "A"}},
-             {"seat": {"letter": "Z", "row": "1"}, "hops": "two", "code": 5},
-             {"hops": 1, "code": "Y"}],
+    "legs": [
+        {"code": "X", "hops": 0, "seat": {"row": 1, "letter": "A"}},
+        {"seat": {"letter": "Z", "row": "1"}, "hops": "two", "code": 5},
+        {"hops": 1, "code": "Y"},
+    ],
     "cabin": "first",
     "origin": 7,
     "max_stops": 7,
     "aaa": True,
 }
 BOOKING_ORDER = [
-    "origin", "destination", "max_stops", "cabin",
-    "legs[1].code", "legs[1].hops", "legs[1].seat.row", "legs[1].seat.letter", "legs[2].seat",
-    "seats", "aaa",
+    "origin",
+    "destination",
+    "max_stops",
+    "cabin",
+    "legs[1].code",
+    "legs[1].hops",
+    "legs[1].seat.row",
+    "legs[1].seat.letter",
+    "legs[2].seat",
+    "seats",
+    "aaa",
 ]
 
 
@@ -86,24 +96,37 @@ def test_errors_come_in_schema_order_then_unexpected_keys_in_input_order(engine)
 
 
 def test_error_order_of_a_hand_written_schema_with_nested_unexpected_keys():
-    spec = ToolSpec(name="s", description="d", parameters={
-        "type": "object",
-        "properties": {
-            "zeta": {"type": "integer"},
-            "alpha": {"type": "object", "properties": {"y": {"type": "string"}, "b": {"type": "string"}},
-                      "required": ["b"], "additionalProperties": False},
-            "mid": {"type": "array", "items": {"type": "integer"}},
+    spec = ToolSpec(
+        name="s",
+        description="d",
+        parameters={
+            "type": "object",
+            "properties": {
+                "zeta": {"type": "integer"},
+                "alpha": {
+                    "type": "object",
+                    "properties": {"y": {"type": "string"}, "b": {"type": "string"}},
+                    "required": ["b"],
+                    "additionalProperties": False,
+                },
+                "mid": {"type": "array", "items": {"type": "integer"}},
+            },
+            "required": ["zeta"],
         },
-        "required": ["zeta"],
-    })
+    )
     raw = {"zz": 1, "mid": [1, "x", 2, "y"], "alpha": {"q": 1, "y": 2, "p": 3}, "b": 0}
     assert fields_of(spec, raw) == ["zeta", "alpha.y", "alpha.b", "alpha.q", "alpha.p", "mid[1]", "mid[3]", "zz", "b"]
 
 
 def test_notebook_example_lists_the_unexpected_field_last():
     @tool
-    def search_flights(origin: str, destination: str, max_stops: Annotated[int, Field(ge=0, le=3)] = 1,
-                       cabin: Literal["economy", "business"] = "economy", max_price: Optional[float] = None) -> list:
+    def search_flights(
+        origin: str,
+        destination: str,
+        max_stops: Annotated[int, Field(ge=0, le=3)] = 1,
+        cabin: Literal["economy", "business"] = "economy",
+        max_price: Optional[float] = None,
+    ) -> list:
         """Search."""
         return []
 
@@ -142,17 +165,37 @@ class Holder(BaseModel):
 
 
 @tool
-def literals(yes: Literal[True], mixed: Literal[1, "a"], level: Level, flag: Flag, nested: Holder, many: list[Literal[0, 2]]):
+def literals(
+    yes: Literal[True], mixed: Literal[1, "a"], level: Level, flag: Flag, nested: Holder, many: list[Literal[0, 2]]
+):
     """Doc."""
 
 
-GOOD_LITERALS = {"yes": True, "mixed": 1, "level": 1, "flag": True, "nested": {"yes": True, "level": "high"}, "many": [0, 2]}
+GOOD_LITERALS = {
+    "yes": True,
+    "mixed": 1,
+    "level": 1,
+    "flag": True,
+    "nested": {"yes": True, "level": "high"},
+    "many": [0, 2],
+}
 
 
-@pytest.mark.parametrize("field, value", [
-    ("yes", 1), ("yes", 1.0), ("mixed", True), ("level", True), ("flag", 1), ("flag", 1.0), ("flag", False),
-    ("nested", {"yes": 1, "level": "high"}), ("nested", {"yes": True, "level": True}), ("many", [0, False]),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("yes", 1),
+        ("yes", 1.0),
+        ("mixed", True),
+        ("level", True),
+        ("flag", 1),
+        ("flag", 1.0),
+        ("flag", False),
+        ("nested", {"yes": 1, "level": "high"}),
+        ("nested", {"yes": True, "level": True}),
+        ("many", [0, False]),
+    ],
+)
 def test_literals_and_enums_keep_bools_and_numbers_apart(field, value):
     with pytest.raises(ToolInputError, match="expected (exactly|one of)"):
         literals.spec.check_inputs({**GOOD_LITERALS, field: value})
@@ -166,12 +209,15 @@ def test_literals_and_enums_match_numbers_by_value():
     assert literals.spec.check_inputs(GOOD_LITERALS)["flag"] is Flag.ON
 
 
-@pytest.mark.parametrize("schema, bad, good", [
-    ({"enum": [1, "a"]}, [True, False, "1"], [1, 1.0, "a"]),
-    ({"const": True}, [1, 1.0, "true"], [True]),
-    ({"const": 0}, [False], [0, 0.0]),
-    ({"enum": [[1], {"k": True}]}, [[True], {"k": 1}], [[1], {"k": True}]),
-])
+@pytest.mark.parametrize(
+    "schema, bad, good",
+    [
+        ({"enum": [1, "a"]}, [True, False, "1"], [1, 1.0, "a"]),
+        ({"const": True}, [1, 1.0, "true"], [True]),
+        ({"const": 0}, [False], [0, 0.0]),
+        ({"enum": [[1], {"k": True}]}, [[True], {"k": 1}], [[1], {"k": True}]),
+    ],
+)
 def test_schema_only_enum_and_const_keep_bools_and_numbers_apart(schema, bad, good):
     spec = ToolSpec(name="s", description="d", parameters={"type": "object", "properties": {"v": schema}})
     for value in bad:
@@ -243,8 +289,14 @@ class LooseReading(BaseModel):
 
 
 @tool
-def measure(x: float, reading: Reading, values: list[float] = [], maybe: Optional[float] = None,
-            loose: Optional[LooseReading] = None, free: Annotated[float, Field(allow_inf_nan=True)] = 0.0):
+def measure(
+    x: float,
+    reading: Reading,
+    values: list[float] = [],
+    maybe: Optional[float] = None,
+    loose: Optional[LooseReading] = None,
+    free: Annotated[float, Field(allow_inf_nan=True)] = 0.0,
+):
     """Doc."""
 
 
@@ -274,11 +326,25 @@ def test_function_tools_allow_nan_where_the_model_says_so(bad):
 
 @pytest.mark.parametrize("bad", NON_FINITE, ids=["nan", "inf", "-inf"])
 def test_schema_only_tools_reject_nan_and_infinity(bad):
-    spec = ToolSpec(name="s", description="d", parameters={"type": "object", "properties": {
-        "x": {"type": "number"}, "n": {"type": "integer", "maximum": 5}, "items": {"type": "array", "items": {"type": "number"}},
-        "anything": {},
-    }})
-    for raw, field in (({"x": bad}, "x"), ({"n": bad}, "n"), ({"items": [0, bad]}, "items[1]"), ({"anything": {"a": [bad]}}, "anything.a[0]")):
+    spec = ToolSpec(
+        name="s",
+        description="d",
+        parameters={
+            "type": "object",
+            "properties": {
+                "x": {"type": "number"},
+                "n": {"type": "integer", "maximum": 5},
+                "items": {"type": "array", "items": {"type": "number"}},
+                "anything": {},
+            },
+        },
+    )
+    for raw, field in (
+        ({"x": bad}, "x"),
+        ({"n": bad}, "n"),
+        ({"items": [0, bad]}, "items[1]"),
+        ({"anything": {"a": [bad]}}, "anything.a[0]"),
+    ):
         errors = errors_of(spec, raw)
         assert [e["field"] for e in errors] == [field]
         assert "finite number" in errors[0]["message"] and "NaN" in errors[0]["message"]
@@ -298,8 +364,16 @@ def walk(node: Node) -> int:
     return depth
 
 
-@tool(parameters={"type": "object", "properties": {"node": {"$ref": "#/$defs/N"}}, "required": ["node"],
-                  "$defs": {"N": {"type": "object", "properties": {"child": {"anyOf": [{"$ref": "#/$defs/N"}, {"type": "null"}]}}}}})
+@tool(
+    parameters={
+        "type": "object",
+        "properties": {"node": {"$ref": "#/$defs/N"}},
+        "required": ["node"],
+        "$defs": {
+            "N": {"type": "object", "properties": {"child": {"anyOf": [{"$ref": "#/$defs/N"}, {"type": "null"}]}}}
+        },
+    }
+)
 def walk_schema(**kwargs) -> str:
     """Accept a recursive object."""
     return "ok"
@@ -344,7 +418,9 @@ def test_inputs_past_the_depth_limit_are_a_clear_input_error(deep_tool, key, mak
     assert f"nests deeper than {MAX_INPUT_DEPTH} levels" in errors[0]["message"]
 
 
-@pytest.mark.parametrize("text", [json.dumps(arrays(MAX_INPUT_DEPTH)), "[" * 5000 + "]" * 5000], ids=["past-limit", "5000"])
+@pytest.mark.parametrize(
+    "text", [json.dumps(arrays(MAX_INPUT_DEPTH)), "[" * 5000 + "]" * 5000], ids=["past-limit", "5000"]
+)
 def test_deep_json_string_arguments_are_a_clear_input_error(text):
     # an array parameter accepts its value as JSON text; the parsed value counts
     errors = errors_of(nested_arrays.spec, {"v": text})
@@ -367,9 +443,15 @@ def test_a_schema_too_heavy_for_the_depth_it_is_given_is_an_input_error_not_a_re
     wrapped: dict = {"$ref": "#/$defs/N"}
     for _ in range(10):  # ten allOf levels per level of input: the stack runs out well within the depth limit
         wrapped = {"allOf": [wrapped]}
-    spec = ToolSpec(name="heavy", description="d", parameters={
-        "type": "object", "properties": {"node": {"$ref": "#/$defs/N"}},
-        "$defs": {"N": {"type": "object", "properties": {"child": {"anyOf": [wrapped, {"type": "null"}]}}}}})
+    spec = ToolSpec(
+        name="heavy",
+        description="d",
+        parameters={
+            "type": "object",
+            "properties": {"node": {"$ref": "#/$defs/N"}},
+            "$defs": {"N": {"type": "object", "properties": {"child": {"anyOf": [wrapped, {"type": "null"}]}}}},
+        },
+    )
     spec.check_inputs({"node": chain(3)})
     errors = errors_of(spec, {"node": chain(MAX_INPUT_DEPTH - 1)})
     assert "nests too deeply to be checked against this tool's schema" in errors[0]["message"]

@@ -83,9 +83,11 @@ def test_a_specs_mode_can_change_and_bad_modes_are_refused_naming_where():
 @pytest.mark.parametrize("make", [SequentialExecutor, ConcurrentExecutor], ids=["sequential", "concurrent"])
 def test_the_run_wins_over_the_tool_which_wins_over_the_registry(make):
     executor = make()
-    plain, lax_registry, strict_registry = (ToolRegistry([multiply, multiply_lax]),
-                                            ToolRegistry([multiply, multiply_lax], validation="lax"),
-                                            ToolRegistry([multiply, multiply_lax], validation="strict"))
+    plain, lax_registry, strict_registry = (
+        ToolRegistry([multiply, multiply_lax]),
+        ToolRegistry([multiply, multiply_lax], validation="lax"),
+        ToolRegistry([multiply, multiply_lax], validation="strict"),
+    )
     assert _status(executor, plain) == "ToolInputError"
     assert _status(executor, plain, "multiply_lax") == "success"  # the tool's own
     assert _status(executor, lax_registry) == "success"  # the registry's, for a tool without one
@@ -102,7 +104,10 @@ def test_the_run_wins_over_the_tool_which_wins_over_the_registry(make):
     with validating("lax"):  # the context beats the executor's own, as approving() does
         assert _status(make(validation="strict"), plain) == "success"
     # and with nothing set, the fast paths are as before: strict
-    assert _status(executor, plain) == "ToolInputError" and _status(executor, plain, tool_input={"a": 6, "b": 7}) == "success"
+    assert (
+        _status(executor, plain) == "ToolInputError"
+        and _status(executor, plain, tool_input={"a": 6, "b": 7}) == "success"
+    )
     executor.close()
 
 
@@ -112,7 +117,9 @@ def test_map_and_async_execute_follow_the_registry_mode():
     registry = ToolRegistry([multiply], validation="lax")
     frame = SequentialExecutor().map(multiply, [SIX, {"a": 2, "b": 3}], registry=registry, progress=False)
     assert frame["status"].tolist() == ["success", "success"] and frame["value"].tolist() == [42, 6]
-    results = asyncio.run(SequentialExecutor().execute([{"toolUseId": "t", "name": "multiply", "input": SIX}], registry))
+    results = asyncio.run(
+        SequentialExecutor().execute([{"toolUseId": "t", "name": "multiply", "input": SIX}], registry)
+    )
     assert results[0].value == 42
 
 
@@ -140,10 +147,17 @@ def test_run_evals_validation_applies_to_multi_turn_runs():
     def model():
         return ScriptedModel([{"tool_calls": [{"name": "price", "input": {"amount": "1_000"}}]}, "1000.00"])
 
-    case = EvalCase("price", prompt="Show 1000.", expect_calls=[{"name": "price", "arguments": {"amount": ["1_000"]}}],
-                    check=lambda t: True if t.tool_results[0].status == "success" else t.tool_results[0].text)
+    case = EvalCase(
+        "price",
+        prompt="Show 1000.",
+        expect_calls=[{"name": "price", "arguments": {"amount": ["1_000"]}}],
+        check=lambda t: True if t.tool_results[0].status == "success" else t.tool_results[0].text,
+    )
     strict = run_evals([case], model(), tools=[price], max_turns=2, progress=False)
-    assert strict.results["passed"].tolist() == [False] and "expected number or a string matching" in strict.results["reason"][0]
+    assert (
+        strict.results["passed"].tolist() == [False]
+        and "expected number or a string matching" in strict.results["reason"][0]
+    )
     lax = run_evals([case], model(), tools=[price], max_turns=2, progress=False, validation="lax")
     assert lax.results["passed"].tolist() == [True], lax.results["reason"][0]
 

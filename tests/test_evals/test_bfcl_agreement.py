@@ -23,8 +23,18 @@ import pytest
 from workbench.evals import load_bfcl, score_calls
 from workbench.evals._bfcl_data import _data_file, _read_jsonl, bfcl_data_dir
 
-CATEGORIES = ["simple_python", "multiple", "parallel", "parallel_multiple",
-              "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "irrelevance", "live_irrelevance"]
+CATEGORIES = [
+    "simple_python",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+    "irrelevance",
+    "live_irrelevance",
+]
 #: arguments that are not a JSON object, as a model may send them (text, a list, null)
 NOT_OBJECTS = ["[]", "none", [], None]
 #: (category kind, label) pairs where the verdicts differ on purpose (see the module docstring)
@@ -42,7 +52,11 @@ def _pick(value):
 
 
 def _first_values(arguments: dict) -> dict:
-    return {k: _pick(v[0]) if isinstance(v, list) else v for k, v in arguments.items() if v != [] and not (isinstance(v, list) and v[0] == "")}
+    return {
+        k: _pick(v[0]) if isinstance(v, list) else v
+        for k, v in arguments.items()
+        if v != [] and not (isinstance(v, list) and v[0] == "")
+    }
 
 
 def _wrong(value):
@@ -73,7 +87,9 @@ def _variants(case, raw_answer):
     if case.expect_no_call:
         yield from _irrelevance_variants(case)
         return
-    truth = [{"toolUseId": str(i), "name": e.name, "input": _first_values(e.arguments)} for i, e in enumerate(case.expected)]
+    truth = [
+        {"toolUseId": str(i), "name": e.name, "input": _first_values(e.arguments)} for i, e in enumerate(case.expected)
+    ]
     yield "truth", truth
     specs = {s["name"]: s["parameters"] for s in case.tools}
     first = truth[0]
@@ -95,16 +111,25 @@ def _variants(case, raw_answer):
     yield "wrong function", other
     if len(truth) > 1:
         yield "reversed order", list(reversed(copy.deepcopy(truth)))
-    optional_lists = [(i, k) for i, e in enumerate(case.expected) for k, v in e.arguments.items()
-                      if "" in v and (specs[e.name].get("properties", {}).get(k) or {}).get("type") == "array"]
+    optional_lists = [
+        (i, k)
+        for i, e in enumerate(case.expected)
+        for k, v in e.arguments.items()
+        if "" in v and (specs[e.name].get("properties", {}).get(k) or {}).get("type") == "array"
+    ]
     if optional_lists:
         empty = copy.deepcopy(truth)
         for i, key in optional_lists:
             empty[i]["input"][key] = []
         yield "empty optional list", empty
     if any(isinstance(v, list) for use in truth for v in use["input"].values()):
-        yield "tuples", [{**use, "input": {k: tuple(v) if isinstance(v, list) else v for k, v in use["input"].items()}}
-                         for use in truth]
+        yield (
+            "tuples",
+            [
+                {**use, "input": {k: tuple(v) if isinstance(v, list) else v for k, v in use["input"].items()}}
+                for use in truth
+            ],
+        )
     for arguments in NOT_OBJECTS[:1]:
         yield "arguments not an object", [{**truth[0], "input": arguments}] + copy.deepcopy(truth[1:])
 
@@ -136,20 +161,29 @@ def bfcl_python():
     for python in filter(None, candidates):
         if not Path(python).exists():
             continue
-        probe = subprocess.run([python, "-c", "import bfcl_eval.eval_checker.ast_eval.ast_checker"],
-                               capture_output=True, text=True)
+        probe = subprocess.run(
+            [python, "-c", "import bfcl_eval.eval_checker.ast_eval.ast_checker"], capture_output=True, text=True
+        )
         if probe.returncode == 0:
             return python
-    pytest.fail("bfcl-eval's checker cannot be imported: run .ci/system-deps (it builds the bfcl-eval "
-                "environment) or set BFCL_PYTHON; last error: " + (probe.stderr[-500:] if probe else "no candidate exists"))
+    pytest.fail(
+        "bfcl-eval's checker cannot be imported: run .ci/system-deps (it builds the bfcl-eval "
+        "environment) or set BFCL_PYTHON; last error: " + (probe.stderr[-500:] if probe else "no candidate exists")
+    )
 
 
 def _score_category(category):
     """(items for BFCL, our verdicts, labels) for every case and perturbation of ``category``."""
     suite = load_bfcl(category)
     raw = {row["id"]: row for row in _read_jsonl(_data_file(bfcl_data_dir(), category))}
-    answers = {} if "irrelevance" in category else {
-        row["id"]: row["ground_truth"] for row in _read_jsonl(_data_file(bfcl_data_dir() / "possible_answer", category))}
+    answers = (
+        {}
+        if "irrelevance" in category
+        else {
+            row["id"]: row["ground_truth"]
+            for row in _read_jsonl(_data_file(bfcl_data_dir() / "possible_answer", category))
+        }
+    )
     items, ours, labels = [], [], []
     for case in suite:
         schemas = {s["name"]: s["parameters"] for s in case.tools}
@@ -157,8 +191,14 @@ def _score_category(category):
             verdict = score_calls(uses, case.expected, schemas, order="any")
             ours.append(verdict.passed)
             labels.append((case.id, label, verdict.reason))
-            items.append({"functions": raw[case.id]["function"], "output": _bfcl_output(uses),
-                          "answer": answers.get(case.id), "category": category})
+            items.append(
+                {
+                    "functions": raw[case.id]["function"],
+                    "output": _bfcl_output(uses),
+                    "answer": answers.get(case.id),
+                    "category": category,
+                }
+            )
     return len(suite), items, ours, labels
 
 
@@ -167,12 +207,19 @@ def verdicts(bfcl_python):
     """category → (number of cases, labels, our verdicts, BFCL's verdicts); BFCL runs once for all."""
     scored = {category: _score_category(category) for category in CATEGORIES}
     batch = [item for _, items, _, _ in scored.values() for item in items]
-    done = subprocess.run([bfcl_python, str(HERE / "bfcl_verdicts.py")], input=json.dumps(batch),
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [bfcl_python, str(HERE / "bfcl_verdicts.py")],
+        input=json.dumps(batch),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     theirs = iter(json.loads(done.stdout))
-    return {category: (n, labels, ours, [next(theirs) for _ in items])
-            for category, (n, items, ours, labels) in scored.items()}
+    return {
+        category: (n, labels, ours, [next(theirs) for _ in items])
+        for category, (n, items, ours, labels) in scored.items()
+    }
 
 
 @pytest.mark.parametrize("category", CATEGORIES)
@@ -182,8 +229,9 @@ def test_verdicts_agree_with_bfcl(category, verdicts):
     assert len(ours) >= min(300, 5 * cases), f"{category}: only {len(ours)} verdicts"
     kind = "irrelevance" if "irrelevance" in category else "ast"
     documented = [i for i in range(len(ours)) if (kind, labels[i][1]) in DOCUMENTED]
-    disagreements = [(labels[i], ours[i], theirs[i]) for i in range(len(ours))
-                     if ours[i] != theirs[i] and i not in documented]
+    disagreements = [
+        (labels[i], ours[i], theirs[i]) for i in range(len(ours)) if ours[i] != theirs[i] and i not in documented
+    ]
     assert not disagreements, f"{category}: {len(disagreements)}/{len(ours)} disagree, e.g. {disagreements[:5]}"
     # the documented difference is exactly that: we fail the call, BFCL counts it as none
     assert all((ours[i], theirs[i]) == (False, True) for i in documented), category

@@ -56,8 +56,15 @@ def perturbations(case):
     dropped[last].pop()
     yield "drop a call", as_steps(dropped)
     reordered = copy.deepcopy(truth)
-    pair = next(((t, i) for t, turn in enumerate(truth) for i in range(len(turn) - 1)
-                 if turn[i]["name"] != turn[i + 1]["name"]), None)
+    pair = next(
+        (
+            (t, i)
+            for t, turn in enumerate(truth)
+            for i in range(len(turn) - 1)
+            if turn[i]["name"] != turn[i + 1]["name"]
+        ),
+        None,
+    )
     if pair is not None:
         t, i = pair
         reordered[t][i], reordered[t][i + 1] = reordered[t][i + 1], reordered[t][i]
@@ -103,8 +110,13 @@ def verdicts(bfcl_python):  # noqa: F811 - the fixture imported above
             batch.append({"entry": entry, "output": output, "answer": answers[row.case], "category": category})
             rows.append((row.case, row.model.split(":", 1)[1], bool(row.passed), row.reason))
         ours[category] = rows
-    done = subprocess.run([bfcl_python, str(HERE / "bfcl_multi_turn_verdicts.py")], input=json.dumps(batch),
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [bfcl_python, str(HERE / "bfcl_multi_turn_verdicts.py")],
+        input=json.dumps(batch),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = iter(json.loads(done.stdout))
     return {category: [(*row[:3], row[3], next(theirs)) for row in rows] for category, rows in ours.items()}
@@ -148,8 +160,9 @@ def test_held_out_functions_are_offered_from_the_turn_bfcl_adds_them(tmp_path):
 
     [case] = [c for c in load_bfcl("multi_turn_miss_func", limit=1)]
     assert case.held_out == {3: ["sort"]}
-    assert case.user_turns[3] == [{"role": "user", "content": "I have updated some more functions you can choose from. "
-                                                              "What about now?"}]
+    assert case.user_turns[3] == [
+        {"role": "user", "content": "I have updated some more functions you can choose from. What about now?"}
+    ]
     model = _Recording([case])
     log = ExecutionLog(tmp_path / "log.sqlite")
     report = run_evals([case], model, progress=False, log=log)
@@ -197,10 +210,16 @@ def test_math_api_results_reach_the_model_as_numbers():
     assert isinstance(value, float) and "mpf" not in step.result.text
 
 
-@pytest.mark.parametrize("category, why", [
-    ("simple_java", "Java call syntax"), ("simple_javascript", "JavaScript call syntax"),
-    ("live_relevance", "no expected answer"), ("web_search_base", "live web"), ("memory_kv", "memory backends"),
-])
+@pytest.mark.parametrize(
+    "category, why",
+    [
+        ("simple_java", "Java call syntax"),
+        ("simple_javascript", "JavaScript call syntax"),
+        ("live_relevance", "no expected answer"),
+        ("web_search_base", "live web"),
+        ("memory_kv", "memory backends"),
+    ],
+)
 def test_unsupported_categories_say_why(category, why):
     with pytest.raises(ValueError, match=f"BFCL category '{category}' is not supported: .*{why}"):
         load_bfcl(category)

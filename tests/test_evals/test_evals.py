@@ -40,37 +40,66 @@ def use(name, **arguments):
 
 # -- scoring ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("calls, passed, reason", [
-    ([use("get_weather", city="Paris")], True, ""),
-    ([use("get_weather", city="PARIS, fr", units="metric")], True, ""),  # BFCL's normalisation, optional given
-    ([use("get_weather", city="Lyon")], False, "get_weather: city 'Lyon' not in ['Paris', 'paris, fr']"),
-    ([use("get_weather", city="Paris", units="imperial")], False, "get_weather: units 'imperial' not in ['metric', '']"),
-    ([use("get_weather", city="Paris", when="now")], False, "get_weather: unexpected argument when"),
-    ([use("get_weather", units="metric")], False, "get_weather: missing required argument city"),
-    ([use("book_flight", origin="a", destination="b")], False, "missing call: get_weather"),
-    ([], False, "no call made; missing call: get_weather"),
-    ([use("get_weather", city="Paris"), use("get_weather", city="Paris")], False,
-     "expected 1 call(s), got 2 (unexpected call: get_weather)"),
-])
+
+@pytest.mark.parametrize(
+    "calls, passed, reason",
+    [
+        ([use("get_weather", city="Paris")], True, ""),
+        ([use("get_weather", city="PARIS, fr", units="metric")], True, ""),  # BFCL's normalisation, optional given
+        ([use("get_weather", city="Lyon")], False, "get_weather: city 'Lyon' not in ['Paris', 'paris, fr']"),
+        (
+            [use("get_weather", city="Paris", units="imperial")],
+            False,
+            "get_weather: units 'imperial' not in ['metric', '']",
+        ),
+        ([use("get_weather", city="Paris", when="now")], False, "get_weather: unexpected argument when"),
+        ([use("get_weather", units="metric")], False, "get_weather: missing required argument city"),
+        ([use("book_flight", origin="a", destination="b")], False, "missing call: get_weather"),
+        ([], False, "no call made; missing call: get_weather"),
+        (
+            [use("get_weather", city="Paris"), use("get_weather", city="Paris")],
+            False,
+            "expected 1 call(s), got 2 (unexpected call: get_weather)",
+        ),
+    ],
+)
 def test_arguments_are_scored_by_bfcl_rules(calls, passed, reason):
     verdict = score_calls(calls, PARIS, SCHEMAS)
     assert (verdict.passed, verdict.reason) == (passed, reason)
 
 
 def test_numbers_lists_and_objects_follow_bfcl():
-    schemas = {"f": {"type": "object", "properties": {"x": {"type": "number"}, "tags": {"type": "array", "items": {"type": "string"}},
-                                                      "opts": {"type": "object"}, "n": {"type": "integer"}},
-                     "required": ["x"]}}
+    schemas = {
+        "f": {
+            "type": "object",
+            "properties": {
+                "x": {"type": "number"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "opts": {"type": "object"},
+                "n": {"type": "integer"},
+            },
+            "required": ["x"],
+        }
+    }
     expected = [{"name": "f", "arguments": {"x": [2.0], "tags": [["A b", "c"]], "opts": [{"k": ["V"]}], "n": [3, ""]}}]
-    assert score_calls([use("f", x=2, tags=["a-B", "C"], opts={"k": "v"})], expected, schemas).passed  # int where number
-    assert not score_calls([use("f", x=2.0, tags=["c", "a b"], opts={"k": "v"})], expected, schemas).passed  # list order
+    assert score_calls(
+        [use("f", x=2, tags=["a-B", "C"], opts={"k": "v"})], expected, schemas
+    ).passed  # int where number
+    assert not score_calls(
+        [use("f", x=2.0, tags=["c", "a b"], opts={"k": "v"})], expected, schemas
+    ).passed  # list order
     assert not score_calls([use("f", x=2.0, tags=["a b", "c"], opts={"k": "v", "z": 1})], expected, schemas).passed
     assert not score_calls([use("f", x=2.0, tags=["a b", "c"], opts={"k": "v"}, n=3.0)], expected, schemas).passed
-    assert not score_calls([use("f", x=True, tags=["a b", "c"], opts={"k": "v"})], expected, schemas).passed  # bool ≠ number
+    assert not score_calls(
+        [use("f", x=True, tags=["a b", "c"], opts={"k": "v"})], expected, schemas
+    ).passed  # bool ≠ number
 
 
 def test_parallel_order_any_and_exact():
-    expected = [{"name": "get_weather", "arguments": {"city": ["Paris"]}}, {"name": "get_weather", "arguments": {"city": ["Rome"]}}]
+    expected = [
+        {"name": "get_weather", "arguments": {"city": ["Paris"]}},
+        {"name": "get_weather", "arguments": {"city": ["Rome"]}},
+    ]
     calls = [use("get_weather", city="Rome"), use("get_weather", city="Paris")]
     assert score_calls(calls, expected, SCHEMAS, order="any").passed
     exact = score_calls(calls, expected, SCHEMAS, order="exact")
@@ -98,10 +127,13 @@ def test_case_checks_its_own_shape():
         EvalCase("x", prompt="p", expect_calls=PARIS, expect_no_call=True)
     with pytest.raises(ValueError, match="order must be"):
         EvalCase("x", prompt="p", order="sorted")
-    assert EvalCase("x", prompt="p", expect_calls=[{"name": "f", "arguments": {"n": 1}}]).expected[0].arguments == {"n": [1]}
+    assert EvalCase("x", prompt="p", expect_calls=[{"name": "f", "arguments": {"n": 1}}]).expected[0].arguments == {
+        "n": [1]
+    }
 
 
 # -- statistics ------------------------------------------------------------------------------------
+
 
 def test_pass_at_k_and_pass_hat_k():
     assert pass_at_k(3, 0, 3) == 0.0 and pass_at_k(3, 1, 3) == 1.0 and pass_hat_k(3, 2, 3) == 0.0
@@ -114,37 +146,64 @@ def test_pass_at_k_and_pass_hat_k():
 
 def test_mcnemar_exact():
     assert mcnemar_exact(0, 0) == 1.0
-    assert mcnemar_exact(10, 0) == pytest.approx(2 / 2 ** 10)
+    assert mcnemar_exact(10, 0) == pytest.approx(2 / 2**10)
     assert mcnemar_exact(6, 2) == pytest.approx(2 * (1 + 8 + 28) / 256)
     assert mcnemar_exact(3, 3) == 1.0
 
 
 # -- running ---------------------------------------------------------------------------------------
 
+
 def weather_model(city_for_paris="Paris", name="weather"):
     """Calls get_weather for a prompt naming a city, answers in text otherwise (stateless: any order)."""
+
     def answer(messages, tools):
         text = messages[-1]["content"] if isinstance(messages[-1].get("content"), str) else ""
         if messages[-1]["role"] == "tool":
             return "It is 21 degrees."
         for city in ("Paris", "Rome"):
             if city in text:
-                return {"tool_calls": [{"name": "get_weather", "input": {"city": city_for_paris if city == "Paris" else city}}]}
+                return {
+                    "tool_calls": [
+                        {"name": "get_weather", "input": {"city": city_for_paris if city == "Paris" else city}}
+                    ]
+                }
         return "Hello!"
+
     return ScriptedModel([answer], repeat_last=True, name=name)
 
 
-CASES = [EvalCase("paris", prompt="Weather in Paris?", expect_calls=PARIS),
-         EvalCase("rome", prompt="Weather in Rome?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Rome"]}}]),
-         EvalCase("hello", prompt="Say hello", expect_no_call=True)]
+CASES = [
+    EvalCase("paris", prompt="Weather in Paris?", expect_calls=PARIS),
+    EvalCase(
+        "rome", prompt="Weather in Rome?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Rome"]}}]
+    ),
+    EvalCase("hello", prompt="Say hello", expect_no_call=True),
+]
 
 
 def test_report_rows_summary_and_failures():
-    report = run_evals(CASES, [weather_model(), weather_model("Lyon", name="lyon")], tools=[get_weather, book_flight], progress=False)
+    report = run_evals(
+        CASES, [weather_model(), weather_model("Lyon", name="lyon")], tools=[get_weather, book_flight], progress=False
+    )
     df = report.results
-    assert len(df) == 6 and set(df.columns) >= {"case", "model", "variant", "repeat", "passed", "reason", "expected",
-                                                 "actual", "true_positives", "arguments_ok", "turns", "latency_ms",
-                                                 "input_tokens", "output_tokens", "cached"}
+    assert len(df) == 6 and set(df.columns) >= {
+        "case",
+        "model",
+        "variant",
+        "repeat",
+        "passed",
+        "reason",
+        "expected",
+        "actual",
+        "true_positives",
+        "arguments_ok",
+        "turns",
+        "latency_ms",
+        "input_tokens",
+        "output_tokens",
+        "cached",
+    }
     summary = report.summary()
     assert list(summary["accuracy"]) == [1.0, pytest.approx(2 / 3)]
     assert list(summary["irrelevance_accuracy"]) == [1.0, 1.0]
@@ -159,9 +218,14 @@ def test_repeats_give_pass_at_k_and_pass_hat_k():
         good = next(flaky)
         return {"tool_calls": [{"name": "get_weather", "input": {"city": "Paris" if good else "Oslo"}}]}
 
-    report = run_evals(CASES[:1] + [EvalCase("paris2", prompt="Paris weather", expect_calls=PARIS)],
-                       ScriptedModel([answer], repeat_last=True), tools=[get_weather], repeats=3, concurrency=1,
-                       progress=False)
+    report = run_evals(
+        CASES[:1] + [EvalCase("paris2", prompt="Paris weather", expect_calls=PARIS)],
+        ScriptedModel([answer], repeat_last=True),
+        tools=[get_weather],
+        repeats=3,
+        concurrency=1,
+        progress=False,
+    )
     row = report.summary().iloc[0]
     assert row["k"] == 3 and row["pass@3"] == 1.0 and row["pass^3"] == 0.5 and row["accuracy"] == pytest.approx(5 / 6)
 
@@ -177,11 +241,15 @@ def test_variants_are_compared_with_mcnemar_and_their_spec_diff():
         return {"tool_calls": [{"name": "get_weather", "input": {"city": "Paris"}}]} if described else "I cannot."
 
     cases = [EvalCase(f"c{i}", prompt=f"Paris weather {i}", expect_calls=PARIS) for i in range(12)]
-    report = run_evals(cases, ScriptedModel([answer], repeat_last=True), progress=False,
-                       variants={"before": ToolRegistry([vague]), "after": ToolRegistry([get_weather])})
+    report = run_evals(
+        cases,
+        ScriptedModel([answer], repeat_last=True),
+        progress=False,
+        variants={"before": ToolRegistry([vague]), "after": ToolRegistry([get_weather])},
+    )
     comparison = report.compare("before", "after")
     assert (comparison.wins, comparison.losses, comparison.cases) == (12, 0, 12)
-    assert comparison.p_value == pytest.approx(2 / 2 ** 12) and "better" in str(comparison)
+    assert comparison.p_value == pytest.approx(2 / 2**12) and "better" in str(comparison)
     diff = report.spec_diffs[("before", "after")]
     assert "description" in str(diff)
     assert "Spec changes before" in report._repr_html_()
@@ -203,17 +271,29 @@ def test_multi_turn_cases_run_the_tools_and_the_check_sees_the_transcript(tmp_pa
     assert report.results["turns"].tolist() == [2]
     runs = log.runs()
     assert len(runs) == 1 and log.to_dataframe()["tool_name"].tolist() == ["get_weather"]
-    failing = [EvalCase("rome", prompt="Weather in Rome?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Rome"]}}],
-                        check=lambda t: "wanted a haiku")]
-    assert run_evals(failing, weather_model(), tools=[get_weather], max_turns=3, progress=False).failures()["reason"].tolist() == ["wanted a haiku"]
+    failing = [
+        EvalCase(
+            "rome",
+            prompt="Weather in Rome?",
+            expect_calls=[{"name": "get_weather", "arguments": {"city": ["Rome"]}}],
+            check=lambda t: "wanted a haiku",
+        )
+    ]
+    assert run_evals(failing, weather_model(), tools=[get_weather], max_turns=3, progress=False).failures()[
+        "reason"
+    ].tolist() == ["wanted a haiku"]
 
 
 def test_cache_answers_an_unchanged_suite_without_requests(model_server, tmp_path):  # noqa: F811
     from workbench.models.openai import OpenAIModel
 
     model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key="sk-test-not-a-real-key")
-    model_server.script([openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]),
-                         openai_chat(tool_calls=[("get_weather", {"city": "Rome"})])])
+    model_server.script(
+        [
+            openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]),
+            openai_chat(tool_calls=[("get_weather", {"city": "Rome"})]),
+        ]
+    )
     cache = tmp_path / "evals.sqlite"
     first = run_evals(CASES[:2], model, tools=[get_weather], cache=cache, concurrency=1, progress=False)
     assert first.results["passed"].tolist() == [True, True] and len(model_server.requests) == 2
@@ -247,7 +327,8 @@ def test_interrupting_keeps_every_finished_result():
 def test_suite_files_round_trip_and_run(tmp_path):
     (tmp_path / "weather_tools.py").write_text(
         "from workbench import tool\n\n@tool\ndef get_weather(city: str, units: str = 'metric') -> dict:\n"
-        "    '''The weather in a city.'''\n    return {'t': 1}\n")
+        "    '''The weather in a city.'''\n    return {'t': 1}\n"
+    )
     suite = EvalSuite("weather", cases=CASES, tools=["weather_tools.py"])
     path = save_evals(suite, tmp_path / "weather.evals.json")
     loaded = load_evals(path)
@@ -261,8 +342,9 @@ def test_suite_files_round_trip_and_run(tmp_path):
 
 def test_report_html_is_escaped():
     case = EvalCase("<script>alert(1)</script>", prompt="Paris", expect_calls=PARIS)
-    html = run_evals([case], ScriptedModel(["<script>x</script>"], repeat_last=True), tools=[get_weather],
-                     progress=False)._repr_html_()
+    html = run_evals(
+        [case], ScriptedModel(["<script>x</script>"], repeat_last=True), tools=[get_weather], progress=False
+    )._repr_html_()
     assert "<script>alert" not in html and "&lt;script&gt;alert(1)" in html and "<svg" in html
 
 
@@ -272,8 +354,9 @@ def test_dask_runs_the_jobs_on_workers():
 
     log = ExecutionLog()
     with DaskExecutor(n_workers=2) as executor:
-        report = run_evals(CASES, weather_model(), tools=[get_weather], executor=executor, repeats=4,
-                           log=log, progress=False)
+        report = run_evals(
+            CASES, weather_model(), tools=[get_weather], executor=executor, repeats=4, log=log, progress=False
+        )
         looped = run_evals(CASES, weather_model(), tools=[get_weather], executor=executor, max_turns=3, progress=False)
     assert len(report.results) == 12 and report.results["passed"].all()
     assert len(log.runs()) == 12
@@ -284,6 +367,7 @@ def test_dask_runs_the_jobs_on_workers():
 
 # -- BFCL ------------------------------------------------------------------------------------------
 
+
 def test_load_bfcl_normalises_its_dialect():
     suite = load_bfcl("simple_python", limit=5)
     assert len(suite) == 5 and suite.cases[1].tools[0]["name"] == "math_factorial"
@@ -292,8 +376,16 @@ def test_load_bfcl_normalises_its_dialect():
     assert suite.cases[0].expected[0].arguments["unit"] == ["units", ""]
     irrelevance = load_bfcl("irrelevance", limit=3)
     assert all(c.expect_no_call for c in irrelevance)
-    for category in ("multiple", "parallel", "parallel_multiple", "live_simple", "live_multiple", "live_parallel",
-                     "live_parallel_multiple", "live_irrelevance"):
+    for category in (
+        "multiple",
+        "parallel",
+        "parallel_multiple",
+        "live_simple",
+        "live_multiple",
+        "live_parallel",
+        "live_parallel_multiple",
+        "live_irrelevance",
+    ):
         assert len(load_bfcl(category, limit=2)) == 2
     types = {json.dumps(s["parameters"]) for c in load_bfcl("live_multiple") for s in c.tools}
     assert not any('"type": "dict"' in t or '"type": "float"' in t or '"type": "tuple"' in t for t in types)
@@ -306,8 +398,12 @@ def test_bfcl_ground_truth_through_a_model_passes():
 
     def answer_truth(messages, tools):
         case = next(c for c in suite if c.messages == [m for m in messages if m["role"] != "system"])
-        return {"tool_calls": [{"name": e.name, "input": {k: v[0] for k, v in e.arguments.items() if v[0] != ""}}
-                               for e in reversed(case.expected)]}
+        return {
+            "tool_calls": [
+                {"name": e.name, "input": {k: v[0] for k, v in e.arguments.items() if v[0] != ""}}
+                for e in reversed(case.expected)
+            ]
+        }
 
     report = run_evals(suite, ScriptedModel([answer_truth], repeat_last=True), progress=False)
     assert report.results["passed"].all(), report.failures()
@@ -322,8 +418,9 @@ def test_ctrl_c_keeps_finished_results():
         return {"tool_calls": [{"name": "get_weather", "input": {"city": "Paris"}}]}
 
     cases = [EvalCase(f"c{i}", prompt="Paris", expect_calls=PARIS) for i in range(10)]
-    report = run_evals(cases, ScriptedModel([answer], repeat_last=True), tools=[get_weather], concurrency=1,
-                       progress=False)
+    report = run_evals(
+        cases, ScriptedModel([answer], repeat_last=True), tools=[get_weather], concurrency=1, progress=False
+    )
     assert report.interrupted and len(report.results) == 3 and report.results["passed"].all()
 
 
@@ -356,8 +453,9 @@ def test_a_killed_run_continues_from_its_file_cache(tmp_path):
 
     cache = tmp_path / "evals.sqlite"
     root = str(Path(__file__).resolve().parents[2])
-    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN.format(root=root, cache=str(cache))],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_RUN.format(root=root, cache=str(cache))], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline().strip() == "started"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not cache.exists() or len(RequestCache(cache)) < 3):
@@ -371,8 +469,9 @@ def test_a_killed_run_continues_from_its_file_cache(tmp_path):
         return {"tool_calls": [{"name": "get_weather", "input": {"city": "Paris"}}]}
 
     cases = [EvalCase(f"c{i}", prompt=f"Paris {i}", expect_calls=PARIS) for i in range(40)]
-    report = run_evals(cases, ScriptedModel([fast], repeat_last=True, name="slow"), tools=[get_weather], cache=cache,
-                       progress=False)
+    report = run_evals(
+        cases, ScriptedModel([fast], repeat_last=True, name="slow"), tools=[get_weather], cache=cache, progress=False
+    )
     assert report.cache_hits == finished and report.results["passed"].all()
 
 
@@ -380,10 +479,15 @@ def test_provider_errors_are_reported_per_row(model_server):  # noqa: F811
     from tests.model_servers import error_reply
     from workbench.models.openai import OpenAIModel
 
-    model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key="sk-test-not-a-real-key",
-                        max_retries=0)
-    model_server.script([error_reply("openai", 429, "Rate limit reached", code="rate_limit_exceeded"),
-                         openai_chat(tool_calls=[("get_weather", {"city": "Rome"})])])
+    model = OpenAIModel(
+        "gpt-4.1-mini", base_url=model_server.url + "/v1", api_key="sk-test-not-a-real-key", max_retries=0
+    )
+    model_server.script(
+        [
+            error_reply("openai", 429, "Rate limit reached", code="rate_limit_exceeded"),
+            openai_chat(tool_calls=[("get_weather", {"city": "Rome"})]),
+        ]
+    )
     report = run_evals(CASES[:2], model, tools=[get_weather], concurrency=1, progress=False)
     first = report.results.iloc[0]
     assert not first["passed"] and first["model_error"] == "rate_limit" and first["reason"].startswith("model error:")

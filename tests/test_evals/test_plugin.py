@@ -44,13 +44,24 @@ def test_suite_cases_are_tests_replayed_from_the_cassette(suite_dir):
 
 
 def test_eval_model_option_names_the_model(suite_dir):
-    result = suite_dir.runpytest("-p", "no:cacheprovider", "--collect-only", "-q", "weather.evals.json",
-                                 "--eval-model", "replay:weather.cassette.json", "--eval-model", "scripted:x")
+    result = suite_dir.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--collect-only",
+        "-q",
+        "weather.evals.json",
+        "--eval-model",
+        "replay:weather.cassette.json",
+        "--eval-model",
+        "scripted:x",
+    )
     result.stdout.fnmatch_lines(["*paris[[]replay:weather.cassette.json[]]*", "*rome[[]scripted:x[]]*"])
 
 
 def test_a_suite_without_a_model_says_how_to_give_one(pytester):
-    pytester.path.joinpath("bare.evals.json").write_text(json.dumps({"cases": [{"id": "a", "prompt": "p", "expect_no_call": True}]}))
+    pytester.path.joinpath("bare.evals.json").write_text(
+        json.dumps({"cases": [{"id": "a", "prompt": "p", "expect_no_call": True}]})
+    )
     result = pytester.runpytest("-p", "no:cacheprovider", "bare.evals.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*no model to run it with: pass --eval-model MODEL*"])
@@ -71,19 +82,31 @@ def paris_suite(pytester, monkeypatch):
 
     def write(model):
         path = pytester.path / "paris.evals.json"
-        path.write_text(json.dumps({"name": "paris", "tools": ["weather_tools"], "model": model,
-                                    "cases": [CASES[0].to_dict()]}))
+        path.write_text(
+            json.dumps({"name": "paris", "tools": ["weather_tools"], "model": model, "cases": [CASES[0].to_dict()]})
+        )
         return path
+
     return write
 
 
 @pytest.mark.parametrize("min_pass, outcome", [("0.6", "passed"), ("1", "failed")])
-def test_a_case_passes_when_its_pass_rate_over_the_repeats_reaches_min_pass(pytester, paris_suite, model_server,
-                                                                            min_pass, outcome):
+def test_a_case_passes_when_its_pass_rate_over_the_repeats_reaches_min_pass(
+    pytester, paris_suite, model_server, min_pass, outcome
+):
     model_server.script([RIGHT, RIGHT, WRONG])  # 2 of 3 repeats right, whichever order they run in
     paris_suite("openai:local-model")
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "paris.evals.json", "--eval-repeats", "3",
-                                          "--eval-min-pass", min_pass, "--eval-base-url", model_server.url + "/v1")
+    result = pytester.runpytest_inprocess(
+        "-p",
+        "no:cacheprovider",
+        "paris.evals.json",
+        "--eval-repeats",
+        "3",
+        "--eval-min-pass",
+        min_pass,
+        "--eval-base-url",
+        model_server.url + "/v1",
+    )
     result.assert_outcomes(**{outcome: 1})
     assert len(model_server.requests) == 3
     if outcome == "failed":
@@ -97,7 +120,10 @@ def test_a_suite_model_object_gives_the_base_url_and_params(pytester, paris_suit
     result.assert_outcomes(passed=1)
     sent = model_server.requests[0].json
     assert sent["model"] == "local-model" and sent["temperature"] == 0
-    assert "authorization" not in model_server.requests[0].headers or "no-key" in model_server.requests[0].headers["authorization"]
+    assert (
+        "authorization" not in model_server.requests[0].headers
+        or "no-key" in model_server.requests[0].headers["authorization"]
+    )
 
 
 def test_a_model_object_with_a_key_in_it_is_refused_with_the_file_named(pytester, paris_suite):

@@ -23,26 +23,36 @@ def get_weather_terse(city: str, units: str = "metric") -> dict:
 
 
 CITIES = ["Paris", "Rome", "Oslo", "Lisbon", "Vienna", "Prague"]
-CASES = [EvalCase(f"city-{c}", prompt=f"Weather in {c}?", expect_calls=[{"name": "get_weather", "arguments": {"city": [c]}}])
-         for c in CITIES] + [EvalCase("hello", prompt="Say hello", expect_no_call=True)]
+CASES = [
+    EvalCase(f"city-{c}", prompt=f"Weather in {c}?", expect_calls=[{"name": "get_weather", "arguments": {"city": [c]}}])
+    for c in CITIES
+] + [EvalCase("hello", prompt="Say hello", expect_no_call=True)]
 
 
 def city_model(wrong=(), name="cities"):
     """Calls get_weather for the city named (a wrong city for those in ``wrong``); text when there is none.
     A terse tool description makes it skip Lisbon (so variants differ)."""
+
     def answer(messages, tools):
         text = messages[-1]["content"]
         city = next((c for c in CITIES if c in text), None)
         if city is None or (city == "Lisbon" and "city" not in tools[0].description):
             return "Hello!"
         return {"tool_calls": [{"name": "get_weather", "input": {"city": "Atlantis" if city in wrong else city}}]}
+
     return ScriptedModel([answer], repeat_last=True, name=name)
 
 
 def full_report(**options):
-    return run_evals(EvalSuite("weather", cases=CASES), [city_model(), city_model(wrong={"Oslo", "Rome"}, name="sloppy")],
-                     variants={"terse": ToolRegistry([get_weather_terse]), "documented": ToolRegistry([get_weather])},
-                     repeats=2, progress=False, temperature=0.0, **options)
+    return run_evals(
+        EvalSuite("weather", cases=CASES),
+        [city_model(), city_model(wrong={"Oslo", "Rome"}, name="sloppy")],
+        variants={"terse": ToolRegistry([get_weather_terse]), "documented": ToolRegistry([get_weather])},
+        repeats=2,
+        progress=False,
+        temperature=0.0,
+        **options,
+    )
 
 
 def test_a_saved_report_loads_into_the_same_tables_views_and_comparisons(tmp_path):
@@ -57,7 +67,9 @@ def test_a_saved_report_loads_into_the_same_tables_views_and_comparisons(tmp_pat
         assert loaded.compare(a, b) == report.compare(a, b)
     assert loaded._repr_html_() == report._repr_html_() and repr(loaded) == repr(report)
     assert str(loaded.spec_diffs[("terse", "documented")]) == str(report.spec_diffs[("terse", "documented")])
-    assert {k: t.to_dict() for k, t in loaded.transcripts.items()} == {k: t.to_dict() for k, t in report.transcripts.items()}
+    assert {k: t.to_dict() for k, t in loaded.transcripts.items()} == {
+        k: t.to_dict() for k, t in report.transcripts.items()
+    }
     assert set(loaded.transcripts) == set(report.results["run_id"]) and len(loaded.transcripts) == 56
     # how it was made
     data = json.loads(path.read_text())
@@ -89,8 +101,9 @@ def test_a_saved_report_holds_no_key(model_server, tmp_path):  # noqa: F811
     model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key=key)
     model_server.script([openai_chat(tool_calls=[("whoami", {})]), openai_chat(text="done")])
     case = EvalCase("who", prompt="Who am I?", expect_calls=[{"name": "whoami", "arguments": {}}])
-    report = run_evals([case], model, tools=[whoami], max_turns=2, progress=False,
-                       extra_headers={"X-Api-Key": "hunter2-header-secret"})
+    report = run_evals(
+        [case], model, tools=[whoami], max_turns=2, progress=False, extra_headers={"X-Api-Key": "hunter2-header-secret"}
+    )
     in_memory = json.dumps(report.transcripts[report.results["run_id"][0]].to_dict())
     assert key in in_memory and "hunter2-header-secret" in in_memory  # the run really holds them
     path = report.save(tmp_path / "keyed.json")
@@ -101,15 +114,20 @@ def test_a_saved_report_holds_no_key(model_server, tmp_path):  # noqa: F811
     assert loaded.results["passed"].tolist() == [True] and loaded.secrets == []
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{not json", "not JSON"),
-    ('{"rows": []}', "not a saved evaluation report"),
-    ('{"format": "workbench.transcript/1", "run_id": "x"}', "not a saved evaluation report"),
-    ('{"format": "workbench.eval-report/2", "rows": []}', "newer tool-workbench"),
-    ('{"format": "workbench.eval-report/1", "columns": ["case"], "rows": [["a", "b"]], "transcripts": []}',
-     r"row 0 does not have the 1 columns"),
-    ('[1, 2]', "not a saved evaluation report"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "not JSON"),
+        ('{"rows": []}', "not a saved evaluation report"),
+        ('{"format": "workbench.transcript/1", "run_id": "x"}', "not a saved evaluation report"),
+        ('{"format": "workbench.eval-report/2", "rows": []}', "newer tool-workbench"),
+        (
+            '{"format": "workbench.eval-report/1", "columns": ["case"], "rows": [["a", "b"]], "transcripts": []}',
+            r"row 0 does not have the 1 columns",
+        ),
+        ("[1, 2]", "not a saved evaluation report"),
+    ],
+)
 def test_a_bad_or_newer_file_is_refused_by_name(tmp_path, content, message):
     path = tmp_path / "odd.json"
     path.write_text(content)
@@ -127,9 +145,13 @@ def test_compare_reports_finds_regressions_and_fixes(tmp_path):
     today = run_evals(CASES, city_model(wrong={"Rome", "Vienna"}, name="m"), tools=tools, repeats=2, progress=False)
     change = compare_reports(yesterday, today)
     assert change.regressions[["case", "old_pass_rate", "new_pass_rate"]].values.tolist() == [
-        ["city-Rome", 1.0, 0.0], ["city-Vienna", 1.0, 0.0]]
-    assert change.regressions["reason"].tolist() == ["get_weather: city 'Atlantis' not in ['Rome']",
-                                                     "get_weather: city 'Atlantis' not in ['Vienna']"]
+        ["city-Rome", 1.0, 0.0],
+        ["city-Vienna", 1.0, 0.0],
+    ]
+    assert change.regressions["reason"].tolist() == [
+        "get_weather: city 'Atlantis' not in ['Rome']",
+        "get_weather: city 'Atlantis' not in ['Vienna']",
+    ]
     assert change.fixes["case"].tolist() == ["city-Oslo"]
     stats = change.comparisons[("scripted:m", "default")]
     # 7 cases: Rome and Vienna -1, Oslo +1; the sign-flip test of (-1, -1, +1): |S| >= 1 always -> p = 1

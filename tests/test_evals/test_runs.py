@@ -35,6 +35,7 @@ def paris_cases(count: int) -> list[EvalCase]:
 
 # -- every conversation starts the script afresh ---------------------------------------------------------
 
+
 def test_every_repeat_starts_a_one_turn_script_afresh():
     report = run_evals(paris_cases(1), ScriptedModel([CALL_PARIS]), tools=[get_weather], repeats=3, progress=False)
     assert report.results["model_error"].isna().all(), report.results["reason"].tolist()
@@ -52,8 +53,9 @@ def test_a_script_past_its_first_turn_is_never_what_a_job_sees(concurrency):
 
 def test_multi_turn_jobs_each_run_the_whole_script():
     model = ScriptedModel([CALL_PARIS, "It is 21 degrees."])
-    report = run_evals(paris_cases(4), model, tools=[get_weather], repeats=2, max_turns=3, concurrency=8,
-                       progress=False)
+    report = run_evals(
+        paris_cases(4), model, tools=[get_weather], repeats=2, max_turns=3, concurrency=8, progress=False
+    )
     assert report.results["passed"].all(), report.results["reason"].tolist()
     assert report.results["turns"].tolist() == [2] * 8
     assert {t.final_text for t in report.transcripts.values()} == {"It is 21 degrees."}
@@ -64,8 +66,10 @@ def test_each_run_agent_call_starts_afresh_in_threads_too():
     assert run_agent(model, "Paris?", tools=[get_weather]).final_text == "done"
     assert run_agent(model, "Paris?", tools=[get_weather]).final_text == "done"
     finals: list[str] = []
-    threads = [threading.Thread(target=lambda: finals.append(run_agent(model, "Paris?", tools=[get_weather]).final_text))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: finals.append(run_agent(model, "Paris?", tools=[get_weather]).final_text))
+        for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -81,10 +85,24 @@ def test_jobs_on_dask_workers_start_afresh():
 
     log = ExecutionLog()
     with DaskExecutor(n_workers=2) as executor:
-        single = run_evals(paris_cases(3), ScriptedModel([CALL_PARIS]), tools=[get_weather], executor=executor,
-                           repeats=6, log=log, progress=False)
-        looped = run_evals(paris_cases(3), ScriptedModel([CALL_PARIS, "It is 21 degrees."]), tools=[get_weather],
-                           executor=executor, repeats=6, max_turns=3, progress=False)
+        single = run_evals(
+            paris_cases(3),
+            ScriptedModel([CALL_PARIS]),
+            tools=[get_weather],
+            executor=executor,
+            repeats=6,
+            log=log,
+            progress=False,
+        )
+        looped = run_evals(
+            paris_cases(3),
+            ScriptedModel([CALL_PARIS, "It is 21 degrees."]),
+            tools=[get_weather],
+            executor=executor,
+            repeats=6,
+            max_turns=3,
+            progress=False,
+        )
     assert single.results["passed"].all() and len(single.results) == 18, single.failures()["reason"].tolist()
     assert looped.results["passed"].all() and looped.results["turns"].tolist() == [2] * 18
     assert len(log.runs()) == 18
@@ -103,12 +121,20 @@ def test_a_recorded_run_replays_every_conversation_each_repeat_its_own(tmp_path)
             return next(answers)
 
     cassette = tmp_path / "run.cassette.json"
-    recorded = run_evals(paris_cases(3), record(ScriptedModel([varying], repeat_last=True), cassette),
-                         tools=[get_weather], repeats=3, max_turns=3, concurrency=8, progress=False)
+    recorded = run_evals(
+        paris_cases(3),
+        record(ScriptedModel([varying], repeat_last=True), cassette),
+        tools=[get_weather],
+        repeats=3,
+        max_turns=3,
+        concurrency=8,
+        progress=False,
+    )
     assert recorded.results["model_error"].isna().all()
     assert 0 < recorded.results["passed"].sum() < 9  # the answers did differ between conversations
-    replayed = run_evals(paris_cases(3), f"replay:{cassette}", tools=[get_weather], repeats=3, max_turns=3,
-                         concurrency=8, progress=False)
+    replayed = run_evals(
+        paris_cases(3), f"replay:{cassette}", tools=[get_weather], repeats=3, max_turns=3, concurrency=8, progress=False
+    )
     assert replayed.results["model_error"].isna().all(), replayed.results["reason"].tolist()
 
     def outcome(report):
@@ -119,15 +145,23 @@ def test_a_recorded_run_replays_every_conversation_each_repeat_its_own(tmp_path)
 
 # -- the cache keys on what the provider is sent -------------------------------------------------------
 
+
 def test_a_second_run_of_a_multi_turn_suite_sends_nothing(model_server, tmp_path):  # noqa: F811
     from workbench.models.openai import OpenAIModel
 
     model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key="sk-test-not-a-real-key")
-    model_server.script([openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]), openai_chat(text="21 in Paris"),
-                         openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]), openai_chat(text="21 again")])
+    model_server.script(
+        [
+            openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]),
+            openai_chat(text="21 in Paris"),
+            openai_chat(tool_calls=[("get_weather", {"city": "Paris"})]),
+            openai_chat(text="21 again"),
+        ]
+    )
     cache = tmp_path / "evals.sqlite"
-    first = run_evals(paris_cases(2), model, tools=[get_weather], cache=cache, max_turns=3, concurrency=1,
-                      progress=False)
+    first = run_evals(
+        paris_cases(2), model, tools=[get_weather], cache=cache, max_turns=3, concurrency=1, progress=False
+    )
     assert first.results["passed"].all() and first.results["turns"].tolist() == [2, 2]
     assert len(model_server.requests) == 4
     second = run_evals(paris_cases(2), model, tools=[get_weather], cache=cache, max_turns=3, progress=False)
@@ -147,6 +181,7 @@ def test_offline_tool_call_ids_do_not_break_the_cache(tmp_path):
 
 # -- the log keeps every evaluation's run ---------------------------------------------------------------
 
+
 def test_single_turn_evaluations_land_in_the_log(tmp_path):
     log = ExecutionLog(tmp_path / "evals.sqlite")
     cases = paris_cases(2) + [EvalCase("hello", prompt="Say hello", expect_no_call=True)]
@@ -154,8 +189,9 @@ def test_single_turn_evaluations_land_in_the_log(tmp_path):
     def answer(messages, tools):
         return CALL_PARIS if "Paris" in messages[-1]["content"] else "Hello!"
 
-    report = run_evals(cases, ScriptedModel([answer], repeat_last=True), tools=[get_weather], repeats=2, log=log,
-                       progress=False)
+    report = run_evals(
+        cases, ScriptedModel([answer], repeat_last=True), tools=[get_weather], repeats=2, log=log, progress=False
+    )
     runs = log.runs()
     assert len(runs) == 6 and {r["run_id"] for r in runs} == set(report.results["run_id"])
     run = log.run(report.results["run_id"].iloc[0])
@@ -165,14 +201,16 @@ def test_single_turn_evaluations_land_in_the_log(tmp_path):
 
 def test_multi_turn_evaluations_log_their_tool_calls_with_the_run_id(tmp_path):
     log = ExecutionLog(tmp_path / "evals.sqlite")
-    report = run_evals(paris_cases(2), ScriptedModel([CALL_PARIS, "done"]), tools=[get_weather], max_turns=3, log=log,
-                       progress=False)
+    report = run_evals(
+        paris_cases(2), ScriptedModel([CALL_PARIS, "done"]), tools=[get_weather], max_turns=3, log=log, progress=False
+    )
     for run_id in report.results["run_id"]:
         run = log.run(run_id)
         assert len(run["turns"]) == 2 and [c["tool_name"] for c in run["calls"]] == ["get_weather"]
 
 
 # -- one model-string resolver ---------------------------------------------------------------------------
+
 
 def test_replay_strings_work_at_every_entry_point(tmp_path, monkeypatch):
     cassette = tmp_path / "agent.cassette.json"
@@ -185,11 +223,16 @@ def test_replay_strings_work_at_every_entry_point(tmp_path, monkeypatch):
     assert again.final_text == "done"
 
 
-@pytest.mark.parametrize("model, expected", [
-    (ScriptedModel([CALL_PARIS, "done"], name="rules"), "'scripted:rules' is the label of an offline model.*"
-                                                        "pass the ScriptedModel object"),
-    (SchemaModel(), "'schema:schema' is the label of an offline model.*pass the SchemaModel object"),
-])
+@pytest.mark.parametrize(
+    "model, expected",
+    [
+        (
+            ScriptedModel([CALL_PARIS, "done"], name="rules"),
+            "'scripted:rules' is the label of an offline model.*pass the ScriptedModel object",
+        ),
+        (SchemaModel(), "'schema:schema' is the label of an offline model.*pass the SchemaModel object"),
+    ],
+)
 def test_rerun_of_an_offline_run_says_what_to_pass(model, expected):
     transcript = run_agent(model, "Paris?", tools=[get_weather])
     with pytest.raises(ValueError, match=expected):
@@ -213,13 +256,22 @@ def test_unknown_strings_name_every_known_provider():
 DEEP = "[" * 5000 + "]" * 5000
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"cases": [], "extra": ' + DEEP + "}", r"deep.evals.json: not JSON \(JSON text nests deeper than"),
-    ('{"cases": [], "max_turns": 1e400}', r"deep.evals.json: suite 'deep': max_turns must be a positive integer, got inf"),
-    ('{"cases": [], "max_turns": -5}', r"deep.evals.json: suite 'deep': max_turns must be a positive integer, got -5"),
-    ('{"cases": [], "max_turns": 2.5}', r"max_turns must be a positive integer, got 2.5"),
-    ('{"cases": [], "max_turns": true}', r"max_turns must be a positive integer, got True"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"cases": [], "extra": ' + DEEP + "}", r"deep.evals.json: not JSON \(JSON text nests deeper than"),
+        (
+            '{"cases": [], "max_turns": 1e400}',
+            r"deep.evals.json: suite 'deep': max_turns must be a positive integer, got inf",
+        ),
+        (
+            '{"cases": [], "max_turns": -5}',
+            r"deep.evals.json: suite 'deep': max_turns must be a positive integer, got -5",
+        ),
+        ('{"cases": [], "max_turns": 2.5}', r"max_turns must be a positive integer, got 2.5"),
+        ('{"cases": [], "max_turns": true}', r"max_turns must be a positive integer, got True"),
+    ],
+)
 def test_bad_suite_files_are_file_errors(tmp_path, text, expected):
     from workbench.evals import EvalFileError, load_evals
 
@@ -239,11 +291,14 @@ def test_a_suite_file_with_two_turns_still_loads(tmp_path):
         run_evals(paris_cases(1), ScriptedModel([CALL_PARIS]), tools=[get_weather], max_turns=0, progress=False)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"version": 1, "interactions": ' + DEEP + "}", r"not a cassette: not JSON \(JSON text nests deeper than"),
-    ('{"version": 1, "interactions": [', r"not a cassette: not JSON"),
-    ('{"version": 1, "interactions": [1]}', r"'interactions' must be a list of objects"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"version": 1, "interactions": ' + DEEP + "}", r"not a cassette: not JSON \(JSON text nests deeper than"),
+        ('{"version": 1, "interactions": [', r"not a cassette: not JSON"),
+        ('{"version": 1, "interactions": [1]}', r"'interactions' must be a list of objects"),
+    ],
+)
 def test_bad_cassettes_are_clear_errors(tmp_path, text, expected):
     path = tmp_path / "bad.cassette.json"
     path.write_text(text)

@@ -22,8 +22,12 @@ def get_weather(city: str) -> dict:
     return {"city": city, "temperature": 21}
 
 
-PARIS = EvalCase(id="paris", prompt="Weather in Paris?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}])
-LYON = EvalCase(id="lyon", prompt="Weather in Lyon?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Lyon"]}}])
+PARIS = EvalCase(
+    id="paris", prompt="Weather in Paris?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}]
+)
+LYON = EvalCase(
+    id="lyon", prompt="Weather in Lyon?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Lyon"]}}]
+)
 
 
 def _model(city: str, answer: str) -> ScriptedModel:
@@ -40,13 +44,26 @@ def _answers(messages, tools):
 
 def test_each_scorer_is_a_column_and_a_case_passes_when_all_do():
     model = ScriptedModel([_answers], repeat_last=True, name="by-city")
-    report = run_evals([PARIS, LYON], model, tools=[get_weather], max_turns=3, progress=False,
-                       scorers=["calls", text_contains("21", "Paris"), text_matches(r"\d+ °C")])
+    report = run_evals(
+        [PARIS, LYON],
+        model,
+        tools=[get_weather],
+        max_turns=3,
+        progress=False,
+        scorers=["calls", text_contains("21", "Paris"), text_matches(r"\d+ °C")],
+    )
     rows = report.results.set_index("case")
     assert rows.loc["paris", ["calls", "text_contains", "text_matches", "passed"]].tolist() == [True, True, True, True]
-    assert rows.loc["lyon", ["calls", "text_contains", "text_matches", "passed"]].tolist() == [False, False, False, False]
+    assert rows.loc["lyon", ["calls", "text_contains", "text_matches", "passed"]].tolist() == [
+        False,
+        False,
+        False,
+        False,
+    ]
     reason = rows.loc["lyon", "reason"]
-    assert reason.startswith("calls: get_weather: city 'Paris' not in ['Lyon']; text_contains: the final answer 'No idea.'")
+    assert reason.startswith(
+        "calls: get_weather: city 'Paris' not in ['Lyon']; text_contains: the final answer 'No idea.'"
+    )
     summary = report.summary().iloc[0]
     assert (summary["calls"], summary["text_contains"], summary["text_matches"]) == (0.5, 0.5, 0.5)
 
@@ -55,11 +72,15 @@ def test_pass_if_any_a_name_or_a_function():
     model = ScriptedModel([_answers], repeat_last=True, name="by-city")
     common = dict(tools=[get_weather], max_turns=3, progress=False)
     scorers = ["calls", text_contains("Paris")]
-    lyon = EvalCase(id="lyon", prompt="Weather in Lyon?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}])
+    lyon = EvalCase(
+        id="lyon", prompt="Weather in Lyon?", expect_calls=[{"name": "get_weather", "arguments": {"city": ["Paris"]}}]
+    )
     assert not run_evals([lyon], model, scorers=scorers, **common).results["passed"][0]
     assert run_evals([lyon], model, scorers=scorers, pass_if="any", **common).results["passed"][0]
     assert run_evals([lyon], model, scorers=scorers, pass_if="calls", **common).results["passed"][0]
-    assert not run_evals([lyon], model, scorers=scorers, pass_if=lambda s: s["text_contains"].passed, **common).results["passed"][0]
+    assert not run_evals([lyon], model, scorers=scorers, pass_if=lambda s: s["text_contains"].passed, **common).results[
+        "passed"
+    ][0]
     with pytest.raises(ValueError, match="pass_if='judge' names no scorer of this run"):
         run_evals([lyon], model, scorers=scorers, pass_if="judge", **common)
 
@@ -97,8 +118,12 @@ def test_the_judge_grades_through_a_provider_and_is_cached(model_server, tmp_pat
     from workbench.models.openai import OpenAIModel
 
     judge_model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key="sk-test-not-a-real-key")
-    model_server.script([openai_chat(text='Sure: {"score": 0.9, "reason": "answers with the temperature"}'),
-                         openai_chat(text='{"score": 0.2, "reason": "no temperature given"}')])
+    model_server.script(
+        [
+            openai_chat(text='Sure: {"score": 0.9, "reason": "answers with the temperature"}'),
+            openai_chat(text='{"score": 0.2, "reason": "no temperature given"}'),
+        ]
+    )
     model = ScriptedModel([_answers], repeat_last=True, name="by-city")
     scorers = [judge(judge_model, "The answer gives the temperature in the city asked about.")]
     cache = tmp_path / "cache.sqlite"
@@ -120,7 +145,13 @@ def test_a_judge_answer_that_is_no_grade_fails_with_its_text(model_server):  # n
 
     judge_model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key="sk-test-not-a-real-key")
     model_server.script([openai_chat(text="I think it is fine")])
-    report = run_evals([PARIS], _model("Paris", "21 °C"), tools=[get_weather], max_turns=3, progress=False,
-                       scorers=[judge(judge_model, "Gives the temperature.")])
+    report = run_evals(
+        [PARIS],
+        _model("Paris", "21 °C"),
+        tools=[get_weather],
+        max_turns=3,
+        progress=False,
+        scorers=[judge(judge_model, "Gives the temperature.")],
+    )
     assert report.results["judge"][0] == 0.0
     assert report.results["reason"][0] == "the judge's answer is not a grade: 'I think it is fine'"

@@ -15,9 +15,11 @@ def use(name, **arguments):
     return {"toolUseId": name, "name": name, "input": arguments}
 
 
-INGREDIENTS = {"type": "object", "properties": {"dish": {"type": "string"},
-                                                "ingredients": {"type": "array", "items": {"type": "string"}}},
-               "required": ["dish"]}
+INGREDIENTS = {
+    "type": "object",
+    "properties": {"dish": {"type": "string"}, "ingredients": {"type": "array", "items": {"type": "string"}}},
+    "required": ["dish"],
+}
 OPTIONAL_LIST = [{"name": "recipe", "arguments": {"dish": ["soup"], "ingredients": [""]}}]
 
 
@@ -55,15 +57,18 @@ def test_an_irrelevance_case_fails_any_call_even_with_malformed_arguments():
 ORDER = [{"name": "get_order", "arguments": {"order_id": ["A-17"], "verbose": [True, ""], "items": [[1, 2]]}}]
 
 
-@pytest.mark.parametrize("arguments, passed, reason", [
-    ({"order_id": "A-17", "items": [1, 2]}, True, ""),
-    ({"order_id": "a 17", "items": [1, 2], "verbose": True}, True, ""),  # BFCL's string normalisation
-    ({"order_id": "A-17"}, False, "get_order: missing argument items"),
-    ({"order_id": "A-18", "items": [1, 2]}, False, "get_order: order_id 'A-18' not in ['A-17']"),
-    ({"order_id": "A-17", "items": [1, 2], "extra": 1}, False, "get_order: unexpected argument extra"),
-    ({"order_id": 17, "items": [1, 2]}, False, "get_order: order_id has type int, expected string"),
-    ({"order_id": "A-17", "items": [1, 3]}, False, "get_order: items [1, 3] not in [[1, 2]]"),
-])
+@pytest.mark.parametrize(
+    "arguments, passed, reason",
+    [
+        ({"order_id": "A-17", "items": [1, 2]}, True, ""),
+        ({"order_id": "a 17", "items": [1, 2], "verbose": True}, True, ""),  # BFCL's string normalisation
+        ({"order_id": "A-17"}, False, "get_order: missing argument items"),
+        ({"order_id": "A-18", "items": [1, 2]}, False, "get_order: order_id 'A-18' not in ['A-17']"),
+        ({"order_id": "A-17", "items": [1, 2], "extra": 1}, False, "get_order: unexpected argument extra"),
+        ({"order_id": 17, "items": [1, 2]}, False, "get_order: order_id has type int, expected string"),
+        ({"order_id": "A-17", "items": [1, 3]}, False, "get_order: items [1, 3] not in [[1, 2]]"),
+    ],
+)
 def test_without_schemas_arguments_are_judged_by_the_expectation(arguments, passed, reason):
     for schemas in (None, {}, {"other_tool": {"type": "object", "properties": {}}}):
         verdict = score_calls([use("get_order", **arguments)], ORDER, schemas)

@@ -26,30 +26,59 @@ def get_weather(city: str) -> dict:
 
 
 CITIES = [f"City{i}" for i in range(8)]
-CASES = [EvalCase(f"c{i}", prompt=f"Weather in {city}?", expect_calls=[{"name": "get_weather", "arguments": {"city": [city]}}])
-         for i, city in enumerate(CITIES)]
+CASES = [
+    EvalCase(
+        f"c{i}", prompt=f"Weather in {city}?", expect_calls=[{"name": "get_weather", "arguments": {"city": [city]}}]
+    )
+    for i, city in enumerate(CITIES)
+]
 
 
 def model_passing(indices, name):
     """A deterministic model: the right call for the cases in ``indices``, a wrong city for the others."""
+
     def answer(messages, tools):
         city = messages[-1]["content"].split()[-1].rstrip("?")
-        right = int(city[len("City"):]) in indices
+        right = int(city[len("City") :]) in indices
         return {"tool_calls": [{"name": "get_weather", "input": {"city": city if right else "Atlantis"}}]}
+
     return ScriptedModel([answer], repeat_last=True, name=name)
 
 
 def rows_of(outcomes, model="m", variant="default"):
     """Report rows from ``{case: [passed per repeat]}`` (the columns the statistics read)."""
-    return [{"case": case, "model": model, "variant": variant, "repeat": r, "passed": bool(p), "reason": "" if p else "wrong",
-             "error_type": None if p else "value", "expected": "[]", "actual": "[]", "expect_no_call": False,
-             "true_positives": int(p), "false_positives": int(not p), "false_negatives": int(not p), "arguments_ok": bool(p),
-             "turns": 1, "latency_ms": 1.0, "input_tokens": 1, "output_tokens": 1, "cached": False, "tags": "",
-             "run_id": f"{model}-{variant}-{case}-{r}", "model_error": None}
-            for case, runs in outcomes.items() for r, p in enumerate(runs)]
+    return [
+        {
+            "case": case,
+            "model": model,
+            "variant": variant,
+            "repeat": r,
+            "passed": bool(p),
+            "reason": "" if p else "wrong",
+            "error_type": None if p else "value",
+            "expected": "[]",
+            "actual": "[]",
+            "expect_no_call": False,
+            "true_positives": int(p),
+            "false_positives": int(not p),
+            "false_negatives": int(not p),
+            "arguments_ok": bool(p),
+            "turns": 1,
+            "latency_ms": 1.0,
+            "input_tokens": 1,
+            "output_tokens": 1,
+            "cached": False,
+            "tags": "",
+            "run_id": f"{model}-{variant}-{case}-{r}",
+            "model_error": None,
+        }
+        for case, runs in outcomes.items()
+        for r, p in enumerate(runs)
+    ]
 
 
 # -- (a) a deterministic model gains no significance from repeats -----------------------------------
+
 
 def test_a_deterministic_pair_has_the_same_p_value_and_interval_whatever_the_repeats():
     # a passes c0-c3, b passes c0-c2 and c4-c7: per case b - a = [0, 0, 0, -1, 1, 1, 1, 1]
@@ -59,8 +88,17 @@ def test_a_deterministic_pair_has_the_same_p_value_and_interval_whatever_the_rep
         report = run_evals(CASES, [a, b], tools=[get_weather], repeats=repeats, progress=False)
         c = report.compare("scripted:a", "scripted:b")
         summary = report.summary().set_index("model")
-        seen[repeats] = (c.cases, c.wins, c.losses, c.ties, c.difference, c.ci_low, c.ci_high, c.p_value,
-                         tuple(summary[["accuracy", "accuracy_low", "accuracy_high"]].itertuples(index=False, name=None)))
+        seen[repeats] = (
+            c.cases,
+            c.wins,
+            c.losses,
+            c.ties,
+            c.difference,
+            c.ci_low,
+            c.ci_high,
+            c.p_value,
+            tuple(summary[["accuracy", "accuracy_low", "accuracy_high"]].itertuples(index=False, name=None)),
+        )
     assert seen[1] == seen[3] == seen[10]
     cases, wins, losses, ties, difference, low, high, p, _ = seen[10]
     assert (cases, wins, losses, ties) == (8, 4, 1, 3)  # cases, not runs
@@ -74,6 +112,7 @@ def test_a_deterministic_pair_has_the_same_p_value_and_interval_whatever_the_rep
 
 # -- (b) the exact sign-flip test -------------------------------------------------------------------
 
+
 def test_sign_flip_p_values_worked_by_hand():
     # signs of [1, 1, 1, -1]: sums ±4 (2 ways), ±2 (8 ways), 0 (6 ways); |S| >= 2 in 10 of 16
     assert sign_flip_test([1, 1, 1, -1]) == 10 / 16
@@ -82,7 +121,7 @@ def test_sign_flip_p_values_worked_by_hand():
     # pass-rate differences as floats are read exactly: ±2/3 ±1/3 ±1/3, |S| >= 4/3 only for ±4/3
     assert sign_flip_test([2 / 3, 1 / 3, 1 / 3]) == 2 / 8
     assert sign_flip_test([0, 0]) == 1.0 and sign_flip_test([]) == 1.0
-    assert sign_flip_test([1] * 8 + [0] * 5) == 2 / 2 ** 8  # ties carry no information
+    assert sign_flip_test([1] * 8 + [0] * 5) == 2 / 2**8  # ties carry no information
 
 
 @pytest.mark.parametrize("wins, losses", [(0, 0), (1, 0), (6, 2), (3, 3), (10, 0), (12, 7), (0, 9)])
@@ -100,9 +139,16 @@ def test_the_sampled_sign_flip_test_agrees_with_the_exact_one():
 
 # -- (c) the interval of a paired difference, clustered by case -------------------------------------
 
+
 def test_student_t_quantiles_match_the_tables():
-    for df, value in [(1, 12.706204736), (2, 4.302652730), (3, 3.182446305), (7, 2.364624252), (30, 2.042272456),
-                      (100, 1.983971519)]:
+    for df, value in [
+        (1, 12.706204736),
+        (2, 4.302652730),
+        (3, 3.182446305),
+        (7, 2.364624252),
+        (30, 2.042272456),
+        (100, 1.983971519),
+    ]:
         assert t_quantile(0.975, df) == pytest.approx(value, abs=1e-8)
 
 
@@ -127,6 +173,7 @@ def test_paired_interval_with_repeats_worked_by_hand():
 
 # -- (d) accuracy intervals in summary() ------------------------------------------------------------
 
+
 def wilson(p, n):
     centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
     half = Z / (1 + Z * Z / n) * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n))
@@ -140,14 +187,17 @@ def test_accuracy_intervals_are_wilson_on_cases():
     assert (row["accuracy"], row["accuracy_low"], row["accuracy_high"]) == pytest.approx((0.75, *wilson(0.75, 8)))
 
 
-@pytest.mark.parametrize("outcomes, effective", [
-    # every case answered alike on each repeat: the cases are the trials (4), not the 12 runs
-    ({"a": [1, 1, 1], "b": [1, 1, 1], "c": [0, 0, 0], "d": [0, 0, 0]}, 4),
-    # p = 1/2; cluster residual sums 3/2, 1/2, -3/2, -1/2: SE² = 5/144, effective trials p(1-p)/SE² = 7.2
-    ({"a": [1, 1, 1], "b": [1, 1, 0], "c": [0, 0, 0], "d": [1, 0, 0]}, 7.2),
-    # every case half passed: no variation between cases, the runs are the trials (8)
-    ({"a": [1, 0], "b": [0, 1], "c": [1, 0], "d": [0, 1]}, 8),
-])
+@pytest.mark.parametrize(
+    "outcomes, effective",
+    [
+        # every case answered alike on each repeat: the cases are the trials (4), not the 12 runs
+        ({"a": [1, 1, 1], "b": [1, 1, 1], "c": [0, 0, 0], "d": [0, 0, 0]}, 4),
+        # p = 1/2; cluster residual sums 3/2, 1/2, -3/2, -1/2: SE² = 5/144, effective trials p(1-p)/SE² = 7.2
+        ({"a": [1, 1, 1], "b": [1, 1, 0], "c": [0, 0, 0], "d": [1, 0, 0]}, 7.2),
+        # every case half passed: no variation between cases, the runs are the trials (8)
+        ({"a": [1, 0], "b": [0, 1], "c": [1, 0], "d": [0, 1]}, 8),
+    ],
+)
 def test_accuracy_intervals_with_repeats_are_clustered_by_case(outcomes, effective):
     row = EvalReport(rows_of(outcomes)).summary().iloc[0]
     assert (row["accuracy_low"], row["accuracy_high"]) == pytest.approx(wilson(0.5, effective))
@@ -155,6 +205,7 @@ def test_accuracy_intervals_with_repeats_are_clustered_by_case(outcomes, effecti
 
 
 # -- defect 8: 0/0 is undefined, not 1 --------------------------------------------------------------
+
 
 def test_a_model_that_never_calls_a_tool_has_no_precision():
     silent = ScriptedModel(["I would rather not."], repeat_last=True, name="silent")
@@ -172,5 +223,9 @@ def test_a_model_that_never_calls_a_tool_has_no_precision():
 
 def test_nothing_expected_and_nothing_called_leaves_every_selection_figure_undefined():
     hello = EvalCase("hello", prompt="Hello", expect_no_call=True)
-    row = run_evals([hello], ScriptedModel(["Hi!"], repeat_last=True), tools=[get_weather], progress=False).summary().iloc[0]
+    row = (
+        run_evals([hello], ScriptedModel(["Hi!"], repeat_last=True), tools=[get_weather], progress=False)
+        .summary()
+        .iloc[0]
+    )
     assert all(math.isnan(row[c]) for c in ("precision", "recall", "f1")) and row["irrelevance_accuracy"] == 1.0

@@ -36,8 +36,10 @@ def shout(text: str) -> dict:
 
 @pytest.mark.parametrize("make", EXECUTORS)
 def test_map_dataframe_params_missing_cells_and_carried_columns(make):
-    df = pd.DataFrame({"label": ["p", "q", "r", "s"], "a": [1, 2, np.nan, 4], "b": [10, None, 3, 4],
-                       "expected": [11, 2, None, 8]}, index=[10, 11, 12, 13])
+    df = pd.DataFrame(
+        {"label": ["p", "q", "r", "s"], "a": [1, 2, np.nan, 4], "b": [10, None, 3, 4], "expected": [11, 2, None, 8]},
+        index=[10, 11, 12, 13],
+    )
     log = ExecutionLog()
     out = make().map(add, df, log=log, progress=False)
     assert list(out.columns) == ["label", "expected", *RESULT_COLUMNS]
@@ -95,7 +97,9 @@ def test_resume_skips_inputs_that_succeeded(tmp_path):
     log = ExecutionLog(tmp_path / "runs.db")
     first = SequentialExecutor().map(add, [{"a": 1}, {"a": "x"}], log=log, progress=False)
     assert list(first["status"]) == ["success", "error"]
-    again = SequentialExecutor().map(add, [{"a": 1}, {"a": "x"}, {"b": 2, "a": 3}], log=log, resume=True, progress=False)
+    again = SequentialExecutor().map(
+        add, [{"a": 1}, {"a": "x"}, {"b": 2, "a": 3}], log=log, resume=True, progress=False
+    )
     assert list(again["status"]) == ["success", "error", "success"]
     assert again["tool_use_id"][0] == first["tool_use_id"][0] and again["value"][0] == 1  # taken from the log
     assert [r["input"] for r in log.rows()] == [{"a": 1}, {"a": "x"}, {"a": "x"}, {"b": 2, "a": 3}]
@@ -300,8 +304,12 @@ def test_cancel_button_in_a_real_kernel_stops_a_blocking_batch():
                 if "RUNNING" in text and not clicked:
                     model_id = text.split("ID", 1)[1].split()[0]
                     clicked.append(model_id)
-                    kc.shell_channel.send(kc.session.msg(
-                        "comm_msg", {"comm_id": model_id, "data": {"method": "custom", "content": {"event": "click"}}}))
+                    kc.shell_channel.send(
+                        kc.session.msg(
+                            "comm_msg",
+                            {"comm_id": model_id, "data": {"method": "custom", "content": {"event": "click"}}},
+                        )
+                    )
             elif msg["msg_type"] == "error":
                 texts.append("\n".join(msg["content"]["traceback"]))
 

@@ -83,8 +83,11 @@ def test_a_running_context_tool_is_listed_and_cancelled(executor_class, api):
     executor = executor_class()
     use = {"toolUseId": "p1", "name": "poll", "input": {}}
     registry = ToolRegistry([poll])
-    call = (lambda: executor.run([use], registry)) if api == "run" else \
-        (lambda: asyncio.run(executor.execute([use], registry)))
+    call = (
+        (lambda: executor.run([use], registry))
+        if api == "run"
+        else (lambda: asyncio.run(executor.execute([use], registry)))
+    )
     thread, box = _run_in_thread(call)
     assert _cancel_when_running(executor, "p1") is True
     thread.join(5)
@@ -105,11 +108,16 @@ def test_a_running_sync_tool_without_context_is_answered_as_cancelled(executor_c
     events = []
     if follower == "listener":
         executor.on_event(events.append)
-    uses = [{"toolUseId": "h1", "name": "held", "input": {"x": 7}},
-            {"toolUseId": "h2", "name": "held", "input": {"x": 8}}]
+    uses = [
+        {"toolUseId": "h1", "name": "held", "input": {"x": 7}},
+        {"toolUseId": "h2", "name": "held", "input": {"x": 8}},
+    ]
     registry = ToolRegistry([held])
-    call = (lambda: executor.run(uses, registry, log=log)) if api == "run" else \
-        (lambda: asyncio.run(executor.execute(uses, registry, log=log)))
+    call = (
+        (lambda: executor.run(uses, registry, log=log))
+        if api == "run"
+        else (lambda: asyncio.run(executor.execute(uses, registry, log=log)))
+    )
     thread, box = _run_in_thread(call)
     assert _cancel_when_running(executor, "h1") is True
     RELEASE.set()
@@ -130,8 +138,9 @@ def test_a_plain_call_with_nobody_following_it_is_not_listed():
     """No log and no listener: SequentialExecutor.run takes its one-step plain path (no run state), so the
     call is neither listed nor cancellable — documented; subscribe a listener to follow and cancel calls."""
     executor = SequentialExecutor()
-    thread, box = _run_in_thread(lambda: executor.run([{"toolUseId": "q", "name": "held", "input": {}}],
-                                                      ToolRegistry([held])))
+    thread, box = _run_in_thread(
+        lambda: executor.run([{"toolUseId": "q", "name": "held", "input": {}}], ToolRegistry([held]))
+    )
     time.sleep(0.1)
     assert executor.running() == [] and executor.cancel("q") is False
     RELEASE.set()
@@ -140,6 +149,7 @@ def test_a_plain_call_with_nobody_following_it_is_not_listed():
 
 
 # -- a form's Cancel with a SequentialExecutor ------------------------------------------------------------
+
 
 @pytest.fixture
 def seq_wb(monkeypatch):
@@ -182,7 +192,10 @@ def test_a_cancelled_idempotent_call_is_not_reused_for_its_identical_sibling():
         return x
 
     executor = SequentialExecutor()
-    uses = [{"toolUseId": "i1", "name": "once", "input": {"x": 3}}, {"toolUseId": "i2", "name": "once", "input": {"x": 3}}]
+    uses = [
+        {"toolUseId": "i1", "name": "once", "input": {"x": 3}},
+        {"toolUseId": "i2", "name": "once", "input": {"x": 3}},
+    ]
     thread, box = _run_in_thread(lambda: executor.run(uses, ToolRegistry([once])))
     assert _cancel_when_running(executor, "i1") is True
     RELEASE.set()

@@ -21,8 +21,9 @@ async def failing_async(x: int) -> int:
 
 
 def test_a_failing_async_tool_traceback_has_no_unrelated_event_loop_error():
-    result = SequentialExecutor().run([{"toolUseId": "1", "name": "failing_async", "input": {"x": 1}}],
-                                      [failing_async])[0]
+    result = SequentialExecutor().run(
+        [{"toolUseId": "1", "name": "failing_async", "input": {"x": 1}}], [failing_async]
+    )[0]
     assert result.status == "error"
     trace = result.metadata["traceback"]
     assert "ValueError: bad x" in trace
@@ -66,16 +67,23 @@ def paint(color: Color, shade: Optional[Color] = None, box: Optional[Box] = None
 ALLOWED = 'one of "red", "green", "blue"'
 
 
-@pytest.mark.parametrize("arguments, expected", [
-    ({"color": "purple"}, f"color: expected {ALLOWED}, received 'purple'"),
-    ({"color": "red", "shade": "purple"}, f"shade: expected {ALLOWED} or null, received 'purple'"),
-    ({"color": "red", "box": {"color": "purple"}}, f"box.color: expected {ALLOWED} or null, received 'purple'"),
-    ({"color": "red", "box": {"kind": "c"}}, "box.kind: expected one of \"a\", \"b\", received 'c'"),
-], ids=["enum", "optional-enum", "nested-optional-enum", "nested-literal"])
+@pytest.mark.parametrize(
+    "arguments, expected",
+    [
+        ({"color": "purple"}, f"color: expected {ALLOWED}, received 'purple'"),
+        ({"color": "red", "shade": "purple"}, f"shade: expected {ALLOWED} or null, received 'purple'"),
+        ({"color": "red", "box": {"color": "purple"}}, f"box.color: expected {ALLOWED} or null, received 'purple'"),
+        ({"color": "red", "box": {"kind": "c"}}, 'box.kind: expected one of "a", "b", received \'c\''),
+    ],
+    ids=["enum", "optional-enum", "nested-optional-enum", "nested-literal"],
+)
 @pytest.mark.parametrize("engine", ["function", "schema"])
 def test_enum_parameters_behind_a_ref_name_their_allowed_values(arguments, expected, engine):
-    spec = paint.spec if engine == "function" else ToolSpec(name="paint", description="d",
-                                                            parameters=paint.spec.parameters)
+    spec = (
+        paint.spec
+        if engine == "function"
+        else ToolSpec(name="paint", description="d", parameters=paint.spec.parameters)
+    )
     assert "$ref" in str(spec.parameters)
     with pytest.raises(Exception) as info:
         spec.check_inputs(arguments)

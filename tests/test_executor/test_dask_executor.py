@@ -107,7 +107,14 @@ def test_map_dataframe_matches_sequential_executor(executor):
     expected = SequentialExecutor().map(divide, df, log=local_log, progress=False)
     columns = ["case", "status", "value", "error_type"]
     pd.testing.assert_frame_equal(out[columns], expected[columns])
-    assert list(out["error_type"].fillna("-")) == ["-", "ZeroDivisionError", "-", "ToolInputError", "ToolInputError", "-"]
+    assert list(out["error_type"].fillna("-")) == [
+        "-",
+        "ZeroDivisionError",
+        "-",
+        "ToolInputError",
+        "ToolInputError",
+        "-",
+    ]
     assert len(dask_log) == 6 and {r["tool_use_id"] for r in dask_log.rows()} == set(out["tool_use_id"])
 
 
@@ -124,8 +131,15 @@ def test_run_errors_timeouts_and_permissions_like_local_executors(executor):
     results = executor.run(uses, TOOLS)
     assert [r.tool_use_id for r in results] == [u["toolUseId"] for u in uses]
     kinds = [r.metadata.get("error_type") or r.status for r in results]
-    assert kinds == ["success", "ToolInputError", "ToolNotFoundError", "TimeoutError", "success", "PermissionDenied",
-                     "PermissionDenied"]
+    assert kinds == [
+        "success",
+        "ToolInputError",
+        "ToolNotFoundError",
+        "TimeoutError",
+        "success",
+        "PermissionDenied",
+        "PermissionDenied",
+    ]
     assert results[0].value == 3 and "timed out after 0.3 s" in results[3].metadata["error"]
     local = SequentialExecutor().run(uses[:3], TOOLS)
     assert [r.metadata.get("error") for r in results[:3]] == [r.metadata.get("error") for r in local]
@@ -150,7 +164,10 @@ def test_streaming_reports_each_result_once_and_listeners_see_them(client):
         ex.on_event(lambda e: ends.append(e.index) if e.kind == "end" else None)
 
         async def collect():
-            return [item async for item in ex.execute_streaming([{"name": "add", "input": {"a": i}} for i in range(10)], TOOLS)]
+            return [
+                item
+                async for item in ex.execute_streaming([{"name": "add", "input": {"a": i}} for i in range(10)], TOOLS)
+            ]
 
         items = asyncio.run(collect())
     assert sorted(i for i, _ in items) == list(range(10))
@@ -161,8 +178,11 @@ def test_streaming_reports_each_result_once_and_listeners_see_them(client):
 def test_breaking_out_of_the_stream_cancels_the_rest_and_cancel_by_id(client):
     log = ExecutionLog()
     with DaskExecutor(client, batch_size=1) as ex:
+
         async def first_only():
-            async for item in ex.execute_streaming([{"name": "sleepy", "input": {"seconds": 0.2}}] * 12, TOOLS, log=log):
+            async for item in ex.execute_streaming(
+                [{"name": "sleepy", "input": {"seconds": 0.2}}] * 12, TOOLS, log=log
+            ):
                 return item
 
         index, result = asyncio.run(first_only())
@@ -254,7 +274,9 @@ def test_resume_after_the_client_process_is_killed(cluster, executor, tmp_path):
             if db.exists() and len(ExecutionLog(db)) >= 10:
                 break
             time.sleep(0.05)
-        assert proc.poll() is None, f"the client ended by itself (exit {proc.returncode}) before it was killed; see its stderr"
+        assert proc.poll() is None, (
+            f"the client ended by itself (exit {proc.returncode}) before it was killed; see its stderr"
+        )
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait()

@@ -88,8 +88,9 @@ def test_a_result_after_the_deadline_is_a_timeout_even_when_the_loop_is_late(exe
         return result
 
     outcomes = [asyncio.run(one_call()) for _ in range(CALLS)]
-    assert [(r.status, error_type(r)) for r in outcomes] == [("error", "TimeoutError")] * CALLS, \
-        [r.metadata.get("latency_ms") for r in outcomes]
+    assert [(r.status, error_type(r)) for r in outcomes] == [("error", "TimeoutError")] * CALLS, [
+        r.metadata.get("latency_ms") for r in outcomes
+    ]
     for result in outcomes:
         assert result.metadata["timeout"] == TIMEOUT
         assert f"timed out after {TIMEOUT:g} s" in result.error
@@ -109,8 +110,11 @@ def test_a_failure_after_the_deadline_is_a_timeout_too(executor_cls):
 
     async def one_call() -> ToolResult:
         loops.append(asyncio.get_running_loop())
-        return (await executor_cls().execute([{"toolUseId": "f", "name": "late_failure", "input": {}}],
-                                             registry_of(late_failure)))[0]
+        return (
+            await executor_cls().execute(
+                [{"toolUseId": "f", "name": "late_failure", "input": {}}], registry_of(late_failure)
+            )
+        )[0]
 
     result = asyncio.run(one_call())
     assert (result.status, error_type(result)) == ("error", "TimeoutError")
@@ -129,8 +133,13 @@ def test_a_call_within_its_timeout_still_succeeds(executor_cls):
         await asyncio.sleep(0)
         return x + 2
 
-    results = executor_cls().run([{"toolUseId": "q", "name": "quick", "input": {"x": 1}},
-                                  {"toolUseId": "a", "name": "aquick", "input": {"x": 1}}], registry_of(quick, aquick))
+    results = executor_cls().run(
+        [
+            {"toolUseId": "q", "name": "quick", "input": {"x": 1}},
+            {"toolUseId": "a", "name": "aquick", "input": {"x": 1}},
+        ],
+        registry_of(quick, aquick),
+    )
     assert [(r.status, r.value) for r in results] == [("success", 2), ("success", 3)], [r.metadata for r in results]
 
 
@@ -143,8 +152,12 @@ def _all_entry_points(batch, registry):
     """Results of every executor through run, execute and execute_streaming (sorted by input index)."""
 
     async def streamed(executor):
-        return [r for _, r in sorted([item async for item in executor.execute_streaming(batch, registry)],
-                                     key=lambda pair: pair[0])]
+        return [
+            r
+            for _, r in sorted(
+                [item async for item in executor.execute_streaming(batch, registry)], key=lambda pair: pair[0]
+            )
+        ]
 
     out = {}
     for executor_cls in EXECUTORS:
@@ -198,7 +211,11 @@ BAD_ITEMS = [  # item -> (error_type, words in the message)
     ({"toolUseId": "x", "name": 5, "input": {}}, "TypeError", ["'name' must be a string", "5 (int)"]),
     ({"toolUseId": "x", "name": "nope", "input": {}}, "ToolNotFoundError", ["Unknown tool 'nope'"]),
     ({"toolUseId": "x", "name": "add", "input": [1, 2]}, "ToolInputError", ["Invalid input for tool 'add'", "object"]),
-    ({"toolUseId": "x", "name": "add", "input": '{"a": 1, "b": 2}'}, "ToolInputError", ["Invalid input for tool 'add'"]),
+    (
+        {"toolUseId": "x", "name": "add", "input": '{"a": 1, "b": 2}'},
+        "ToolInputError",
+        ["Invalid input for tool 'add'"],
+    ),
     ({"toolUseId": "x", "name": "add", "input": None}, "ToolInputError", ["a: required field is missing"]),
     ({"toolUseId": "x", "name": "add"}, "ToolInputError", ["a: required field is missing"]),
     ({"toolUseId": "x", "name": "add", "input": {"a": float("nan"), "b": 1}}, "ToolInputError", ["'add'", "a"]),
@@ -208,7 +225,9 @@ BAD_ITEMS = [  # item -> (error_type, words in the message)
 @pytest.mark.parametrize("item, kind, words", BAD_ITEMS, ids=[repr(c[0])[:40] for c in BAD_ITEMS])
 def test_every_bad_item_is_the_same_clear_error_result_everywhere(item, kind, words):
     batch = [item, {"toolUseId": "ok", "name": "add", "input": {"a": 2, "b": 2}}]
-    outcomes = {where: [_outcome(r) for r in results] for where, results in _all_entry_points(batch, registry_of(add)).items()}
+    outcomes = {
+        where: [_outcome(r) for r in results] for where, results in _all_entry_points(batch, registry_of(add)).items()
+    }
     first = next(iter(outcomes.values()))
     assert all(o == first for o in outcomes.values()), outcomes
     bad, good = first
@@ -223,8 +242,12 @@ def test_other_call_shapes_get_the_same_id_rule():
         def __init__(self, id, name, arguments):
             self.id, self.name, self.arguments = id, name, arguments
 
-    batch = [{"id": 7, "name": "add", "arguments": {"a": 1, "b": 1}}, ToolCall(8, "add", {"a": 2, "b": 2}),
-             ToolCall({"x": 1}, "add", {"a": 1, "b": 1}), ToolCall("c", 9, {})]
+    batch = [
+        {"id": 7, "name": "add", "arguments": {"a": 1, "b": 1}},
+        ToolCall(8, "add", {"a": 2, "b": 2}),
+        ToolCall({"x": 1}, "add", {"a": 1, "b": 1}),
+        ToolCall("c", 9, {}),
+    ]
     for where, results in _all_entry_points(batch, registry_of(add)).items():
         assert [(r.tool_use_id, r.value) for r in results[:2]] == [("7", 2), ("8", 4)], where
         assert [error_type(r) for r in results[2:]] == ["TypeError", "TypeError"], where
@@ -242,9 +265,11 @@ def test_a_batch_that_is_not_a_list_of_calls_raises_a_clear_type_error(executor_
     async def streamed():
         return [item async for item in executor_cls().execute_streaming(tool_uses, registry)]
 
-    entry_points = {"run": lambda: executor_cls().run(tool_uses, registry),
-                    "execute": lambda: asyncio.run(executor_cls().execute(tool_uses, registry)),
-                    "execute_streaming": lambda: asyncio.run(streamed())}
+    entry_points = {
+        "run": lambda: executor_cls().run(tool_uses, registry),
+        "execute": lambda: asyncio.run(executor_cls().execute(tool_uses, registry)),
+        "execute_streaming": lambda: asyncio.run(streamed()),
+    }
     for where, call in entry_points.items():
         with pytest.raises(TypeError) as raised:
             call()
@@ -299,8 +324,10 @@ def _no_doc_allos():
     return NoDocAllos()
 
 
-NO_DOC_SPEC = {"parameters": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
-               "returns": {"type": "integer"}}
+NO_DOC_SPEC = {
+    "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+    "returns": {"type": "integer"},
+}
 
 
 def _registered(item) -> tuple[ToolRegistry, str]:
@@ -309,8 +336,9 @@ def _registered(item) -> tuple[ToolRegistry, str]:
 
 
 def _from_spec_dict() -> tuple[ToolRegistry, str]:
-    registry = ToolRegistry.from_spec_dict({"tools": [{"name": "no_doc_dict", "spec": {"name": "no_doc_dict", **NO_DOC_SPEC}}]},
-                                           synthetic=True)
+    registry = ToolRegistry.from_spec_dict(
+        {"tools": [{"name": "no_doc_dict", "spec": {"name": "no_doc_dict", **NO_DOC_SPEC}}]}, synthetic=True
+    )
     return registry, "no_doc_dict"
 
 
@@ -346,11 +374,13 @@ def test_a_tool_without_a_description_builds_registers_and_runs_on_every_path(ho
 
 def test_parameters_are_still_checked_as_a_json_schema_without_a_description():
     with pytest.raises(ToolSpecError, match="not a valid JSON Schema"):
+
         @tool(parameters={"type": "object", "properties": {"x": {"type": "integer", "minimum": "zero"}}})
         def no_doc_bad_schema(x):
             return x
 
     with pytest.raises(ToolSpecError, match="unsupported type"):
+
         class BadNeuro(BaseTool):
             spec = ToolSpec(name="bad_neuro", inputs=[ToolParam("x", "float")])
 

@@ -20,17 +20,20 @@ from datetime import datetime, timezone
 import jsonschema
 import pytest
 
+from tests import executor_tools  # a module of its own: process pools import its tools by reference
 from workbench import ConcurrentExecutor, SequentialExecutor, ToolContext, ToolRegistry, tool
 from workbench._events import ToolEvent
 from workbench.types import ToolResult
-
-from tests import executor_tools  # a module of its own: process pools import its tools by reference
 
 EXECUTORS = [SequentialExecutor, ConcurrentExecutor]
 
 
 def use(name, input=None, id=None):
-    return {"toolUseId": id or f"id-{name}-{os.urandom(4).hex()}", "name": name, "input": {} if input is None else input}
+    return {
+        "toolUseId": id or f"id-{name}-{os.urandom(4).hex()}",
+        "name": name,
+        "input": {} if input is None else input,
+    }
 
 
 def run_all(executor, uses, registry, **kwargs):
@@ -132,7 +135,11 @@ def test_execute_returns_results_in_input_order():
 
 def test_sequential_execute_returns_results_in_input_order():
     registry = registry_of(add, async_add)
-    uses = [use("add", {"a": 1, "b": 1}, "s0"), use("async_add", {"a": 2, "b": 2}, "s1"), use("add", {"a": 3, "b": 3}, "s2")]
+    uses = [
+        use("add", {"a": 1, "b": 1}, "s0"),
+        use("async_add", {"a": 2, "b": 2}, "s1"),
+        use("add", {"a": 3, "b": 3}, "s2"),
+    ]
     results = asyncio.run(SequentialExecutor().execute(uses, registry))
     assert [(r.tool_use_id, r.json) for r in results] == [("s0", 2), ("s1", 4), ("s2", 6)]
 
@@ -235,8 +242,9 @@ def test_run_inside_a_running_event_loop(executor_cls):
 
 def test_run_from_a_subprocess_script(tmp_path):
     script = tmp_path / "use_run.py"
-    script.write_text(textwrap.dedent(
-        """
+    script.write_text(
+        textwrap.dedent(
+            """
         import asyncio, json, warnings
         from workbench import ConcurrentExecutor, SequentialExecutor, ToolRegistry, tool
         warnings.simplefilter("always")  # anything run() triggers (e.g. a never-awaited coroutine) reaches stderr
@@ -264,9 +272,10 @@ def test_run_from_a_subprocess_script(tmp_path):
 
         out["in_loop"] = asyncio.run(notebook_cell())
         print(json.dumps(out))
-        """))
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
-                          cwd=str(tmp_path))
+        """
+        )
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     out = json.loads(proc.stdout)
@@ -355,7 +364,9 @@ def test_ask_user_with_async_approvers(executor_cls):
         await asyncio.sleep(0)
         return tool_use["input"]["x"] > 0
 
-    results = executor_cls(approver=yes).run([use("guarded", {"x": 4}), use("guarded", {"x": -1})], registry_of(guarded))
+    results = executor_cls(approver=yes).run(
+        [use("guarded", {"x": 4}), use("guarded", {"x": -1})], registry_of(guarded)
+    )
     assert results[0].status == "success" and results[0].json == 40
     assert_error(results[1], "PermissionDenied", "denied by the approver")
     assert CALLS["guarded"] == 1
@@ -389,8 +400,14 @@ def test_an_exception_in_the_tool_is_an_error_with_a_traceback(executor_cls):
 
 def test_the_executor_never_raises_for_a_batch_of_bad_calls():
     registry = registry_of(add, boom, forbidden, guarded)
-    batch = [use("nope"), use("add", {"a": "x"}), use("forbidden"), use("guarded", {"x": 1}),
-             use("boom", {"message": "m"}), {"name": "add", "arguments": {"a": 1, "b": 2}}]
+    batch = [
+        use("nope"),
+        use("add", {"a": "x"}),
+        use("forbidden"),
+        use("guarded", {"x": 1}),
+        use("boom", {"message": "m"}),
+        {"name": "add", "arguments": {"a": 1, "b": 2}},
+    ]
     for executor in (SequentialExecutor(), ConcurrentExecutor()):
         results = executor.run(batch, registry)
         assert [r.status for r in results] == ["error"] * 5 + ["success"]
@@ -497,8 +514,11 @@ def test_an_overrunning_sync_tool_without_context_under_an_executor_timeout(exec
         return await executor_cls(timeout=0.5).execute([use("plain_blocker")], registry_of(plain_blocker))
 
     try:
-        [result] = asyncio.run(main()) if executor_cls is ConcurrentExecutor else executor_cls(timeout=0.5).run(
-            [use("plain_blocker")], registry_of(plain_blocker))
+        [result] = (
+            asyncio.run(main())
+            if executor_cls is ConcurrentExecutor
+            else executor_cls(timeout=0.5).run([use("plain_blocker")], registry_of(plain_blocker))
+        )
         assert "finished" not in seen
         assert_error(result, "TimeoutError", "timed out after 0.5 s")
     finally:
@@ -599,7 +619,9 @@ def test_cancel_a_sync_tool_running_in_a_thread():
         return executor.cancel("blocked")
 
     async def main():
-        return await asyncio.gather(executor.execute([use("blocking", id="blocked")], registry_of(blocking)), canceller())
+        return await asyncio.gather(
+            executor.execute([use("blocking", id="blocked")], registry_of(blocking)), canceller()
+        )
 
     try:
         [result], cancelled = asyncio.run(main())
@@ -689,6 +711,7 @@ def test_a_user_supplied_thread_pool_is_used():
 def _counting(idempotent=True, is_async=False, pause=0.0):
     counter = {"n": 0}
     if is_async:
+
         @tool(idempotent=idempotent)
         async def fetch(url: str, limit: int = 10) -> dict:
             """Counts its executions."""
@@ -696,12 +719,14 @@ def _counting(idempotent=True, is_async=False, pause=0.0):
             await asyncio.sleep(pause)
             return {"url": url, "limit": limit, "execution": counter["n"]}
     else:
+
         @tool(idempotent=idempotent)
         def fetch(url: str, limit: int = 10) -> dict:
             """Counts its executions."""
             counter["n"] += 1
             time.sleep(pause)
             return {"url": url, "limit": limit, "execution": counter["n"]}
+
     return fetch, counter
 
 
@@ -709,8 +734,11 @@ def _counting(idempotent=True, is_async=False, pause=0.0):
 def test_identical_idempotent_calls_execute_once_per_run(executor_cls):
     fetch, counter = _counting()
     registry = registry_of(fetch)
-    batch = [use("fetch", {"url": "u", "limit": 3}), use("fetch", {"limit": 3, "url": "u"}),  # key order differs
-             use("fetch", {"url": "v", "limit": 3})]
+    batch = [
+        use("fetch", {"url": "u", "limit": 3}),
+        use("fetch", {"limit": 3, "url": "u"}),  # key order differs
+        use("fetch", {"url": "v", "limit": 3}),
+    ]
     executor = executor_cls(max_concurrency=1) if executor_cls is ConcurrentExecutor else executor_cls()
     results = executor.run(batch, registry)
     assert counter["n"] == 2
@@ -755,7 +783,10 @@ def test_idempotency_key_uses_canonical_json_of_nested_input():
         counter["n"] += 1
         return len(filters)
 
-    batch = [use("query", {"filters": {"a": 1, "b": {"x": 1, "y": 2}}}), use("query", {"filters": {"b": {"y": 2, "x": 1}, "a": 1}})]
+    batch = [
+        use("query", {"filters": {"a": 1, "b": {"x": 1, "y": 2}}}),
+        use("query", {"filters": {"b": {"y": 2, "x": 1}, "a": 1}}),
+    ]
     results = SequentialExecutor().run(batch, registry_of(query))
     assert counter["n"] == 1 and [r.json for r in results] == [2, 2]
 
@@ -837,9 +868,16 @@ def test_listeners_see_start_and_end_of_every_call_including_failures(executor_c
     events = _collect(executor)
     sleeper, _ = _sleeper(timeout=0.1)
     registry = registry_of(add, boom, forbidden, guarded, sleeper)
-    batch = [use("add", {"a": 1, "b": 2}, "ok"), use("nope", id="unknown"), use("add", {"a": "x"}, "invalid"),
-             use("forbidden", id="denied"), use("guarded", {"x": 1}, "refused"), use("boom", {"message": "m"}, "raised"),
-             use("sleeper", id="slow"), 42]
+    batch = [
+        use("add", {"a": 1, "b": 2}, "ok"),
+        use("nope", id="unknown"),
+        use("add", {"a": "x"}, "invalid"),
+        use("forbidden", id="denied"),
+        use("guarded", {"x": 1}, "refused"),
+        use("boom", {"message": "m"}, "raised"),
+        use("sleeper", id="slow"),
+        42,
+    ]
     results = executor.run(batch, registry)
     assert [r.status for r in results] == ["success"] + ["error"] * 7
     by_id: dict[str, list[ToolEvent]] = {}
@@ -896,8 +934,15 @@ def test_every_result_carries_timestamps_and_latency():
         return "rested"
 
     registry = registry_of(add, boom, forbidden, sleeper, nap)
-    batch = [use("add", {"a": 1, "b": 2}), use("nope"), use("add", {"a": "x"}), use("forbidden"),
-             use("boom", {"message": "m"}), use("sleeper"), use("nap")]
+    batch = [
+        use("add", {"a": 1, "b": 2}),
+        use("nope"),
+        use("add", {"a": "x"}),
+        use("forbidden"),
+        use("boom", {"message": "m"}),
+        use("sleeper"),
+        use("nap"),
+    ]
     before = datetime.now(timezone.utc).replace(microsecond=0)
     for executor in (SequentialExecutor(), ConcurrentExecutor()):
         results = executor.run(batch, registry)
@@ -947,13 +992,21 @@ def log(request):
 
 def test_executor_writes_every_final_result_to_its_log(log):
     registry = registry_of(add, boom, crunch)
-    batch = [use("add", {"a": 1, "b": 2}, "l1"), use("boom", {"message": "m"}, "l2"), use("nope", id="l3"),
-             use("crunch", {"steps": 3}, "l4")]
+    batch = [
+        use("add", {"a": 1, "b": 2}, "l1"),
+        use("boom", {"message": "m"}, "l2"),
+        use("nope", id="l3"),
+        use("crunch", {"steps": 3}, "l4"),
+    ]
     executor = SequentialExecutor(log=log)
     executor.on_event(lambda event: None)  # progress events are never logged
     executor.run(batch, registry)
-    assert _logged(log) == [("add", "l1", "success"), ("boom", "l2", "error"), ("nope", "l3", "error"),
-                            ("crunch", "l4", "success")]
+    assert _logged(log) == [
+        ("add", "l1", "success"),
+        ("boom", "l2", "error"),
+        ("nope", "l3", "error"),
+        ("crunch", "l4", "success"),
+    ]
     if not isinstance(log, FakeLog):
         rows = log.rows()
         assert rows[0]["input"] == {"a": 1, "b": 2}
@@ -988,13 +1041,21 @@ def test_a_failing_log_does_not_lose_the_result():
 WEATHER_SPEC = {
     "name": "get_weather",
     "description": "Weather for a city.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
-                   "required": ["city"]},
-    "returns": {"type": "object",
-                "properties": {"city": {"type": "string"}, "temperature": {"type": "number", "minimum": -50, "maximum": 60},
-                               "conditions": {"type": "string", "enum": ["sun", "rain", "snow"]},
-                               "hourly": {"type": "array", "items": {"type": "integer"}, "minItems": 2}},
-                "required": ["city", "temperature", "conditions", "hourly"]},
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
+        "required": ["city"],
+    },
+    "returns": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "temperature": {"type": "number", "minimum": -50, "maximum": 60},
+            "conditions": {"type": "string", "enum": ["sun", "rain", "snow"]},
+            "hourly": {"type": "array", "items": {"type": "integer"}, "minItems": 2},
+        },
+        "required": ["city", "temperature", "conditions", "hourly"],
+    },
 }
 
 
@@ -1016,7 +1077,9 @@ def test_synthetic_results_follow_the_returns_schema_and_are_deterministic():
     assert again.value == first.value
     via_registry = registry.call("get_weather", {"city": "Oslo", "days": 2}, synthetic=True)
     assert via_registry.metadata["synthetic"] is True and via_registry.value == first.value
-    async_result = asyncio.run(ConcurrentExecutor(synthetic=True).execute([use("get_weather", {"city": "Oslo", "days": 2})], registry))[0]
+    async_result = asyncio.run(
+        ConcurrentExecutor(synthetic=True).execute([use("get_weather", {"city": "Oslo", "days": 2})], registry)
+    )[0]
     assert async_result.value == first.value
 
 
@@ -1043,7 +1106,8 @@ def test_tool_calls_in_other_shapes_are_accepted():
 
     registry = registry_of(add)
     results = SequentialExecutor().run(
-        [{"id": "x1", "name": "add", "arguments": {"a": 1, "b": 1}}, ToolCall("x2", "add", {"a": 2, "b": 2})], registry)
+        [{"id": "x1", "name": "add", "arguments": {"a": 1, "b": 1}}, ToolCall("x2", "add", {"a": 2, "b": 2})], registry
+    )
     assert [(r.tool_use_id, r.json) for r in results] == [("x1", 2), ("x2", 4)]
 
 
@@ -1081,6 +1145,8 @@ def test_max_concurrency_is_respected():
         state["now"] -= 1
         return n
 
-    results = ConcurrentExecutor(max_concurrency=3).run([use("tracked", {"n": n}) for n in range(12)], registry_of(tracked))
+    results = ConcurrentExecutor(max_concurrency=3).run(
+        [use("tracked", {"n": n}) for n in range(12)], registry_of(tracked)
+    )
     assert [r.json for r in results] == list(range(12))
     assert state["peak"] == 3

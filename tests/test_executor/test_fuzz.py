@@ -60,14 +60,26 @@ def steps(n: int, ctx: ToolContext) -> int:
 REGISTRY = ToolRegistry([add, half, aecho, boom, twice, steps])
 
 # -- strategies ---------------------------------------------------------------------------------------------
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
-                    st.text(max_size=4))
-JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2),
-                    max_leaves=4)
-HUGE = st.just(10 ** 5000)  # past Python's int -> str limit: str() and repr() raise ValueError
-IDS = st.one_of(st.text(max_size=5), st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
-                st.none(), st.lists(SCALARS, max_size=2), st.dictionaries(st.text(max_size=2), SCALARS, max_size=2), HUGE)
-NUMBERS = st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True))
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4)
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2),
+    max_leaves=4,
+)
+HUGE = st.just(10**5000)  # past Python's int -> str limit: str() and repr() raise ValueError
+IDS = st.one_of(
+    st.text(max_size=5),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.none(),
+    st.lists(SCALARS, max_size=2),
+    st.dictionaries(st.text(max_size=2), SCALARS, max_size=2),
+    HUGE,
+)
+NUMBERS = st.one_of(st.integers(-(10**6), 10**6), st.floats(allow_nan=True, allow_infinity=True))
 VALID_INPUTS = {
     "add": st.fixed_dictionaries({"a": st.integers(-1000, 1000), "b": st.integers(-1000, 1000)}),
     "half": st.fixed_dictionaries({"x": NUMBERS}),
@@ -76,8 +88,14 @@ VALID_INPUTS = {
     "twice": st.fixed_dictionaries({"n": st.sampled_from([1, 2])}),  # few values: identical calls happen
     "steps": st.fixed_dictionaries({"n": st.integers(0, 9)}),
 }
-NAMES = st.one_of(st.sampled_from([*VALID_INPUTS, "nope", "", "ADD", "add "]), st.text(max_size=3), st.integers(),
-                  st.none(), st.lists(st.text(max_size=2), max_size=1), HUGE)
+NAMES = st.one_of(
+    st.sampled_from([*VALID_INPUTS, "nope", "", "ADD", "add "]),
+    st.text(max_size=3),
+    st.integers(),
+    st.none(),
+    st.lists(st.text(max_size=2), max_size=1),
+    HUGE,
+)
 
 
 @st.composite

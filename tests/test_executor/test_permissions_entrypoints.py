@@ -75,8 +75,12 @@ def allos_tool(permission, ran):
 
 def neurosurfer_tool(permission, ran):
     class NeuroTool(BaseTool):
-        spec = ToolSpec(name="neuro_tool", description="Doubles x (neurosurfer form).",
-                        inputs=[ToolParam("x", "integer", "a number")], permission=permission)
+        spec = ToolSpec(
+            name="neuro_tool",
+            description="Doubles x (neurosurfer form).",
+            inputs=[ToolParam("x", "integer", "a number")],
+            permission=permission,
+        )
 
         def __call__(self, x):
             ran.append(x)
@@ -89,8 +93,14 @@ def spark_tool(permission, ran):
     class SparkTool(BaseTool):
         @property
         def tool_spec(self):
-            return {"name": "spark_tool", "description": "Doubles x (Spark form).", "permission": permission.value,
-                    "inputSchema": {"json": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}
+            return {
+                "name": "spark_tool",
+                "description": "Doubles x (Spark form).",
+                "permission": permission.value,
+                "inputSchema": {
+                    "json": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+                },
+            }
 
         def __call__(self, x):
             ran.append(x)
@@ -100,12 +110,24 @@ def spark_tool(permission, ran):
 
 
 def spec_only_tool(permission, ran):
-    return SpecOnlyTool(ToolSpec(name="spec_tool", description="Known by its spec only.", permission=permission,
-                                 parameters={"type": "object", "properties": {"x": {"type": "integer"}}}))
+    return SpecOnlyTool(
+        ToolSpec(
+            name="spec_tool",
+            description="Known by its spec only.",
+            permission=permission,
+            parameters={"type": "object", "properties": {"x": {"type": "integer"}}},
+        )
+    )
 
 
-FORMS = {"function": function_tool, "async function": async_function_tool, "Allos": allos_tool,
-         "neurosurfer": neurosurfer_tool, "Spark": spark_tool, "spec-only": spec_only_tool}
+FORMS = {
+    "function": function_tool,
+    "async function": async_function_tool,
+    "Allos": allos_tool,
+    "neurosurfer": neurosurfer_tool,
+    "Spark": spark_tool,
+    "spec-only": spec_only_tool,
+}
 HAS_EXECUTE = {"function", "async function", "Allos"}  # the others inherit BaseTool.execute (not implemented)
 
 
@@ -179,13 +201,17 @@ def test_executors_still_apply_the_permission_with_their_approver(form, executor
 
     ran: list = []
     denied = ToolRegistry([FORMS[form](Permission.ALWAYS_DENY, ran)])
-    [result] = executor_cls(approver=approver).run([{"toolUseId": "d", "name": denied.list_tools()[0], "input": {"x": 1}}], denied)
+    [result] = executor_cls(approver=approver).run(
+        [{"toolUseId": "d", "name": denied.list_tools()[0], "input": {"x": 1}}], denied
+    )
     assert (result.status, result.metadata["error_type"]) == ("error", "PermissionDenied") and ran == [] and asked == []
 
     asking = ToolRegistry([FORMS[form](Permission.ASK_USER, ran)])
     name = asking.list_tools()[0]
-    results = executor_cls(approver=approver).run([{"toolUseId": "yes", "name": name, "input": {"x": 5}},
-                                                   {"toolUseId": "no", "name": name, "input": {"x": -5}}], asking)
+    results = executor_cls(approver=approver).run(
+        [{"toolUseId": "yes", "name": name, "input": {"x": 5}}, {"toolUseId": "no", "name": name, "input": {"x": -5}}],
+        asking,
+    )
     assert results[0].status == "success", results[0].error
     assert results[1].metadata["error_type"] == "PermissionDenied"
     assert ran == [5] and sorted(asked) == [-5, 5]
@@ -195,8 +221,12 @@ def test_an_invoke_override_is_checked_and_may_call_super():
     ran: list = []
 
     class Logged(BaseTool):
-        spec = ToolSpec(name="logged", description="Adds one, logging calls.",
-                        inputs=[ToolParam("x", "integer")], permission=Permission.ALWAYS_DENY)
+        spec = ToolSpec(
+            name="logged",
+            description="Adds one, logging calls.",
+            inputs=[ToolParam("x", "integer")],
+            permission=Permission.ALWAYS_DENY,
+        )
 
         def __call__(self, x):
             ran.append(x)

@@ -63,8 +63,10 @@ def wrapped(a: int) -> int:
 @tool
 def sneaky(a: int) -> int:
     """An undeclared coroutine."""
+
     async def later() -> int:
         return a * 10
+
     return later()  # type: ignore[return-value]
 
 
@@ -81,11 +83,22 @@ async def async_boom(a: int) -> int:
 
 
 TOOLS = [add, shout, pair, lies, boom, wrapped, sneaky, async_add, async_boom]
-CALLS = [("add", {"a": 1}), ("add", {"a": 1, "b": 5}), ("add", {"a": "1"}), ("add", {"a": 1, "zzz": 0}), ("add", {}),
-         ("shout", {"text": "hi"}), ("pair", {"a": 3}), ("lies", {"a": 1}), ("boom", {"a": 7}), ("wrapped", {"a": 4}),
-         ("sneaky", {"a": 2}), ("async_add", {"a": 1}), ("async_add", {"a": True}), ("async_boom", {"a": 1})]
-
-
+CALLS = [
+    ("add", {"a": 1}),
+    ("add", {"a": 1, "b": 5}),
+    ("add", {"a": "1"}),
+    ("add", {"a": 1, "zzz": 0}),
+    ("add", {}),
+    ("shout", {"text": "hi"}),
+    ("pair", {"a": 3}),
+    ("lies", {"a": 1}),
+    ("boom", {"a": 7}),
+    ("wrapped", {"a": 4}),
+    ("sneaky", {"a": 2}),
+    ("async_add", {"a": 1}),
+    ("async_add", {"a": True}),
+    ("async_boom", {"a": 1}),
+]
 
 
 def _comparable(result: Any) -> tuple:
@@ -112,6 +125,7 @@ def _by_phases(executor: ToolExecutor, use: dict, run: CallRun) -> ToolResult:
 
 # -- prepare ---------------------------------------------------------------------------------------------
 
+
 @tool(permission="always_deny")
 def forbidden(a: int) -> int:
     """Never runs."""
@@ -128,14 +142,17 @@ def test_prepare_validates_and_converts_the_arguments(planned):
     assert (prepared.arguments, prepared.index, prepared.spec.name, prepared.tool) == ({"a": 1, "b": 2}, 3, "add", add)
 
 
-@pytest.mark.parametrize("use,error_type,names", [
-    (_use("nope", {}), "ToolNotFoundError", ["nope"]),
-    (_use("forbidden", {"a": 1}), "PermissionDenied", ["forbidden", "always_deny"]),
-    (_use("add", {"a": "one"}), "ToolInputError", ["add", "a"]),
-    (_use("add", {"b": 1}), "ToolInputError", ["add", "a"]),
-    ({"toolUseId": "t1", "input": {}}, "TypeError", ["name"]),
-    ("add", "TypeError", ["add"]),
-])
+@pytest.mark.parametrize(
+    "use,error_type,names",
+    [
+        (_use("nope", {}), "ToolNotFoundError", ["nope"]),
+        (_use("forbidden", {"a": 1}), "PermissionDenied", ["forbidden", "always_deny"]),
+        (_use("add", {"a": "one"}), "ToolInputError", ["add", "a"]),
+        (_use("add", {"b": 1}), "ToolInputError", ["add", "a"]),
+        ({"toolUseId": "t1", "input": {}}, "TypeError", ["name"]),
+        ("add", "TypeError", ["add"]),
+    ],
+)
 @pytest.mark.parametrize("planned", [True, False])
 def test_prepare_answers_a_bad_call_with_its_result_naming_tool_and_field(use, error_type, names, planned):
     executor, registry = SequentialExecutor(), ToolRegistry([add, forbidden])
@@ -155,6 +172,7 @@ def test_prepare_answers_a_bad_call_with_its_result_naming_tool_and_field(use, e
 
 
 # -- invoke / ainvoke --------------------------------------------------------------------------------------
+
 
 def test_invoke_runs_a_sync_call_here_and_hands_back_one_that_needs_a_loop():
     @tool(timeout=5)
@@ -190,7 +208,11 @@ def test_ainvoke_ends_a_call_past_its_timeout_as_timed_out(executor_class):
     run = executor.start_run(registry)
     for name in ("sleepy", "nap"):
         result = asyncio.run(executor.ainvoke(executor.prepare(_use(name, {"seconds": 1.0}), run), run))
-        assert (result.status, result.metadata["error_type"], result.metadata["timeout"]) == ("error", "TimeoutError", 0.05)
+        assert (result.status, result.metadata["error_type"], result.metadata["timeout"]) == (
+            "error",
+            "TimeoutError",
+            0.05,
+        )
         assert f"Tool '{name}' timed out" in result.error
     executor.close()
 
@@ -203,24 +225,39 @@ def test_finish_logs_with_secrets_masked_and_announces_the_end():
 
     rows: list = []
     executor, registry = SequentialExecutor(), ToolRegistry([login])
-    executor.log = type("Log", (), {"append": lambda self, result, tool_use, input=None, **kw: rows.append((result, input))})()
+    executor.log = type(
+        "Log", (), {"append": lambda self, result, tool_use, input=None, **kw: rows.append((result, input))}
+    )()
     events: list = []
     executor.on_event(lambda event: events.append(event.kind))
     run = executor.start_run(registry)
     prepared = executor.prepare(_use("login", {"user": "ann", "api_key": "hunter2"}), run)
     result = executor.invoke(prepared, run)
     assert result.value == "ann:hunter2"  # the caller gets the tool's answer
-    (logged, logged_input), = rows
+    ((logged, logged_input),) = rows
     assert logged_input == {"user": "ann", "api_key": "***"} and "hunter2" not in str(logged.content)
     assert events == ["start", "end"]
 
 
 def test_the_error_constructor_gives_the_one_shape_of_a_failed_call():
-    result = error_result("t9", "it broke", "ValueError", tool_name="add", extra={"errors": []},
-                          carried={"tool_name": "old", "trace_id": "x"}, latency_ms=1.5)
+    result = error_result(
+        "t9",
+        "it broke",
+        "ValueError",
+        tool_name="add",
+        extra={"errors": []},
+        carried={"tool_name": "old", "trace_id": "x"},
+        latency_ms=1.5,
+    )
     assert (result.tool_use_id, result.status, result.content) == ("t9", "error", [{"text": "Error: it broke"}])
-    assert result.metadata == {"tool_name": "add", "trace_id": "x", "error_type": "ValueError", "error": "it broke",
-                               "errors": [], "latency_ms": 1.5}
+    assert result.metadata == {
+        "tool_name": "add",
+        "trace_id": "x",
+        "error_type": "ValueError",
+        "error": "it broke",
+        "errors": [],
+        "latency_ms": 1.5,
+    }
     assert result.completed_at and result.error == "it broke"
     unknown = SequentialExecutor().run([_use("nope", {})], ToolRegistry([add]))[0]
     assert list(unknown.metadata)[:3] == ["tool_name", "error_type", "error"]
@@ -235,6 +272,7 @@ def test_run_sync_lives_with_the_async_helpers_and_is_still_importable_from_the_
 
 # -- a step added in one place -----------------------------------------------------------------------------
 
+
 class RateLimit:
     """The example of docs/architecture-executor.md: at most ``limit`` calls run; the others end as
     ``RateLimited`` errors. One override of ``prepare``; ``finished`` counts what ``finish`` saw."""
@@ -246,8 +284,9 @@ class RateLimit:
         if type(call) is PreparedCall:
             self.taken = getattr(self, "taken", 0) + 1
             if self.taken > self.limit:
-                return self.finish(call, self.result_of_error(call, f"Tool '{call.spec.name}' is rate-limited",
-                                                              "RateLimited"), run)
+                return self.finish(
+                    call, self.result_of_error(call, f"Tool '{call.spec.name}' is rate-limited", "RateLimited"), run
+                )
         return call
 
     def finish(self, call, result, run):
@@ -269,8 +308,9 @@ def test_a_step_added_by_overriding_a_phase_applies_to_every_call(base, how, nam
         results = asyncio.run(executor.execute(uses, registry))
         statuses = [r.metadata.get("error_type", r.status) for r in results]
     else:
-        frame = executor.map(add if name == "add" else async_add, [{"a": i} for i in range(4)], registry=registry,
-                             progress=False)
+        frame = executor.map(
+            add if name == "add" else async_add, [{"a": i} for i in range(4)], registry=registry, progress=False
+        )
         statuses = [e if isinstance(e, str) else s for s, e in zip(frame["status"], frame["error_type"])]
     assert sorted(statuses) == ["RateLimited", "RateLimited", "success", "success"]
     assert executor.finished == 4
@@ -278,6 +318,7 @@ def test_a_step_added_by_overriding_a_phase_applies_to_every_call(base, how, nam
 
 
 # -- the plan: the same phases, cached -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name,payload", CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])
 def test_a_planned_call_answers_as_the_phases_without_a_plan(name, payload):
@@ -423,8 +464,9 @@ def test_an_async_planned_tool_that_waits_several_times_and_then_fails_or_answer
 
     async def main() -> list:
         request_id.set("r-42")
-        return await SequentialExecutor().execute([_use("steps", {"n": 3}, "a"),
-                                                   _use("steps", {"n": -2}, "b"), _use("steps", {"n": 0}, "c")], registry)
+        return await SequentialExecutor().execute(
+            [_use("steps", {"n": 3}, "a"), _use("steps", {"n": -2}, "b"), _use("steps", {"n": 0}, "c")], registry
+        )
 
     ok, failed, quick = asyncio.run(main())
     assert (ok.status, ok.value) == ("success", "3:r-42") and quick.value == "0:r-42"
@@ -442,6 +484,7 @@ def test_a_sync_tool_returning_a_coroutine_runs_once_under_execute():
         async def later() -> int:
             await asyncio.sleep(0)
             return a + 1
+
         return later()  # type: ignore[return-value]
 
     result = asyncio.run(SequentialExecutor().execute([_use("counted", {"a": 1})], ToolRegistry([counted])))[0]
@@ -477,22 +520,47 @@ def _private_names_of_the_base() -> set[str]:
 def test_other_executors_and_the_batch_use_only_public_phases(path):
     tree = ast.parse((PACKAGE / path).read_text(encoding="utf-8"))
     private = _private_names_of_the_base()
-    reach_ins = sorted({node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in private})
-    imported = sorted({alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                       and (node.module or "").startswith("workbench.executor") for alias in node.names
-                       if alias.name.startswith("_")})
-    looked_up = sorted({node.args[1].value for node in ast.walk(tree) if isinstance(node, ast.Call)
-                        and getattr(node.func, "id", None) == "getattr" and len(node.args) > 1
-                        and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
-                        and (node.args[1].value in private or getattr(node.args[0], "id", None) in ("executor", "self")
-                             and node.args[1].value.startswith("_"))})
+    reach_ins = sorted(
+        {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in private}
+    )
+    imported = sorted(
+        {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("workbench.executor")
+            for alias in node.names
+            if alias.name.startswith("_")
+        }
+    )
+    looked_up = sorted(
+        {
+            node.args[1].value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "getattr"
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and (
+                node.args[1].value in private
+                or getattr(node.args[0], "id", None) in ("executor", "self")
+                and node.args[1].value.startswith("_")
+            )
+        }
+    )
     assert (reach_ins, imported, looked_up) == ([], [], [])
 
 
 def test_only_the_spec_module_reads_the_specs_private_state():
-    sources = [*PACKAGE.glob("executor*.py"), *(PACKAGE / "executor").glob("*.py"), PACKAGE / "dask.py", PACKAGE / "_batch.py"]
-    readers = sorted(str(path.relative_to(PACKAGE)) for path in sources
-                     if "__pydantic_private__" in path.read_text(encoding="utf-8"))
+    sources = [
+        *PACKAGE.glob("executor*.py"),
+        *(PACKAGE / "executor").glob("*.py"),
+        PACKAGE / "dask.py",
+        PACKAGE / "_batch.py",
+    ]
+    readers = sorted(
+        str(path.relative_to(PACKAGE)) for path in sources if "__pydantic_private__" in path.read_text(encoding="utf-8")
+    )
     assert readers == []
 
 
@@ -513,7 +581,8 @@ def test_ctx_log_lines_go_with_the_result_of_a_sync_and_an_async_tool_alike(exec
         return x
 
     executor = executor_class()  # no log, no listener: finish has nothing else to do
-    results = executor.run([_use("noted", {"x": 1}, "a"), _use("noted_sync", {"x": 1}, "b")],
-                           ToolRegistry([noted, noted_sync]))
+    results = executor.run(
+        [_use("noted", {"x": 1}, "a"), _use("noted_sync", {"x": 1}, "b")], ToolRegistry([noted, noted_sync])
+    )
     assert [[entry["message"] for entry in r.metadata.get("logs", [])] for r in results] == [["seen"], ["seen"]]
     executor.close()

@@ -21,8 +21,13 @@ def chatty(n: int, tool_context: ToolContext) -> int:
     """Logs at several levels, asks the user and a model."""
     tool_context.log("starting")
     tool_context.log("warning", f"n is {n}")
-    answer = tool_context.elicit("Your login?", {"type": "object", "properties": {
-        "user": {"type": "string"}, "password": {"type": "string", "format": "password"}}})
+    answer = tool_context.elicit(
+        "Your login?",
+        {
+            "type": "object",
+            "properties": {"user": {"type": "string"}, "password": {"type": "string", "format": "password"}},
+        },
+    )
     sampled = tool_context.sample("Say hi", max_tokens=20)
     tool_context.log("debug", f"{answer.action} / {sampled.text}")
     return n
@@ -79,8 +84,12 @@ def test_log_lines_and_questions_are_kept_with_the_call_row(tmp_path) -> None:
     assert len(rows) == 4
     entries = [row["metadata"]["logs"] for row in rows if row["tool_name"] == "chatty"][0]
     assert [(e["level"], e.get("kind", "log"), e["message"]) for e in entries] == [
-        ("info", "log", "starting"), ("warning", "log", "n is 3"), ("info", "elicitation", "Your login?"),
-        ("info", "sampling", "Say hi"), ("debug", "log", "accept / hi there")]
+        ("info", "log", "starting"),
+        ("warning", "log", "n is 3"),
+        ("info", "elicitation", "Your login?"),
+        ("info", "sampling", "Say hi"),
+        ("debug", "log", "accept / hi there"),
+    ]
     asked, sampled = entries[2], entries[3]
     assert asked["action"] == "accept" and asked["content"] == {"user": "ann", "password": "***"}
     assert "hunter2-secret" not in path.read_bytes().decode("utf-8", "replace")
@@ -123,11 +132,16 @@ def test_the_log_table_shows_each_line_as_a_row_under_its_call() -> None:
         assert html.count("<tr class='workbench-log-line") == 7
         # newest first: async_chatty's row, its two lines, then chatty's row and its five
         order = [chunk.split("'")[0] for chunk in html.split("<tr class='")[1:]]
-        assert order == ["workbench-log-row", "workbench-log-line workbench-log-line-log",
-                         "workbench-log-line workbench-log-line-sampled", "workbench-log-row",
-                         *["workbench-log-line workbench-log-line-log"] * 2,
-                         "workbench-log-line workbench-log-line-asked", "workbench-log-line workbench-log-line-sampled",
-                         "workbench-log-line workbench-log-line-log"]
+        assert order == [
+            "workbench-log-row",
+            "workbench-log-line workbench-log-line-log",
+            "workbench-log-line workbench-log-line-sampled",
+            "workbench-log-row",
+            *["workbench-log-line workbench-log-line-log"] * 2,
+            "workbench-log-line workbench-log-line-asked",
+            "workbench-log-line workbench-log-line-sampled",
+            "workbench-log-line workbench-log-line-log",
+        ]
         assert "workbench-log-level-warning'>warning</span>" in html
         assert "&lt;b&gt;not bold&lt;/b&gt;" in html and "<b>not bold</b>" not in html
         assert "Your login? → accept {&quot;user&quot;: &quot;ann&quot;, &quot;password&quot;: &quot;***&quot;}" in html
@@ -162,8 +176,14 @@ def test_served_questions_land_in_the_servers_log(tmp_path) -> None:
     def elicit(params):
         return {"user": "bo", "password": "pw-secret-1234"}
 
-    with connect(server=server, registry=ToolRegistry(), protocol_version="2025-11-25", sampling=sample,
-                 elicitation=elicit, connect_timeout=WAIT) as connection:
+    with connect(
+        server=server,
+        registry=ToolRegistry(),
+        protocol_version="2025-11-25",
+        sampling=sample,
+        elicitation=elicit,
+        connect_timeout=WAIT,
+    ) as connection:
         result = connection.call_tool("chatty", {"n": 5})
     assert not result.is_error, result
     [row] = server_log.rows()

@@ -25,8 +25,15 @@ class Point(BaseModel):
 
 
 @tool
-def flat(a: int, b: float = 1.5, c: str = "c", d: bool = False, e: Optional[Colour] = None,
-         f: Literal["x", "y"] = "x", g: Annotated[int, Field(ge=0)] = 0) -> int:
+def flat(
+    a: int,
+    b: float = 1.5,
+    c: str = "c",
+    d: bool = False,
+    e: Optional[Colour] = None,
+    f: Literal["x", "y"] = "x",
+    g: Annotated[int, Field(ge=0)] = 0,
+) -> int:
     """Scalars only."""
     return a
 
@@ -38,12 +45,30 @@ def nested(points: list[Point], tags: dict[str, Any] = {}, extra: Optional[list[
 
 
 INPUTS = [
-    {"a": 1}, {"a": 1, "b": 2.5, "c": "z", "d": True, "e": "red", "f": "y", "g": 3}, {"g": 3, "a": 2},
-    {"a": True}, {"a": 1.0}, {"a": "1"}, {"a": 1, "b": math.nan}, {"a": 1, "b": math.inf}, {"a": 1, "e": "green"},
-    {"a": 1, "f": "z"}, {"a": 1, "g": -1}, {"a": 1, "zzz": 1}, {}, {"a": None}, {"a": 1, "e": None},
-    {"points": [{"x": 1}]}, {"points": [{"x": 1, "y": 2}], "tags": {"k": [1, {"n": None}]}},
-    {"points": [{"x": "1"}]}, {"points": [], "tags": {"k": math.nan}}, {"points": "[{\"x\": 1}]"},
-    {"points": [{"x": 1}], "extra": [1, True]}, {"points": [[]]}, {"tags": {}}, {"points": [{"x": 1, "z": 0}]},
+    {"a": 1},
+    {"a": 1, "b": 2.5, "c": "z", "d": True, "e": "red", "f": "y", "g": 3},
+    {"g": 3, "a": 2},
+    {"a": True},
+    {"a": 1.0},
+    {"a": "1"},
+    {"a": 1, "b": math.nan},
+    {"a": 1, "b": math.inf},
+    {"a": 1, "e": "green"},
+    {"a": 1, "f": "z"},
+    {"a": 1, "g": -1},
+    {"a": 1, "zzz": 1},
+    {},
+    {"a": None},
+    {"a": 1, "e": None},
+    {"points": [{"x": 1}]},
+    {"points": [{"x": 1, "y": 2}], "tags": {"k": [1, {"n": None}]}},
+    {"points": [{"x": "1"}]},
+    {"points": [], "tags": {"k": math.nan}},
+    {"points": '[{"x": 1}]'},
+    {"points": [{"x": 1}], "extra": [1, True]},
+    {"points": [[]]},
+    {"tags": {}},
+    {"points": [{"x": 1, "z": 0}]},
 ]
 
 

@@ -1,4 +1,4 @@
-""""Provider" means one thing: the tool-format converters are ``workbench.formats``; the old import paths
+""" "Provider" means one thing: the tool-format converters are ``workbench.formats``; the old import paths
 (``workbench.providers…``, ``workbench.models._provider``, ``workbench.adapters.provider_format``) are the
 very same modules, never second copies."""
 
@@ -20,8 +20,11 @@ ALIASES = {  # old path -> new path
     "workbench.models._provider": "workbench.models._sdk_model",
     "workbench.adapters.provider_format": "workbench.adapters.tool_formats",
 }
-ALIAS_FILES = {PACKAGE / "providers" / "__init__.py", PACKAGE / "models" / "_provider.py",
-               PACKAGE / "adapters" / "provider_format.py"}
+ALIAS_FILES = {
+    PACKAGE / "providers" / "__init__.py",
+    PACKAGE / "models" / "_provider.py",
+    PACKAGE / "adapters" / "provider_format.py",
+}
 
 _CHECK = """
 import importlib, sys
@@ -61,8 +64,16 @@ def test_the_package_itself_imports_only_the_new_names():
         if path in ALIAS_FILES:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            found += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {name}" for name in names
-                      if any(name == o or name.startswith(o + ".") for o in old)]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            found += [
+                f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {name}"
+                for name in names
+                if any(name == o or name.startswith(o + ".") for o in old)
+            ]
     assert found == []

@@ -163,7 +163,9 @@ def _strip(tp: Any) -> tuple[Any, bool | None]:
             tp, required = typing_extensions.get_args(tp)[0], True
         elif origin in (typing_extensions.NotRequired, typing.NotRequired):
             tp, required = typing_extensions.get_args(tp)[0], False
-        elif origin in (typing_extensions.Annotated, typing.Annotated) or origin is getattr(typing_extensions, "ReadOnly", None):
+        elif origin in (typing_extensions.Annotated, typing.Annotated) or origin is getattr(
+            typing_extensions, "ReadOnly", None
+        ):
             tp = typing_extensions.get_args(tp)[0]
         else:
             return tp, required
@@ -193,8 +195,14 @@ def _key_problems(tp: Any, value: Any, where: str) -> list[str]:
         matching = [o for o in options if not o]
         return [] if matching else min(options, key=len)
     if origin is Literal:
-        return [] if value in typing_extensions.get_args(tp) else [f"{where}: {value!r} not in {typing_extensions.get_args(tp)}"]
-    if origin in (list, tuple, set, frozenset) or (origin is not None and getattr(origin, "__name__", "") in ("Iterable", "Sequence")):
+        return (
+            []
+            if value in typing_extensions.get_args(tp)
+            else [f"{where}: {value!r} not in {typing_extensions.get_args(tp)}"]
+        )
+    if origin in (list, tuple, set, frozenset) or (
+        origin is not None and getattr(origin, "__name__", "") in ("Iterable", "Sequence")
+    ):
         args = typing_extensions.get_args(tp)
         if not isinstance(value, (list, tuple)) or not args:
             return [] if isinstance(value, (list, tuple)) else [f"{where}: expected a list, got {type(value).__name__}"]
@@ -259,8 +267,25 @@ def bedrock_validate(operation: str, params: dict) -> None:
     assert not report.has_errors(), report.generate_report()
 
 
-GEMINI_KEYS = {"type", "format", "description", "nullable", "enum", "properties", "required", "items", "minItems",
-               "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern", "anyOf", "propertyOrdering"}
+GEMINI_KEYS = {
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "properties",
+    "required",
+    "items",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "anyOf",
+    "propertyOrdering",
+}
 GEMINI_TYPES = {"string", "number", "integer", "boolean", "array", "object"}
 
 
@@ -330,8 +355,10 @@ def test_openai_chat_tool_validates_as_chat_completion_tool_param(spec):
     out = to_provider_format(spec, "openai")
     assert_typed_dict(ChatCompletionToolParam, out)
     assert_typed_dict(FunctionDefinition, out["function"])
-    assert out == {"type": "function", "function": {"name": spec.name, "description": spec.description,
-                                                     "parameters": spec.parameters}}
+    assert out == {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
+    }
     assert "strict" not in out["function"]
 
 
@@ -341,8 +368,13 @@ def test_openai_responses_tool_validates_as_function_tool_param(spec):
 
     out = to_provider_format(spec, "openai-responses")
     assert_typed_dict(FunctionToolParam, out)
-    assert out == {"type": "function", "name": spec.name, "description": spec.description,
-                   "parameters": spec.parameters, "strict": False}
+    assert out == {
+        "type": "function",
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": spec.parameters,
+        "strict": False,
+    }
 
 
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=lambda s: s.name)
@@ -357,9 +389,17 @@ def test_anthropic_tool_validates_as_tool_param(spec):
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=lambda s: s.name)
 def test_bedrock_tool_validates_against_botocore_converse_model(spec):
     out = to_provider_format(spec, "bedrock")
-    assert out == {"toolSpec": {"name": spec.name, "description": spec.description, "inputSchema": {"json": spec.parameters}}}
-    bedrock_validate("Converse", {"modelId": "anthropic.claude-3-haiku", "messages": [{"role": "user", "content": [{"text": "hi"}]}],
-                                  "toolConfig": {"tools": [out]}})
+    assert out == {
+        "toolSpec": {"name": spec.name, "description": spec.description, "inputSchema": {"json": spec.parameters}}
+    }
+    bedrock_validate(
+        "Converse",
+        {
+            "modelId": "anthropic.claude-3-haiku",
+            "messages": [{"role": "user", "content": [{"text": "hi"}]}],
+            "toolConfig": {"tools": [out]},
+        },
+    )
 
 
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=lambda s: s.name)
@@ -381,8 +421,11 @@ def test_mcp_tool_validates_as_mcp_tool(spec):
 def test_mcp_output_schema_object_is_kept_and_others_are_wrapped_under_result():
     assert to_provider_format(WEATHER, "mcp")["outputSchema"] == WEATHER.returns
     wrapped = to_provider_format(BOOKING, "mcp")["outputSchema"]
-    assert wrapped == {"type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
-                       "required": ["result"]}
+    assert wrapped == {
+        "type": "object",
+        "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
+        "required": ["result"],
+    }
     assert "outputSchema" not in to_provider_format(ToolSpec(name="n", description="d"), "mcp")
 
 
@@ -416,8 +459,14 @@ def test_accepts_tools_dicts_and_spec_method():
 
     wrapped = tool(make_booking)
     assert to_provider_format(wrapped, "anthropic") == to_provider_format(BOOKING, "anthropic")
-    as_dict = {"name": "lookup", "description": "Look up.", "parameters": {"json": {"type": "object", "properties": {"q": {"type": "string"}}}}}
-    assert to_provider_format(as_dict, "bedrock")["toolSpec"]["inputSchema"]["json"]["properties"] == {"q": {"type": "string"}}
+    as_dict = {
+        "name": "lookup",
+        "description": "Look up.",
+        "parameters": {"json": {"type": "object", "properties": {"q": {"type": "string"}}}},
+    }
+    assert to_provider_format(as_dict, "bedrock")["toolSpec"]["inputSchema"]["json"]["properties"] == {
+        "q": {"type": "string"}
+    }
     assert WEATHER.to_provider_format("gemini") == to_provider_format(WEATHER, "gemini")
     with pytest.raises(ToolSpecError):
         to_provider_format(42, "openai")
@@ -455,14 +504,18 @@ def test_openai_strict_makes_optional_properties_nullable_and_keeps_required_one
     params = to_provider_format(BOOKING, "openai", strict=True)["function"]["parameters"]
     for name, sub in params["properties"].items():
         was_required = name in original["required"]
-        assert accepts_null(sub, params) is (not was_required or accepts_null(original["properties"][name], original)), name
+        assert accepts_null(sub, params) is (
+            not was_required or accepts_null(original["properties"][name], original)
+        ), name
     # nested model inside $defs: Person.nickname / tags were optional, name/address required
     person = params["$defs"]["Person"]
     assert person["required"] == ["name", "address", "tags", "nickname"]
     assert accepts_null(person["properties"]["tags"], params)
     assert not accepts_null(person["properties"]["name"], params)
-    assert params["properties"]["note"] == {"description": "Free text for the driver.",
-                                            "anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert params["properties"]["note"] == {
+        "description": "Free text for the driver.",
+        "anyOf": [{"type": "string"}, {"type": "null"}],
+    }
 
 
 def test_openai_strict_described_values_and_supported_keywords():
@@ -470,21 +523,40 @@ def test_openai_strict_described_values_and_supported_keywords():
     days = params["properties"]["days"]
     assert "default: 1" in days["description"]  # the dropped default is kept as a hint
     assert days["anyOf"][0] == {"type": "integer", "minimum": 1, "maximum": 7}  # numeric bounds are supported
-    name = to_provider_format(BOOKING, "openai", strict=True)["function"]["parameters"]["$defs"]["Person"]["properties"]["name"]
-    assert "minLength" not in name and "minLength: 1" in name["description"] and name["description"].startswith("Full name")
+    name = to_provider_format(BOOKING, "openai", strict=True)["function"]["parameters"]["$defs"]["Person"][
+        "properties"
+    ]["name"]
+    assert (
+        "minLength" not in name
+        and "minLength: 1" in name["description"]
+        and name["description"].startswith("Full name")
+    )
 
 
 def test_openai_strict_instances_validate_like_the_original():
     """A value the strict schema accepts (after undoing the nulls) is valid for the original."""
     params = to_provider_format(BOOKING, "openai", strict=True)["function"]["parameters"]
-    answer = {"person": {"name": "Ada", "address": {"street": "Main", "zip": None}, "tags": None, "nickname": None},
-              "mode": "fast", "when": "2025-01-02", "seats": None, "note": None, "color": None, "waypoints": None,
-              "coords": None, "priority": 3}
+    answer = {
+        "person": {"name": "Ada", "address": {"street": "Main", "zip": None}, "tags": None, "nickname": None},
+        "mode": "fast",
+        "when": "2025-01-02",
+        "seats": None,
+        "note": None,
+        "color": None,
+        "waypoints": None,
+        "coords": None,
+        "priority": 3,
+    }
     jsonschema.validate(answer, params)
     restored = normalize_arguments(BOOKING, answer, "openai", strict=True)
     # nulls go for optional non-nullable fields (tags, seats…); nullable ones (zip, nickname, note) keep theirs
-    assert restored == {"person": {"name": "Ada", "address": {"street": "Main", "zip": None}, "nickname": None}, "mode": "fast",
-                        "when": "2025-01-02", "note": None, "priority": 3}
+    assert restored == {
+        "person": {"name": "Ada", "address": {"street": "Main", "zip": None}, "nickname": None},
+        "mode": "fast",
+        "when": "2025-01-02",
+        "note": None,
+        "priority": 3,
+    }
     jsonschema.validate(restored, BOOKING.parameters)
     assert BOOKING.check_inputs(restored)["seats"] == 1
     assert answer["seats"] is None  # the input was not modified
@@ -540,8 +612,11 @@ def test_openai_strict_refuses_nested_open_objects_and_untyped_values():
     with pytest.raises(ToolSpecError, match="'values'.*item type"):
         to_provider_format(ToolSpec.from_function(bare_list), "openai", strict=True)
 
-    closed = ToolSpec(name="c", description="d", parameters={"type": "object", "properties": {"a": {"type": "string"}},
-                                                             "additionalProperties": True})
+    closed = ToolSpec(
+        name="c",
+        description="d",
+        parameters={"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True},
+    )
     with pytest.raises(ToolSpecError, match="open object"):
         to_provider_format(closed, "openai", strict=True)
 
@@ -574,8 +649,19 @@ def test_gemini_declaration_uses_only_the_gemini_subset(spec):
         problems = gemini_schema_problems(out["parameters"])
         assert not problems, "\n".join(problems)
         text = json.dumps(out)
-        for key in ("$ref", "$defs", "additionalProperties", "default", "prefixItems", "uniqueItems",
-                    "exclusiveMinimum", "title", "const", "oneOf", "allOf"):
+        for key in (
+            "$ref",
+            "$defs",
+            "additionalProperties",
+            "default",
+            "prefixItems",
+            "uniqueItems",
+            "exclusiveMinimum",
+            "title",
+            "const",
+            "oneOf",
+            "allOf",
+        ):
             assert f'"{key}"' not in text, key
     if genai_types is not None:
         genai_types.FunctionDeclaration.model_validate(out)  # extra="forbid" all the way down
@@ -587,8 +673,16 @@ def test_gemini_rewrites_refs_nullables_enums_and_formats():
     assert person["type"] == "object" and person["description"] == "Who travels."
     assert person["properties"]["address"]["properties"]["zip"] == {"type": "string", "nullable": True}
     assert person["required"] == ["name", "address"]
-    assert params["properties"]["note"] == {"type": "string", "description": "Free text for the driver.", "nullable": True}
-    assert params["properties"]["mode"] == {"type": "string", "description": "Fast or cheap.", "enum": ["fast", "cheap"]}
+    assert params["properties"]["note"] == {
+        "type": "string",
+        "description": "Free text for the driver.",
+        "nullable": True,
+    }
+    assert params["properties"]["mode"] == {
+        "type": "string",
+        "description": "Fast or cheap.",
+        "enum": ["fast", "cheap"],
+    }
     assert params["properties"]["color"]["enum"] == ["red", "blue"]
     when = params["properties"]["when"]
     assert when["type"] == "string" and "format" not in when and "format: date" in when["description"]
@@ -601,21 +695,27 @@ def test_gemini_rewrites_refs_nullables_enums_and_formats():
 
 
 def test_gemini_handwritten_schema_const_type_lists_and_unions():
-    spec = ToolSpec(name="odd", description="Odd shapes.", parameters={
-        "type": "object",
-        "properties": {
-            "kind": {"const": "circle", "title": "Kind"},
-            "size": {"type": ["number", "null"], "exclusiveMinimum": 0},
-            "either": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
-            "choice": {"oneOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]},
-            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
-            "blob": {"type": "object", "additionalProperties": True},
-            "anything": {"type": "array"},
+    spec = ToolSpec(
+        name="odd",
+        description="Odd shapes.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "kind": {"const": "circle", "title": "Kind"},
+                "size": {"type": ["number", "null"], "exclusiveMinimum": 0},
+                "either": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+                "choice": {"oneOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]},
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+                "blob": {"type": "object", "additionalProperties": True},
+                "anything": {"type": "array"},
+            },
+            "required": ["kind"],
+            "$defs": {
+                "A": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                "B": {"type": "object", "properties": {"b": {"type": "integer"}}},
+            },
         },
-        "required": ["kind"],
-        "$defs": {"A": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
-                  "B": {"type": "object", "properties": {"b": {"type": "integer"}}}},
-    })
+    )
     params = to_provider_format(spec, "gemini")["parameters"]
     assert not gemini_schema_problems(params)
     props = params["properties"]
@@ -634,8 +734,18 @@ def test_gemini_free_form_objects_are_json_text_and_parsed_back():
     out = to_provider_format(FREE, "gemini")
     config = out["parameters"]["properties"]["config"]
     assert config["type"] == "string" and config["description"].startswith("Anything.")
-    call = {"candidates": [{"content": {"role": "model", "parts": [
-        {"functionCall": {"name": "free_form", "args": {"config": '{"depth": 2}', "label": "y"}}}]}}]}
+    call = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {"functionCall": {"name": "free_form", "args": {"config": '{"depth": 2}', "label": "y"}}}
+                    ],
+                }
+            }
+        ]
+    }
     [use] = parse_tool_calls("gemini", call, tools=[FREE])
     assert use["input"] == {"config": {"depth": 2}, "label": "y"}
     assert FREE.check_inputs(use["input"])["config"] == {"depth": 2}
@@ -644,8 +754,10 @@ def test_gemini_free_form_objects_are_json_text_and_parsed_back():
 def test_schema_helpers_are_public_and_match_the_exports():
     assert P.GEMINI_SCHEMA_KEYS == GEMINI_KEYS
     assert P.gemini_schema(BOOKING.parameters, "make_booking") == to_provider_format(BOOKING, "gemini")["parameters"]
-    assert P.openai_strict_schema(WEATHER.parameters, "get_weather") == \
-        to_provider_format(WEATHER, "openai", strict=True)["function"]["parameters"]
+    assert (
+        P.openai_strict_schema(WEATHER.parameters, "get_weather")
+        == to_provider_format(WEATHER, "openai", strict=True)["function"]["parameters"]
+    )
     with pytest.raises(ToolSpecError, match="'my_tool'"):
         P.openai_strict_schema({"type": "object", "properties": {"d": {"type": "object"}}}, "my_tool")
     assert P.mcp_output_schema({}) is None
@@ -702,8 +814,14 @@ def test_tool_choice_bedrock():
     got = [tool_choice_to_provider(c, "bedrock") for c in CHOICES]
     assert got == CHOICES
     for value in got:
-        bedrock_validate("Converse", {"modelId": "m", "messages": [{"role": "user", "content": [{"text": "hi"}]}],
-                                      "toolConfig": {"tools": [to_provider_format(WEATHER, "bedrock")], "toolChoice": value}})
+        bedrock_validate(
+            "Converse",
+            {
+                "modelId": "m",
+                "messages": [{"role": "user", "content": [{"text": "hi"}]}],
+                "toolConfig": {"tools": [to_provider_format(WEATHER, "bedrock")], "toolChoice": value},
+            },
+        )
 
 
 def test_tool_choice_gemini():
@@ -733,17 +851,36 @@ def test_tool_choice_unknown_provider():
 # parse_tool_calls
 # =====================================================================================================
 OPENAI_COMPLETION = {
-    "id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-mini",
-    "choices": [{"index": 0, "finish_reason": "tool_calls", "logprobs": None, "message": {
-        "role": "assistant", "content": None, "refusal": None,
-        "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo", "days": 2}'}},
-            {"id": "call_2", "type": "function", "function": {"name": "ping", "arguments": ""}},
-        ]}}],
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 1700000000,
+    "model": "gpt-4o-mini",
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "tool_calls",
+            "logprobs": None,
+            "message": {
+                "role": "assistant",
+                "content": None,
+                "refusal": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Oslo", "days": 2}'},
+                    },
+                    {"id": "call_2", "type": "function", "function": {"name": "ping", "arguments": ""}},
+                ],
+            },
+        }
+    ],
     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
 }
-EXPECTED = [{"toolUseId": "call_1", "name": "get_weather", "input": {"city": "Oslo", "days": 2}},
-            {"toolUseId": "call_2", "name": "ping", "input": {}}]
+EXPECTED = [
+    {"toolUseId": "call_1", "name": "get_weather", "input": {"city": "Oslo", "days": 2}},
+    {"toolUseId": "call_2", "name": "ping", "input": {}},
+]
 
 
 def test_parse_openai_sdk_object_dict_message_and_list():
@@ -760,22 +897,38 @@ def test_parse_openai_sdk_object_dict_message_and_list():
 
 
 def test_parse_openai_malformed_arguments_keep_the_call_and_its_valid_siblings():
-    calls = [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}},
-             {"id": "call_9", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Os'}},
-             {"id": "call_8", "type": "function", "function": {"name": "get_weather", "arguments": "[1, 2]"}}]
+    calls = [
+        {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}},
+        {"id": "call_9", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Os'}},
+        {"id": "call_8", "type": "function", "function": {"name": "get_weather", "arguments": "[1, 2]"}},
+    ]
     uses = parse_tool_calls("openai", calls, tools=[WEATHER])
     assert [use["toolUseId"] for use in uses] == ["call_1", "call_9", "call_8"]
     assert uses[0]["input"] == {"city": "Oslo"}
     assert uses[1]["input"] == '{"city": "Os' and uses[2]["input"] == "[1, 2]"  # kept as received
 
 
-@pytest.mark.parametrize("provider, response", [
-    ("openai", [{"id": "call_1", "type": "function", "function": {"name": "shout", "arguments": '{"text": "hi"}'}},
-                {"id": "call_2", "type": "function", "function": {"name": "shout", "arguments": '{"text": "h'}}]),
-    ("openai-responses", {"output": [
-        {"type": "function_call", "call_id": "call_1", "name": "shout", "arguments": '{"text": "hi"}'},
-        {"type": "function_call", "call_id": "call_2", "name": "shout", "arguments": "not json"}]}),
-])
+@pytest.mark.parametrize(
+    "provider, response",
+    [
+        (
+            "openai",
+            [
+                {"id": "call_1", "type": "function", "function": {"name": "shout", "arguments": '{"text": "hi"}'}},
+                {"id": "call_2", "type": "function", "function": {"name": "shout", "arguments": '{"text": "h'}},
+            ],
+        ),
+        (
+            "openai-responses",
+            {
+                "output": [
+                    {"type": "function_call", "call_id": "call_1", "name": "shout", "arguments": '{"text": "hi"}'},
+                    {"type": "function_call", "call_id": "call_2", "name": "shout", "arguments": "not json"},
+                ]
+            },
+        ),
+    ],
+)
 def test_a_malformed_call_gets_an_error_result_and_the_siblings_run(provider, response):
     from workbench import SequentialExecutor, tool
 
@@ -805,7 +958,9 @@ def test_arguments_that_are_json_but_not_an_object_say_so():
         """Echo."""
         return n
 
-    uses = parse_tool_calls("openai", [{"id": "c", "type": "function", "function": {"name": "ping", "arguments": "[1, 2]"}}])
+    uses = parse_tool_calls(
+        "openai", [{"id": "c", "type": "function", "function": {"name": "ping", "arguments": "[1, 2]"}}]
+    )
     [result] = SequentialExecutor().run(uses, [ping])
     assert "the arguments are a JSON array, not an object" in result.metadata["error"]
 
@@ -813,15 +968,33 @@ def test_arguments_that_are_json_but_not_an_object_say_so():
 def test_parse_openai_responses():
     from openai.types.responses import Response
 
-    data = {"id": "resp_1", "object": "response", "created_at": 1700000000, "model": "gpt-4.1", "parallel_tool_calls": True,
-            "tool_choice": "auto", "tools": [to_provider_format(WEATHER, "openai-responses")],
-            "output": [
-                {"type": "reasoning", "id": "rs_1", "summary": []},
-                {"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "get_weather",
-                 "arguments": '{"city": "Rome"}', "status": "completed"},
-                {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                 "content": [{"type": "output_text", "text": "checking", "annotations": []}]},
-            ]}
+    data = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1700000000,
+        "model": "gpt-4.1",
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [to_provider_format(WEATHER, "openai-responses")],
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {
+                "type": "function_call",
+                "id": "fc_1",
+                "call_id": "call_a",
+                "name": "get_weather",
+                "arguments": '{"city": "Rome"}',
+                "status": "completed",
+            },
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "checking", "annotations": []}],
+            },
+        ],
+    }
     expected = [{"toolUseId": "call_a", "name": "get_weather", "input": {"city": "Rome"}}]
     assert parse_tool_calls("openai-responses", Response.model_validate(data)) == expected
     assert parse_tool_calls("openai-responses", data) == expected
@@ -831,36 +1004,70 @@ def test_parse_openai_responses():
 def test_parse_anthropic():
     from anthropic.types import Message
 
-    data = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-            "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 20},
-            "content": [{"type": "text", "text": "Let me check."},
-                        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}},
-                        {"type": "tool_use", "id": "toolu_2", "name": "ping", "input": {}}]}
-    expected = [{"toolUseId": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}},
-                {"toolUseId": "toolu_2", "name": "ping", "input": {}}]
+    data = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 20},
+        "content": [
+            {"type": "text", "text": "Let me check."},
+            {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}},
+            {"type": "tool_use", "id": "toolu_2", "name": "ping", "input": {}},
+        ],
+    }
+    expected = [
+        {"toolUseId": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}},
+        {"toolUseId": "toolu_2", "name": "ping", "input": {}},
+    ]
     assert parse_tool_calls("anthropic", Message.model_validate(data)) == expected
     assert parse_tool_calls("anthropic", data) == expected
     assert parse_tool_calls("anthropic", data["content"]) == expected
 
 
 def test_parse_bedrock_converse_response():
-    data = {"output": {"message": {"role": "assistant", "content": [
-        {"text": "Looking it up."},
-        {"toolUse": {"toolUseId": "tooluse_abc", "name": "get_weather", "input": {"city": "Lima"}}}]}},
-        "stopReason": "tool_use", "usage": {"inputTokens": 1, "outputTokens": 2, "totalTokens": 3}, "metrics": {"latencyMs": 5}}
+    data = {
+        "output": {
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"text": "Looking it up."},
+                    {"toolUse": {"toolUseId": "tooluse_abc", "name": "get_weather", "input": {"city": "Lima"}}},
+                ],
+            }
+        },
+        "stopReason": "tool_use",
+        "usage": {"inputTokens": 1, "outputTokens": 2, "totalTokens": 3},
+        "metrics": {"latencyMs": 5},
+    }
     expected = [{"toolUseId": "tooluse_abc", "name": "get_weather", "input": {"city": "Lima"}}]
     assert parse_tool_calls("bedrock", data) == expected
     assert parse_tool_calls("bedrock", data["output"]["message"]) == expected
     # the assistant message we parsed is itself a valid Converse message (round trip)
-    bedrock_validate("Converse", {"modelId": "m", "messages": [{"role": "user", "content": [{"text": "hi"}]},
-                                                                 data["output"]["message"]]})
+    bedrock_validate(
+        "Converse",
+        {"modelId": "m", "messages": [{"role": "user", "content": [{"text": "hi"}]}, data["output"]["message"]]},
+    )
 
 
 def test_parse_gemini_with_and_without_ids():
-    data = {"candidates": [{"content": {"role": "model", "parts": [
-        {"text": "Calling."},
-        {"functionCall": {"name": "get_weather", "args": {"city": "Kyiv"}}},
-        {"functionCall": {"id": "fc-7", "name": "ping"}}]}, "finishReason": "STOP"}]}
+    data = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {"text": "Calling."},
+                        {"functionCall": {"name": "get_weather", "args": {"city": "Kyiv"}}},
+                        {"functionCall": {"id": "fc-7", "name": "ping"}},
+                    ],
+                },
+                "finishReason": "STOP",
+            }
+        ]
+    }
     uses = parse_tool_calls("gemini", data)
     assert [u["name"] for u in uses] == ["get_weather", "ping"]
     assert uses[0]["input"] == {"city": "Kyiv"} and uses[1]["input"] == {}
@@ -876,7 +1083,12 @@ def test_parse_gemini_with_and_without_ids():
 def test_parse_mcp_tools_call_request():
     import mcp.types
 
-    request = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "Nuuk"}}}
+    request = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "get_weather", "arguments": {"city": "Nuuk"}},
+    }
     mcp.types.CallToolRequest.model_validate(request)
     assert parse_tool_calls("mcp", request) == [{"toolUseId": "3", "name": "get_weather", "input": {"city": "Nuuk"}}]
     [use] = parse_tool_calls("mcp", request["params"])
@@ -884,8 +1096,20 @@ def test_parse_mcp_tools_call_request():
 
 
 def test_parse_with_tools_undoes_strict_nulls():
-    message = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
-        "name": "get_weather", "arguments": json.dumps({"city": "Oslo", "unit": None, "days": None})}}]}
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {
+                    "name": "get_weather",
+                    "arguments": json.dumps({"city": "Oslo", "unit": None, "days": None}),
+                },
+            }
+        ],
+    }
     [raw] = parse_tool_calls("openai", message)
     assert raw["input"] == {"city": "Oslo", "unit": None, "days": None}
     [use] = parse_tool_calls("openai", message, tools=[WEATHER], strict=True)
@@ -909,13 +1133,24 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 PNG_B64 = base64.b64encode(PNG).decode("ascii")
 
 OK_TEXT = ToolResult(toolUseId="t1", status="success", content=[{"text": "hi"}], metadata={"tool_name": "x"})
-OK_JSON = ToolResult(toolUseId="t2", status="success", content=[{"text": '{"temp": 21.5}'}, {"json": {"temp": 21.5}}],
-                     metadata={"tool_name": "get_weather"})
-OK_IMAGE = ToolResult(toolUseId="t3", status="success",
-                      content=[{"text": "a chart"}, {"image": {"format": "png", "source": {"bytes": PNG_B64}}}],
-                      metadata={"tool_name": "plot"})
-FAILED = ToolResult(toolUseId="t4", status="error", content=[], metadata={"tool_name": "x", "error": "division by zero",
-                                                                          "error_type": "ZeroDivisionError"})
+OK_JSON = ToolResult(
+    toolUseId="t2",
+    status="success",
+    content=[{"text": '{"temp": 21.5}'}, {"json": {"temp": 21.5}}],
+    metadata={"tool_name": "get_weather"},
+)
+OK_IMAGE = ToolResult(
+    toolUseId="t3",
+    status="success",
+    content=[{"text": "a chart"}, {"image": {"format": "png", "source": {"bytes": PNG_B64}}}],
+    metadata={"tool_name": "plot"},
+)
+FAILED = ToolResult(
+    toolUseId="t4",
+    status="error",
+    content=[],
+    metadata={"tool_name": "x", "error": "division by zero", "error_type": "ZeroDivisionError"},
+)
 RESULTS = [OK_TEXT, OK_JSON, OK_IMAGE, FAILED]
 
 
@@ -964,8 +1199,16 @@ def test_format_anthropic_single_user_message():
     for block in blocks:
         assert_typed_dict(ToolResultBlockParam, block)
     assert [b["tool_use_id"] for b in blocks] == ["t1", "t2", "t3", "t4"]
-    assert blocks[0] == {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "hi"}], "is_error": False}
-    assert blocks[2]["content"][1] == {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}
+    assert blocks[0] == {
+        "type": "tool_result",
+        "tool_use_id": "t1",
+        "content": [{"type": "text", "text": "hi"}],
+        "is_error": False,
+    }
+    assert blocks[2]["content"][1] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64},
+    }
     assert blocks[3]["is_error"] is True and "division by zero" in blocks[3]["content"][0]["text"]
 
 
@@ -977,9 +1220,18 @@ def test_format_bedrock_single_user_message():
     assert results[1]["content"] == [{"text": '{"temp": 21.5}'}, {"json": {"temp": 21.5}}]
     assert results[2]["content"][1] == {"image": {"format": "png", "source": {"bytes": PNG}}}
     assert "division by zero" in results[3]["content"][0]["text"]
-    assistant = {"role": "assistant", "content": [{"toolUse": {"toolUseId": r["toolUseId"], "name": "x", "input": {}}} for r in results]}
-    bedrock_validate("Converse", {"modelId": "m", "messages": [{"role": "user", "content": [{"text": "go"}]}, assistant, out[0]],
-                                  "toolConfig": {"tools": [to_provider_format(WEATHER, "bedrock")]}})
+    assistant = {
+        "role": "assistant",
+        "content": [{"toolUse": {"toolUseId": r["toolUseId"], "name": "x", "input": {}}} for r in results],
+    }
+    bedrock_validate(
+        "Converse",
+        {
+            "modelId": "m",
+            "messages": [{"role": "user", "content": [{"text": "go"}]}, assistant, out[0]],
+            "toolConfig": {"tools": [to_provider_format(WEATHER, "bedrock")]},
+        },
+    )
 
 
 def test_format_gemini_function_responses():
@@ -992,8 +1244,12 @@ def test_format_gemini_function_responses():
     if genai_types is not None:
         genai_types.Content.model_validate(out[0])
     # ids made up by parse_tool_calls are not sent back to Gemini
-    generated = ToolResult(toolUseId="tooluse_0123456789abcdef01234567", status="success", content=[{"text": "ok"}],
-                           metadata={"tool_name": "ping"})
+    generated = ToolResult(
+        toolUseId="tooluse_0123456789abcdef01234567",
+        status="success",
+        content=[{"text": "ok"}],
+        metadata={"tool_name": "ping"},
+    )
     assert "id" not in format_tool_results("gemini", [generated])[0]["parts"][0]["functionResponse"]
     with pytest.raises(ValueError, match="tool_name"):
         format_tool_results("gemini", [ToolResult(toolUseId="t", status="success", content=[{"text": "x"}])])
@@ -1011,15 +1267,21 @@ def test_format_mcp_call_tool_results():
     assert out[2]["content"][1] == {"type": "image", "data": PNG_B64, "mimeType": "image/png"}
     assert out[3]["isError"] is True and "division by zero" in out[3]["content"][0]["text"]
     # a non-object result is wrapped under "result", matching the wrapped outputSchema
-    listed = ToolResult(toolUseId="t5", status="success", content=[{"text": "[1]"}, {"json": [1]}],
-                        metadata={"tool_name": "make_booking"})
+    listed = ToolResult(
+        toolUseId="t5",
+        status="success",
+        content=[{"text": "[1]"}, {"json": [1]}],
+        metadata={"tool_name": "make_booking"},
+    )
     [item] = format_tool_results("mcp", [listed], tools=[BOOKING])
     assert item["structuredContent"] == {"result": [1]}
     jsonschema.validate(item["structuredContent"], to_provider_format(BOOKING, "mcp")["outputSchema"])
 
 
 def test_format_error_message_from_content_when_metadata_has_none():
-    err = ToolResult(toolUseId="e", status="error", content=[{"text": "Error: boom"}], metadata={"tool_name": "x", "error": "boom"})
+    err = ToolResult(
+        toolUseId="e", status="error", content=[{"text": "Error: boom"}], metadata={"tool_name": "x", "error": "boom"}
+    )
     for provider in ("openai", "openai-responses"):
         [message] = format_tool_results(provider, [err])
         assert (message.get("content") or message.get("output")) == "Error: boom"

@@ -9,8 +9,13 @@ import pytest
 from workbench.providers import PROVIDER_TABLE, PROVIDERS, Provider, format_tool_results, to_provider_format
 from workbench.spec import ToolSpec
 
-MODULES = {"openai": ("openai", "openai-responses"), "anthropic": ("anthropic",), "bedrock": ("bedrock",),
-           "gemini": ("gemini",), "mcp": ("mcp",)}
+MODULES = {
+    "openai": ("openai", "openai-responses"),
+    "anthropic": ("anthropic",),
+    "bedrock": ("bedrock",),
+    "gemini": ("gemini",),
+    "mcp": ("mcp",),
+}
 
 
 def test_every_provider_module_contributes_its_rows_to_the_table():
@@ -30,6 +35,8 @@ def test_the_public_functions_dispatch_through_the_table(provider, monkeypatch):
     spec = ToolSpec(name="ping", description="Ping.", parameters={"type": "object", "properties": {}})
     row = PROVIDER_TABLE[provider]
     marker = {"exported by": provider}
-    monkeypatch.setattr("workbench.providers._EXPORTERS", {**dict.fromkeys(PROVIDERS, row.export), provider: lambda s, strict: marker})
+    monkeypatch.setattr(
+        "workbench.providers._EXPORTERS", {**dict.fromkeys(PROVIDERS, row.export), provider: lambda s, strict: marker}
+    )
     assert to_provider_format(spec, provider) is marker
     assert isinstance(format_tool_results(provider, []), list)

@@ -286,8 +286,9 @@ class _Kernel:
         return value
 
     def click(self, model_id: str) -> None:
-        msg = self.kc.session.msg("comm_msg", {"comm_id": model_id,
-                                               "data": {"method": "custom", "content": {"event": "click"}}})
+        msg = self.kc.session.msg(
+            "comm_msg", {"comm_id": model_id, "data": {"method": "custom", "content": {"event": "click"}}}
+        )
         self.kc.shell_channel.send(msg)
 
     def close(self) -> None:
@@ -329,8 +330,10 @@ def test_real_kernel_await_run_async_in_a_cell_gets_the_deny_click(kernel):
             clicked.append(True)
             kernel.click(deny_id)  # arrives while the cell is still awaiting
 
-    out, text = kernel.run('form.set_values({"path": "/tmp/k2"})\nresult = await form.run_async()\n'
-                           'print("STATUS", result.status)', on_text=on_text)
+    out, text = kernel.run(
+        'form.set_values({"path": "/tmp/k2"})\nresult = await form.run_async()\nprint("STATUS", result.status)',
+        on_text=on_text,
+    )
     assert out["reply"]["status"] == "ok", text
     assert clicked and "STATUS error" in text
     assert "denied" in kernel.value("result.error")

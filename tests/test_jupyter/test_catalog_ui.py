@@ -27,7 +27,9 @@ def form_count(monkeypatch):
     return lambda: len(built)
 
 
-def test_dashboard_over_1000_tools_builds_no_form_and_no_schema_until_one_is_selected(wb, tmp_path, monkeypatch, form_count):
+def test_dashboard_over_1000_tools_builds_no_form_and_no_schema_until_one_is_selected(
+    wb, tmp_path, monkeypatch, form_count
+):
     monkeypatch.syspath_prepend(str(tmp_path))
     write_catalog(tmp_path, 1000, "catalog_ui_1000")
     wb.registry.process_tools(["catalog_ui_1000"])
@@ -80,7 +82,10 @@ def test_inspector_over_a_1000_tool_server_builds_a_form_per_selected_tool_only(
         assert form_count() <= 1 and len(view.tool_forms) <= 1  # the one shown, no form per tool
         view.tool_search.value = "ticket_tool_0011"
         assert view.tool_picker.options == ("ticket_tool_0011",)
-        assert view.tool_picker.value == "ticket_tool_0011" and view.tool_box.children[0].tool.tool_name == "ticket_tool_0011"
+        assert (
+            view.tool_picker.value == "ticket_tool_0011"
+            and view.tool_box.children[0].tool.tool_name == "ticket_tool_0011"
+        )
         view.tool_search.value = "calendar"
         assert len(view.tool_picker.options) == 125
         view.tool_search.value = ""

@@ -83,12 +83,21 @@ def _marked(field, cls: str) -> list[W.Widget]:
 # -- 1. real labels ------------------------------------------------------------------------------------
 #: field → (the widget its label names, is it a group)
 LABEL_TARGETS = {
-    "price": lambda f: (f.input, False), "code": lambda f: (f.input, False), "express": lambda f: (f.input, False),
-    "size": lambda f: (f.input, False), "note": lambda f: (f.inner.input, False), "day": lambda f: (f.inner.input, False),
-    "at": lambda f: (f.inner.input, False), "sizes": lambda f: (f.inner.input, False),
-    "shape": lambda f: (f.selector, False), "address": lambda f: (f.inner.input, True),
-    "tags": lambda f: (f.input, True), "pair": lambda f: (f.input, True), "counts": lambda f: (f.input, True),
-    "body": lambda f: (f.input, False), "extra": lambda f: (f.inner.input, False),
+    "price": lambda f: (f.input, False),
+    "code": lambda f: (f.input, False),
+    "express": lambda f: (f.input, False),
+    "size": lambda f: (f.input, False),
+    "note": lambda f: (f.inner.input, False),
+    "day": lambda f: (f.inner.input, False),
+    "at": lambda f: (f.inner.input, False),
+    "sizes": lambda f: (f.inner.input, False),
+    "shape": lambda f: (f.selector, False),
+    "address": lambda f: (f.inner.input, True),
+    "tags": lambda f: (f.input, True),
+    "pair": lambda f: (f.input, True),
+    "counts": lambda f: (f.input, True),
+    "body": lambda f: (f.input, False),
+    "extra": lambda f: (f.inner.input, False),
 }
 
 
@@ -234,8 +243,11 @@ def test_numbers_are_checked_when_their_value_arrives_on_blur(wb):
 
 
 def test_json_box_is_checked_on_blur(wb):
-    spec = ToolSpec(name="anything", description="Takes a free-form object.", parameters={
-        "type": "object", "properties": {"v": {"type": "object"}}})
+    spec = ToolSpec(
+        name="anything",
+        description="Takes a free-form object.",
+        parameters={"type": "object", "properties": {"v": {"type": "object"}}},
+    )
     form = ToolForm(SpecOnlyTool(spec), wb)
     field = form.fields["v"]
     assert field.rule == "free-form object"
@@ -257,8 +269,11 @@ def test_a_loaded_value_is_checked_as_if_typed(wb):
 
 def test_untouched_and_emptied_optional_text(wb):
     """An untouched optional box says nothing; an emptied one is checked as the "" it will send."""
-    spec = ToolSpec(name="opt", description="An optional code.", parameters={
-        "type": "object", "properties": {"c": {"type": "string", "minLength": 2}}})
+    spec = ToolSpec(
+        name="opt",
+        description="An optional code.",
+        parameters={"type": "object", "properties": {"c": {"type": "string", "minLength": 2}}},
+    )
     form = ToolForm(SpecOnlyTool(spec), wb)
     c = form.fields["c"]
     assert c.error is None

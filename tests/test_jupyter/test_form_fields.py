@@ -46,7 +46,9 @@ class Customer(BaseModel):
 
 
 @tool
-def ages(age: Annotated[int, Field(ge=0, le=150)], price: float, step: Annotated[int, Field(multiple_of=5)] = 10) -> dict:
+def ages(
+    age: Annotated[int, Field(ge=0, le=150)], price: float, step: Annotated[int, Field(multiple_of=5)] = 10
+) -> dict:
     """Echo numbers."""
     return {"age": age, "price": price, "step": step}
 
@@ -64,8 +66,14 @@ def tally(counts: dict[str, int], values: list[int] = []) -> int:  # noqa: B006
 
 
 @tool
-def prefs(times: int = 10, nickname: Optional[str] = None, note: str = "hi", level: Literal["low", "high"] = "low",
-          loud: bool = False, ratio: Optional[float] = 0.5) -> dict:
+def prefs(
+    times: int = 10,
+    nickname: Optional[str] = None,
+    note: str = "hi",
+    level: Literal["low", "high"] = "low",
+    loud: bool = False,
+    ratio: Optional[float] = 0.5,
+) -> dict:
     """Echo."""
     return {"times": times, "nickname": nickname, "note": note, "level": level, "loud": loud, "ratio": ratio}
 
@@ -100,22 +108,46 @@ def _shown_widgets(widget: W.Widget):
 
 
 # -- 1. numbers keep what was typed ---------------------------------------------------------------------
-@pytest.mark.parametrize("text, integer, value", [
-    ("42", True, 42), (" 42 ", True, 42), ("-0", True, 0), ("3.0", True, 3), ("1e3", True, 1000), ("1E+2", True, 100),
-    ("12345678901234567890123", True, 12345678901234567890123), ("0.5", False, 0.5), ("3", False, 3),
-    ("-2.5e-3", False, -0.0025), ("1e3", False, 1000.0),
-])
+@pytest.mark.parametrize(
+    "text, integer, value",
+    [
+        ("42", True, 42),
+        (" 42 ", True, 42),
+        ("-0", True, 0),
+        ("3.0", True, 3),
+        ("1e3", True, 1000),
+        ("1E+2", True, 100),
+        ("12345678901234567890123", True, 12345678901234567890123),
+        ("0.5", False, 0.5),
+        ("3", False, 3),
+        ("-2.5e-3", False, -0.0025),
+        ("1e3", False, 1000.0),
+    ],
+)
 def test_parse_number_reads_json_numbers_exactly(text, integer, value):
     parsed = parse_number(text, integer=integer)
     assert parsed == value and type(parsed) is type(value)
 
 
-@pytest.mark.parametrize("text, integer, reason", [
-    ("3.7", True, "not a whole number"), ("abc", True, "not a number"), ("1,5", False, "decimal separator"),
-    ("+5", True, "+ sign"), ("007", True, "leading zeros"), (".5", False, "0.5"), ("5.", False, "0.5"),
-    ("1_000", True, "separators"), ("inf", False, "infinity"), ("NaN", False, "NaN"), ("0x10", True, "not a number"),
-    ("1e999999999", True, "too large"), ("1e400", False, "too large"), ("", True, "not a number"),
-])
+@pytest.mark.parametrize(
+    "text, integer, reason",
+    [
+        ("3.7", True, "not a whole number"),
+        ("abc", True, "not a number"),
+        ("1,5", False, "decimal separator"),
+        ("+5", True, "+ sign"),
+        ("007", True, "leading zeros"),
+        (".5", False, "0.5"),
+        ("5.", False, "0.5"),
+        ("1_000", True, "separators"),
+        ("inf", False, "infinity"),
+        ("NaN", False, "NaN"),
+        ("0x10", True, "not a number"),
+        ("1e999999999", True, "too large"),
+        ("1e400", False, "too large"),
+        ("", True, "not a number"),
+    ],
+)
 def test_parse_number_refuses_with_the_reason(text, integer, reason):
     with pytest.raises(ValueError) as info:
         parse_number(text, integer=integer)
@@ -124,7 +156,7 @@ def test_parse_number_refuses_with_the_reason(text, integer, reason):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(min_value=-10**30, max_value=10**30))
+@given(st.integers(min_value=-(10**30), max_value=10**30))
 def test_any_integer_typed_reads_back_as_itself(n):
     assert parse_number(str(n), integer=True) == n
     assert parse_number(f"{n}.0", integer=True) == n
@@ -159,8 +191,16 @@ def test_a_number_box_never_rewrites_what_was_typed(text):
     assert (field.error is None) == (0 <= value <= 150)
 
 
-@pytest.mark.parametrize("typed, reason", [("3.7", "expected integer"), ("1e3", "must be ≤ 150"),
-                                           ("abc", "expected integer"), ("200", "must be ≤ 150"), ("-1", "must be ≥ 0")])
+@pytest.mark.parametrize(
+    "typed, reason",
+    [
+        ("3.7", "expected integer"),
+        ("1e3", "must be ≤ 150"),
+        ("abc", "expected integer"),
+        ("200", "must be ≤ 150"),
+        ("-1", "must be ≥ 0"),
+    ],
+)
 def test_invalid_number_stays_as_typed_is_explained_inline_and_nothing_runs(wb, typed, reason):
     form = _form(wb, ages)
     _type(form.fields["price"], "9.5")
@@ -233,13 +273,18 @@ def test_union_with_none_of_scalars_shows_the_selector(wb):
 def test_set_values_picks_the_branch_of_an_optional_union(wb):
     form = _form(wb, shapes)
     form.set_values({"shape": {"side": 3.0}, "key": 4})
-    assert form.fields["shape"].inner.selector.label == "Square" and form.fields["key"].inner.selector.label == "integer"
+    assert (
+        form.fields["shape"].inner.selector.label == "Square" and form.fields["key"].inner.selector.label == "integer"
+    )
     assert form.values == {"shape": {"side": 3.0}, "key": 4}
 
 
 def test_type_list_with_null_shows_the_selector(wb):
-    spec = ToolSpec(name="typed", description="A type list with null.", parameters={
-        "type": "object", "properties": {"v": {"type": ["integer", "string", "null"]}}})
+    spec = ToolSpec(
+        name="typed",
+        description="A type list with null.",
+        parameters={"type": "object", "properties": {"v": {"type": ["integer", "string", "null"]}}},
+    )
     form = ToolForm(SpecOnlyTool(spec), wb)
     field = form.fields["v"]
     field.none_box.value = False
@@ -272,7 +317,10 @@ def test_dict_values_and_list_items_start_empty_and_are_reported_missing(wb):
     counts.rows[0].field.input.value = "3"
     values = form.fields["values"]
     values.add_button.click()
-    assert form.run().status == "error" and "values[0]: required field is missing (expected integer)" in form.errors["values[0]"]
+    assert (
+        form.run().status == "error"
+        and "values[0]: required field is missing (expected integer)" in form.errors["values[0]"]
+    )
     values.rows[0].field.input.value = "4"
     assert form.run().json == 7
 
@@ -308,8 +356,14 @@ def test_untouched_optional_fields_show_not_set_and_their_default(wb):
     assert _note(f["ratio"]) == "" and f["ratio"].inner.input.placeholder == "not set — default: 0.5"
     assert not any(_visible(x.clear_button) for x in f.values())  # nothing to clear yet
     assert form.values == {}
-    assert {k: x.current() for k, x in f.items()} == {"times": 10, "nickname": None, "note": "hi", "level": "low",
-                                                      "loud": False, "ratio": 0.5}
+    assert {k: x.current() for k, x in f.items()} == {
+        "times": 10,
+        "nickname": None,
+        "note": "hi",
+        "level": "low",
+        "loud": False,
+        "ratio": 0.5,
+    }
 
 
 def test_null_is_a_visible_state_distinct_from_not_set(wb):
@@ -331,14 +385,17 @@ def test_an_emptied_string_says_so_and_is_sent(wb):
     assert note.input.placeholder == '"" (empty string)' and form.values == {"note": ""}
 
 
-@pytest.mark.parametrize("name, touch", [
-    ("times", lambda f: setattr(f.input, "value", "5")),
-    ("note", lambda f: (setattr(f.input, "value", "x"), setattr(f.input, "value", ""))),
-    ("level", lambda f: setattr(f.input, "index", 1)),
-    ("loud", lambda f: setattr(f.input, "value", True)),
-    ("nickname", lambda f: setattr(f.none_box, "value", False)),
-    ("ratio", lambda f: setattr(f.none_box, "value", True)),
-])
+@pytest.mark.parametrize(
+    "name, touch",
+    [
+        ("times", lambda f: setattr(f.input, "value", "5")),
+        ("note", lambda f: (setattr(f.input, "value", "x"), setattr(f.input, "value", ""))),
+        ("level", lambda f: setattr(f.input, "index", 1)),
+        ("loud", lambda f: setattr(f.input, "value", True)),
+        ("nickname", lambda f: setattr(f.none_box, "value", False)),
+        ("ratio", lambda f: setattr(f.none_box, "value", True)),
+    ],
+)
 def test_clear_returns_an_optional_field_to_not_set(wb, name, touch):
     form = _form(wb, prefs)
     field = form.fields[name]
@@ -400,8 +457,11 @@ def test_long_words_in_help_and_errors_wrap_instead_of_widening_the_form(wb):
     form.run()
     field = form.fields["x"]
     assert "overflow-wrap:anywhere" in field.error_label.value
-    assert all("overflow-wrap:anywhere" in w.value for w in _shown_widgets(field.widget)
-               if isinstance(w, W.HTML) and "A" * 300 in w.value)
+    assert all(
+        "overflow-wrap:anywhere" in w.value
+        for w in _shown_widgets(field.widget)
+        if isinstance(w, W.HTML) and "A" * 300 in w.value
+    )
 
 
 # -- 6. field messages are specific ----------------------------------------------------------------------
@@ -461,7 +521,9 @@ def test_number_messages_are_as_specific_nested_as_at_the_top(wb):
 # -- 10. colours are theme variables ---------------------------------------------------------------------
 _COLOUR_PROPERTY = re.compile(r"(?:^|[;'\"\s])(color|background(?:-color)?|border(?:-[a-z]+)?)\s*:\s*([^;'\"]+)")
 _THEME_VARIABLE = re.compile(r"var\(--jp-[a-z0-9-]+\)")
-_COLOUR_LITERAL = re.compile(r"#[0-9a-fA-F]{3,8}\b|\b(?:rgba?|hsla?)\(|\b(?:red|green|blue|grey|gray|black|white|orange)\b")
+_COLOUR_LITERAL = re.compile(
+    r"#[0-9a-fA-F]{3,8}\b|\b(?:rgba?|hsla?)\(|\b(?:red|green|blue|grey|gray|black|white|orange)\b"
+)
 
 
 def _styles(widget: W.Widget):

@@ -63,6 +63,7 @@ def test_load_history_in_json_mode_fills_the_editor_and_a_bad_index_names_the_ra
     form.load_history(0)
     assert '"name": "j"' in form.json_mode.editor.value
     import pytest
+
     with pytest.raises(IndexError, match="greet: history entry 5 does not exist"):
         form.load_history(5)
 

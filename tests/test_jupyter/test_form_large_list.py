@@ -118,6 +118,7 @@ def test_json_to_form_with_300_items_shows_a_page_and_keeps_the_input(wb):
     form = ToolForm(order)
     form.show_json()
     import json
+
     form.json_mode.editor.value = json.dumps({"items": ITEMS})
     assert form.show_form() is True
     assert len(form.fields["items"].rows) == PAGE
@@ -135,6 +136,7 @@ def test_json_to_form_shows_that_it_is_building_while_it_builds(wb):
     form = ToolForm(order)
     form.show_json()
     import json
+
     form.json_mode.editor.value = json.dumps({"items": ITEMS})
     seen = []
     write = form.json_mode._write
@@ -270,7 +272,10 @@ def test_show_more_says_it_is_working_while_it_builds(wb):
     field = form.fields["items"]
     seen = []
     add_row = field.add_row
-    field.add_row = lambda *a, **k: (seen.append((field.more_button.description, field.more_button.disabled)), add_row(*a, **k))[1]
+    field.add_row = lambda *a, **k: (
+        seen.append((field.more_button.description, field.more_button.disabled)),
+        add_row(*a, **k),
+    )[1]
     field.more_button.click()
     assert seen and seen[0] == ("showing more…", True)
     assert field.more_button.description == "show more (280 more)" and not field.more_button.disabled
@@ -330,8 +335,9 @@ def test_plain_text_boxes_never_import_jsonschema():
 
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    out = subprocess.run([sys.executable, "-c", _PLAIN_FORM], capture_output=True, text=True, env=env, cwd=root,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _PLAIN_FORM], capture_output=True, text=True, env=env, cwd=root, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 

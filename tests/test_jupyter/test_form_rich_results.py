@@ -24,15 +24,20 @@ def _shown(wb, fn) -> str:
 def test_a_mixed_result_shows_each_block_in_order(wb) -> None:
     shown = _shown(wb, memo_bundle)
     audio = base64.b64encode(wav()).decode()
-    marks = ["Memo 1 and what goes with it",
-             f"<audio controls preload='metadata' style='max-width:100%' src='data:audio/wav;base64,{audio}'>",
-             "memo://1</code> · text/plain", "Buy milk &lt;b&gt;today&lt;/b&gt;",
-             f"src='data:image/png;base64,{base64.b64encode(PNG).decode()}'",
-             "memo://1/attachment.bin</code> · application/octet-stream",
-             f"binary, {len(BINARY):,} bytes", "download='attachment.bin'",
-             f"href='data:application/octet-stream;base64,{base64.b64encode(BINARY).decode()}'",
-             "<a href='https://example.org/memos/2' target='_blank' rel='noopener noreferrer'", "Memo 2</a>",
-             "the next memo"]
+    marks = [
+        "Memo 1 and what goes with it",
+        f"<audio controls preload='metadata' style='max-width:100%' src='data:audio/wav;base64,{audio}'>",
+        "memo://1</code> · text/plain",
+        "Buy milk &lt;b&gt;today&lt;/b&gt;",
+        f"src='data:image/png;base64,{base64.b64encode(PNG).decode()}'",
+        "memo://1/attachment.bin</code> · application/octet-stream",
+        f"binary, {len(BINARY):,} bytes",
+        "download='attachment.bin'",
+        f"href='data:application/octet-stream;base64,{base64.b64encode(BINARY).decode()}'",
+        "<a href='https://example.org/memos/2' target='_blank' rel='noopener noreferrer'",
+        "Memo 2</a>",
+        "the next memo",
+    ]
     positions = [shown.find(mark) for mark in marks]
     assert -1 not in positions, [m for m, p in zip(marks, positions) if p == -1]
     assert positions == sorted(positions)
@@ -43,8 +48,10 @@ def test_a_mixed_result_shows_each_block_in_order(wb) -> None:
 def test_a_json_resource_is_pretty_and_a_non_raster_image_is_a_download() -> None:
     from workbench import EmbeddedResource, ToolResult
 
-    blocks = [EmbeddedResource("data://x", text='{"a": [1]}', mime_type="application/json").block(),
-              EmbeddedResource("pic.svg", blob=b"<svg onload='alert(1)'/>", mime_type="image/svg+xml").block()]
+    blocks = [
+        EmbeddedResource("data://x", text='{"a": [1]}', mime_type="application/json").block(),
+        EmbeddedResource("pic.svg", blob=b"<svg onload='alert(1)'/>", mime_type="image/svg+xml").block(),
+    ]
     shown = result_area_html(ToolResult(toolUseId="t", status="success", content=blocks))
     assert "{\n  &quot;a&quot;: [\n    1\n  ]\n}" in shown
     assert "<img" not in shown and "download='pic.svg'" in shown and "data:image/svg" not in shown
@@ -55,7 +62,7 @@ def test_hostile_rich_blocks_stay_text(wb) -> None:
     attribute, an HTML blob and a text that closes its <pre>. None becomes markup or a live URL."""
     shown = _shown(wb, hostile_bundle)
     assert "<script" not in shown and "<img src=x" not in shown and "onerror='" not in shown
-    assert "href='javascript:" not in shown and "href=\"javascript:" not in shown
+    assert "href='javascript:" not in shown and 'href="javascript:' not in shown
     assert "&lt;img src=x onerror=alert(&#x27;name&#x27;)&gt;" in shown  # the name, shown as text
     assert "<audio" not in shown and "[audio: not playable" in shown
     assert "data:text/html" not in shown and "href='data:application/octet-stream;base64," in shown

@@ -46,10 +46,21 @@ def _holding(secret: str) -> list[str]:
 
 def _shown(form: ToolForm) -> str:
     """Everything the form shows or keeps as text."""
-    parts = [form.request_html.value, form.copy_request.text, form.response_html.value, form.copy_response.text,
-             form.code.value, form.copy_code.text, form.result_html.value, form.copy_result.text,
-             form.summary.value, form.pins_html.value, json.dumps(form.history), json.dumps(form.tool_use),
-             form.history_select.options.__repr__()]
+    parts = [
+        form.request_html.value,
+        form.copy_request.text,
+        form.response_html.value,
+        form.copy_response.text,
+        form.code.value,
+        form.copy_code.text,
+        form.result_html.value,
+        form.copy_result.text,
+        form.summary.value,
+        form.pins_html.value,
+        json.dumps(form.history),
+        json.dumps(form.tool_use),
+        form.history_select.options.__repr__(),
+    ]
     return "\n".join(str(p) for p in parts)
 
 
@@ -116,10 +127,12 @@ def test_inline_errors_about_a_secret_do_not_quote_it_and_save_as_test_refuses(w
     assert form.fields["password"].error and "short-pw" not in form.fields["password"].error
     form.set_values({"password": PASSWORD})
     assert form.run().status == "success"
-    with pytest.raises(RuntimeError, match=r"Not saved: 'login' has secret parameter\(s\) \(otp, password\), "
-                                           "which a case file would hold in clear"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Not saved: 'login' has secret parameter\(s\) \(otp, password\), "
+        "which a case file would hold in clear",
+    ):
         form.save_as_test()
-
 
 
 def test_the_log_table_shows_the_mask_and_never_sends_it_as_the_secret(wb):
@@ -133,8 +146,11 @@ def test_the_log_table_shows_the_mask_and_never_sends_it_as_the_secret(wb):
     static = json.dumps(table._repr_mimebundle_(), default=str)  # the HTML and text saved in the notebook
     assert PASSWORD not in table.table.value + table.details_html.value + table.copy_button.text + static
     assert "***" in table.details_html.value
-    with pytest.raises(ValueError, match=r"call #1 cannot be re-run: its secret parameter\(s\) password were not "
-                                         r"stored in the log \(they show as \*\*\*\); Load into form and type them"):
+    with pytest.raises(
+        ValueError,
+        match=r"call #1 cannot be re-run: its secret parameter\(s\) password were not "
+        r"stored in the log \(they show as \*\*\*\); Load into form and type them",
+    ):
         table.rerun()
     table.rerun_button.click()  # the button says it in the message line
     assert "cannot be re-run" in table.message.value and received == [PASSWORD]

@@ -269,9 +269,14 @@ def test_a_short_docstring_is_not_collapsed(wb):
 
 
 # -- 10: theme colours only ---------------------------------------------------------------------------------
-SHELL_FILES = ["workbench/jupyter/_form.py", "workbench/jupyter/_render.py", "workbench/jupyter/_content_html.py",
-               "workbench/jupyter/_approval.py",
-               "workbench/_html.py", "workbench/_styles.py"]
+SHELL_FILES = [
+    "workbench/jupyter/_form.py",
+    "workbench/jupyter/_render.py",
+    "workbench/jupyter/_content_html.py",
+    "workbench/jupyter/_approval.py",
+    "workbench/_html.py",
+    "workbench/_styles.py",
+]
 
 
 @pytest.mark.parametrize("path", SHELL_FILES)
@@ -288,7 +293,9 @@ def test_badges_and_description_use_theme_variables(wb):
         return x
 
     form = _form(wb, slow_badges)
-    badges = re.findall(r"<span class='workbench-badge'[^>]*style='([^']*)'>(async|long-running)</span>", form.header.value)
+    badges = re.findall(
+        r"<span class='workbench-badge'[^>]*style='([^']*)'>(async|long-running)</span>", form.header.value
+    )
     assert {name for _, name in badges} == {"async", "long-running"}
     for style, _ in badges:
         assert "var(--jp-layout-color2" in style and "var(--jp-ui-font-color1" in style
@@ -385,7 +392,7 @@ def test_json_mode_round_trip(wb):
     editor = form.json_mode.editor
     editor.value = '{"text": '
     assert "not valid JSON" in form.json_mode.verdict.value
-    editor.value = '[1]'
+    editor.value = "[1]"
     assert "must be a JSON object" in form.json_mode.verdict.value
     editor.value = '{"text": "x", "colour": 1}'
     assert "no parameter" in form.json_mode.verdict.value and "colour" in form.json_mode.verdict.value
@@ -412,18 +419,47 @@ def test_json_mode_round_trip(wb):
 
 
 # -- docstring markdown stays safe for any text -------------------------------------------------------------
-_OWN_TAGS = {"div", "p", "br", "code", "b", "i", "a", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li",
-             "blockquote", "pre", "hr", "details", "summary"}
+_OWN_TAGS = {
+    "div",
+    "p",
+    "br",
+    "code",
+    "b",
+    "i",
+    "a",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+    "pre",
+    "hr",
+    "details",
+    "summary",
+}
 
 
-@pytest.mark.parametrize("seed_text", ["<script>alert(1)</script>", "```\n<img src=x onerror=alert(1)>", "[x](javascript:alert(1))",
-                                       "**<b>** `` <i> `` _<a href=x>_", "# <h1>\n> <q>\n- <li>"])
+@pytest.mark.parametrize(
+    "seed_text",
+    [
+        "<script>alert(1)</script>",
+        "```\n<img src=x onerror=alert(1)>",
+        "[x](javascript:alert(1))",
+        "**<b>** `` <i> `` _<a href=x>_",
+        "# <h1>\n> <q>\n- <li>",
+    ],
+)
 def test_description_html_escapes_what_the_text_says(seed_text):
     from workbench.jupyter._render import description_html
 
     html = description_html(seed_text * 3 + "\n\n" + "line\n" * 10)
     assert {m.lower() for m in re.findall(r"</?([a-zA-Z][a-zA-Z0-9]*)", html)} <= _OWN_TAGS
-    assert "href=\"javascript" not in html and not re.search(r"<[a-z]+[^>]*\son\w+=", html)
+    assert 'href="javascript' not in html and not re.search(r"<[a-z]+[^>]*\son\w+=", html)
 
 
 def test_description_html_only_emits_its_own_tags_for_any_text():
@@ -432,7 +468,9 @@ def test_description_html_only_emits_its_own_tags_for_any_text():
 
     from workbench.jupyter._render import description_html
 
-    alphabet = st.sampled_from(list("<>&\"'`*_#-+>[]()!/= \nabc:1.") + ["```", "script", "img", "onerror", "javascript:"])
+    alphabet = st.sampled_from(
+        list("<>&\"'`*_#-+>[]()!/= \nabc:1.") + ["```", "script", "img", "onerror", "javascript:"]
+    )
 
     @settings(max_examples=150, deadline=None)
     @given(st.lists(alphabet, max_size=80).map("".join))

@@ -13,8 +13,9 @@ from workbench import ToolContext, tool
 @tool(context=True)
 def greet_user(tool_context: ToolContext) -> str:
     tool_context.log("notice", "asking for a name")
-    answer = tool_context.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string",
-                                                                                           "default": "Ann"}}})
+    answer = tool_context.elicit(
+        "Your name?", {"type": "object", "properties": {"name": {"type": "string", "default": "Ann"}}}
+    )
     return f"hello {answer.content.get('name')}" if answer.accepted else f"no name ({answer.action})"
 
 
@@ -44,8 +45,10 @@ def test_a_form_run_shows_the_elicitation_form_and_the_tool_gets_the_answer() ->
     assert form.elicitation is None and form.ask_box.children == ()  # nothing built until a tool asks
     for answer, expected in (({"name": "Bo"}, "hello Bo"), ("decline", "no name (decline)")):
         worker, out = _run_in_thread(form)
-        prompt = eventually(lambda: form.elicitation if form.elicitation is not None and form.elicitation.pending
-                            else None, what="the elicitation form")
+        prompt = eventually(
+            lambda: form.elicitation if form.elicitation is not None and form.elicitation.pending else None,
+            what="the elicitation form",
+        )
         assert form.ask_box.children == (prompt.widget,)
         assert "<b>The tool greet_user asks</b>: Your name?" in prompt.message.value
         if answer == "decline":
@@ -75,11 +78,17 @@ def test_cancelling_a_run_that_asks_withdraws_the_question() -> None:
     for fn in (greet_user, greet_user_async):
         form = _form(fn)
         worker, out = _run_in_thread(form)
-        prompt = eventually(lambda: form.elicitation if form.elicitation is not None and form.elicitation.pending  # noqa: B023 - called in this iteration
-                            else None, what=f"{fn.tool_name}'s elicitation form")
+        prompt = eventually(
+            lambda: (
+                form.elicitation if form.elicitation is not None and form.elicitation.pending else None  # noqa: B023 - called in this iteration
+            ),
+            what=f"{fn.tool_name}'s elicitation form",
+        )
         assert form.cancel()
         worker.join(60)
         assert not worker.is_alive(), f"{fn.tool_name}: the cancelled run never ended"
         assert out["result"].status == "error" and out["result"].metadata["error_type"] == "CancelledError"
-        eventually(lambda: not prompt.pending and prompt.widget.layout.display == "none",  # noqa: B023 - called in this iteration
-                   what=f"{fn.tool_name}'s question withdrawn")
+        eventually(
+            lambda: not prompt.pending and prompt.widget.layout.display == "none",  # noqa: B023 - called in this iteration
+            what=f"{fn.tool_name}'s question withdrawn",
+        )

@@ -51,8 +51,10 @@ def _form(wb, fn) -> ToolForm:
 
 # -- import hygiene ---------------------------------------------------------------------------------------
 def test_import_workbench_does_not_import_notebook_dependencies():
-    code = ("import sys, workbench; from workbench import tool, ToolRegistry, SequentialExecutor;"
-            "print(sorted(m for m in ('ipywidgets', 'IPython', 'pandas') if m in sys.modules))")
+    code = (
+        "import sys, workbench; from workbench import tool, ToolRegistry, SequentialExecutor;"
+        "print(sorted(m for m in ('ipywidgets', 'IPython', 'pandas') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
 
@@ -224,10 +226,15 @@ def test_refs_are_resolved_required_marked_and_help_shown(wb):
 
 
 def test_a_field_no_widget_fits_falls_back_to_json_for_that_field_only(wb):
-    spec = ToolSpec(name="odd", description="Odd schema.", parameters={
-        "type": "object",
-        "properties": {"weird": {"not": {"type": "string"}}, "n": {"type": "integer", "minimum": 2}},
-        "required": ["weird", "n"]})
+    spec = ToolSpec(
+        name="odd",
+        description="Odd schema.",
+        parameters={
+            "type": "object",
+            "properties": {"weird": {"not": {"type": "string"}}, "n": {"type": "integer", "minimum": 2}},
+            "required": ["weird", "n"],
+        },
+    )
     form = ToolForm(SpecOnlyTool(spec), wb)
     assert form.fields["weird"].rule == "json (fallback)" and form.fields["n"].rule == "integer"
     assert form.fields["n"].current() is MISSING  # a required number starts empty (issue 9, defect 3)
@@ -235,7 +242,7 @@ def test_a_field_no_widget_fits_falls_back_to_json_for_that_field_only(wb):
     form.fields["weird"].input.value = "[1, 2]"
     assert form.values == {"weird": [1, 2], "n": 2}
     assert form.validate() == {"weird": [1, 2], "n": 2}
-    form.fields["weird"].input.value = "\"text\""
+    form.fields["weird"].input.value = '"text"'
     assert form.validate() is None and "weird" in form.errors
 
 
@@ -366,7 +373,7 @@ def test_request_response_and_copy_as_code(wb, ip):
     assert form.details.titles == ("Request (ToolUse)", "Response (ToolResult)", "Copy as code")
     # the copied line really is equivalent
     line = code.splitlines()[0]
-    again = ip.run_line_magic("tool_call", line[len("%tool_call "):])
+    again = ip.run_line_magic("tool_call", line[len("%tool_call ") :])
     assert again.ok and again.json == result.json
     namespace: dict = {}
     exec("\n".join(code.splitlines()[2:]).replace("get_workbench().call", "result = get_workbench().call"), namespace)
@@ -433,8 +440,10 @@ def test_custom_rows_extend_the_table_and_a_failing_factory_falls_back_to_json(w
         """
         return color
 
-    rules = [register_widget_rule("color", lambda s, where: where.name == "color", ColorField, widget="ColorPicker"),
-             register_widget_rule("broken", lambda s, where: where.name == "secret", broken)]
+    rules = [
+        register_widget_rule("color", lambda s, where: where.name == "color", ColorField, widget="ColorPicker"),
+        register_widget_rule("broken", lambda s, where: where.name == "secret", broken),
+    ]
     try:
         form = _form(wb, paint)
         assert form.fields["color"].rule == "color" and isinstance(form.fields["color"].input, W.ColorPicker)

@@ -39,16 +39,23 @@ def test_a_plain_tool_is_built_without_its_schema_until_the_spec_is_read():
     assert not _deferred(made)
     eager = inspect_function(area)
     assert made.spec.parameters == eager.parameters and made.spec.returns == eager.returns
-    assert made.spec.description == "Area of a rectangle." and made.spec.param_names == ["width", "height", "unit", "box"]
+    assert made.spec.description == "Area of a rectangle." and made.spec.param_names == [
+        "width",
+        "height",
+        "unit",
+        "box",
+    ]
 
 
 class Unsupported:
     pass
 
 
-@pytest.mark.parametrize("annotation", [Unsupported, list[Unsupported], Optional[Unsupported],
-                                        Annotated[Unsupported, "described"], Literal[object()]],
-                         ids=["class", "list-of", "optional", "annotated", "odd-literal"])
+@pytest.mark.parametrize(
+    "annotation",
+    [Unsupported, list[Unsupported], Optional[Unsupported], Annotated[Unsupported, "described"], Literal[object()]],
+    ids=["class", "list-of", "optional", "annotated", "odd-literal"],
+)
 def test_what_cannot_be_a_schema_still_fails_at_decoration(annotation):
     def broken(x):  # type: ignore[no-untyped-def]
         """Broken."""

@@ -24,13 +24,16 @@ def _fresh_tools(count: int, kind: str) -> list:
     made = []
     for i in range(count):
         if kind == "scalar":
+
             def f(a: int, b: str = "x") -> str:
                 """Join."""
                 return f"{a}{b}"
         else:
+
             def f(a: list[int], b: str = "x") -> str:  # type: ignore[misc]
                 """Join."""
                 return f"{sum(a)}{b}"
+
         f.__name__ = f.__qualname__ = f"{kind}_{i}"
         made.append(tool(f))
     return made
@@ -100,7 +103,9 @@ def test_concurrent_first_calls_through_an_executor(kind):
         uses = [{"toolUseId": f"c{i}", "name": item.tool_name, "input": value} for i in range(THREADS)]
         results = executor.run(uses, [item])
         bad += [r for r in results if r.status != "success"]
-        assert [r.value for r in results if r.status == "success"] == ["1x" if kind == "scalar" else "3x"] * (THREADS - len(bad))
+        assert [r.value for r in results if r.status == "success"] == ["1x" if kind == "scalar" else "3x"] * (
+            THREADS - len(bad)
+        )
     assert not bad, f"{len(bad)} failed calls, e.g. {bad[0].metadata.get('error_type')}: {bad[0].error}"
 
 
@@ -110,9 +115,13 @@ def test_concurrent_first_calls_of_separate_executors_in_threads():
 
     failures = []
     for item in _fresh_tools(TOOLS // 3, "scalar"):
+
         def call(item=item) -> None:
             [result] = SequentialExecutor().run([{"toolUseId": "x", "name": item.tool_name, "input": {"a": 2}}], [item])
-            assert result.status == "success" and result.value == "2x", (result.metadata.get("error_type"), result.error)
+            assert result.status == "success" and result.value == "2x", (
+                result.metadata.get("error_type"),
+                result.error,
+            )
 
         failures += _race(THREADS, call)
     assert not failures, f"{len(failures)} failures, e.g. {failures[0]!r}"

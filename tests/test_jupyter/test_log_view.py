@@ -42,13 +42,20 @@ def guarded(x: int) -> int:
     return x
 
 
-def _result(i: int, *, status: str = "success", error_type: str | None = None, latency: float = 1.0,
-            name: str = "add") -> ToolResult:
+def _result(
+    i: int, *, status: str = "success", error_type: str | None = None, latency: float = 1.0, name: str = "add"
+) -> ToolResult:
     metadata = {"tool_name": name, "latency_ms": latency}
     if status == "error":
         metadata.update(error_type=error_type or "ValueError", error=f"{error_type or 'ValueError'}: boom {i}")
-    return ToolResult(toolUseId=f"t{i}", status=status, content=[{"text": str(i)}], metadata=metadata,
-                      started_at="2026-01-01T00:00:00.000Z", completed_at=f"2026-01-01T00:00:{i % 60:02d}.000Z")
+    return ToolResult(
+        toolUseId=f"t{i}",
+        status=status,
+        content=[{"text": str(i)}],
+        metadata=metadata,
+        started_at="2026-01-01T00:00:00.000Z",
+        completed_at=f"2026-01-01T00:00:{i % 60:02d}.000Z",
+    )
 
 
 def _fill(log: ExecutionLog, n: int, name: str = "add") -> None:
@@ -64,7 +71,10 @@ def _register(wb, *tools) -> None:
 def test_log_page_filters_sorts_and_counts_in_sql():
     log = ExecutionLog()
     _fill(log, 30)
-    log.append(_result(100, status="error", error_type="CancelledError", name="shout"), {"name": "shout", "input": {"text": "50%_off"}})
+    log.append(
+        _result(100, status="error", error_type="CancelledError", name="shout"),
+        {"name": "shout", "input": {"text": "50%_off"}},
+    )
     log.append(_result(101, status="error", name="shout"), {"name": "shout", "input": {"text": "plain"}})
     rows, matching = log.page(limit=5)
     assert matching == 32 and [r["id"] for r in rows] == [32, 31, 30, 29, 28]  # newest first
@@ -89,7 +99,9 @@ def test_log_page_filters_sorts_and_counts_in_sql():
 def test_log_table_queries_one_page_and_never_builds_the_whole_frame(monkeypatch):
     log = ExecutionLog()
     _fill(log, 2000)
-    monkeypatch.setattr(ExecutionLog, "to_dataframe", lambda *a, **k: pytest.fail("the view built a whole-log DataFrame"))
+    monkeypatch.setattr(
+        ExecutionLog, "to_dataframe", lambda *a, **k: pytest.fail("the view built a whole-log DataFrame")
+    )
     monkeypatch.setattr(ExecutionLog, "rows", lambda *a, **k: pytest.fail("the view parsed the whole log"))
     table = LogTable(log, max_rows=25, interval=0.01)
     assert len(table.rows) == 25 and table.rows[0]["id"] == 2000 and table.total == 2000
@@ -121,12 +133,16 @@ def test_log_cells_are_styled_by_classes_whose_colours_are_jupyterlab_variables(
     css = (STATIC / "workbench.css").read_text()
     rule = re.search(r"\.workbench-log-table td,[^{]*\{([^}]*)\}", css).group(1)
     assert re.search(r"padding:\s*4px 10px", rule)
-    assert not re.search(r"#[0-9a-fA-F]{3,8}\b|rgba?\(|hsla?\(|(?<![\w-])(?:white|black|gr[ae]y|red|green|blue|orange)(?![\w-])", css)  # no literal colours
+    assert not re.search(
+        r"#[0-9a-fA-F]{3,8}\b|rgba?\(|hsla?\(|(?<![\w-])(?:white|black|gr[ae]y|red|green|blue|orange)(?![\w-])", css
+    )  # no literal colours
     colours = re.findall(r"(?:^|[;{\s])(?:color|background):\s*([^;]+);", css)
+
     def themed(value: str) -> bool:  # a theme variable, or a color-mix of theme variables only
         if value.startswith("color-mix("):
             return bool(re.findall(r"var\(([^),]+)", value)) and all(
-                name.startswith("--jp-") for name in re.findall(r"var\(([^),]+)", value))
+                name.startswith("--jp-") for name in re.findall(r"var\(([^),]+)", value)
+            )
         return value.startswith("var(--jp-") or value in ("transparent", "inherit")
 
     assert len(colours) > 10 and all(themed(value) for value in colours), colours
@@ -154,7 +170,10 @@ def test_clicking_a_header_sorts_and_clicking_again_reverses():
     table = LogTable(log)
     table.table.emit({"event": "sort", "column": "latency_ms"})  # what a click on the "ms" header sends
     assert [r["latency_ms"] for r in table.rows][:3] == [6.0, 5.0, 4.0]
-    assert "data-sort='latency_ms' tabindex='0' role='button' title='Sort by ms' aria-sort='descending'" in table.table.value
+    assert (
+        "data-sort='latency_ms' tabindex='0' role='button' title='Sort by ms' aria-sort='descending'"
+        in table.table.value
+    )
     table.table.emit({"event": "sort", "column": "latency_ms"})
     assert [r["latency_ms"] for r in table.rows][:3] == [0.0, 0.0, 1.0] and "aria-sort='ascending'" in table.table.value
     table.table.emit({"event": "sort", "column": "tool_name; --"})  # a forged column is a message, not SQL
@@ -336,8 +355,11 @@ def _many_tools(wb, count: int = 15) -> list[str]:
     for i in range(count):
         name = f"a_rather_long_tool_name_number_{i:02d}"
         namespace: dict = {}
-        exec(f"def {name}(x: int = 0) -> int:\n    \"\"\"Tool number {i} does thing {i}.\n\n"  # noqa: S102
-             f"    Details nobody reads in a list.\"\"\"\n    return x + {i}\n", namespace)
+        exec(
+            f'def {name}(x: int = 0) -> int:\n    """Tool number {i} does thing {i}.\n\n'  # noqa: S102
+            f'    Details nobody reads in a list."""\n    return x + {i}\n',
+            namespace,
+        )
         wb.registry.register_tool(tool(namespace[name]))
         names.append(name)
     return names
@@ -352,7 +374,9 @@ def test_dashboard_lists_every_tool_with_the_first_description_line_and_searches
         assert f"data-key='{name}'" in listing and f">{name}</div>" in listing  # the whole name
         assert f"Tool number {i} does thing {i}." in listing
     assert "Details nobody reads" not in re.sub(r"title='[^']*'", "", listing)  # only the first line is shown
-    assert re.search(r"title='a_rather_long_tool_name_number_03\s+Tool number 3 does thing 3\.\s+Details nobody reads", listing)
+    assert re.search(
+        r"title='a_rather_long_tool_name_number_03\s+Tool number 3 does thing 3\.\s+Details nobody reads", listing
+    )
     dashboard.search.value = "thing 1"
     assert dashboard.visible_tools == [names[1], *names[10:]]
     dashboard.search.value = "NUMBER_07"
@@ -410,8 +434,11 @@ def test_tool_call_of_an_unknown_tool_is_an_error_result_and_run_all_goes_on(ip,
 
 
 def test_tool_call_shows_a_dataframe_result_as_a_table(ip, wb):
-    ip.run_cell('%%tool --no-form\nimport pandas as pd\ndef frame(n: int = 2) -> pd.DataFrame:\n'
-                '    """A frame."""\n    return pd.DataFrame({"x": list(range(n)), "tag": ["<b>"] * n})', store_history=False)
+    ip.run_cell(
+        "%%tool --no-form\nimport pandas as pd\ndef frame(n: int = 2) -> pd.DataFrame:\n"
+        '    """A frame."""\n    return pd.DataFrame({"x": list(range(n)), "tag": ["<b>"] * n})',
+        store_history=False,
+    )
     result = ip.run_line_magic("tool_call", "frame n=3")
     assert isinstance(result, CallResult) and result.ok and isinstance(result.value, pd.DataFrame)
     html = result._repr_html_()
@@ -444,8 +471,17 @@ def test_clickable_widget_ships_its_assets_and_forwards_browser_events():
 
 
 def test_table_html_escapes_and_marks_the_selected_row():
-    rows = [{"id": 7, "tool_name": "<t>", "status": "success", "input": {"q": "'\""}, "output": [{"text": "<i>"}],
-             "completed_at": "2026-01-01T10:11:12.000Z", "latency_ms": 2.5}]
+    rows = [
+        {
+            "id": 7,
+            "tool_name": "<t>",
+            "status": "success",
+            "input": {"q": "'\""},
+            "output": [{"text": "<i>"}],
+            "completed_at": "2026-01-01T10:11:12.000Z",
+            "latency_ms": 2.5,
+        }
+    ]
     html = table_html(rows, total=1, selected=7)
     assert "workbench-log-row workbench-selected' data-key='7'" in html and "10:11:12" in html
     assert "&lt;t&gt;" in html and "&lt;i&gt;" in html and "<i>" not in html.replace("<i>no", "")

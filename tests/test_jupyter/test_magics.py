@@ -96,17 +96,26 @@ async def triple(x: int) -> int:
     assert wb.registry.list_tools() == ["double", "triple"]
     assert "_helper" not in wb.registry and callable(ip.user_ns["_helper"])
     assert wb.registry.get("triple").spec.supports_async
-    assert isinstance(result.result, W.VBox) and [f.tool.tool_name for f in result.result.children] == ["double", "triple"]
+    assert isinstance(result.result, W.VBox) and [f.tool.tool_name for f in result.result.children] == [
+        "double",
+        "triple",
+    ]
     assert wb.call("triple", {"x": 2}).json == 6
 
 
 def test_options_map_to_the_spec(ip, wb):
-    result = cell(ip, "--name plus --description 'Adds things.' --long-running --idempotent --permission ask --timeout 2.5",
-                  ADD)
+    result = cell(
+        ip, "--name plus --description 'Adds things.' --long-running --idempotent --permission ask --timeout 2.5", ADD
+    )
     assert result.success, result.error_in_exec
     spec = wb.registry.get("plus").spec
     assert (spec.name, spec.description, spec.long_running, spec.idempotent, spec.timeout) == (
-        "plus", "Adds things.", True, True, 2.5)
+        "plus",
+        "Adds things.",
+        True,
+        True,
+        2.5,
+    )
     assert spec.permission is Permission.ASK_USER
     assert ip.user_ns["add"] is wb.registry.get("plus")
     for option, expected in (("allow", Permission.ALWAYS_ALLOW), ("deny", Permission.ALWAYS_DENY)):
@@ -145,16 +154,23 @@ def _usage_error(result, capsys, *fragments):
     return message
 
 
-@pytest.mark.parametrize("line, body, fragments", [
-    ("", "def broken(:\n    pass", ["syntax error", "line 1"]),
-    ("", "x = 1\ny = 2", ["defines no function"]),
-    ("", "def _private():\n    '''Doc.'''", ["defines no function"]),
-    ("--name a", ADD + "\ndef other() -> int:\n    '''Other.'''\n    return 1", ["exactly one function", "add, other"]),
-    ("--permission sometimes", ADD, ["--permission", "sometimes"]),
-    ("--timeout -1", ADD, ["--timeout"]),
-    ("", "def star(*args):\n    '''Doc.'''", ["*args", "not supported"]),
-    ("--name 'bad name'", ADD, ["Invalid tool name"]),
-])
+@pytest.mark.parametrize(
+    "line, body, fragments",
+    [
+        ("", "def broken(:\n    pass", ["syntax error", "line 1"]),
+        ("", "x = 1\ny = 2", ["defines no function"]),
+        ("", "def _private():\n    '''Doc.'''", ["defines no function"]),
+        (
+            "--name a",
+            ADD + "\ndef other() -> int:\n    '''Other.'''\n    return 1",
+            ["exactly one function", "add, other"],
+        ),
+        ("--permission sometimes", ADD, ["--permission", "sometimes"]),
+        ("--timeout -1", ADD, ["--timeout"]),
+        ("", "def star(*args):\n    '''Doc.'''", ["*args", "not supported"]),
+        ("--name 'bad name'", ADD, ["Invalid tool name"]),
+    ],
+)
 def test_usage_errors_are_one_line(ip, wb, capsys, line, body, fragments):
     capsys.readouterr()
     result = cell(ip, line, body)
@@ -207,7 +223,13 @@ def test_tool_call_json_and_key_value_forms(ip, wb):
 def test_parse_call_arguments():
     assert parse_call_arguments('{"a": [1, 2]}') == {"a": [1, 2]}
     assert parse_call_arguments('a=1 b="two words" c=[1,2] d=true e=null f=hello') == {
-        "a": 1, "b": "two words", "c": [1, 2], "d": True, "e": None, "f": "hello"}
+        "a": 1,
+        "b": "two words",
+        "c": [1, 2],
+        "d": True,
+        "e": None,
+        "f": "hello",
+    }
     assert parse_call_arguments("") == {}
     with pytest.raises(UsageError, match="key=value"):
         parse_call_arguments("a=1 oops")

@@ -18,7 +18,9 @@ from workbench.types import ToolResult, make_tool_use
 
 
 @tool
-def lookup(city: Annotated[str, Field(min_length=1)], units: Literal["metric", "imperial"] = "metric", days: int = 1) -> str:
+def lookup(
+    city: Annotated[str, Field(min_length=1)], units: Literal["metric", "imperial"] = "metric", days: int = 1
+) -> str:
     """The weather forecast of a city."""
     return f"{city}: 21 degrees ({units}, {days} day(s))"
 
@@ -37,8 +39,9 @@ def tools(wb):  # noqa: F811 - the fixture above
 
 
 def _card(wb, name="lookup", arguments=None, tool_obj=lookup):  # noqa: F811
-    return ToolCallCard(make_tool_use(name, arguments if arguments is not None else {"city": "Oslo", "days": 3}),
-                        tool_obj, wb)
+    return ToolCallCard(
+        make_tool_use(name, arguments if arguments is not None else {"city": "Oslo", "days": 3}), tool_obj, wb
+    )
 
 
 # -- the card ---------------------------------------------------------------------------------------------
@@ -129,8 +132,14 @@ def test_card_shows_the_result_its_time_and_the_raw_json(tools):
 def test_card_escapes_what_the_model_sent(tools):
     hostile = "<img src=x onerror=alert(1)>"
     card = ToolCallCard(make_tool_use("nope", {"city": hostile}), None, tools)
-    card.show_result(ToolResult(toolUseId=card.tool_use["toolUseId"], status="error",
-                                content=[{"text": hostile}], metadata={"error": hostile}))
+    card.show_result(
+        ToolResult(
+            toolUseId=card.tool_use["toolUseId"],
+            status="error",
+            content=[{"text": hostile}],
+            metadata={"error": hostile},
+        )
+    )
     for html in (card.header.value, card.raw_input.value, card.result_html.value, card.request_html.value):
         assert "<img" not in html
     assert "&lt;img" in card.raw_input.value
@@ -154,9 +163,11 @@ def test_card_approval_only_ask_keeps_the_form_read_only_and_ignores_nothing(too
 # -- the playground: one Send, step mode, columns ---------------------------------------------------------
 def _weather_model(name="scripted", city="Oslo"):
     """Calls lookup once, then answers with the text of the result it got back."""
+
     def answer(messages, _specs):
         results = messages[-1]["results"]
         return f"the tool said: {results[0]['content'][0]['text']}"
+
     return ScriptedModel([{"tool_calls": [{"name": "lookup", "input": {"city": city, "days": 2}}]}, answer], name=name)
 
 
@@ -388,8 +399,12 @@ def test_mcp_proxy_tools_work_in_the_playground_like_local_ones(wb):  # noqa: F8
 
     serve = [sys.executable, "-m", "workbench.mcp", "serve", "tests.mcp_sample_tools"]
     with connect(command=serve, registry=wb.registry, cwd=str(ROOT), prefix="srv_", connect_timeout=WAIT):
-        model = ScriptedModel([{"tool_calls": [{"name": "srv_add", "input": {"a": 2, "b": 3}}]},
-                               lambda messages, _specs: f"sum: {messages[-1]['results'][0]['content'][0]['text']}"])
+        model = ScriptedModel(
+            [
+                {"tool_calls": [{"name": "srv_add", "input": {"a": 2, "b": 3}}]},
+                lambda messages, _specs: f"sum: {messages[-1]['results'][0]['content'][0]['text']}",
+            ]
+        )
         pg = Playground([model], workbench=wb)
         assert "srv_add" in pg.tool_picker.options and "srv_add" in pg.tool_picker.value
         pg.step_mode = True
@@ -406,8 +421,9 @@ def test_mcp_proxy_tools_work_in_the_playground_like_local_ones(wb):  # noqa: F8
 
 
 def test_a_saved_notebook_keeps_a_static_escaped_picture_of_the_playground(tools):
-    model = ScriptedModel([{"tool_calls": [{"name": "lookup", "input": {"city": "<b>Oslo</b>"}}]},
-                           "<script>alert(1)</script>"])
+    model = ScriptedModel(
+        [{"tool_calls": [{"name": "lookup", "input": {"city": "<b>Oslo</b>"}}]}, "<script>alert(1)</script>"]
+    )
     pg = Playground([model], workbench=tools)
     pg.send("weather?").result(timeout=30)
     bundle = pg._repr_mimebundle_()

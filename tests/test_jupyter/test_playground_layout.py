@@ -32,8 +32,15 @@ def test_the_playground_is_made_of_parts_that_work_alone(tools):  # noqa: F811
     settings = PlaygroundSettings([ScriptedModel(["ok"])], lambda: {"lookup": lookup}, system="Be brief.")
     settings.refresh_tools()
     settings.use_temperature.value, settings.temperature.value, settings.step_mode = True, 0.2, True
-    assert settings.agent_settings(log=None) == dict(tools=[lookup], system="Be brief.", tool_choice=None, step=True,
-                                                     log=None, max_turns=10, params={"temperature": 0.2})
+    assert settings.agent_settings(log=None) == dict(
+        tools=[lookup],
+        system="Be brief.",
+        tool_choice=None,
+        step=True,
+        log=None,
+        max_turns=10,
+        params={"temperature": 0.2},
+    )
     column = ChatColumn(ScriptedModel(["hello"]), tools)
     grid = TurnGrid()
     grid.set_columns([column])
@@ -83,8 +90,15 @@ def test_new_chat_resets_the_turns_the_run_count_and_the_save_message(tools, tmp
 def test_an_auto_mode_card_is_compact_its_arguments_a_small_table(tools):  # noqa: F811
     from workbench.jupyter import ToolForm
 
-    model = ScriptedModel([{"tool_calls": [{"name": "lookup", "input": {"city": "Oslo", "days": 2}}],
-                            "usage": {"input_tokens": 11, "output_tokens": 7}}, "done"])
+    model = ScriptedModel(
+        [
+            {
+                "tool_calls": [{"name": "lookup", "input": {"city": "Oslo", "days": 2}}],
+                "usage": {"input_tokens": 11, "output_tokens": 7},
+            },
+            "done",
+        ]
+    )
     pg = Playground([model], workbench=tools)
     pg.send("weather?").result(timeout=30)
     [card] = pg.cards

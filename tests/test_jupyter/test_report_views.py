@@ -26,8 +26,10 @@ def get_weather(city: str) -> dict:
 
 
 CITIES = [f"City{i:02d}" for i in range(30)]
-CASES = [EvalCase(c.lower(), prompt=f"Weather in {c}?", expect_calls=[{"name": "get_weather", "arguments": {"city": [c]}}])
-         for c in CITIES]
+CASES = [
+    EvalCase(c.lower(), prompt=f"Weather in {c}?", expect_calls=[{"name": "get_weather", "arguments": {"city": [c]}}])
+    for c in CITIES
+]
 
 
 def _caller(messages, tools):
@@ -68,8 +70,13 @@ def test_every_model_with_failures_gets_its_group_not_only_the_first():
         return _caller(messages, tools) if int(messages[-1]["content"][-3:-1]) % 2 == 0 else "No."
 
     silent = ScriptedModel(["No."], repeat_last=True, name="silent")
-    report = run_evals(CASES[:40], [silent, ScriptedModel([even_only], repeat_last=True, name="even")],
-                       tools=[get_weather], repeats=2, progress=False)
+    report = run_evals(
+        CASES[:40],
+        [silent, ScriptedModel([even_only], repeat_last=True, name="even")],
+        tools=[get_weather],
+        repeats=2,
+        progress=False,
+    )
     groups = _failure_groups(report._repr_html_())
     assert [re.search(r"<summary[^>]*>([\w:]+)", g).group(1) for g in groups] == ["scripted:silent", "scripted:even"]
     assert "(showing 50 of 60)" in groups[0] and "(showing 30 of 30)" in groups[1]
@@ -78,7 +85,9 @@ def test_every_model_with_failures_gets_its_group_not_only_the_first():
 def test_tables_scroll_in_their_own_box_numbers_right_text_left():
     html = _report()._repr_html_()
     boxes = re.findall(r"<div class='wb-eval-scroll' tabindex='0' role='region' aria-label='([^']*)'[^>]*><table", html)
-    assert boxes[0] == "Summary per model and variant" and any(b.startswith("Failures of scripted:silent") for b in boxes)
+    assert boxes[0] == "Summary per model and variant" and any(
+        b.startswith("Failures of scripted:silent") for b in boxes
+    )
     first_row = html.split("<tbody>")[1].split("</tr>")[0]
     assert "<td class='wb-text'>scripted:silent</td>" in first_row  # the model's name: text
     assert re.search(r"<th class='wb-num'>accuracy</th>", html) and re.search(r"<th class='wb-text'>reason</th>", html)
@@ -118,6 +127,10 @@ def test_tutorial_10_says_what_its_dashboard_shows_after_run_all():
     assert "convert_length" not in dashboard.tool_names  # what the tutorial's clean-up cell does to its dashboard
     dashboard.close()
 
-    notebook = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "10_tools_from_anywhere.ipynb").read_text())
-    text = next("".join(c["source"]) for c in notebook["cells"] if "".join(c["source"]).startswith("## 4. Side by side"))
+    notebook = json.loads(
+        (Path(__file__).resolve().parents[2] / "notebooks" / "10_tools_from_anywhere.ipynb").read_text()
+    )
+    text = next(
+        "".join(c["source"]) for c in notebook["cells"] if "".join(c["source"]).startswith("## 4. Side by side")
+    )
     assert "lists them all;" not in text and "leaves the list" in text and "other four" in text

@@ -19,7 +19,8 @@ from workbench.jupyter._render import safe_markdown
 from workbench.jupyter._throttle import Throttle
 
 PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 def _form(wb, fn) -> ToolForm:
@@ -232,11 +233,14 @@ def echo_html(kind: str = "img") -> object:
     return payloads[kind]
 
 
-@pytest.mark.parametrize("kind, escaped", [
-    ("img", "&lt;img src=x onerror=alert(1)&gt;"),
-    ("script", "&lt;script&gt;alert(1)&lt;/script&gt;"),
-    ("json", "&lt;script&gt;alert(1)&lt;/script&gt;"),
-])
+@pytest.mark.parametrize(
+    "kind, escaped",
+    [
+        ("img", "&lt;img src=x onerror=alert(1)&gt;"),
+        ("script", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+        ("json", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+    ],
+)
 def test_result_area_escapes_tool_output(wb, kind, escaped):
     form = _form(wb, echo_html)
     form.set_values({"kind": kind})
@@ -267,7 +271,9 @@ def test_markdown_dataframe_image_and_json_rendering(wb):
     @tool
     def md() -> object:
         """Markdown."""
-        return Markdown("# Title\n\nSome **bold** and `code` <script>x</script>\n\n- one\n- two\n\n[link](https://example.org)")
+        return Markdown(
+            "# Title\n\nSome **bold** and `code` <script>x</script>\n\n- one\n- two\n\n[link](https://example.org)"
+        )
 
     @tool
     def frame() -> object:
@@ -303,8 +309,8 @@ def _ran(wb, fn) -> str:
 
 
 def test_safe_markdown_keeps_links_to_http_only():
-    out = safe_markdown("[x](javascript:alert(1)) [y](https://a.b/?q=1&r=\"2\")")
-    assert "javascript:alert(1)" in out and "href=\"javascript" not in out
+    out = safe_markdown('[x](javascript:alert(1)) [y](https://a.b/?q=1&r="2")')
+    assert "javascript:alert(1)" in out and 'href="javascript' not in out
     assert '<a href="https://a.b/?q=1&amp;r=&quot;2&quot;"' in out
 
 
@@ -387,7 +393,9 @@ def test_ui_lists_the_tools_plus_the_log_and_follows_the_registry(ip, wb):
     ip.run_cell('%%tool --no-form\ndef three(x: int) -> int:\n    """Three."""\n    return x', store_history=False)
     assert dashboard.tool_names == ["one", "two", "three"]
     old = dashboard.form
-    ip.run_cell('%%tool --no-form\ndef one(x: int) -> int:\n    """One again."""\n    return x + 1', store_history=False)
+    ip.run_cell(
+        '%%tool --no-form\ndef one(x: int) -> int:\n    """One again."""\n    return x + 1', store_history=False
+    )
     assert dashboard.tool_names == ["one", "two", "three"] and dashboard.form is not old
     wb.registry.unregister("two")
     assert dashboard.tool_names == ["one", "three"]

@@ -6,8 +6,13 @@ from workbench.jupyter._schema_utils import value_checker, variants_of
 def test_union_variants_keep_the_wrappers_type():
     # `_schema_utils` bound one name twice: the keywords a variant is given from its wrapper were cut by
     # the later set (which counts "type" as an annotation), so each variant lost the wrapper's "type"
-    schema = {"type": "object", "oneOf": [{"properties": {"a": {"type": "string"}}, "required": ["a"]},
-                                          {"properties": {"b": {"type": "integer"}}, "required": ["b"]}]}
+    schema = {
+        "type": "object",
+        "oneOf": [
+            {"properties": {"a": {"type": "string"}}, "required": ["a"]},
+            {"properties": {"b": {"type": "integer"}}, "required": ["b"]},
+        ],
+    }
     assert [variant.get("type") for variant in variants_of(schema)] == ["object", "object"]
 
 

@@ -20,7 +20,9 @@ class Address(BaseModel):
 
 
 @tool
-def person(age: Annotated[int, Field(ge=0, le=150)], count: int, name: str = "x", address: Address | None = None) -> str:
+def person(
+    age: Annotated[int, Field(ge=0, le=150)], count: int, name: str = "x", address: Address | None = None
+) -> str:
     """A person."""
     return f"{name} {age} {count}"
 
@@ -45,11 +47,14 @@ def test_a_field_that_does_not_parse_is_not_also_reported_missing():
 
 
 def test_a_failing_tool_shows_its_message_once_and_names_its_cell(ip, wb):  # noqa: F811
-    ip.run_cell("%%tool --no-form\n"
-                "def explode(n: int) -> int:\n"
-                "    \"\"\"Fail.\"\"\"\n"
-                "    x = n + 1\n"
-                "    raise ValueError(f'boom {x}')\n", store_history=True)
+    ip.run_cell(
+        "%%tool --no-form\n"
+        "def explode(n: int) -> int:\n"
+        '    """Fail."""\n'
+        "    x = n + 1\n"
+        "    raise ValueError(f'boom {x}')\n",
+        store_history=True,
+    )
     count = ip.execution_count - 1
     form = ToolForm("explode", wb)
     form.set_values({"n": 1})
@@ -154,8 +159,15 @@ def test_the_log_table_marks_the_columns_that_never_break():
 
     from workbench.jupyter._log_html import table_html
 
-    row = {"id": 1, "tool_name": "weather_lookup", "status": "success", "input": {"city": "x" * 80},
-           "output": [{"text": "sunny"}], "completed_at": "2026-01-01T10:00:00Z", "latency_ms": 2.0}
+    row = {
+        "id": 1,
+        "tool_name": "weather_lookup",
+        "status": "success",
+        "input": {"city": "x" * 80},
+        "output": [{"text": "sunny"}],
+        "completed_at": "2026-01-01T10:00:00Z",
+        "latency_ms": 2.0,
+    }
     live = table_html([row], total=1)
     cells = _re.findall(r"<td[^>]*>", live)
     assert len(cells) == 7
@@ -207,7 +219,6 @@ def test_reconnect_brings_a_form_of_a_killed_mcp_server_back(wb):  # noqa: F811
 
 def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
     """Defect 7: a server that cannot start again leaves the form disconnected, with the reason."""
-    from tests.test_mcp.test_server_death import ROOT, WAIT
     import shutil
     import sys as _sys
 
@@ -216,9 +227,13 @@ def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
 
     module = tmp_path / "vanishing_tools.py"
     shutil.copy(ROOT / "tests" / "mcp_sample_tools.py", module)
-    conn = connect(command=[_sys.executable, "-m", "workbench.mcp", "serve", "vanishing_tools"],
-                   registry=wb.registry, cwd=str(tmp_path), connect_timeout=WAIT,
-                   env={"PYTHONPATH": f"{ROOT}:{tmp_path}"})
+    conn = connect(
+        command=[_sys.executable, "-m", "workbench.mcp", "serve", "vanishing_tools"],
+        registry=wb.registry,
+        cwd=str(tmp_path),
+        connect_timeout=WAIT,
+        env={"PYTHONPATH": f"{ROOT}:{tmp_path}"},
+    )
     try:
         form = ToolForm(wb.registry.get_tool("add"), wb)
         module.unlink()  # the server cannot start again
@@ -234,15 +249,18 @@ def test_a_failed_reconnect_says_why_in_the_banner(wb, tmp_path):  # noqa: F811
 
 def test_the_inspect_view_of_a_killed_server_reconnects(tmp_path):
     """Defect 7: a disconnected inspect view offers Reconnect, which brings every tab back live."""
-    from tests.mcp_servers import ROOT as _ROOT, WAIT as _WAIT, eventually, serve_command
+    from tests.mcp_servers import ROOT as _ROOT
+    from tests.mcp_servers import WAIT as _WAIT
+    from tests.mcp_servers import eventually, serve_command
     from tests.test_mcp.test_server_death import _kill
     from workbench.executor import SequentialExecutor
     from workbench.jupyter._workbench import Workbench
     from workbench.mcp import inspect
 
     workbench = Workbench()
-    view = inspect(command=serve_command("tests.mcp_sample_tools"), workbench=workbench, cwd=str(_ROOT),
-                   connect_timeout=_WAIT)
+    view = inspect(
+        command=serve_command("tests.mcp_sample_tools"), workbench=workbench, cwd=str(_ROOT), connect_timeout=_WAIT
+    )
     old, pids = view.connection, []
     try:
         assert view.reconnect_button.layout.display == "none"
@@ -255,8 +273,9 @@ def test_the_inspect_view_of_a_killed_server_reconnects(tmp_path):
         assert view.reconnect_button.layout.display is None
         eventually(lambda: old_form.disconnected, what="the tool form disconnected")
         old_form.reconnect_button.click()  # the button of the form in the view reconnects the whole view
-        eventually(lambda: view.connection is not old and "disconnected" not in view.title.value,
-                   what="the reconnected view")
+        eventually(
+            lambda: view.connection is not old and "disconnected" not in view.title.value, what="the reconnected view"
+        )
         assert view.connection.connected and view.reconnect_button.layout.display == "none"
         assert "Reconnect failed" not in view.reconnect_message.value
         assert not view.reconnect_button.disabled and view.reconnect_button.description == "Reconnect"
@@ -287,8 +306,11 @@ def test_the_spec_table_is_left_aligned_and_shows_defaults_enums_and_bounds():
     from workbench.jupyter._render import form_summary_html
 
     @tool
-    def forecast(days: Annotated[int, Field(ge=1, le=14, description="how many days")],
-                 unit: Literal["celsius", "fahrenheit"] = "celsius", city: str | None = None) -> str:
+    def forecast(
+        days: Annotated[int, Field(ge=1, le=14, description="how many days")],
+        unit: Literal["celsius", "fahrenheit"] = "celsius",
+        city: str | None = None,
+    ) -> str:
         """Forecast."""
         return ""
 

@@ -78,8 +78,12 @@ def _point_text() -> W.Text:
 def _table() -> WidgetTable:
     table = WIDGETS.copy()
     table.register_type(Path, widget=_files)
-    table.register_type(Point, widget=_point_text, to_json=lambda text: dict(zip("xy", map(int, text.split(",")))),
-                        from_json=lambda point: f"{point['x']},{point['y']}")
+    table.register_type(
+        Point,
+        widget=_point_text,
+        to_json=lambda text: dict(zip("xy", map(int, text.split(",")))),
+        from_json=lambda point: f"{point['x']},{point['y']}",
+    )
     table.register_type(Color, widget=lambda: W.ColorPicker(value="#000000"))
 
     class SidesField(StringField):  # a Field class of one's own: sides typed as "4 sides"

@@ -129,7 +129,7 @@ def test_table_schema_and_indexes(tmp_path):
         assert {col[1]: col[2] for col in info}["latency_ms"] == "REAL"
         assert [col[1] for col in info if col[5]] == ["id"]  # INTEGER PRIMARY KEY
         indexed = set()
-        for (_, name, *_rest) in log._conn.execute("PRAGMA index_list(calls)").fetchall():
+        for _, name, *_rest in log._conn.execute("PRAGMA index_list(calls)").fetchall():
             indexed |= {c[2] for c in log._conn.execute(f"PRAGMA index_info({name})").fetchall()}
         assert {"tool_name", "status"} <= indexed
 
@@ -137,7 +137,9 @@ def test_table_schema_and_indexes(tmp_path):
 def test_tool_name_and_input_sources():
     log = ExecutionLog()
     # metadata tool_name wins over tool_use name; input= overrides tool_use["input"]
-    rid = log.append(make_result(tool_name="meta_name"), {"toolUseId": "t1", "name": "use_name", "input": {"a": 1}}, input={"b": 2})
+    rid = log.append(
+        make_result(tool_name="meta_name"), {"toolUseId": "t1", "name": "use_name", "input": {"a": 1}}, input={"b": 2}
+    )
     row = log.get(rid)
     assert row["tool_name"] == "meta_name"
     assert row["input"] == {"b": 2}
@@ -159,7 +161,9 @@ def test_error_result_columns():
     assert row["error"] == "bad input"
     assert row["error_type"] == "ValueError"
     # an error result without a message in metadata falls back to its text
-    rid = log.append(ToolResult(toolUseId="e2", status="error", content=[{"text": "it broke"}], metadata={"tool_name": "x"}))
+    rid = log.append(
+        ToolResult(toolUseId="e2", status="error", content=[{"text": "it broke"}], metadata={"tool_name": "x"})
+    )
     assert log.get(rid)["error"] == "it broke"
     # success rows never carry an error, even if metadata mentions one
     rid = log.append(make_result("s1", note="fine", error_type="ignored"))
@@ -168,7 +172,9 @@ def test_error_result_columns():
 
 def test_missing_timestamps_and_latency_are_filled():
     log = ExecutionLog()
-    rid = log.append(make_result(latency_ms=None, started_at="2026-01-01T00:00:00.000Z", completed_at="2026-01-01T00:00:00.250Z"))
+    rid = log.append(
+        make_result(latency_ms=None, started_at="2026-01-01T00:00:00.000Z", completed_at="2026-01-01T00:00:00.250Z")
+    )
     assert log.get(rid)["latency_ms"] == pytest.approx(250.0)
     before = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=1)
     rid = log.append(make_result(latency_ms=None, started_at=None, completed_at=None))
@@ -298,8 +304,10 @@ def test_to_dataframe_empty_keeps_columns_and_dtypes():
 
 
 def test_import_does_not_import_pandas():
-    code = "import sys, workbench.log; assert 'pandas' not in sys.modules, 'pandas imported'; " \
-           "assert 'pyarrow' not in sys.modules, 'pyarrow imported'"
+    code = (
+        "import sys, workbench.log; assert 'pandas' not in sys.modules, 'pandas imported'; "
+        "assert 'pyarrow' not in sys.modules, 'pyarrow imported'"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert proc.returncode == 0, proc.stderr
 
@@ -567,7 +575,7 @@ def test_replay_with_explicit_executor():
     executor = FakeExecutor()
     result = log.replay(2, registry, executor)
     assert result.json == 6
-    (tool_uses, used_registry), = executor.calls
+    ((tool_uses, used_registry),) = executor.calls
     assert used_registry is registry
     assert tool_uses[0]["name"] == "mul" and tool_uses[0]["input"] == {"a": 2, "b": 3}
     assert tool_uses[0]["toolUseId"] != "m1"  # a fresh id
@@ -637,8 +645,10 @@ def test_repr_and_html_are_escaped():
     assert repr(log) == "ExecutionLog(':memory:', 0 calls)"
     assert "no calls" in log._repr_html_()
     for i in range(25):
-        log.append(make_result(f"h{i}", tool_name="xss", content=[{"text": f"<script>alert({i})</script>"}]),
-                   input={"q": "<b>&"})
+        log.append(
+            make_result(f"h{i}", tool_name="xss", content=[{"text": f"<script>alert({i})</script>"}]),
+            input={"q": "<b>&"},
+        )
     assert repr(log) == "ExecutionLog(':memory:', 25 calls)"
     page = log._repr_html_()
     assert "<script>" not in page and "<b>" not in page
@@ -677,7 +687,10 @@ def test_sigkill_loses_no_committed_row(tmp_path):
     wanted = 300
     proc = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
     )
     reported = 0
     deadline = time.monotonic() + 60
@@ -688,7 +701,9 @@ def test_sigkill_loses_no_committed_row(tmp_path):
             if not line:
                 break
             reported = int(line)
-        assert reported >= wanted, f"child reported only {reported} rows: {proc.stderr.read() if proc.poll() is not None else ''}"
+        assert reported >= wanted, (
+            f"child reported only {reported} rows: {proc.stderr.read() if proc.poll() is not None else ''}"
+        )
         os.kill(proc.pid, signal.SIGKILL)  # mid-batch: the child is still appending
         remaining, _ = proc.communicate(timeout=30)
     finally:
@@ -749,15 +764,21 @@ def test_processes_opening_a_new_log_file_at_once_all_get_it(tmp_path):
     import sys
     import time
 
-    code = ("import sys, time\nfrom workbench.log import ExecutionLog\n"
-            "time.sleep(max(0.0, float(sys.argv[2]) - time.time()))\nExecutionLog(sys.argv[1]).append("
-            "{'toolUseId': sys.argv[3], 'status': 'success', 'content': [{'text': 'ok'}]})\n")
+    code = (
+        "import sys, time\nfrom workbench.log import ExecutionLog\n"
+        "time.sleep(max(0.0, float(sys.argv[2]) - time.time()))\nExecutionLog(sys.argv[1]).append("
+        "{'toolUseId': sys.argv[3], 'status': 'success', 'content': [{'text': 'ok'}]})\n"
+    )
 
     def round_of(openers: int) -> list[BaseException]:
         path = tmp_path / f"log-{uuid.uuid4().hex}.db"
         start = time.time() + 1.5  # every process imported and waiting: they open the file together
-        procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(start), f"call-{i}"],
-                                  stderr=subprocess.PIPE, cwd=str(REPO)) for i in range(openers)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, str(path), str(start), f"call-{i}"], stderr=subprocess.PIPE, cwd=str(REPO)
+            )
+            for i in range(openers)
+        ]
         failures = [RuntimeError(err.decode()) for err in (p.communicate(timeout=120)[1] for p in procs) if err.strip()]
         if not failures:
             assert len(ExecutionLog(path)) == openers  # every process's row is there

@@ -20,8 +20,9 @@ def _calls() -> list[dict]:
     ]
 
 
-@pytest.mark.parametrize("executor", [SequentialExecutor(), ConcurrentExecutor(max_concurrency=2)],
-                         ids=["sequential", "concurrent"])
+@pytest.mark.parametrize(
+    "executor", [SequentialExecutor(), ConcurrentExecutor(max_concurrency=2)], ids=["sequential", "concurrent"]
+)
 def test_secret_parameters_are_masked_in_every_row_and_export_of_the_log_file(tmp_path, executor):
     received.clear()
     path = tmp_path / "runs.sqlite"
@@ -52,9 +53,12 @@ def test_replaying_a_row_whose_secret_was_masked_refuses_to_send_the_mask(tmp_pa
         registry = ToolRegistry([login])
         SequentialExecutor().run(_calls()[:1], registry, log=log)
         row_id = log.rows()[0]["id"]
-        with pytest.raises(ValueError, match=r"Cannot replay call \d+ of tool 'login': its secret parameter\(s\) "
-                                             r"otp, password were not stored in the log \(they show as \*\*\*\); "
-                                             r"give them with replay\(\d+, \.\.\., inputs="):
+        with pytest.raises(
+            ValueError,
+            match=r"Cannot replay call \d+ of tool 'login': its secret parameter\(s\) "
+            r"otp, password were not stored in the log \(they show as \*\*\*\); "
+            r"give them with replay\(\d+, \.\.\., inputs=",
+        ):
             log.replay(row_id, registry)
         assert received == [PASSWORD] and len(log) == 1  # nothing was called, nothing logged
         again = log.replay(row_id, registry, inputs={"password": PASSWORD, "otp": OTP})
@@ -69,8 +73,11 @@ def test_a_tool_without_secret_parameters_is_logged_as_it_was_called(tmp_path):
         return note
 
     with ExecutionLog(tmp_path / "runs.sqlite") as log:
-        SequentialExecutor().run([{"toolUseId": "1", "name": "remember",
-                                   "input": {"api_key_name": "prod", "note": PASSWORD}}], ToolRegistry([remember]), log=log)
+        SequentialExecutor().run(
+            [{"toolUseId": "1", "name": "remember", "input": {"api_key_name": "prod", "note": PASSWORD}}],
+            ToolRegistry([remember]),
+            log=log,
+        )
         assert log.rows()[0]["input"] == {"api_key_name": "prod", "note": PASSWORD}
         assert log.replay(log.rows()[0]["id"], ToolRegistry([remember])).status == "success"
 
@@ -81,11 +88,14 @@ def test_a_row_whose_secret_was_masked_does_not_become_a_case_holding_the_mask(t
     with ExecutionLog(tmp_path / "runs.sqlite") as log:
         registry = ToolRegistry([login])
         SequentialExecutor().run(_calls()[:1], registry, log=log)
-        SequentialExecutor().run([{"toolUseId": "plain", "name": "login", "input": {"user": "eve"}}], registry,
-                                 log=log)  # refused (no password): nothing secret was given
+        SequentialExecutor().run(
+            [{"toolUseId": "plain", "name": "login", "input": {"user": "eve"}}], registry, log=log
+        )  # refused (no password): nothing secret was given
         masked_id, plain_id = (row["id"] for row in log.rows())
-        message = (rf"Log row {masked_id} of tool 'login' cannot become a case: its secret parameter\(s\) otp, "
-                   r"password were not stored in the log \(they show as \*\*\*\)")
+        message = (
+            rf"Log row {masked_id} of tool 'login' cannot become a case: its secret parameter\(s\) otp, "
+            r"password were not stored in the log \(they show as \*\*\*\)"
+        )
         with pytest.raises(CaseFileError, match=message):
             log.to_cases(registry=registry)
         with pytest.raises(CaseFileError, match=message):  # the tool not registered: *** is taken as masked

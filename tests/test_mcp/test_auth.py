@@ -27,8 +27,17 @@ from workbench.log import ExecutionLog
 from workbench.registry import ToolRegistry
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVE = [sys.executable, "-m", "workbench.mcp", "serve", "tests.mcp_sample_tools", "--transport", "streamable-http",
-         "--port", "0"]
+SERVE = [
+    sys.executable,
+    "-m",
+    "workbench.mcp",
+    "serve",
+    "tests.mcp_sample_tools",
+    "--transport",
+    "streamable-http",
+    "--port",
+    "0",
+]
 WAIT = 30.0
 TOKEN_ENV = "WORKBENCH_MCP_TOKEN"
 MODERN = "2026-07-28"  # a stateless-era protocol version: one POST runs a tool, no session needed
@@ -56,17 +65,30 @@ def running(*args: str, env_token: str | None = None, tmp_path: Path):
     if env_token is not None:
         env[TOKEN_ENV] = env_token
     log_path = tmp_path / f"runs-{time.monotonic_ns()}.sqlite"
-    with server_process([*SERVE, "--log", str(log_path), *args], lambda line: "serving" in line and "http://" in line,
-                        env=env) as seen:
+    with server_process(
+        [*SERVE, "--log", str(log_path), *args], lambda line: "serving" in line and "http://" in line, env=env
+    ) as seen:
         port = int(re.search(r"http://\S+:(\d+)/mcp", seen[-1]).group(1))
         yield Server(f"http://127.0.0.1:{port}/mcp", port, "".join(seen), log_path)
 
 
-def call_add(server: Server, a: int, *, token: str | None = None, authorization: str | None = None,
-             host: str | None = None, origin: str | None = None) -> httpx.Response:
+def call_add(
+    server: Server,
+    a: int,
+    *,
+    token: str | None = None,
+    authorization: str | None = None,
+    host: str | None = None,
+    origin: str | None = None,
+) -> httpx.Response:
     """One raw ``tools/call add(a, 1)`` POST (the stateless protocol era) to 127.0.0.1."""
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-               "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "add"}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "add",
+    }
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
     if authorization is not None:
@@ -75,18 +97,31 @@ def call_add(server: Server, a: int, *, token: str | None = None, authorization:
         headers["Host"] = host
     if origin is not None:
         headers["Origin"] = origin
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "add", "arguments": {"a": a, "b": 1},
-                       "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
-                                 "io.modelcontextprotocol/clientCapabilities": {}}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "add",
+            "arguments": {"a": a, "b": 1},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
     return httpx.post(server.url, headers=headers, json=body, timeout=WAIT)
 
 
 def initialize(server: Server, **kwargs: str) -> httpx.Response:
     """A legacy-era ``initialize`` POST (the session handshake) with extra headers."""
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json", **kwargs}
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
     return httpx.post(server.url, headers=headers, json=body, timeout=WAIT)
 
 
@@ -187,8 +222,19 @@ def test_wildcard_bind_with_a_given_token(tmp_path):
 
 def test_allow_lists_add_hosts_and_origins(tmp_path):
     token = "allow-list-token"
-    with running("--host", "0.0.0.0", "--token", token, "--allow-host", "evil.example", "--allow-host",
-                 "exact.example:8443", "--allow-origin", "http://evil.example", tmp_path=tmp_path) as server:
+    with running(
+        "--host",
+        "0.0.0.0",
+        "--token",
+        token,
+        "--allow-host",
+        "evil.example",
+        "--allow-host",
+        "exact.example:8443",
+        "--allow-origin",
+        "http://evil.example",
+        tmp_path=tmp_path,
+    ) as server:
         assert ran(call_add(server, 1, token=token, host="evil.example"), 1)
         assert ran(call_add(server, 2, token=token, host=f"evil.example:{server.port}"), 2)  # no port given → any
         assert ran(call_add(server, 3, token=token, host="exact.example:8443"), 3)
@@ -211,8 +257,16 @@ def test_serve_async_token_and_allow_list_arguments():
 
     async def main() -> None:
         task_box.append(asyncio.current_task())
-        await serve_async([mcp_sample_tools], "streamable-http", "127.0.0.1", 0, token="api-token",
-                          allowed_hosts=["svc.internal"], allowed_origins=["https://app.internal"], ready=urls.put)
+        await serve_async(
+            [mcp_sample_tools],
+            "streamable-http",
+            "127.0.0.1",
+            0,
+            token="api-token",
+            allowed_hosts=["svc.internal"],
+            allowed_origins=["https://app.internal"],
+            ready=urls.put,
+        )
 
     def run() -> None:
         with contextlib.suppress(asyncio.CancelledError):  # how the test stops the server

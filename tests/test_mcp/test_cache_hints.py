@@ -19,8 +19,13 @@ MODERN_SERVER = [sys.executable, str(ROOT / "tests" / "mcp_modern_server.py")]
 def _connect(ttl_ms: int):
     from workbench.mcp import connect
 
-    return connect(command=MODERN_SERVER, registry=ToolRegistry(), cwd=str(ROOT),
-                   env={"PYTHONPATH": str(ROOT), "TTL_MS": str(ttl_ms)}, connect_timeout=WAIT)
+    return connect(
+        command=MODERN_SERVER,
+        registry=ToolRegistry(),
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT), "TTL_MS": str(ttl_ms)},
+        connect_timeout=WAIT,
+    )
 
 
 def _fetches(conn, method: str) -> int:

@@ -114,8 +114,13 @@ def test_on_the_2026_era_the_capabilities_in_each_request_follow_the_handlers():
     meta_key = "io.modelcontextprotocol/clientCapabilities"
     with _connect(own_server()) as conn:
         assert conn.protocol_version == "2026-07-28"
-        sent = [m.message["params"]["_meta"][meta_key] for m in conn.messages
-                if m.direction == "sent" and m.kind == "request" and meta_key in (m.message.get("params") or {}).get("_meta", {})]
+        sent = [
+            m.message["params"]["_meta"][meta_key]
+            for m in conn.messages
+            if m.direction == "sent"
+            and m.kind == "request"
+            and meta_key in (m.message.get("params") or {}).get("_meta", {})
+        ]
         assert sent and all("sampling" not in caps and "elicitation" not in caps for caps in sent)
 
 
@@ -137,8 +142,9 @@ def test_a_tool_without_input_schema_is_skipped_with_the_reason_and_the_others_w
         assert [t.name for t in conn.list_mcp_tools()] == ["echo", "client_capabilities"]
         conn.refresh()
         assert sorted(conn.tools) == ["client_capabilities", "echo"] and "inputSchema" in conn.skipped["broken"]
-        assert any(m.direction == "received" and '"broken"' in json.dumps(m.message)
-                   for m in conn.messages)  # the raw history keeps what the server really sent
+        assert any(
+            m.direction == "received" and '"broken"' in json.dumps(m.message) for m in conn.messages
+        )  # the raw history keeps what the server really sent
 
 
 def test_a_valid_listing_on_the_2026_era_is_kept_whole():
@@ -156,16 +162,24 @@ def _sent_methods(conn) -> list[str]:
     return [m.method for m in conn.messages if m.direction == "sent" and m.kind == "request"]
 
 
-@pytest.mark.parametrize("command, era", [(own_server, "2026-07-28"), (time_server, "2026-07-28"),
-                                          (lambda: [npm_server(EVERYTHING)], "2025-11-25"),
-                                          (raw_server, "2025-11-25")],
-                         ids=["own", "mcp-server-time", "server-everything", "raw"])
+@pytest.mark.parametrize(
+    "command, era",
+    [
+        (own_server, "2026-07-28"),
+        (time_server, "2026-07-28"),
+        (lambda: [npm_server(EVERYTHING)], "2025-11-25"),
+        (raw_server, "2025-11-25"),
+    ],
+    ids=["own", "mcp-server-time", "server-everything", "raw"],
+)
 def test_ping_answers_on_both_eras(command, era):
     with _connect(command()) as conn:
         assert conn.protocol_version == era
         assert conn.ping() >= 0
         probe = "server/discover" if era == "2026-07-28" else "ping"
-        assert _sent_methods(conn)[0] == probe  # newest first; the 2026-07-28 era has no ping: server/discover replaces it
+        assert (
+            _sent_methods(conn)[0] == probe
+        )  # newest first; the 2026-07-28 era has no ping: server/discover replaces it
         assert conn.connected
 
 
@@ -266,7 +280,9 @@ print("connected", conn.call_tool("echo", {{"text": "hi"}}).content[0].text, flu
 """
 
 
-@pytest.mark.parametrize("ending", ["", "raise SystemExit(3)", "del conn"], ids=["falls-off-the-end", "sys-exit", "drops-it"])
+@pytest.mark.parametrize(
+    "ending", ["", "raise SystemExit(3)", "del conn"], ids=["falls-off-the-end", "sys-exit", "drops-it"]
+)
 def test_an_interpreter_that_exits_without_disconnecting_leaves_no_server(tmp_path, ending):
     pid_file = tmp_path / "pid"
     argv = raw_server("--pid-file", str(pid_file), "--ignore-term", "--spin")

@@ -34,8 +34,9 @@ def everything(request):
 
     log = ExecutionLog()
     registry = ToolRegistry()
-    options = dict(registry=registry, sampling=sample, elicitation=elicit, roots=[str(ROOT)], log=log,
-                   connect_timeout=WAIT)
+    options = dict(
+        registry=registry, sampling=sample, elicitation=elicit, roots=[str(ROOT)], log=log, connect_timeout=WAIT
+    )
     if request.param == "stdio":
         conn = connect(command=[npm_server(EVERYTHING)], **options)
         try:
@@ -119,12 +120,20 @@ def test_server_logging_arrives_live_and_respects_the_level(everything):
     result = SequentialExecutor().call(registry, "toggle-simulated-logging")
     try:
         assert result.status == "success"
-        eventually(lambda: [entry for entry in seen if entry.logger != "everything-server"] or None,
-                    what="a simulated log message")
-        assert all(entry.level in ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-                   for entry in conn.server_logs)
-        rows = eventually(lambda: log.rows(tool="mcp:notifications/message") or None, what="log rows of server messages")
-        assert rows[0]["status"] == "success" and rows[0]["input"]["level"] in {entry.level for entry in conn.server_logs}
+        eventually(
+            lambda: [entry for entry in seen if entry.logger != "everything-server"] or None,
+            what="a simulated log message",
+        )
+        assert all(
+            entry.level in ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+            for entry in conn.server_logs
+        )
+        rows = eventually(
+            lambda: log.rows(tool="mcp:notifications/message") or None, what="log rows of server messages"
+        )
+        assert rows[0]["status"] == "success" and rows[0]["input"]["level"] in {
+            entry.level for entry in conn.server_logs
+        }
     finally:
         SequentialExecutor().call(registry, "toggle-simulated-logging")
         unsubscribe()
@@ -190,8 +199,12 @@ def test_roots_are_offered_and_a_change_is_notified(everything, tmp_path):
     conn.set_roots([tmp_path, {"uri": "file:///data", "name": "data"}])
     assert [r.name for r in conn.roots] == [tmp_path.name, "data"]
     assert any(m.method == "notifications/roots/list_changed" for m in conn.messages)
-    text = eventually(lambda: (lambda t: t if "file:///data" in t else None)(
-        SequentialExecutor().call(registry, "get-roots-list").text), what="the new roots")
+    text = eventually(
+        lambda: (lambda t: t if "file:///data" in t else None)(
+            SequentialExecutor().call(registry, "get-roots-list").text
+        ),
+        what="the new roots",
+    )
     assert tmp_path.as_uri() in text
     conn.set_roots([str(ROOT)])
 
@@ -226,8 +239,13 @@ def test_tools_list_changed_refreshes_and_marks_removed_tools(tmp_path):
     script.write_text(CHANGING_SERVER)
     registry = ToolRegistry()
     changes: list[str] = []
-    with connect(command=[sys.executable, str(script)], registry=registry, cwd=str(ROOT),
-                 env={"PYTHONPATH": str(ROOT)}, connect_timeout=WAIT) as conn:
+    with connect(
+        command=[sys.executable, str(script)],
+        registry=registry,
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT)},
+        connect_timeout=WAIT,
+    ) as conn:
         assert conn.server_capabilities.tools.list_changed
         conn.on_change(changes.append)
         old = conn.proxies["retire"]
@@ -282,8 +300,9 @@ def test_log_messages_on_a_2026_07_28_connection_arrive_after_opting_in():
     from workbench.mcp import connect
 
     registry = ToolRegistry()
-    with connect(command=[sys.executable, str(ROOT / "notebooks" / "docs_server.py")], registry=registry,
-                 connect_timeout=WAIT) as conn:
+    with connect(
+        command=[sys.executable, str(ROOT / "notebooks" / "docs_server.py")], registry=registry, connect_timeout=WAIT
+    ) as conn:
         assert conn.protocol_version == "2026-07-28"
         assert SequentialExecutor().call(registry, "check_docs").status == "success"
         time.sleep(0.3)

@@ -17,17 +17,21 @@ CLIENT = ROOT / "tests" / "mcp_conformance_client.py"
 
 #: scenario -> why it fails: the suite's own inconsistencies, not defects of the client
 SUITE_INCONSISTENCIES = {
-    "auth/2025-03-26-oauth-metadata-backcompat":
-        "the suite serves authorization server metadata at the server's root whose issuer is "
-        "<root>/oauth; RFC 8414 section 3.3 says a client must reject metadata whose issuer is not the "
-        "one it derived the well-known URL from, and the SDK does (the suite's other 2025-03-26 "
-        "scenario, oauth-endpoint-fallback, passes)",
+    "auth/2025-03-26-oauth-metadata-backcompat": "the suite serves authorization server metadata at the server's root whose issuer is "
+    "<root>/oauth; RFC 8414 section 3.3 says a client must reject metadata whose issuer is not the "
+    "one it derived the well-known URL from, and the SDK does (the suite's other 2025-03-26 "
+    "scenario, oauth-endpoint-fallback, passes)",
 }
 
 
 def _client_scenarios() -> list[str]:
-    listing = subprocess.run([str(NODE_BIN / "conformance"), "list"], capture_output=True, text=True, timeout=120,
-                             env={"PATH": f"{NODE_BIN}:/usr/bin:/bin"}).stdout
+    listing = subprocess.run(
+        [str(NODE_BIN / "conformance"), "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": f"{NODE_BIN}:/usr/bin:/bin"},
+    ).stdout
     names, client = [], False
     for line in listing.splitlines():
         if line.startswith("Client scenarios"):

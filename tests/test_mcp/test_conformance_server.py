@@ -53,10 +53,12 @@ SCENARIOS = {
     "dns-rebinding-protection": ("2025-11-25",),
 }
 
-_OLD_HEADER = ("the suite's raw requests send 'mcp-protocol-version: 2025-03-26' on a 2025-11-25 session, and the SDK "
-               "primes (and offers close_sse_stream to) clients of 2025-11-25 and later only - older ones cannot parse "
-               "an empty-data event; tests/test_mcp/test_stream_resumption.py checks priming, retry and Last-Event-ID replay "
-               "with the negotiated version's header")
+_OLD_HEADER = (
+    "the suite's raw requests send 'mcp-protocol-version: 2025-03-26' on a 2025-11-25 session, and the SDK "
+    "primes (and offers close_sse_stream to) clients of 2025-11-25 and later only - older ones cannot parse "
+    "an empty-data event; tests/test_mcp/test_stream_resumption.py checks priming, retry and Last-Event-ID replay "
+    "with the negotiated version's header"
+)
 #: warnings (check ids) that are the suite's own inconsistencies, with the reason; every other warning fails
 SUITE_WARNINGS = {
     "server-sse-polling": ({"server-sse-priming-event", "server-sse-retry-field"}, _OLD_HEADER),
@@ -81,16 +83,21 @@ def test_server_scenario(server_url: str, scenario: str, version: str) -> None:
     checks = run_conformance("server", scenario, url=server_url, spec_version=version)
     assert checks, f"{scenario} produced no checks"
     accepted, _reason = SUITE_WARNINGS.get(scenario, (set(), ""))
-    bad = failures([c for c in checks if not (c.get("status") == "WARNING" and c.get("id") in accepted)],
-                   warnings=True)
+    bad = failures([c for c in checks if not (c.get("status") == "WARNING" and c.get("id") in accepted)], warnings=True)
     assert not bad, f"{scenario} [{version}]:\n" + "\n".join(bad)
 
 
 def test_the_table_lists_every_server_scenario_of_the_suite() -> None:
     """:data:`SCENARIOS` is the suite's own list (a new suite version with new scenarios fails here)."""
     env = {**os.environ, "PATH": os.pathsep.join([str(NODE_BIN), os.environ.get("PATH", "")])}
-    listed = subprocess.run([str(CONFORMANCE), "list", "--server"], env=env, capture_output=True, text=True,
-                            timeout=120, stdin=subprocess.DEVNULL)
+    listed = subprocess.run(
+        [str(CONFORMANCE), "list", "--server"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     found = {}
     for line in (listed.stdout + listed.stderr).splitlines():
         line = line.strip()

@@ -80,9 +80,17 @@ def test_the_registry_takes_a_server_object():
     assert registry.call("forecast", {"city": "Lima"}).value == "Lima: sunny for 1 day(s)"
 
 
-@pytest.mark.parametrize("arguments", [dict(command=["python"]), dict(url="http://127.0.0.1:1/mcp"),
-                                       dict(token="t"), dict(headers={"X": "1"}), dict(env={"A": "1"}),
-                                       dict(transport="sse")])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        dict(command=["python"]),
+        dict(url="http://127.0.0.1:1/mcp"),
+        dict(token="t"),
+        dict(headers={"X": "1"}),
+        dict(env={"A": "1"}),
+        dict(transport="sse"),
+    ],
+)
 def test_process_and_url_arguments_are_refused_in_memory(arguments):
     name = next(iter(arguments))
     with pytest.raises(ValueError, match=f"connect\\(server=...\\) connects in memory; {name}="):
@@ -114,8 +122,9 @@ def test_in_memory_mcp_tool_in_a_form(wb):  # noqa: F811 - the fixture
 def test_in_memory_mcp_tool_in_map():
     registry = ToolRegistry()
     with connect(server=_weather(), registry=registry, connect_timeout=WAIT):
-        frame = SequentialExecutor().map(registry.get_tool("forecast"), [{"city": "A"}, {"city": "B", "days": 2}],
-                                         progress=False)
+        frame = SequentialExecutor().map(
+            registry.get_tool("forecast"), [{"city": "A"}, {"city": "B", "days": 2}], progress=False
+        )
     assert list(frame["status"]) == ["success", "success"]
     assert list(frame["value"]) == ["A: sunny for 1 day(s)", "B: sunny for 2 day(s)"]
 
@@ -163,18 +172,23 @@ def test_a_module_scan_takes_neither_servers_nor_tool_dicts():
     module = types.ModuleType("scanned_tools")
     module.add = add
     module.server = _weather()
-    module.OPENAI_TOOL = {"type": "function", "function": {"name": "f", "description": "", "parameters": {
-        "type": "object", "properties": {}}}}
+    module.OPENAI_TOOL = {
+        "type": "function",
+        "function": {"name": "f", "description": "", "parameters": {"type": "object", "properties": {}}},
+    }
     assert ToolRegistry([module]).list_tools() == ["add"]
     assert ToolRegistry([module.server, module.OPENAI_TOOL]).list_tools() == ["forecast", "fail", "f"]
 
 
 def test_connect_without_a_target_names_server_too():
-    with pytest.raises(ValueError, match=r"command=\[...\] \(stdio\), url=.* or server=<an MCP server object> \(in memory\)"):
+    with pytest.raises(
+        ValueError, match=r"command=\[...\] \(stdio\), url=.* or server=<an MCP server object> \(in memory\)"
+    ):
         connect(registry=ToolRegistry())
 
 
 # -- connect(server_object) given positionally (issue 26, item 19) ------------------------------------------
+
 
 @pytest.mark.parametrize("make", [_weather, lambda: build_server(ToolRegistry([add]))], ids=["MCPServer", "Server"])
 def test_connect_takes_a_server_object_positionally(make):
@@ -200,6 +214,7 @@ def test_connect_refuses_something_that_is_no_command_plainly():
 
 # -- a proxy's result value is the server's structured content (issue 26, item 18, the MCP half) ------------
 
+
 def _pictures() -> MCPServer:
     server = MCPServer("pictures")
     image = types.ImageContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
@@ -207,8 +222,10 @@ def _pictures() -> MCPServer:
     @server.tool()
     def chart(title: str) -> types.CallToolResult:
         """A chart: its data as structured content, next to the picture (no output schema)."""
-        return types.CallToolResult(content=[image, types.TextContent(type="text", text=title)],
-                                    structured_content={"title": title, "points": [1, 2, 3]})
+        return types.CallToolResult(
+            content=[image, types.TextContent(type="text", text=title)],
+            structured_content={"title": title, "points": [1, 2, 3]},
+        )
 
     @server.tool()
     def picture_and_caption(caption: str) -> types.CallToolResult:
@@ -222,11 +239,18 @@ def test_a_proxy_result_value_is_the_structured_content_not_a_nested_result():
     registry = ToolRegistry()
     for executor in (SequentialExecutor(), None):
         with connect(server=_pictures(), registry=registry, connect_timeout=WAIT):
-            run = registry.call if executor is None else (
-                lambda name, args: executor.run([{"toolUseId": "u", "name": name, "input": args}], registry)[0])  # noqa: B023 - used in this iteration
+            run = (
+                registry.call
+                if executor is None
+                else (lambda name, args: executor.run([{"toolUseId": "u", "name": name, "input": args}], registry)[0])  # noqa: B023 - used in this iteration
+            )
             result = run("chart", {"title": "sales"})
             assert result.ok and result.value == {"title": "sales", "points": [1, 2, 3]} == result.json
-            assert result.tool_use_id != "?" and [list(block) for block in result.content] == [["image"], ["text"], ["json"]]
+            assert result.tool_use_id != "?" and [list(block) for block in result.content] == [
+                ["image"],
+                ["text"],
+                ["json"],
+            ]
             mixed = run("picture_and_caption", {"caption": "a cat"})
             assert mixed.ok and mixed.value is None and mixed.json is None
             assert [list(block) for block in mixed.content] == [["image"], ["text"]]

@@ -92,8 +92,9 @@ def test_sampling_waits_for_the_approve_prompt_with_the_edited_answer(view):
 
 def test_a_rejected_sampling_request_is_an_error_for_the_server(view):
     registry, executor = view.workbench.registry, view.workbench.executor
-    helper = threading.Thread(target=lambda: view.sampling_prompt.asked.wait(WAIT) and
-                              view.sampling_prompt.reject_button.click())
+    helper = threading.Thread(
+        target=lambda: view.sampling_prompt.asked.wait(WAIT) and view.sampling_prompt.reject_button.click()
+    )
     helper.start()
     result = executor.call(registry, "trigger-sampling-request", {"prompt": "no", "maxTokens": 5})
     helper.join(WAIT)
@@ -129,8 +130,10 @@ def test_logs_tab_sets_the_level_and_shows_server_messages_live(view):
     assert "debug" in view.level_status.value
     executor.call(registry, "toggle-simulated-logging", {})
     try:
-        eventually(lambda: "message" in view.logs_html.value and "workbench-mcp-log" in view.logs_html.value,
-                    what="a server log line in the Logs tab")
+        eventually(
+            lambda: "message" in view.logs_html.value and "workbench-mcp-log" in view.logs_html.value,
+            what="a server log line in the Logs tab",
+        )
     finally:
         executor.call(registry, "toggle-simulated-logging", {})
 
@@ -146,7 +149,7 @@ def test_protocol_tab_lists_json_rpc_messages_newest_first(view):
     view.connection.ping()
     eventually(lambda: view.protocol_text.count("<b>ping</b>") > pings, what="the second ping")
     # new messages are appended: the widgets already shown stay, in place (an expanded one stays open)
-    assert view.protocol_list.children[:len(shown)] == shown
+    assert view.protocol_list.children[: len(shown)] == shown
 
 
 def test_server_text_is_escaped():
@@ -176,8 +179,9 @@ def test_inspect_on_the_projects_own_server(tmp_path):
     from workbench.mcp import inspect
 
     workbench = Workbench()
-    view = inspect(command=serve_command("tests.mcp_sample_tools"), workbench=workbench, cwd=str(ROOT),
-                   connect_timeout=WAIT)
+    view = inspect(
+        command=serve_command("tests.mcp_sample_tools"), workbench=workbench, cwd=str(ROOT), connect_timeout=WAIT
+    )
     try:
         assert "add" in view.tool_picker.options
         assert "no resources" in view.resource_html.value and "no prompts" in view.prompt_html.value
@@ -200,8 +204,13 @@ def test_a_removed_tool_shows_as_removed_and_new_tools_appear(tmp_path):
 
     script = tmp_path / "changing_server.py"
     script.write_text(CHANGING_SERVER)
-    view = inspect(command=[sys.executable, str(script)], workbench=Workbench(), cwd=str(ROOT),
-                   env={"PYTHONPATH": str(ROOT)}, connect_timeout=WAIT)
+    view = inspect(
+        command=[sys.executable, str(script)],
+        workbench=Workbench(),
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT)},
+        connect_timeout=WAIT,
+    )
     try:
         view.tool_picker.value = "retire"
         form = view.tool_forms["retire"]
@@ -221,8 +230,10 @@ def test_tasks_tab_lists_tasks_with_status_and_cancels_one(view):
     assert "no tasks yet" in view.tasks_html.value
     result = executor.call(registry, "simulate-research-query", {"topic": "moss"})
     assert result.status == "success", result.error
-    html = eventually(lambda: (lambda h: h if "completed" in h else None)(view.tasks_html.value),
-                      what="the finished task in the Tasks tab")
+    html = eventually(
+        lambda: (lambda h: h if "completed" in h else None)(view.tasks_html.value),
+        what="the finished task in the Tasks tab",
+    )
     assert "simulate-research-query" in html and "workbench-mcp-task" in html
     task = view.connection.start_task("simulate-research-query", {"topic": "<b>never</b>"})
     eventually(lambda: task.task_id in view.task_picker.options, what="the running task in the picker")
@@ -242,8 +253,13 @@ def modern_view():
     from workbench.jupyter._workbench import Workbench
     from workbench.mcp import inspect
 
-    view = inspect(command=[sys.executable, str(ROOT / "tests" / "mcp_modern_server.py")], workbench=Workbench(),
-                   cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)}, connect_timeout=WAIT)
+    view = inspect(
+        command=[sys.executable, str(ROOT / "tests" / "mcp_modern_server.py")],
+        workbench=Workbench(),
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT)},
+        connect_timeout=WAIT,
+    )
     yield view
     view.connection.disconnect()
 
@@ -267,8 +283,10 @@ def test_icons_of_tools_resources_prompts_and_the_server_are_shown_with_safe_sou
 def test_the_server_tab_shows_the_cache_hints_of_the_lists(modern_view):
     view = modern_view
     view.refresh()
-    html = eventually(lambda: (lambda h: h if "resources/list" in h else None)(view.server_html.value),
-                      what="the cache hints in the Server tab")
+    html = eventually(
+        lambda: (lambda h: h if "resources/list" in h else None)(view.server_html.value),
+        what="the cache hints in the Server tab",
+    )
     assert "Cache hints" in html and "60,000 ms" in html and "public" in html and "private" in html
     assert "cached, fresh for" in html
     fetches = view.connection.cache_hints["resources/list"].fetches
@@ -283,11 +301,26 @@ def test_icon_sources_other_than_https_and_data_images_are_never_rendered():
 
     from workbench.jupyter._mcp_render import icons_html, safe_icon_src
 
-    bad = ["javascript:alert(1)", "http://example.com/i.png", "data:text/html;base64,PHNjcmlwdD4=",
-           "https://x/'onerror='alert(1)", "vbscript:x", " https://x.png", "data:image/png;base64,AA AA",
-           "https://x/a b.png"]
-    assert [safe_icon_src(src) for src in bad] == [None, None, None, "https://x/'onerror='alert(1)", None, None, None,
-                                                   None]
+    bad = [
+        "javascript:alert(1)",
+        "http://example.com/i.png",
+        "data:text/html;base64,PHNjcmlwdD4=",
+        "https://x/'onerror='alert(1)",
+        "vbscript:x",
+        " https://x.png",
+        "data:image/png;base64,AA AA",
+        "https://x/a b.png",
+    ]
+    assert [safe_icon_src(src) for src in bad] == [
+        None,
+        None,
+        None,
+        "https://x/'onerror='alert(1)",
+        None,
+        None,
+        None,
+        None,
+    ]
     html = icons_html([Icon(src=src) for src in bad], label="<b>t</b>")
     assert html.count("<img") == 1 and "'onerror=" not in html and "&#x27;onerror=&#x27;" in html
     assert "<b>" not in html

@@ -16,6 +16,7 @@ STREAM_HEADERS = [(b"content-type", b"text/event-stream"), (b"mcp-session-id", b
 
 def _run(bodies, *, method="POST", headers=STREAM_HEADERS):
     """What reaches the server (the messages sent) when an app sends ``bodies`` after its start."""
+
     async def app(scope, receive, send):
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         for body in bodies:
@@ -42,11 +43,20 @@ def _event(data, end=b"\r\n\r\n"):
 PRIMING = b"id: s1-1\r\nretry: 1000\r\ndata: \r\n\r\n"
 
 
-@pytest.mark.parametrize("bodies", [[_event(ANSWER)], [_event(ANSWER)[:20], _event(ANSWER)[20:]],
-                                    [_event(ANSWER, b"\n\n").replace(b"\r\n", b"\n")], [b"data: " + ANSWER + b"\r\n\r\n"],
-                                    [b"id: 1\r\n" + _event(ANSWER)], [PRIMING + b"id: s1-2\r\n" + _event(ANSWER)],
-                                    [PRIMING, b"id: s1-2\r\n" + _event(ANSWER)], [PRIMING[:9], PRIMING[9:] + _event(ANSWER)]],
-                         ids=["one-body", "split", "lf", "no-event-name", "with-id", "primed", "primed-then", "primed-split"])
+@pytest.mark.parametrize(
+    "bodies",
+    [
+        [_event(ANSWER)],
+        [_event(ANSWER)[:20], _event(ANSWER)[20:]],
+        [_event(ANSWER, b"\n\n").replace(b"\r\n", b"\n")],
+        [b"data: " + ANSWER + b"\r\n\r\n"],
+        [b"id: 1\r\n" + _event(ANSWER)],
+        [PRIMING + b"id: s1-2\r\n" + _event(ANSWER)],
+        [PRIMING, b"id: s1-2\r\n" + _event(ANSWER)],
+        [PRIMING[:9], PRIMING[9:] + _event(ANSWER)],
+    ],
+    ids=["one-body", "split", "lf", "no-event-name", "with-id", "primed", "primed-then", "primed-split"],
+)
 def test_an_answer_first_is_sent_as_json(bodies):
     start, body = _run(bodies)
     headers = dict(start["headers"])
@@ -55,9 +65,17 @@ def test_an_answer_first_is_sent_as_json(bodies):
     assert body == {"type": "http.response.body", "body": ANSWER, "more_body": False}
 
 
-@pytest.mark.parametrize("first", [_event(NOTE), b": ping - 2026-01-01\r\n\r\n", _event(ANSWER) + _event(NOTE),
-                                   PRIMING + _event(NOTE), PRIMING + b": ping\r\n\r\n"],
-                         ids=["notification", "keep-alive", "two-events", "primed-notification", "primed-keep-alive"])
+@pytest.mark.parametrize(
+    "first",
+    [
+        _event(NOTE),
+        b": ping - 2026-01-01\r\n\r\n",
+        _event(ANSWER) + _event(NOTE),
+        PRIMING + _event(NOTE),
+        PRIMING + b": ping\r\n\r\n",
+    ],
+    ids=["notification", "keep-alive", "two-events", "primed-notification", "primed-keep-alive"],
+)
 def test_anything_else_first_keeps_the_stream_as_sent(first):
     sent = _run([first, _event(ANSWER)])
     assert sent[0]["headers"] == STREAM_HEADERS
@@ -70,8 +88,11 @@ def test_other_responses_pass_through():
     assert _run([ANSWER], headers=plain)[0]["headers"] == plain
     assert _run([_event(ANSWER)], method="GET")[0]["headers"] == STREAM_HEADERS
     empty = _run([])
-    assert empty[0]["headers"] == STREAM_HEADERS and empty[-1] == {"type": "http.response.body", "body": b"",
-                                                                  "more_body": False}
+    assert empty[0]["headers"] == STREAM_HEADERS and empty[-1] == {
+        "type": "http.response.body",
+        "body": b"",
+        "more_body": False,
+    }
 
 
 def test_a_primed_stream_that_ends_without_an_answer_is_sent_as_it_was():

@@ -103,13 +103,20 @@ def http_url():
 
 # -- packaging -------------------------------------------------------------------------------------------
 def test_import_workbench_does_not_import_mcp():
-    code = ("import sys, workbench, workbench.executor, workbench.registry; "
-            "bad = sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mcp_types'))); "
-            "print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, workbench, workbench.executor, workbench.registry; "
+        "bad = sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mcp_types'))); "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), capture_output=True, text=True, timeout=WAIT)
     assert done.returncode == 0, done.stdout + done.stderr
-    done = subprocess.run([sys.executable, "-c", "import sys, workbench.mcp; print('mcp' in sys.modules)"],
-                          cwd=str(ROOT), capture_output=True, text=True, timeout=WAIT)
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, workbench.mcp; print('mcp' in sys.modules)"],
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
     assert done.stdout.strip() == "True", done.stderr
 
 
@@ -132,8 +139,11 @@ def test_stdio_registers_every_tool_with_its_schemas(stdio):
 def test_stdio_output_schemas_on_the_wire(stdio):
     conn = stdio[0]
     tools = {t.name: t for t in conn.list_mcp_tools(timeout=WAIT)}
-    assert tools["add"].output_schema == {"type": "object", "properties": {"result": {"type": "integer"}},
-                                          "required": ["result"]}
+    assert tools["add"].output_schema == {
+        "type": "object",
+        "properties": {"result": {"type": "integer"}},
+        "required": ["result"],
+    }
     assert tools["stats"].output_schema["type"] == "object"
     assert set(tools["stats"].output_schema["properties"]) == {"count", "mean", "label"}
     assert tools["shout"].output_schema is None
@@ -143,8 +153,14 @@ def test_stdio_output_schemas_on_the_wire(stdio):
 # -- stdio: round trips through the executors -------------------------------------------------------------
 def test_stdio_text_json_and_image_round_trip(stdio):
     registry = stdio[1]
-    uses = [_use("greet", {"name": "Ada"}), _use("add", {"a": 2, "b": 40}), _use("stats", {"values": [1, 2, 6]}),
-            _use("pair", {"x": 4}), _use("shout", {"text": "hey"}), _use("red_square", {})]
+    uses = [
+        _use("greet", {"name": "Ada"}),
+        _use("add", {"a": 2, "b": 40}),
+        _use("stats", {"values": [1, 2, 6]}),
+        _use("pair", {"x": 4}),
+        _use("shout", {"text": "hey"}),
+        _use("red_square", {}),
+    ]
     greet, add, stats, pair, shout, image = ConcurrentExecutor().run(uses, registry)
     for result in (greet, add, stats, pair, shout, image):
         assert result.status == "success", result.error
@@ -155,14 +171,18 @@ def test_stdio_text_json_and_image_round_trip(stdio):
     assert pair.value == [4, 8] and {"json": [4, 8]} in pair.content  # wrapped on the wire, unwrapped here
     assert shout.value == "HEY"
     assert image.value == sample.RED_PNG
-    assert image.content == [{"image": {"format": "png", "source": {"bytes": base64.b64encode(sample.RED_PNG).decode()}}}]
+    assert image.content == [
+        {"image": {"format": "png", "source": {"bytes": base64.b64encode(sample.RED_PNG).decode()}}}
+    ]
 
 
 def test_stdio_call_from_a_running_event_loop_and_directly(stdio):
     registry = stdio[1]
 
     async def main():
-        return await ConcurrentExecutor().execute([_use("add", {"a": 1, "b": 1}), _use("greet", {"name": "loop"})], registry)
+        return await ConcurrentExecutor().execute(
+            [_use("add", {"a": 1, "b": 1}), _use("greet", {"name": "loop"})], registry
+        )
 
     results = asyncio.run(asyncio.wait_for(main(), WAIT))
     assert [r.value for r in results] == [2, "Hello, loop!"]
@@ -347,8 +367,12 @@ def test_connect_failure_reports_the_server_stderr():
     registry = ToolRegistry()
     started = time.monotonic()
     with pytest.raises(McpConnectionError) as info:
-        connect(command=[sys.executable, "-m", "workbench.mcp", "serve", "no_such_module_for_mcp"],
-                registry=registry, cwd=str(ROOT), connect_timeout=WAIT)
+        connect(
+            command=[sys.executable, "-m", "workbench.mcp", "serve", "no_such_module_for_mcp"],
+            registry=registry,
+            cwd=str(ROOT),
+            connect_timeout=WAIT,
+        )
     assert "no_such_module_for_mcp" in str(info.value)
     assert len(registry) == 0
     assert time.monotonic() - started < WAIT
@@ -365,8 +389,15 @@ def test_streamable_http_round_trip(http_url):
         progress = []
         executor.on_event(lambda e: progress.append(round(e.progress, 6)) if e.kind == "progress" else None)
         add, image, fail, slow, countdown = executor.run(
-            [_use("add", {"a": 1, "b": 2}), _use("red_square", {}), _use("fail", {"message": "over http"}),
-             _use("slow", {"seconds": 5}), _use("countdown", {"steps": 2})], registry)
+            [
+                _use("add", {"a": 1, "b": 2}),
+                _use("red_square", {}),
+                _use("fail", {"message": "over http"}),
+                _use("slow", {"seconds": 5}),
+                _use("countdown", {"steps": 2}),
+            ],
+            registry,
+        )
         assert add.value == 3 and {"json": 3} in add.content
         assert image.value == sample.RED_PNG and image.content[0]["image"]["format"] == "png"
         assert fail.status == "error" and fail.error == "ValueError: over http"
@@ -462,7 +493,11 @@ def test_connect_and_serve_argument_errors():
     with pytest.raises(ValueError, match="exactly one"):
         connect(["python"], url="http://127.0.0.1:1/mcp", registry=ToolRegistry())
     with pytest.raises(ValueError, match="transport"):
-        anyio.run(lambda: __import__("workbench.mcp", fromlist=["serve_async"]).serve_async(_local_registry(), "smoke-signals"))
+        anyio.run(
+            lambda: __import__("workbench.mcp", fromlist=["serve_async"]).serve_async(
+                _local_registry(), "smoke-signals"
+            )
+        )
 
     async def inside_a_loop():
         with pytest.raises(RuntimeError, match="serve_async"):

@@ -33,8 +33,17 @@ def modern(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("root")
     registry, log = ToolRegistry(), ExecutionLog()
-    conn = connect(command=MODERN_SERVER, registry=registry, cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)},
-                   sampling=sample, elicitation=elicit, roots=[root], log=log, connect_timeout=WAIT)
+    conn = connect(
+        command=MODERN_SERVER,
+        registry=registry,
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT)},
+        sampling=sample,
+        elicitation=elicit,
+        roots=[root],
+        log=log,
+        connect_timeout=WAIT,
+    )
     try:
         yield conn, registry, log, asked, root
     finally:
@@ -43,10 +52,18 @@ def modern(tmp_path_factory):
 
 def _input_required(conn, tool: str) -> list:
     """The input_required results the server sent for calls of ``tool``."""
-    ids = {m.message["id"] for m in conn.messages if m.direction == "sent" and m.method == "tools/call"
-           and m.message["params"]["name"] == tool}
-    return [m for m in conn.messages if m.direction == "received" and m.message.get("id") in ids
-            and m.message.get("result", {}).get("resultType") == "input_required"]
+    ids = {
+        m.message["id"]
+        for m in conn.messages
+        if m.direction == "sent" and m.method == "tools/call" and m.message["params"]["name"] == tool
+    }
+    return [
+        m
+        for m in conn.messages
+        if m.direction == "received"
+        and m.message.get("id") in ids
+        and m.message.get("result", {}).get("resultType") == "input_required"
+    ]
 
 
 def test_the_connection_speaks_2026_07_28(modern):
@@ -60,8 +77,14 @@ def test_an_elicitation_input_request_is_answered_by_the_elicitation_handler(mod
     assert result.status == "success" and result.text == "Hello, Ada!"
     assert asked["elicitation"][-1].message == "What is your name?"
     assert len(_input_required(conn, "greet")) == 1
-    retry = [m for m in conn.messages if m.direction == "sent" and m.method == "tools/call"
-             and m.message["params"]["name"] == "greet" and "inputResponses" in m.message["params"]]
+    retry = [
+        m
+        for m in conn.messages
+        if m.direction == "sent"
+        and m.method == "tools/call"
+        and m.message["params"]["name"] == "greet"
+        and "inputResponses" in m.message["params"]
+    ]
     assert retry and "requestState" in retry[0].message["params"]
     assert log.rows(tool="mcp:elicitation/create")[-1]["status"] == "success"
 

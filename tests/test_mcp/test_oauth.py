@@ -22,8 +22,9 @@ def oauth_server(tmp_path, monkeypatch):
     events = tmp_path / "events.jsonl"
     monkeypatch.setenv("OAUTH_EVENTS", str(events))
     port = free_port()
-    with http_server([sys.executable, str(ROOT / "tests" / "oauth_server.py"), str(port), "3"],
-                     marker="Uvicorn running") as base:
+    with http_server(
+        [sys.executable, str(ROOT / "tests" / "oauth_server.py"), str(port), "3"], marker="Uvicorn running"
+    ) as base:
         yield f"{base.rstrip('/')}/mcp", events
 
 
@@ -44,9 +45,11 @@ def _requests(path):
 def _browser(urls):
     """A stand-in for the user's browser: follow the authorization page's redirects (the server
     approves at once), which delivers the code to the client's real local callback."""
+
     def open_url(url):
         urls.append(url)
         httpx.get(url, follow_redirects=True, timeout=WAIT)
+
     return open_url
 
 
@@ -162,27 +165,39 @@ def test_client_credentials_are_never_sent_to_an_authorization_server_other_than
     from workbench.mcp import McpConnectionError, OAuth, connect
 
     url, events = oauth_server
-    auth = OAuth(grant="client_credentials", client_id="robot", client_secret="s3cret",
-                 issuer="https://login.example.com")
+    auth = OAuth(
+        grant="client_credentials", client_id="robot", client_secret="s3cret", issuer="https://login.example.com"
+    )
     with pytest.raises(McpConnectionError, match="the OAuth client_credentials flow failed: .*login.example.com"):
         connect(url=url, auth=auth, registry=ToolRegistry(), connect_timeout=WAIT)
     assert not [r for r in _requests(events) if r.endswith(("/token", "/register"))]
 
 
-@pytest.mark.parametrize("arguments, complaint", [
-    (dict(grant="password"), "OAuth\\(grant='password'\\): expected one of 'authorization_code'"),
-    (dict(grant="client_credentials", client_id="a", client_secret="b"), "needs issuer="),
-    (dict(grant="client_credentials", client_id="a", issuer="https://as.example"), "exactly one of client_secret="),
-    (dict(grant="client_credentials", client_id="a", client_secret="b", private_key="k", issuer="https://as.example"),
-     "exactly one of client_secret="),
-    (dict(grant="jwt_bearer", client_id="a", client_secret="b", issuer="https://as.example"), "needs assertion="),
-    (dict(client_secret="b"), "client_secret=...\\) needs the client_id="),
-    (dict(client_metadata_url="http://example.com/client.json"), "client_metadata_url=.*https://"),
-    (dict(client_metadata_url="https://example.com"), "client_metadata_url=.*with a path"),
-    (dict(client_id="a", token_endpoint_auth_method="client_secret_post"), "needs client_secret="),
-    (dict(client_id="a", client_secret="b", token_endpoint_auth_method="tls"), "token_endpoint_auth_method='tls'"),
-    (dict(private_key="k"), "has no use for private_key="),
-])
+@pytest.mark.parametrize(
+    "arguments, complaint",
+    [
+        (dict(grant="password"), "OAuth\\(grant='password'\\): expected one of 'authorization_code'"),
+        (dict(grant="client_credentials", client_id="a", client_secret="b"), "needs issuer="),
+        (dict(grant="client_credentials", client_id="a", issuer="https://as.example"), "exactly one of client_secret="),
+        (
+            dict(
+                grant="client_credentials",
+                client_id="a",
+                client_secret="b",
+                private_key="k",
+                issuer="https://as.example",
+            ),
+            "exactly one of client_secret=",
+        ),
+        (dict(grant="jwt_bearer", client_id="a", client_secret="b", issuer="https://as.example"), "needs assertion="),
+        (dict(client_secret="b"), "client_secret=...\\) needs the client_id="),
+        (dict(client_metadata_url="http://example.com/client.json"), "client_metadata_url=.*https://"),
+        (dict(client_metadata_url="https://example.com"), "client_metadata_url=.*with a path"),
+        (dict(client_id="a", token_endpoint_auth_method="client_secret_post"), "needs client_secret="),
+        (dict(client_id="a", client_secret="b", token_endpoint_auth_method="tls"), "token_endpoint_auth_method='tls'"),
+        (dict(private_key="k"), "has no use for private_key="),
+    ],
+)
 def test_oauth_arguments_for_each_grant_are_checked(arguments, complaint):
     from workbench.mcp import OAuth
 

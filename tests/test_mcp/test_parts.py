@@ -12,12 +12,41 @@ from tests.test_log.test_log_parts import MAX_CLASS_CODE_LINES, _code_lines
 from workbench.mcp import McpConnection, connect
 
 # part (module) -> the class of McpConnection it holds
-PARTS = {"_loop": "LoopThread", "_session": "Session", "_proxies": "ProxyTools", "_server_requests": "ServerRequests",
-         "_features": "ClientFeatures", "_tasks": "TaskFeatures", "_cache": "CacheHints", "_config": "ConfigExport",
-         "_client": "McpConnection"}
-KEYWORDS = {"url", "registry", "prefix", "replace", "env", "cwd", "headers", "token", "timeout", "connect_timeout",
-            "read_timeout", "transport", "keepalive", "auth", "sampling", "elicitation", "roots", "log", "use_tasks",
-            "config", "server", "protocol_version"}
+PARTS = {
+    "_loop": "LoopThread",
+    "_session": "Session",
+    "_proxies": "ProxyTools",
+    "_server_requests": "ServerRequests",
+    "_features": "ClientFeatures",
+    "_tasks": "TaskFeatures",
+    "_cache": "CacheHints",
+    "_config": "ConfigExport",
+    "_client": "McpConnection",
+}
+KEYWORDS = {
+    "url",
+    "registry",
+    "prefix",
+    "replace",
+    "env",
+    "cwd",
+    "headers",
+    "token",
+    "timeout",
+    "connect_timeout",
+    "read_timeout",
+    "transport",
+    "keepalive",
+    "auth",
+    "sampling",
+    "elicitation",
+    "roots",
+    "log",
+    "use_tasks",
+    "config",
+    "server",
+    "protocol_version",
+}
 
 
 def test_the_connection_is_its_parts():

@@ -127,8 +127,13 @@ def test_updated_needs_a_uri_of_the_resource():
 def test_completion_offers_hook_values_with_the_other_arguments_and_caps_the_answer():
     many = [f"v{i:03d}" for i in range(150)]
 
-    @prompt(complete={"city": ["Paris", "Parma", "Oslo"], "street": lambda typed, others: [f"{others['city']}/{typed}"],
-                      "code": lambda typed: many})
+    @prompt(
+        complete={
+            "city": ["Paris", "Parma", "Oslo"],
+            "street": lambda typed, others: [f"{others['city']}/{typed}"],
+            "code": lambda typed: many,
+        }
+    )
     def visit(city: str, street: str, code: str = "") -> str:
         """Plan a visit."""
         return f"{city} {street} {code}"
@@ -167,8 +172,9 @@ def test_a_failing_completion_hook_names_the_argument():
     async def scenario() -> None:
         async with Client(build_server([visit])) as client:
             with pytest.raises(MCPError, match="Completing 'city' failed: RuntimeError: the city list is offline"):
-                await client.complete(types.PromptReference(type="ref/prompt", name="visit"),
-                                      {"name": "city", "value": ""})
+                await client.complete(
+                    types.PromptReference(type="ref/prompt", name="visit"), {"name": "city", "value": ""}
+                )
 
     anyio.run(scenario)
 
@@ -196,21 +202,25 @@ def test_prompt_errors_name_the_prompt_and_the_missing_arguments():
 # -- declaration errors -----------------------------------------------------------------------------------------
 def test_declaration_errors_name_the_function_and_what_was_expected():
     with pytest.raises(TypeError, match=r"@resource needs the URI"):
+
         @resource
         def bare() -> str:
             return ""
 
     with pytest.raises(ValueError, match=r"@resource\('memo://\{id\}'\) on .*wrong_params.*Mismatch"):
+
         @resource("memo://{id}")
         def wrong_params(key: str) -> str:
             return key
 
     with pytest.raises(ValueError, match=r"cannot complete 'city', which is not one of its arguments \(name\)"):
+
         @prompt(complete={"city": ["x"]})
         def greet(name: str) -> str:
             return name
 
     with pytest.raises(TypeError, match="must be a list of strings or a function"):
+
         @prompt(complete={"name": "Ann"})
         def greet2(name: str) -> str:
             return name
@@ -242,16 +252,20 @@ def test_a_decorated_function_is_still_callable():
 # -- python -m workbench.mcp serve ----------------------------------------------------------------------------------
 def test_serve_takes_a_module_with_only_prompts(tmp_path):
     path = tmp_path / "only_prompts.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent('''
         from workbench.mcp import prompt
 
         @prompt
         def hello(name: str) -> str:
             """Say hello."""
             return f"Hello {name}"
-    '''))
-    with http_server(serve_command(str(path), "--transport", "streamable-http", "--port", "0"),
-                     marker="serving 0 tools, 1 prompt") as url:
+    ''')
+    )
+    with http_server(
+        serve_command(str(path), "--transport", "streamable-http", "--port", "0"), marker="serving 0 tools, 1 prompt"
+    ) as url:
+
         async def scenario() -> None:
             async with Client(url, mode="legacy") as client:
                 got = await client.get_prompt("hello", {"name": "Ann"})
@@ -264,8 +278,9 @@ def test_serve_takes_a_module_with_only_prompts(tmp_path):
 def test_serve_refuses_a_module_with_nothing_to_serve(tmp_path):
     path = tmp_path / "empty_module.py"
     path.write_text("X = 1\n")
-    done = subprocess.run(serve_command(str(path)), cwd=str(ROOT), capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        serve_command(str(path)), cwd=str(ROOT), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
     assert done.returncode == 2
     assert "defines no tools, resources or prompts" in done.stderr and "Traceback" not in done.stderr
 
@@ -286,9 +301,11 @@ def test_building_a_server_leaves_the_root_logger_alone() -> None:
     import subprocess
     import sys
 
-    code = ("import logging\nfrom workbench import ToolRegistry\nfrom workbench.mcp import build_server, resource\n"
-            "@resource('memo://{id}')\ndef memo(id: str) -> str:\n    return id\n"
-            "build_server(ToolRegistry(), served=[memo])\n"
-            "root = logging.getLogger()\nprint(len(root.handlers), logging.getLevelName(root.level))\n")
+    code = (
+        "import logging\nfrom workbench import ToolRegistry\nfrom workbench.mcp import build_server, resource\n"
+        "@resource('memo://{id}')\ndef memo(id: str) -> str:\n    return id\n"
+        "build_server(ToolRegistry(), served=[memo])\n"
+        "root = logging.getLogger()\nprint(len(root.handlers), logging.getLevelName(root.level))\n"
+    )
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert shown.stdout.split() == ["0", logging.getLevelName(logging.WARNING)], shown

@@ -99,8 +99,14 @@ def test_reconnect_after_the_server_died_brings_the_tools_back_under_their_names
     from workbench.mcp import connect
 
     seen: list[str] = []
-    conn = connect(command=SERVE, registry=wb.registry, cwd=str(ROOT), connect_timeout=WAIT, prefix="srv_",
-                   elicitation=lambda params: seen.append("elicited") or "decline")
+    conn = connect(
+        command=SERVE,
+        registry=wb.registry,
+        cwd=str(ROOT),
+        connect_timeout=WAIT,
+        prefix="srv_",
+        elicitation=lambda params: seen.append("elicited") or "decline",
+    )
     fresh = None
     pids: list[int] = []
     try:
@@ -109,7 +115,9 @@ def test_reconnect_after_the_server_died_brings_the_tools_back_under_their_names
         pids.append(SequentialExecutor().call(wb.registry, "srv_server_pid").value)
         _kill(pids[0])
         assert wait_until(lambda: not conn.connected, WAIT)
-        assert wait_until(lambda: "connection.reconnect()" in re.sub(r"<[^>]+>", "", old_form.disconnected_banner.value), WAIT)
+        assert wait_until(
+            lambda: "connection.reconnect()" in re.sub(r"<[^>]+>", "", old_form.disconnected_banner.value), WAIT
+        )
 
         fresh = conn.reconnect(connect_timeout=WAIT)
         assert fresh is not conn and fresh.connected and conn.closed

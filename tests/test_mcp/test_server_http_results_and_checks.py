@@ -140,16 +140,49 @@ def test_host_names_compare_case_insensitively_and_tricks_are_refused(tmp_path):
 
     with running("--allow-host", "Exact.Example:8443", tmp_path=tmp_path) as server:
         port = server.port
-        accepted = [f"LOCALHOST:{port}", "LocalHost", f"localhost.:{port}", f"127.0.0.1:{port}", f"[::1]:{port}",
-                    f"[0:0:0:0:0:0:0:1]:{port}", "[::1]", "exact.example:8443", "EXACT.EXAMPLE:8443"]
+        accepted = [
+            f"LOCALHOST:{port}",
+            "LocalHost",
+            f"localhost.:{port}",
+            f"127.0.0.1:{port}",
+            f"[::1]:{port}",
+            f"[0:0:0:0:0:0:0:1]:{port}",
+            "[::1]",
+            "exact.example:8443",
+            "EXACT.EXAMPLE:8443",
+        ]
         for a, host in enumerate(accepted, start=1):
             assert ran(call_add(server, a, host=host), a), host
-        refused = [f"127.0.0.1:{port}@evil.com", f"evil.com@127.0.0.1:{port}", f"user:pw@localhost:{port}",
-                   f"localhost:{port}/", f"localhost:{port}#x", f"localhost:{port}?x", "localhost:", "localhost:0",
-                   "localhost:99999", "localhost:80:80", f"localhost:{port} evil", "localhost:+80", "localhost:-1",
-                   "local host", "::1", f"::1:{port}", "[::1", f"[::1]x:{port}", "[fe80::1%25eth0]", "[v1.x]",
-                   "localhost..", ".localhost", "exact.example:9999", "exact.example", "evil.com", "",
-                   "localhost%2eevil.com", f"127.0.0.1:{port}.evil.com"]
+        refused = [
+            f"127.0.0.1:{port}@evil.com",
+            f"evil.com@127.0.0.1:{port}",
+            f"user:pw@localhost:{port}",
+            f"localhost:{port}/",
+            f"localhost:{port}#x",
+            f"localhost:{port}?x",
+            "localhost:",
+            "localhost:0",
+            "localhost:99999",
+            "localhost:80:80",
+            f"localhost:{port} evil",
+            "localhost:+80",
+            "localhost:-1",
+            "local host",
+            "::1",
+            f"::1:{port}",
+            "[::1",
+            f"[::1]x:{port}",
+            "[fe80::1%25eth0]",
+            "[v1.x]",
+            "localhost..",
+            ".localhost",
+            "exact.example:9999",
+            "exact.example",
+            "evil.com",
+            "",
+            "localhost%2eevil.com",
+            f"127.0.0.1:{port}.evil.com",
+        ]
         for b, host in enumerate(refused, start=100):
             response = call_add(server, b, host=host)
             assert response.status_code == 421, (host, response.status_code, response.text)
@@ -159,17 +192,40 @@ def test_host_names_compare_case_insensitively_and_tricks_are_refused(tmp_path):
 def test_origins_are_parsed_and_compared_case_insensitively(tmp_path):
     from tests.test_mcp.test_auth import call_add, ran, running
 
-    with running("--allow-origin", "https://App.Example:8443", "--allow-origin", "https://any.example",
-                 tmp_path=tmp_path) as server:
-        accepted = ["http://LOCALHOST:5173", "HTTP://localhost", "http://127.0.0.1:3000", "http://[::1]:3000",
-                    "https://app.example:8443", "https://APP.example:8443", "https://any.example",
-                    "https://any.example:9443"]
+    with running(
+        "--allow-origin", "https://App.Example:8443", "--allow-origin", "https://any.example", tmp_path=tmp_path
+    ) as server:
+        accepted = [
+            "http://LOCALHOST:5173",
+            "HTTP://localhost",
+            "http://127.0.0.1:3000",
+            "http://[::1]:3000",
+            "https://app.example:8443",
+            "https://APP.example:8443",
+            "https://any.example",
+            "https://any.example:9443",
+        ]
         for a, origin in enumerate(accepted, start=1):
             assert ran(call_add(server, a, origin=origin), a), origin
-        refused = ["http://localhost:5173@evil.com", "http://user@localhost:5173", "http://localhost.evil.com",
-                   "http://localhost:5173/path", "http://localhost/", "http://localhost:99999", "http://localhost:",
-                   "https://localhost", "null", "localhost", "http://", "http://[::1", "https://app.example",
-                   "https://app.example:9999", "http://app.example:8443", "file://", "http://evil.com#localhost"]
+        refused = [
+            "http://localhost:5173@evil.com",
+            "http://user@localhost:5173",
+            "http://localhost.evil.com",
+            "http://localhost:5173/path",
+            "http://localhost/",
+            "http://localhost:99999",
+            "http://localhost:",
+            "https://localhost",
+            "null",
+            "localhost",
+            "http://",
+            "http://[::1",
+            "https://app.example",
+            "https://app.example:9999",
+            "http://app.example:8443",
+            "file://",
+            "http://evil.com#localhost",
+        ]
         for b, origin in enumerate(refused, start=100):
             response = call_add(server, b, origin=origin)
             assert response.status_code == 403, (origin, response.status_code, response.text)
@@ -241,9 +297,15 @@ def test_a_large_result_is_sent_once_and_fits_the_sdk_clients_default_event_limi
 
     expected = _expected_text(0.6)
     with http_server(serve_command(TOOLS, "--transport", "streamable-http", "--port", "0")) as url:
-        text, record, small = _raw_calls(url, mode, [("big_text", {"megabytes": 0.6}),
-                                                     ("big_record", {"megabytes": 0.6}),
-                                                     ("big_record", {"megabytes": 0.001})])
+        text, record, small = _raw_calls(
+            url,
+            mode,
+            [
+                ("big_text", {"megabytes": 0.6}),
+                ("big_record", {"megabytes": 0.6}),
+                ("big_record", {"megabytes": 0.001}),
+            ],
+        )
     assert text.structured_content == {"result": expected} and _sent_once(text)
     assert record.structured_content == {"size": len(expected), "text": expected} and _sent_once(record)
     assert json.loads(small.content[0].text) == small.structured_content  # small values keep their JSON text
@@ -257,8 +319,11 @@ def test_a_5_mb_result_reaches_the_raw_sdk_client_over_streamable_http(tmp_path,
 
     expected = _expected_text(5)
     with http_server(serve_command(TOOLS, "--transport", "streamable-http", "--port", "0")) as url:
-        text, record, small = _raw_calls(url, mode, [("big_text", {"megabytes": 5}), ("big_record", {"megabytes": 5}),
-                                                     ("big_text", {"megabytes": 0.001})])
+        text, record, small = _raw_calls(
+            url,
+            mode,
+            [("big_text", {"megabytes": 5}), ("big_record", {"megabytes": 5}), ("big_text", {"megabytes": 0.001})],
+        )
     assert text.structured_content == {"result": expected} and _sent_once(text)
     assert record.structured_content == {"size": len(expected), "text": expected} and _sent_once(record)
     assert small.structured_content == {"result": expected[:1000]}
@@ -298,9 +363,15 @@ def test_only_answers_that_stream_are_event_streams(tmp_path, mode):
         heard.append(message)
 
     with http_server(serve_command(TOOLS, "--transport", "streamable-http", "--port", "0")) as url:
-        kinds = _posted_answers(url, mode, [("big_text", {"megabytes": 0.001}, None),
-                                            ("big_text_after_progress", {"megabytes": 0.001}, progress),
-                                            ("big_text_after_progress", {"megabytes": 0.001}, None)])
+        kinds = _posted_answers(
+            url,
+            mode,
+            [
+                ("big_text", {"megabytes": 0.001}, None),
+                ("big_text_after_progress", {"megabytes": 0.001}, progress),
+                ("big_text_after_progress", {"megabytes": 0.001}, None),
+            ],
+        )
     assert kinds == ["application/json", "text/event-stream", "application/json"]
     assert heard == ["half way"]
 
@@ -467,9 +538,12 @@ def test_every_connected_client_hears_every_tool_list_change(tmp_path):
 
     with http_server([*CHANGING, "streamable-http"]) as url:
         http_registry, stdio_registry = ToolRegistry(), ToolRegistry()
-        with connect(url=url, registry=http_registry, connect_timeout=WAIT) as http_conn, \
-                connect(command=[*CHANGING, "stdio"], registry=stdio_registry, cwd=str(ROOT),
-                        connect_timeout=WAIT) as stdio_conn:
+        with (
+            connect(url=url, registry=http_registry, connect_timeout=WAIT) as http_conn,
+            connect(
+                command=[*CHANGING, "stdio"], registry=stdio_registry, cwd=str(ROOT), connect_timeout=WAIT
+            ) as stdio_conn,
+        ):
 
             async def main():
                 listeners = {
@@ -482,7 +556,9 @@ def test_every_connected_client_hears_every_tool_list_change(tmp_path):
                 stop = asyncio.Event()
                 tasks = [asyncio.ensure_future(listener.run(stop)) for listener in listeners.values()]
                 try:
-                    await asyncio.wait_for(asyncio.gather(*(listener.ready.wait() for listener in listeners.values())), WAIT)
+                    await asyncio.wait_for(
+                        asyncio.gather(*(listener.ready.wait() for listener in listeners.values())), WAIT
+                    )
                     await asyncio.sleep(0.5)  # let the listen streams settle
                     # a change made through one HTTP client reaches every other HTTP client
                     done = await asyncio.to_thread(SequentialExecutor().call, http_registry, "grow", {"name": "fresh"})

@@ -47,8 +47,9 @@ def _wait_for_rows(log_path, tool, count=1, timeout=WAIT):
 
 async def _call_and_cancel(transport, after=0.5):
     async with Client(transport) as client:
-        task = asyncio.ensure_future(client.call_tool("slow_progress", {"seconds": 5.0},
-                                                      progress_callback=_ignore_progress))
+        task = asyncio.ensure_future(
+            client.call_tool("slow_progress", {"seconds": 5.0}, progress_callback=_ignore_progress)
+        )
         await asyncio.sleep(after)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -91,13 +92,17 @@ def test_a_call_cancelled_through_workbench_connect_gets_one_server_log_row(tmp_
 
     log_path = tmp_path / "server.sqlite"
     registry = ToolRegistry()
-    with connect(command=serve_command(MODULE, "--log", str(log_path)), registry=registry, cwd=str(ROOT),
-                 connect_timeout=WAIT):
+    with connect(
+        command=serve_command(MODULE, "--log", str(log_path)), registry=registry, cwd=str(ROOT), connect_timeout=WAIT
+    ):
         executor = ConcurrentExecutor()
 
         async def main():
-            task = asyncio.ensure_future(executor.execute(
-                [{"toolUseId": "slow-1", "name": "slow_progress", "input": {"seconds": 5.0}}], registry))
+            task = asyncio.ensure_future(
+                executor.execute(
+                    [{"toolUseId": "slow-1", "name": "slow_progress", "input": {"seconds": 5.0}}], registry
+                )
+            )
             await asyncio.sleep(0.5)
             assert executor.cancel("slow-1")
             return await task
@@ -112,9 +117,21 @@ def test_a_call_aborted_by_the_typescript_sdk_client_gets_one_log_row(tmp_path):
     assert node, "node is needed for the TypeScript SDK client (Node.js >= 18)"
     log_path = tmp_path / "server.sqlite"
     script = ROOT / "tests" / "node" / "cancel_call.mjs"
-    out = subprocess.run([node, str(script), "slow_progress", json.dumps({"seconds": 5.0}), "500", "--",
-                          *serve_command(MODULE, "--log", str(log_path))],
-                         cwd=str(ROOT), capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            node,
+            str(script),
+            "slow_progress",
+            json.dumps({"seconds": 5.0}),
+            "500",
+            "--",
+            *serve_command(MODULE, "--log", str(log_path)),
+        ],
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     outcome = json.loads(out.stdout.strip().splitlines()[-1])
     assert outcome["outcome"] == "aborted", outcome

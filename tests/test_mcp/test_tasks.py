@@ -57,8 +57,13 @@ def test_a_tool_that_requires_tasks_is_registered_and_runs_as_a_task_through_an_
     assert messages[0].startswith("task working") and "task working: Generating report..." in messages
     sent = [m.method for m in conn.messages if m.direction == "sent"]
     assert {"tasks/get", "tasks/result"} <= set(sent)
-    created = next(m for m in conn.messages if m.direction == "sent" and m.method == "tools/call"
-                   and m.message["params"]["name"] == "simulate-research-query")
+    created = next(
+        m
+        for m in conn.messages
+        if m.direction == "sent"
+        and m.method == "tools/call"
+        and m.message["params"]["name"] == "simulate-research-query"
+    )
     assert "task" in created.message["params"]
     task = next(t for t in conn.tasks if conn.task_tool(t.task_id) == "simulate-research-query")
     assert task.status == "completed"
@@ -70,8 +75,11 @@ def test_polling_honours_the_poll_interval(everything):
     started = time.monotonic()
     conn.call_tool("simulate-research-query", {"topic": "rain"})
     elapsed = time.monotonic() - started
-    gets = [m for m in conn.messages if m.method == "tasks/get" and m.direction == "sent"
-            and m.message.get("id") not in before]
+    gets = [
+        m
+        for m in conn.messages
+        if m.method == "tasks/get" and m.direction == "sent" and m.message.get("id") not in before
+    ]
     # the server suggests pollInterval 1000 ms for a ~4 s task: about one tasks/get a second, not a busy loop
     assert 2 <= len(gets) <= elapsed + 1
     times = sorted(m.time for m in gets)
@@ -100,8 +108,10 @@ def test_cancelling_the_executor_call_cancels_the_task(everything):
     executor = ConcurrentExecutor(timeout=1.5)
     result = executor.call(registry, "simulate-research-query", {"topic": "cancel me"})
     assert result.status == "error" and result.metadata["error_type"] == "TimeoutError"
-    cancels = eventually(lambda: [m for m in conn.messages if m.direction == "sent" and m.method == "tasks/cancel"],
-                         what="a tasks/cancel request")
+    cancels = eventually(
+        lambda: [m for m in conn.messages if m.direction == "sent" and m.method == "tasks/cancel"],
+        what="a tasks/cancel request",
+    )
     task_id = cancels[0].message["params"]["taskId"]
     assert conn.get_task(task_id).status == "cancelled"
     assert conn.task_tool(task_id) == "simulate-research-query"
@@ -134,15 +144,19 @@ def test_use_tasks_calls_optional_tools_as_tasks_with_status_as_progress():
     with connect(command=TASK_SERVER, registry=registry, use_tasks=True, connect_timeout=WAIT) as conn:
         executor = SequentialExecutor()
         events = []
-        executor.on_event(lambda event: events.append((round(event.progress, 3), event.message))
-                          if event.kind == "progress" else None)
+        executor.on_event(
+            lambda event: events.append((round(event.progress, 3), event.message)) if event.kind == "progress" else None
+        )
         result = executor.call(registry, "steps", {"n": 3, "ms": 150})
         assert result.status == "success" and result.text == "counted 3 steps"
         messages = [message for _progress, message in events]
         assert "task working: step 2/3" in messages
         # the server's progress notifications after the task was created still reach the call
         assert [event for event in events if event[1].startswith("progress")] == [
-            (0.333, "progress 1/3"), (0.667, "progress 2/3"), (1.0, "progress 3/3")]
+            (0.333, "progress 1/3"),
+            (0.667, "progress 2/3"),
+            (1.0, "progress 3/3"),
+        ]
         assert len(conn.tasks) == 1
         fresh = conn.reconnect()
         try:
@@ -177,11 +191,13 @@ def test_a_required_tool_on_a_server_without_the_tasks_capability_is_skipped_wit
     from workbench.mcp._tasks import task_support
 
     registry = ToolRegistry()
-    with connect(command=[sys.executable, str(ROOT / "notebooks" / "docs_server.py")], registry=registry,
-                 connect_timeout=WAIT) as conn:
+    with connect(
+        command=[sys.executable, str(ROOT / "notebooks" / "docs_server.py")], registry=registry, connect_timeout=WAIT
+    ) as conn:
         assert not conn.supports_tasks and conn.skipped == {}
-        tool = types.Tool(name="needs", input_schema={"type": "object"},
-                          execution=types.ToolExecution(task_support="required"))
+        tool = types.Tool(
+            name="needs", input_schema={"type": "object"}, execution=types.ToolExecution(task_support="required")
+        )
         assert task_support(tool) == "required"
         assert "does not declare capabilities.tasks" in conn._task_refusal(tool)
         assert conn.list_tasks() == []
@@ -206,7 +222,6 @@ def test_cancelling_a_running_form_thread_call(steps_server):
         conn.use_tasks = False
 
 
-
 def test_a_server_that_runs_a_task_augmented_call_at_once_gives_its_result():
     """A receiver that does not support tasks for a request processes it normally (spec 2025-11-25):
     the SDK's MCPServer (tests/mcp_modern_server.py) answers a task-augmented call with the result."""
@@ -214,8 +229,13 @@ def test_a_server_that_runs_a_task_augmented_call_at_once_gives_its_result():
 
     from workbench.mcp import connect
 
-    with connect(command=[sys.executable, str(ROOT / "tests" / "mcp_modern_server.py")], registry=ToolRegistry(),
-                 cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)}, connect_timeout=WAIT) as conn:
+    with connect(
+        command=[sys.executable, str(ROOT / "tests" / "mcp_modern_server.py")],
+        registry=ToolRegistry(),
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT)},
+        connect_timeout=WAIT,
+    ) as conn:
         result = conn._run_sync(conn._call_tool_as_task("add_note", {"name": "now"}), WAIT)
         assert result.content[0].text == "added notes://now" and conn.tasks == []
         # were it listed as "optional": a server without the tasks capability gets no task-augmented call
@@ -231,11 +251,18 @@ def test_status_notifications_update_the_known_tasks_without_polling(everything)
     conn, *_ = everything
     task = conn.start_task("simulate-research-query", {"topic": "notified"})
     try:
-        seen = eventually(lambda: next((t for t in conn.tasks if t.task_id == task.task_id
-                                        and t.status_message == "Analyzing content..."), None),
-                          what="a notifications/tasks/status for the second stage")
+        seen = eventually(
+            lambda: next(
+                (t for t in conn.tasks if t.task_id == task.task_id and t.status_message == "Analyzing content..."),
+                None,
+            ),
+            what="a notifications/tasks/status for the second stage",
+        )
         assert seen.status == "working"
-        assert not any(m.method == "tasks/get" and m.message["params"]["taskId"] == task.task_id
-                       for m in conn.messages if m.direction == "sent")
+        assert not any(
+            m.method == "tasks/get" and m.message["params"]["taskId"] == task.task_id
+            for m in conn.messages
+            if m.direction == "sent"
+        )
     finally:
         conn.cancel_task(task.task_id)

@@ -35,8 +35,14 @@ def test_custom_headers_and_the_token_reach_the_server(transport):
     with http_server(argv, marker="Uvicorn running") as base:
         url = base.rstrip("/") + PATHS[transport]
         registry = ToolRegistry()
-        with connect(url=url, transport=transport, registry=registry, headers={"X-Workbench-Test": "yes"},
-                     token="s3cret", connect_timeout=WAIT):
+        with connect(
+            url=url,
+            transport=transport,
+            registry=registry,
+            headers={"X-Workbench-Test": "yes"},
+            token="s3cret",
+            connect_timeout=WAIT,
+        ):
             call = SequentialExecutor().call
             assert call(registry, "header", {"name": "x-workbench-test"}).text == "yes"
             assert call(registry, "header", {"name": "authorization"}).text == "Bearer s3cret"

@@ -25,8 +25,9 @@ def server():
         return state["answer"]
 
     registry, log = ToolRegistry(), ExecutionLog()
-    conn = connect(command=[npm_server(EVERYTHING)], registry=registry, elicitation=elicit, log=log,
-                   connect_timeout=WAIT)
+    conn = connect(
+        command=[npm_server(EVERYTHING)], registry=registry, elicitation=elicit, log=log, connect_timeout=WAIT
+    )
     try:
         yield conn, registry, log, state
     finally:
@@ -50,8 +51,13 @@ def test_an_accepted_url_elicitation_retries_the_call_once(server):
     assert request.url == arguments["url"]
     errors = [m for m in conn.messages if m.kind == "error" and m.message["error"]["code"] == -32042]
     assert errors
-    calls = [m for m in conn.messages if m.direction == "sent" and m.method == "tools/call"
-             and m.message["params"]["arguments"].get("url") == arguments["url"]]
+    calls = [
+        m
+        for m in conn.messages
+        if m.direction == "sent"
+        and m.method == "tools/call"
+        and m.message["params"]["arguments"].get("url") == arguments["url"]
+    ]
     assert len(calls) == 2
     rows = log.rows(tool="mcp:elicitation/create")
     assert any("modelcontextprotocol.io" in str(row["input"]) for row in rows)
@@ -65,6 +71,11 @@ def test_a_declined_url_elicitation_is_an_error_naming_the_url_and_no_retry(serv
     assert result.status == "error"
     assert "browser-based authorization" in result.error and "https://modelcontextprotocol.io (decline)" in result.error
     assert len(state["seen"]) == 1
-    calls = [m for m in conn.messages if m.direction == "sent" and m.method == "tools/call"
-             and m.message["params"]["arguments"].get("url") == arguments["url"]]
+    calls = [
+        m
+        for m in conn.messages
+        if m.direction == "sent"
+        and m.method == "tools/call"
+        and m.message["params"]["arguments"].get("url") == arguments["url"]
+    ]
     assert len(calls) == 1

@@ -33,8 +33,14 @@ def test_scripted_turn_function_sees_messages_and_tool_specs():
 
 
 def test_turn_round_trips_through_a_dict():
-    turn = ModelTurn(text="x", tool_calls=[{"toolUseId": "1", "name": "add", "input": {"a": 1}}],
-                     stop_reason="tool_use", usage=Usage(3, 4), latency_ms=1.5, model="m:n")
+    turn = ModelTurn(
+        text="x",
+        tool_calls=[{"toolUseId": "1", "name": "add", "input": {"a": 1}}],
+        stop_reason="tool_use",
+        usage=Usage(3, 4),
+        latency_ms=1.5,
+        model="m:n",
+    )
     assert ModelTurn.from_dict(turn.to_dict()) == turn
     assert (Usage(1, 2) + Usage(3, 4)).total_tokens == 10
 

@@ -15,8 +15,13 @@ from workbench.models import ModelError, as_messages
 from workbench.models.openai import OpenAIModel
 
 #: wire → the shape of its error bodies (tests/model_servers.error_reply)
-ERROR_WIRE = {"openai": "openai", "openai-responses": "openai", "anthropic": "anthropic", "gemini": "gemini",
-              "bedrock": "bedrock"}
+ERROR_WIRE = {
+    "openai": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "bedrock": "bedrock",
+}
 
 #: (kind, wire → (status, provider's code, provider's message)) as each provider really answers
 FAILURES = {
@@ -35,16 +40,18 @@ FAILURES = {
     "context_length": {
         "openai": (400, "context_length_exceeded", "This model's maximum context length is 128000 tokens."),
         "anthropic": (400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum"),
-        "gemini": (400, "INVALID_ARGUMENT", "The input token count (1200000) exceeds the maximum number of "
-                                            "tokens allowed (1048576)."),
+        "gemini": (
+            400,
+            "INVALID_ARGUMENT",
+            "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+        ),
         "bedrock": (400, "ValidationException", "Input is too long for requested model."),
     },
     "refusal": {
         "openai": (400, "content_policy_violation", "Your request was rejected by our safety system."),
     },
 }
-CASES = [(kind, wire) for kind, table in FAILURES.items() for wire in WIRES
-         if ERROR_WIRE[wire] in table]
+CASES = [(kind, wire) for kind, table in FAILURES.items() for wire in WIRES if ERROR_WIRE[wire] in table]
 
 
 @pytest.mark.parametrize("kind, wire", CASES)
@@ -66,8 +73,9 @@ def test_a_provider_failure_is_a_model_error_with_its_kind(kind, wire, model_ser
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_a_rate_limit_is_retried_after_the_retry_after_delay(wire, model_server):
-    limited = error_reply(ERROR_WIRE[wire], 429, "Rate limit reached", code="rate_limit_exceeded",
-                          headers={"Retry-After": "1"})
+    limited = error_reply(
+        ERROR_WIRE[wire], 429, "Rate limit reached", code="rate_limit_exceeded", headers={"Retry-After": "1"}
+    )
     model_server.script([limited, ANSWER[wire]("made it")])
     turn = make(wire, model_server, max_retries=2).complete(as_messages("hi"))
     assert turn.text == "made it"
@@ -77,8 +85,9 @@ def test_a_rate_limit_is_retried_after_the_retry_after_delay(wire, model_server)
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_a_rate_limit_that_persists_is_reported_with_the_hint(wire, model_server):
-    limited = error_reply(ERROR_WIRE[wire], 429, "Rate limit reached", code="rate_limit_exceeded",
-                          headers={"Retry-After": "0.05"})
+    limited = error_reply(
+        ERROR_WIRE[wire], 429, "Rate limit reached", code="rate_limit_exceeded", headers={"Retry-After": "0.05"}
+    )
     model_server.script([limited, limited])
     with pytest.raises(ModelError) as info:
         make(wire, model_server, max_retries=1).complete(as_messages("hi"))
@@ -125,8 +134,11 @@ def test_the_key_never_shows_in_a_turn_a_repr_or_an_error(wire, model_server):
     echo = ANSWER[wire](f"your key is {KEY}")
     model_server.script([echo, error_reply(ERROR_WIRE[wire], 400, f"bad key {KEY}", code="invalid_request_error")])
     model = make(wire, model_server, max_retries=0)
-    turn = model.complete(as_messages("hi"), extra_headers={"x-api-key": KEY}) if wire.startswith("openai") \
+    turn = (
+        model.complete(as_messages("hi"), extra_headers={"x-api-key": KEY})
+        if wire.startswith("openai")
         else model.complete(as_messages("hi"))
+    )
     assert KEY not in json.dumps(turn.to_dict()) and "***" in json.dumps(turn.response)
     assert KEY not in repr(model) and KEY not in repr(turn)
     with pytest.raises(ModelError) as info:
@@ -148,8 +160,13 @@ def test_the_key_from_the_environment_is_used_and_masked(monkeypatch, model_serv
 
 @pytest.mark.parametrize("wire", ["gemini", "bedrock"])
 def test_a_retry_after_beyond_two_minutes_is_reported_at_once(wire, model_server):
-    model_server.script([error_reply(ERROR_WIRE[wire], 429, "quota exhausted", code="RESOURCE_EXHAUSTED",
-                                     headers={"Retry-After": "3600"})])
+    model_server.script(
+        [
+            error_reply(
+                ERROR_WIRE[wire], 429, "quota exhausted", code="RESOURCE_EXHAUSTED", headers={"Retry-After": "3600"}
+            )
+        ]
+    )
     with pytest.raises(ModelError) as info:
         make(wire, model_server, max_retries=3).complete(as_messages("hi"))
     assert info.value.kind == "rate_limit" and info.value.retry_after == 3600

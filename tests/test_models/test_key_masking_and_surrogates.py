@@ -13,8 +13,7 @@ import traceback
 
 import pytest
 
-from tests.model_servers import (Reply, Stream, anthropic_message, model_server, openai_chat,  # noqa: F401
-                                 openai_chat_stream)
+from tests.model_servers import Reply, Stream, anthropic_message, model_server, openai_chat, openai_chat_stream  # noqa: F401
 from tests.test_models.test_providers import WIRES
 from workbench import ExecutionLog, tool
 from workbench.agent import Transcript, run_agent
@@ -29,8 +28,11 @@ from workbench.registry import ToolRegistry
 from workbench.types import ToolResult
 
 #: keys of several shapes: a Groq key, an Azure-style 32-hex key, a string with no known shape
-KEYS = {"groq": "gsk_" + "Q7rT2mX9pL4vW8nB3kD6" * 2, "azure": "3f9a1c7e5b2d4068a9e1f3c5b7d90a2e",
-        "arbitrary": "Tr0ub4dor&3-correct-horse"}
+KEYS = {
+    "groq": "gsk_" + "Q7rT2mX9pL4vW8nB3kD6" * 2,
+    "azure": "3f9a1c7e5b2d4068a9e1f3c5b7d90a2e",
+    "arbitrary": "Tr0ub4dor&3-correct-horse",
+}
 
 
 @tool
@@ -49,8 +51,14 @@ def make(wire: str, url: str, key: str, query: str = "", **options):
         return AnthropicModel("claude-test", base_url=url + query, api_key=key, **options)
     if wire == "gemini":
         return GeminiModel("gemini-2.5-flash", base_url=url + query, api_key=key, **options)
-    return BedrockModel("anthropic.claude-3-haiku", base_url=url + query, region="us-east-1",
-                        aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key=key, **options)
+    return BedrockModel(
+        "anthropic.claude-3-haiku",
+        base_url=url + query,
+        region="us-east-1",
+        aws_access_key_id="AKIDEXAMPLE",
+        aws_secret_access_key=key,
+        **options,
+    )
 
 
 def assert_error_clean(error: BaseException, *secrets: str) -> None:
@@ -58,8 +66,14 @@ def assert_error_clean(error: BaseException, *secrets: str) -> None:
     it keeps no SDK exception (chained) or SDK object (the request with its headers)."""
     assert isinstance(error, ModelError)
     assert error.__cause__ is None and error.__context__ is None
-    shown = [str(error), repr(error), "".join(traceback.format_exception(error)), repr(vars(error)),
-             json.dumps(error.turn.to_dict() if error.turn else None), pickle.dumps(error).decode("latin-1")]
+    shown = [
+        str(error),
+        repr(error),
+        "".join(traceback.format_exception(error)),
+        repr(vars(error)),
+        json.dumps(error.turn.to_dict() if error.turn else None),
+        pickle.dumps(error).decode("latin-1"),
+    ]
     for secret in secrets:
         assert not [text for text in shown if secret in text], secret
     assert {type(v).__module__.split(".")[0] for v in vars(error).values()} <= {"builtins", "workbench"}
@@ -70,19 +84,37 @@ def assert_run_clean(transcript: Transcript, log_path, tmp_path, *secrets: str) 
     the SQLite log file's bytes — is free of the secrets."""
     saved = transcript.save(tmp_path / "transcript.json").read_bytes()
     html = transcript._repr_mimebundle_()["text/html"]
-    artefacts = {"transcript.error": transcript.error or "", "repr": repr(transcript),
-                 "text": transcript_text(transcript), "html": html, "saved": saved.decode("utf-8"),
-                 "log": log_path.read_bytes().decode("latin-1")}
+    artefacts = {
+        "transcript.error": transcript.error or "",
+        "repr": repr(transcript),
+        "text": transcript_text(transcript),
+        "html": html,
+        "saved": saved.decode("utf-8"),
+        "log": log_path.read_bytes().decode("latin-1"),
+    }
     for secret in secrets:
         assert not [name for name, text in artefacts.items() if secret in text], secret
 
 
 # -- item 4: an unrecognised SDK error, a non-JSON answer --------------------------------------------
 
+
 def stream_error(key: str) -> Stream:
     """An OpenAI stream that sends an error event quoting the key (the SDK raises a bare APIError)."""
-    return Stream([(None, {"error": {"message": f"Invalid credentials {key} for this stream",
-                                     "type": "invalid_request_error", "code": None}})])
+    return Stream(
+        [
+            (
+                None,
+                {
+                    "error": {
+                        "message": f"Invalid credentials {key} for this stream",
+                        "type": "invalid_request_error",
+                        "code": None,
+                    }
+                },
+            )
+        ]
+    )
 
 
 @pytest.mark.parametrize("shape", KEYS)
@@ -105,8 +137,18 @@ def test_a_stream_error_event_quoting_the_key_is_a_model_error_without_it(shape,
 
 def test_an_anthropic_stream_error_event_is_masked_too(model_server):
     key = KEYS["azure"]
-    model_server.script([Stream([("error", {"type": "error", "error": {"type": "overloaded_error",
-                                                                      "message": f"overloaded, key {key}"}})])])
+    model_server.script(
+        [
+            Stream(
+                [
+                    (
+                        "error",
+                        {"type": "error", "error": {"type": "overloaded_error", "message": f"overloaded, key {key}"}},
+                    )
+                ]
+            )
+        ]
+    )
     with pytest.raises(ModelError) as info:
         make("anthropic", model_server.url, key, max_retries=0).complete(as_messages("hi"), stream=True)
     assert_error_clean(info.value, key)
@@ -159,6 +201,7 @@ def test_a_model_of_its_own_that_fails_quoting_its_key_is_masked_in_the_run(tmp_
 
 # -- item 7: lone surrogates ---------------------------------------------------------------------
 
+
 def surrogate_answers() -> list[Reply]:
     """Chat Completions answers whose JSON escapes lone surrogates in the text and the arguments."""
     call = {"id": "c1", "type": "function", "function": {"name": "shout", "arguments": '{"text": "a\\ud800b"}'}}
@@ -193,15 +236,14 @@ def test_lone_surrogates_from_a_model_are_replaced_and_the_run_is_kept_everywher
 def test_a_surrogate_pair_split_across_stream_chunks_is_joined(model_server):
     model_server.script([openai_chat_stream(text="\ud83d\ude00", pieces=2)])  # one half per chunk
     model = OpenAIModel("gpt-4.1-mini", base_url=model_server.url + "/v1", api_key=KEYS["groq"])
-    assert model.complete(as_messages("hi"), stream=True).text == "\U0001F600"
+    assert model.complete(as_messages("hi"), stream=True).text == "\U0001f600"
 
 
 def test_any_models_surrogates_and_errors_are_replaced_in_the_loop(tmp_path):
     def fail(messages, tools):
         raise ModelError("the provider said \udc80", kind="server")
 
-    model = ScriptedModel([{"text": "a \ud800", "tool_calls": [{"name": "shout", "input": {"text": "\udbff"}}]},
-                           fail])
+    model = ScriptedModel([{"text": "a \ud800", "tool_calls": [{"name": "shout", "input": {"text": "\udbff"}}]}, fail])
     log = ExecutionLog(tmp_path / "runs.sqlite")
     transcript = run_agent(model, "hi", tools=[shout], log=log)
     assert transcript.stopped_because == "model_error" and transcript.error == "the provider said \ufffd"
@@ -213,6 +255,7 @@ def test_any_models_surrogates_and_errors_are_replaced_in_the_loop(tmp_path):
 
 
 # -- item 11: copying an executor's result --------------------------------------------------------
+
 
 def test_an_executor_result_copies_with_an_update_and_takes_assignment():
     registry = ToolRegistry([shout])
@@ -230,13 +273,17 @@ def test_a_hand_written_loop_prepares_the_answer_to_a_call_with_an_empty_name(cl
     call = {"toolUseId": "c1", "name": "", "input": {}}
     [result] = SequentialExecutor().run([call], registry)
     assert result.status == "error"
-    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "", "tool_calls": [call]},
-                {"role": "tool", "results": [result]}]
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "results": [result]},
+    ]
     request, _ = cls("m", api_key=KEYS["groq"]).prepare(messages, tools=[shout])
     assert "empty 'name'" in json.dumps(request)
 
 
 # -- item 12: credentials in base_url -------------------------------------------------------------
+
 
 def _closed_port() -> int:
     with socket.socket() as sock:

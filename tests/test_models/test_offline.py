@@ -39,8 +39,10 @@ def test_schema_model_calls_every_offered_tool_with_valid_arguments_then_answers
         jsonschema.validate(call["input"], t.spec.parameters)
     results = _results(first, tools)
     assert all(r.ok for r in results)
-    messages += [{"role": "assistant", "content": "", "tool_calls": first.tool_calls},
-                 {"role": "tool", "results": results}]
+    messages += [
+        {"role": "assistant", "content": "", "tool_calls": first.tool_calls},
+        {"role": "tool", "results": results},
+    ]
     second = model.complete(messages, tools=tools)
     assert second.stop_reason == "end_turn" and not second.tool_calls
     answer = json.loads(second.text)
@@ -52,19 +54,28 @@ def test_schema_model_calls_every_offered_tool_with_valid_arguments_then_answers
 def test_schema_model_is_deterministic_across_processes():
     model = SchemaModel(seed=7)
     here = model.complete(as_messages("x"), tools=[add, greet]).tool_calls
-    code = ("from tests.test_models.test_providers import add, greet; from workbench.models import SchemaModel, as_messages;"
-            "import json; print(json.dumps(SchemaModel(seed=7).complete(as_messages('x'), tools=[add, greet]).tool_calls))")
-    there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           cwd=Path(__file__).resolve().parents[2]).stdout
+    code = (
+        "from tests.test_models.test_providers import add, greet; from workbench.models import SchemaModel, as_messages;"
+        "import json; print(json.dumps(SchemaModel(seed=7).complete(as_messages('x'), tools=[add, greet]).tool_calls))"
+    )
+    there = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    ).stdout
     assert json.loads(there) == here
     assert SchemaModel(seed=8).complete(as_messages("x"), tools=[add, greet]).tool_calls != here
 
 
 def test_schema_model_call_tools_and_tool_choice_narrow_the_calls():
-    assert [c["name"] for c in SchemaModel(call_tools=["greet"]).complete(
-        as_messages("x"), tools=[add, greet]).tool_calls] == ["greet"]
-    assert [c["name"] for c in SchemaModel().complete(
-        as_messages("x"), tools=[add, greet], tool_choice="add").tool_calls] == ["add"]
+    assert [
+        c["name"] for c in SchemaModel(call_tools=["greet"]).complete(as_messages("x"), tools=[add, greet]).tool_calls
+    ] == ["greet"]
+    assert [
+        c["name"] for c in SchemaModel().complete(as_messages("x"), tools=[add, greet], tool_choice="add").tool_calls
+    ] == ["add"]
     none = SchemaModel().complete(as_messages("x"), tools=[add, greet], tool_choice="none")
     assert none.tool_calls == [] and none.text == "success (no tool calls)"
     assert SchemaModel(text="fixed").complete(as_messages("x")).text == "fixed"
@@ -75,13 +86,20 @@ def test_schema_model_call_tools_and_tool_choice_narrow_the_calls():
 def test_schema_model_reports_an_error_result_and_calls_again_for_a_new_question():
     model = SchemaModel()
     first = model.complete(as_messages("x"), tools=[add])
-    failed = {"toolUseId": first.tool_calls[0]["toolUseId"], "status": "error", "content": [{"text": "boom"}],
-              "metadata": {"error": "boom"}}
-    messages = as_messages("x") + [{"role": "assistant", "content": "", "tool_calls": first.tool_calls},
-                                   {"role": "tool", "results": [failed]}]
+    failed = {
+        "toolUseId": first.tool_calls[0]["toolUseId"],
+        "status": "error",
+        "content": [{"text": "boom"}],
+        "metadata": {"error": "boom"},
+    }
+    messages = as_messages("x") + [
+        {"role": "assistant", "content": "", "tool_calls": first.tool_calls},
+        {"role": "tool", "results": [failed]},
+    ]
     assert json.loads(model.complete(messages, tools=[add]).text) == {"add": {"error": "boom"}}
-    again = model.complete(messages + [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}],
-                           tools=[add])
+    again = model.complete(
+        messages + [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}], tools=[add]
+    )
     assert again.tool_calls and again.tool_calls[0]["toolUseId"] != first.tool_calls[0]["toolUseId"]
     assert asyncio.run(model.acomplete(as_messages("x"), tools=[add])).tool_calls == first.tool_calls
 
@@ -90,8 +108,10 @@ def _conversation(model, tools):
     messages = as_messages("add 2 and 3", system="brief")
     first = model.complete(messages, tools=tools, temperature=0)
     results = _results(first, tools)
-    messages += [{"role": "assistant", "content": first.text, "tool_calls": first.tool_calls},
-                 {"role": "tool", "results": results}]
+    messages += [
+        {"role": "assistant", "content": first.text, "tool_calls": first.tool_calls},
+        {"role": "tool", "results": results},
+    ]
     return first, model.complete(messages, tools=tools, temperature=0), messages
 
 
@@ -182,11 +202,19 @@ def test_schema_model_counts_only_what_a_model_reads():
     from workbench.types import ToolResult
 
     def conversation(latency, stamp):
-        result = ToolResult(toolUseId="1", status="success", content=[{"text": "21 degrees"}],
-                            metadata={"tool_name": "w", "latency_ms": latency}, started_at=stamp, completed_at=stamp)
-        return [{"role": "user", "content": "weather?"},
-                {"role": "assistant", "content": "", "tool_calls": [{"toolUseId": "1", "name": "w", "input": {}}]},
-                {"role": "tool", "results": [result.model_dump(by_alias=True)]}]
+        result = ToolResult(
+            toolUseId="1",
+            status="success",
+            content=[{"text": "21 degrees"}],
+            metadata={"tool_name": "w", "latency_ms": latency},
+            started_at=stamp,
+            completed_at=stamp,
+        )
+        return [
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": "", "tool_calls": [{"toolUseId": "1", "name": "w", "input": {}}]},
+            {"role": "tool", "results": [result.model_dump(by_alias=True)]},
+        ]
 
     model = SchemaModel(seed=0)
     first = model.complete(conversation(1.5, "2026-01-01T00:00:00.000Z")).usage.input_tokens

@@ -51,18 +51,34 @@ def make(wire: str, server, **options):
         return AnthropicModel("claude-test", base_url=server.url, api_key=KEY, **options)
     if wire == "gemini":
         return GeminiModel("gemini-2.5-flash", base_url=server.url, api_key=KEY, **options)
-    return BedrockModel("anthropic.claude-3-haiku", base_url=server.url, aws_access_key_id="AKIDEXAMPLE",
-                        aws_secret_access_key=KEY, region="us-east-1", **options)
+    return BedrockModel(
+        "anthropic.claude-3-haiku",
+        base_url=server.url,
+        aws_access_key_id="AKIDEXAMPLE",
+        aws_secret_access_key=KEY,
+        region="us-east-1",
+        **options,
+    )
 
 
 #: wire → the builder of that provider's answer body
-ANSWER = {"openai": openai_chat, "openai-responses": openai_responses, "anthropic": anthropic_message,
-          "gemini": gemini_response, "bedrock": bedrock_converse}
+ANSWER = {
+    "openai": openai_chat,
+    "openai-responses": openai_responses,
+    "anthropic": anthropic_message,
+    "gemini": gemini_response,
+    "bedrock": bedrock_converse,
+}
 WIRES = list(ANSWER)
 
 #: wire → (path the SDK posts to, where the tools are in the body, where the conversation is)
-PATHS = {"openai": "/v1/chat/completions", "openai-responses": "/v1/responses", "anthropic": "/v1/messages",
-         "gemini": "/models/gemini-2.5-flash:generateContent", "bedrock": "/model/anthropic.claude-3-haiku/converse"}
+PATHS = {
+    "openai": "/v1/chat/completions",
+    "openai-responses": "/v1/responses",
+    "anthropic": "/v1/messages",
+    "gemini": "/models/gemini-2.5-flash:generateContent",
+    "bedrock": "/model/anthropic.claude-3-haiku/converse",
+}
 
 
 def sent_tools(wire, body):
@@ -76,16 +92,26 @@ def sent_tools(wire, body):
 def sent_choice(wire, body):
     if wire == "gemini":
         config = body["toolConfig"]["functionCallingConfig"]
-        return {"function_calling_config": {{"allowedFunctionNames": "allowed_function_names"}.get(k, k): v
-                                            for k, v in config.items()}}
+        return {
+            "function_calling_config": {
+                {"allowedFunctionNames": "allowed_function_names"}.get(k, k): v for k, v in config.items()
+            }
+        }
     if wire == "bedrock":
         return body["toolConfig"]["toolChoice"]
     return body["tool_choice"]
 
 
 def conversation(wire, body):
-    return body.get({"openai": "messages", "openai-responses": "input", "anthropic": "messages",
-                     "gemini": "contents", "bedrock": "messages"}[wire])
+    return body.get(
+        {
+            "openai": "messages",
+            "openai-responses": "input",
+            "anthropic": "messages",
+            "gemini": "contents",
+            "bedrock": "messages",
+        }[wire]
+    )
 
 
 def _lower_types(value):
@@ -103,8 +129,13 @@ def test_a_tool_round_trip_goes_out_and_comes_back_in_the_providers_format(wire,
     messages = as_messages("add 1 and 2", system="Be brief.")
     first = model.complete(messages, tools=[add, greet])
 
-    assert first.tool_calls == [{"toolUseId": "call-7" if wire != "gemini" else first.tool_calls[0]["toolUseId"],
-                                 "name": "add", "input": {"a": 1, "b": 2}}]
+    assert first.tool_calls == [
+        {
+            "toolUseId": "call-7" if wire != "gemini" else first.tool_calls[0]["toolUseId"],
+            "name": "add",
+            "input": {"a": 1, "b": 2},
+        }
+    ]
     assert first.stop_reason == "tool_use" and first.usage.input_tokens == 10 and first.usage.output_tokens == 5
     assert first.model == f"{wire}:{model.name}" and first.latency_ms > 0
     sent = model_server.requests[0]
@@ -114,10 +145,16 @@ def test_a_tool_round_trip_goes_out_and_comes_back_in_the_providers_format(wire,
     assert first.request == json.loads(json.dumps(first.request))  # JSON, as sent
     assert first.response and isinstance(first.response, dict)
 
-    result = ToolResult(toolUseId=first.tool_calls[0]["toolUseId"], status="success",
-                        content=[{"json": 3}], metadata={"tool_name": "add"})
-    messages += [{"role": "assistant", "content": first.text, "tool_calls": first.tool_calls},
-                 {"role": "tool", "results": [result]}]
+    result = ToolResult(
+        toolUseId=first.tool_calls[0]["toolUseId"],
+        status="success",
+        content=[{"json": 3}],
+        metadata={"tool_name": "add"},
+    )
+    messages += [
+        {"role": "assistant", "content": first.text, "tool_calls": first.tool_calls},
+        {"role": "tool", "results": [result]},
+    ]
     second = model.complete(messages, tools=[add, greet])
     assert second.text == "It is 3." and second.stop_reason == "end_turn" and second.tool_calls == []
     last = conversation(wire, model_server.requests[1].json)[-1]
@@ -146,8 +183,18 @@ def test_a_malformed_call_goes_back_to_the_model_as_it_came(model_server):
     model_server.script([openai_chat("sorry")])
     messages = as_messages("go") + [
         {"role": "assistant", "content": "", "tool_calls": [{"toolUseId": "c1", "name": "add", "input": '{"a": 1,'}]},
-        {"role": "tool", "results": [{"toolUseId": "c1", "status": "error", "content": [{"text": "bad JSON"}],
-                                      "metadata": {"error": "arguments are not valid JSON"}}]}]
+        {
+            "role": "tool",
+            "results": [
+                {
+                    "toolUseId": "c1",
+                    "status": "error",
+                    "content": [{"text": "bad JSON"}],
+                    "metadata": {"error": "arguments are not valid JSON"},
+                }
+            ],
+        },
+    ]
     make("openai", model_server).complete(messages, tools=[add])
     sent = model_server.requests[0].json["messages"]
     assert sent[1]["tool_calls"][0]["function"]["arguments"] == '{"a": 1,'
@@ -205,11 +252,13 @@ def test_params_default_on_the_model_and_turn_params_override(wire, model_server
     model.complete(as_messages("x"))
     model.complete(as_messages("y"), max_tokens=7)
     first, second = (r.json for r in model_server.requests)
-    read = {"openai": lambda b: (b["temperature"], b["max_tokens"]),
-            "openai-responses": lambda b: (b["temperature"], b["max_output_tokens"]),
-            "anthropic": lambda b: (b["temperature"], b["max_tokens"]),
-            "gemini": lambda b: (b["generationConfig"]["temperature"], b["generationConfig"]["maxOutputTokens"]),
-            "bedrock": lambda b: (b["inferenceConfig"]["temperature"], b["inferenceConfig"]["maxTokens"])}[wire]
+    read = {
+        "openai": lambda b: (b["temperature"], b["max_tokens"]),
+        "openai-responses": lambda b: (b["temperature"], b["max_output_tokens"]),
+        "anthropic": lambda b: (b["temperature"], b["max_tokens"]),
+        "gemini": lambda b: (b["generationConfig"]["temperature"], b["generationConfig"]["maxOutputTokens"]),
+        "bedrock": lambda b: (b["inferenceConfig"]["temperature"], b["inferenceConfig"]["maxTokens"]),
+    }[wire]
     assert read(first) == (0.0, 50) and read(second) == (0.0, 7)
 
 
@@ -229,14 +278,22 @@ def test_system_messages_go_where_each_provider_wants_them(model_server):
 
 def test_model_strings_name_the_classes_and_ollama_is_an_openai_compatible_server(model_server, monkeypatch):
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
-    expected = {"openai": OpenAIModel, "openai-responses": OpenAIResponsesModel, "anthropic": AnthropicModel,
-                "gemini": GeminiModel, "bedrock": BedrockModel, "ollama": OllamaModel}
+    expected = {
+        "openai": OpenAIModel,
+        "openai-responses": OpenAIResponsesModel,
+        "anthropic": AnthropicModel,
+        "gemini": GeminiModel,
+        "bedrock": BedrockModel,
+        "ollama": OllamaModel,
+    }
     for prefix, cls in expected.items():
         model = get(f"{prefix}:some-model")
         assert type(model) is cls and model.id == f"{prefix}:some-model"
     ollama = get("ollama:llama3.2")
-    assert ollama.base_url == "http://localhost:11434/v1" and repr(ollama) == \
-        "<OllamaModel ollama:llama3.2 at http://localhost:11434/v1>"
+    assert (
+        ollama.base_url == "http://localhost:11434/v1"
+        and repr(ollama) == "<OllamaModel ollama:llama3.2 at http://localhost:11434/v1>"
+    )
     monkeypatch.setenv("OLLAMA_HOST", model_server.url.removeprefix("http://"))
     model_server.script([openai_chat("from llama")])
     turn = get("ollama:llama3.2").complete(as_messages("hi"))
@@ -268,8 +325,11 @@ def test_gemini_thought_signatures_go_back_with_their_calls(model_server):
     model = make("gemini", model_server)
     first = model.complete(as_messages("add"), tools=[add])
     result = ToolResult(toolUseId=first.tool_calls[0]["toolUseId"], status="success", content=[{"json": 3}])
-    model.complete(as_messages("add") + [{"role": "assistant", "content": "", "tool_calls": first.tool_calls},
-                                         {"role": "tool", "results": [result]}], tools=[add])
+    model.complete(
+        as_messages("add")
+        + [{"role": "assistant", "content": "", "tool_calls": first.tool_calls}, {"role": "tool", "results": [result]}],
+        tools=[add],
+    )
     call_part = model_server.requests[1].json["contents"][1]["parts"][0]
     assert call_part["functionCall"]["name"] == "add" and call_part["thoughtSignature"] == "c2lnbmF0dXJlLTE="
     assert model_server.requests[1].json["contents"][2]["parts"][0]["functionResponse"]["name"] == "add"
@@ -279,10 +339,12 @@ def test_importing_the_models_imports_no_sdk_and_a_missing_sdk_says_what_to_inst
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['openai'] = None; import workbench.models as m;"
-            "model = m.get('openai:gpt-4.1-mini', api_key='k');"
-            "print([s for s in ('anthropic', 'google.genai', 'boto3') if s in sys.modules]);"
-            "\ntry:\n model.complete('hi')\nexcept ImportError as e:\n print(e)")
+    code = (
+        "import sys; sys.modules['openai'] = None; import workbench.models as m;"
+        "model = m.get('openai:gpt-4.1-mini', api_key='k');"
+        "print([s for s in ('anthropic', 'google.genai', 'boto3') if s in sys.modules]);"
+        "\ntry:\n model.complete('hi')\nexcept ImportError as e:\n print(e)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]", "the openai models need the 'openai' package: pip install openai"]
 
@@ -302,8 +364,14 @@ def test_anthropic_thinking_blocks_go_back_with_their_calls(model_server):
     first = model.complete(as_messages("add"), tools=[add])
     assert first.text == "Adding." and first.tool_calls[0]["toolUseId"] == "t1"
     result = ToolResult(toolUseId="t1", status="success", content=[{"json": 3}])
-    model.complete(as_messages("add") + [{"role": "assistant", "content": first.text, "tool_calls": first.tool_calls},
-                                         {"role": "tool", "results": [result]}], tools=[add])
+    model.complete(
+        as_messages("add")
+        + [
+            {"role": "assistant", "content": first.text, "tool_calls": first.tool_calls},
+            {"role": "tool", "results": [result]},
+        ],
+        tools=[add],
+    )
     sent = model_server.requests[1].json
     assert sent["thinking"] == {"type": "enabled", "budget_tokens": 1024}
     assert [b["type"] for b in sent["messages"][1]["content"]] == ["thinking", "text", "tool_use"]
@@ -327,11 +395,18 @@ def test_responses_reasoning_items_go_back_with_their_calls(model_server):
     model = make("openai-responses", model_server)
     first = model.complete(as_messages("add"), tools=[add])
     result = ToolResult(toolUseId="call_r", status="success", content=[{"json": 3}])
-    model.complete(as_messages("add") + [{"role": "assistant", "content": "", "tool_calls": first.tool_calls},
-                                         {"role": "tool", "results": [result]}], tools=[add])
+    model.complete(
+        as_messages("add")
+        + [{"role": "assistant", "content": "", "tool_calls": first.tool_calls}, {"role": "tool", "results": [result]}],
+        tools=[add],
+    )
     sent = model_server.requests[1].json["input"]
-    assert [item.get("type", item.get("role")) for item in sent] == \
-        ["user", "reasoning", "function_call", "function_call_output"]
+    assert [item.get("type", item.get("role")) for item in sent] == [
+        "user",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+    ]
     assert sent[1] == reasoning
 
 

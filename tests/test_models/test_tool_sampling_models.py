@@ -50,8 +50,10 @@ def test_a_form_asks_the_workbench_sampling_model_through_the_real_sdk(wb, model
     assert result.status == "success", result.metadata
     assert result.value == "openai:gpt-4.1-mini said a short summary"
     sent = model_server.requests[0].json
-    assert sent["messages"] == [{"role": "system", "content": "One line."},
-                                {"role": "user", "content": "Summarize: a long text"}]
+    assert sent["messages"] == [
+        {"role": "system", "content": "One line."},
+        {"role": "user", "content": "Summarize: a long text"},
+    ]
     assert sent["max_tokens"] == 30 and sent["temperature"] == 0.0 and "tools" not in sent
     async_form = ToolForm(asummarize, wb)
     async_form.set_values({"text": "x"})
@@ -89,8 +91,9 @@ def test_without_a_model_a_form_and_tool_call_say_how_to_set_one(wb, ip) -> None
 
 
 def test_tool_call_and_workbench_call_use_the_workbench_sampling_model(wb, ip, model_server) -> None:  # noqa: F811
-    model_server.script([openai_chat(text="via the magic"), openai_chat(text="via call"),
-                         openai_chat(text="via submit")])
+    model_server.script(
+        [openai_chat(text="via the magic"), openai_chat(text="via call"), openai_chat(text="via submit")]
+    )
     wb.registry.register_tool(summarize)
     wb.sampling_model = _openai(model_server)
     assert ip.run_line_magic("tool_call", "summarize text=t").value == "openai:gpt-4.1-mini said via the magic"
@@ -102,16 +105,19 @@ def test_tool_call_and_workbench_call_use_the_workbench_sampling_model(wb, ip, m
 
 def test_the_agent_loop_answers_with_the_runs_own_model() -> None:
     """A ScriptedModel is one conversation: the sampling request takes the turn after the tool call."""
-    model = ScriptedModel([{"tool_calls": [{"name": "summarize", "input": {"text": "owls"}}]},
-                           "owls hoot", "done"], name="agent")
+    model = ScriptedModel(
+        [{"tool_calls": [{"name": "summarize", "input": {"text": "owls"}}]}, "owls hoot", "done"], name="agent"
+    )
     log = ExecutionLog()
     transcript = run_agent(model, "summarize owls", tools=[summarize], log=log)
     assert transcript.stopped_because == "end_turn" and transcript.final_text == "done"
     [step] = transcript.tool_steps
     assert step.result.value == "scripted:agent said owls hoot"
     asked = model.calls[1]
-    assert asked["messages"] == [{"role": "system", "content": "One line."},
-                                 {"role": "user", "content": "Summarize: owls"}]
+    assert asked["messages"] == [
+        {"role": "system", "content": "One line."},
+        {"role": "user", "content": "Summarize: owls"},
+    ]
     assert asked["params"] == {"max_tokens": 30, "temperature": 0.0} and asked["tools"] == []
     [entry] = log.rows()[0]["metadata"]["logs"]
     assert entry["kind"] == "sampling" and entry["answer"] == "owls hoot"

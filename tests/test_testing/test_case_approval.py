@@ -67,8 +67,9 @@ def test_approver_semantics_match_the_executors(registry):
         seen.append((tool_use["name"], tool_use["input"], item.tool_name))
         return True
 
-    assert list(run_cases(ToolCase(tool="launch", input={"x": 4}, value=8), registry=registry,
-                          approver=approve)["status"]) == ["pass"]
+    assert list(
+        run_cases(ToolCase(tool="launch", input={"x": 4}, value=8), registry=registry, approver=approve)["status"]
+    ) == ["pass"]
     assert seen == [("launch", {"x": 4}, "launch")] and CALLS == [4]
 
     async def approve_async(tool_use, item):
@@ -98,6 +99,7 @@ def test_a_case_file_with_no_tools_reaching_a_notebook_tool_is_refused(tmp_path,
 
 
 # -- property tests -----------------------------------------------------------------------------------------
+
 
 def test_check_tool_and_fuzz_inputs_need_an_approver_for_ask_user_tools(registry):
     for run in (check_tool, fuzz_inputs):
@@ -132,10 +134,18 @@ def launch(x: int) -> int:
 def project(pytester):
     pytester.makepyfile(asktools=ASK_TOOLS)
     pytester.syspathinsert()
-    pytester.path.joinpath("launch.cases.json").write_text(json.dumps(
-        {"tool": "launch", "tools": ["asktools"], "cases": [
-            {"id": "go", "input": {"x": 2}, "value": 4},
-            {"id": "refused", "input": {"x": 2}, "expect": "error", "error_type": "PermissionDenied"}]}))
+    pytester.path.joinpath("launch.cases.json").write_text(
+        json.dumps(
+            {
+                "tool": "launch",
+                "tools": ["asktools"],
+                "cases": [
+                    {"id": "go", "input": {"x": 2}, "value": 4},
+                    {"id": "refused", "input": {"x": 2}, "expect": "error", "error_type": "PermissionDenied"},
+                ],
+            }
+        )
+    )
     return pytester
 
 
@@ -162,6 +172,7 @@ def test_pytest_approve_tools_ini_option(project):
 
 
 # -- %tool_case run -----------------------------------------------------------------------------------------
+
 
 def test_tool_case_run_approves_only_with_approve(ip, wb, tmp_path):
     previous = set_case_folder(tmp_path / "cases")

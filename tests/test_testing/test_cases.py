@@ -34,11 +34,19 @@ def registry():
 
 @pytest.fixture
 def weather_spec():
-    return ToolSpec(name="weather", description="Forecast for a city.",
-                    parameters={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-                    returns={"type": "object", "properties": {"temp": {"type": "integer", "minimum": -50, "maximum": 50},
-                                                              "sky": {"enum": ["sun", "rain"]}},
-                             "required": ["temp", "sky"]})
+    return ToolSpec(
+        name="weather",
+        description="Forecast for a city.",
+        parameters={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        returns={
+            "type": "object",
+            "properties": {
+                "temp": {"type": "integer", "minimum": -50, "maximum": 50},
+                "sky": {"enum": ["sun", "rain"]},
+            },
+            "required": ["temp", "sky"],
+        },
+    )
 
 
 # -- JSON comparison ----------------------------------------------------------------------------------
@@ -66,30 +74,37 @@ def test_ignored_pointers_with_wildcards():
 
 
 def test_rendered_differences_name_the_pointer_and_show_a_unified_diff():
-    text = render_differences(compare({"sum": 3, "n": [1]}, {"sum": 4, "n": [1]}), {"sum": 3, "n": [1]}, {"sum": 4, "n": [1]})
+    text = render_differences(
+        compare({"sum": 3, "n": [1]}, {"sum": 4, "n": [1]}), {"sum": 3, "n": [1]}, {"sum": 4, "n": [1]}
+    )
     assert "/sum: expected 3, got 4" in text
     assert "--- expected" in text and '-  "sum": 3' in text and '+  "sum": 4' in text
 
 
 # -- ToolCase ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs, words", [
-    ({"expect": "same"}, "expect must be one of exact, subset, schema, error"),
-    ({"ignore": ["id"]}, "'id' is not a JSON pointer"),
-    ({"expect": "exact", "error_type": "ValueError"}, "error_type and message belong to expect='error'"),
-    ({"input": [1]}, "input must be a JSON object"),
-    ({"id": "a::b"}, "id must be"),
-    ({"seed": "1"}, "seed must be an integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"expect": "same"}, "expect must be one of exact, subset, schema, error"),
+        ({"ignore": ["id"]}, "'id' is not a JSON pointer"),
+        ({"expect": "exact", "error_type": "ValueError"}, "error_type and message belong to expect='error'"),
+        ({"input": [1]}, "input must be a JSON object"),
+        ({"id": "a::b"}, "id must be"),
+        ({"seed": "1"}, "seed must be an integer"),
+    ],
+)
 def test_tool_case_refuses_bad_fields_with_a_clear_message(kwargs, words):
     with pytest.raises(CaseFileError, match=re.escape(words)):
         ToolCase(tool="add", **kwargs)
 
 
 def test_from_result_defaults_follow_the_result(registry):
-    ok, failed = SequentialExecutor().run([{"name": "add", "input": {"a": 1, "b": 2}},
-                                           {"name": "divide", "input": {"a": 1, "b": 0}}], registry)
-    assert ToolCase.from_result({"name": "add", "input": {"a": 1, "b": 2}}, ok) == \
-        ToolCase(tool="add", input={"a": 1, "b": 2}, expect="exact", value=3)
+    ok, failed = SequentialExecutor().run(
+        [{"name": "add", "input": {"a": 1, "b": 2}}, {"name": "divide", "input": {"a": 1, "b": 0}}], registry
+    )
+    assert ToolCase.from_result({"name": "add", "input": {"a": 1, "b": 2}}, ok) == ToolCase(
+        tool="add", input={"a": 1, "b": 2}, expect="exact", value=3
+    )
     case = ToolCase.from_result({"name": "divide", "input": {"a": 1, "b": 0}}, failed, message="division")
     assert (case.expect, case.error_type, case.message) == ("error", "ZeroDivisionError", "division")
     with pytest.raises(CaseFileError, match="save it with expect='error'"):
@@ -112,7 +127,8 @@ def test_save_case_writes_a_pretty_stable_file_and_dedupes(tmp_path, registry):
         '{\n  "tool": "add",\n  "tools": [\n    "tests.testing_case_tools"\n  ],\n  "cases": [\n    {\n'
         '      "id": "case-1",\n      "title": "small numbers",\n      "tags": [\n        "smoke"\n      ],\n'
         '      "input": {\n        "a": 1,\n        "b": 2\n      },\n      "expect": "exact",\n      "value": 3\n'
-        '    }\n  ]\n}\n')
+        "    }\n  ]\n}\n"
+    )
     save_case(ToolCase(tool="add", input={"a": 1, "b": 2}, value=3, title="small numbers", tags=["smoke"]), tmp_path)
     assert len(CaseFile.load(path).cases) == 1  # the same call, saved twice
     save_case(ToolCase(tool="add", input={"a": 2, "b": 2}, value=4), tmp_path)
@@ -156,14 +172,20 @@ def test_save_case_of_a_notebook_tool_warns_and_leaves_tools_empty(tmp_path):
     assert list(run_cases(path, registry=ToolRegistry([local]))["status"]) == ["pass"]
 
 
-@pytest.mark.parametrize("text, words", [
-    ("{", "not valid JSON (line 1, column 2"),
-    ('{"tool": "add", "cases": [{"id": "x", "input": {}}, {"id": "x", "input": {}}]}', "case id 'x' is used twice"),
-    ('{"tool": "add", "tools": [], "cases": [], "extra": 1}', "unknown key(s) 'extra'"),
-    ('{"tool": "add", "cases": [{"tool": "sub", "input": {}}]}', "is for tool 'sub' but the file is for 'add'"),
-    ('{"tool": "add", "cases": [{"input": {}, "expect": "nope"}]}', "case #1: a case of tool 'add': expect must be one of"),
-    ('{"tool": "add", "tools": 3, "cases": []}', "'tools' must be a module"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("{", "not valid JSON (line 1, column 2"),
+        ('{"tool": "add", "cases": [{"id": "x", "input": {}}, {"id": "x", "input": {}}]}', "case id 'x' is used twice"),
+        ('{"tool": "add", "tools": [], "cases": [], "extra": 1}', "unknown key(s) 'extra'"),
+        ('{"tool": "add", "cases": [{"tool": "sub", "input": {}}]}', "is for tool 'sub' but the file is for 'add'"),
+        (
+            '{"tool": "add", "cases": [{"input": {}, "expect": "nope"}]}',
+            "case #1: a case of tool 'add': expect must be one of",
+        ),
+        ('{"tool": "add", "tools": 3, "cases": []}', "'tools' must be a module"),
+    ],
+)
 def test_malformed_case_files_name_file_and_case(tmp_path, text, words):
     path = tmp_path / "add.cases.json"
     path.write_text(text)
@@ -174,8 +196,14 @@ def test_malformed_case_files_name_file_and_case(tmp_path, text, words):
 
 def test_list_form_case_file_names_each_tool(tmp_path, registry):
     path = tmp_path / "mixed.cases.json"
-    path.write_text(json.dumps([{"tool": "add", "id": "one", "input": {"a": 1, "b": 1}, "value": 2},
-                                {"tool": "divide", "input": {"a": 1, "b": 0}, "expect": "error"}]))
+    path.write_text(
+        json.dumps(
+            [
+                {"tool": "add", "id": "one", "input": {"a": 1, "b": 1}, "value": 2},
+                {"tool": "divide", "input": {"a": 1, "b": 0}, "expect": "error"},
+            ]
+        )
+    )
     frame = run_cases(path, registry=registry)
     assert list(frame["case"]) == ["add::one", "divide::case-2"]
     assert list(frame["status"]) == ["pass", "pass"]
@@ -188,13 +216,25 @@ def write(path: Path, data: dict) -> Path:
 
 
 def test_run_cases_reports_pass_fail_and_error_with_a_diff(tmp_path):
-    path = write(tmp_path / "add.cases.json", {"tool": "add", "tools": [MODULE], "cases": [
-        {"id": "ok", "input": {"a": 1, "b": 2}, "expect": "exact", "value": 3},
-        {"id": "wrong", "input": {"a": 1, "b": 2}, "expect": "exact", "value": 4},
-        {"id": "refused", "input": {"a": "x", "b": 2}, "expect": "error", "error_type": "ToolInputError",
-         "message": "a: expected"},
-        {"id": "not-an-error", "input": {"a": 1, "b": 1}, "expect": "error"},
-    ]})
+    path = write(
+        tmp_path / "add.cases.json",
+        {
+            "tool": "add",
+            "tools": [MODULE],
+            "cases": [
+                {"id": "ok", "input": {"a": 1, "b": 2}, "expect": "exact", "value": 3},
+                {"id": "wrong", "input": {"a": 1, "b": 2}, "expect": "exact", "value": 4},
+                {
+                    "id": "refused",
+                    "input": {"a": "x", "b": 2},
+                    "expect": "error",
+                    "error_type": "ToolInputError",
+                    "message": "a: expected",
+                },
+                {"id": "not-an-error", "input": {"a": 1, "b": 1}, "expect": "error"},
+            ],
+        },
+    )
     frame = run_cases(path)
     assert list(frame.columns) == ["case", "tool", "status", "expect", "duration_ms", "message", "diff"]
     assert list(frame["status"]) == ["pass", "fail", "pass", "fail"]
@@ -207,8 +247,10 @@ def test_run_cases_reports_pass_fail_and_error_with_a_diff(tmp_path):
 
 def test_run_cases_with_a_missing_tool_or_module_is_an_error_row(tmp_path):
     missing_tool = write(tmp_path / "a.cases.json", {"tool": "nope", "tools": [MODULE], "cases": [{"input": {}}]})
-    missing_module = write(tmp_path / "b.cases.json", {"tool": "add", "tools": ["no_such_module_xyz"],
-                                                        "cases": [{"input": {"a": 1, "b": 1}, "value": 2}]})
+    missing_module = write(
+        tmp_path / "b.cases.json",
+        {"tool": "add", "tools": ["no_such_module_xyz"], "cases": [{"input": {"a": 1, "b": 1}, "value": 2}]},
+    )
     frame = run_cases([missing_tool, missing_module])
     assert list(frame["status"]) == ["error", "error"]
     assert "tool 'nope' is not registered" in frame["message"][0]
@@ -218,20 +260,39 @@ def test_run_cases_with_a_missing_tool_or_module_is_an_error_row(tmp_path):
 def test_py_path_tools_are_relative_to_the_case_file(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "mytools.py").write_text(
-        "from workbench import tool\n\n@tool\ndef triple(x: int) -> int:\n    '''Triple.'''\n    return 3 * x\n")
-    path = write(tmp_path / "sub" / "triple.cases.json",
-                 {"tool": "triple", "tools": ["mytools.py"], "cases": [{"input": {"x": 2}, "value": 6}]})
+        "from workbench import tool\n\n@tool\ndef triple(x: int) -> int:\n    '''Triple.'''\n    return 3 * x\n"
+    )
+    path = write(
+        tmp_path / "sub" / "triple.cases.json",
+        {"tool": "triple", "tools": ["mytools.py"], "cases": [{"input": {"x": 2}, "value": 6}]},
+    )
     assert list(run_cases(tmp_path)["status"]) == ["pass"]
     assert list(run_cases(path)["case"]) == ["triple::case-1"]
 
 
 def test_subset_and_ignore_handle_volatile_fields(tmp_path):
-    path = write(tmp_path / "profile.cases.json", {"tool": "profile", "tools": [MODULE], "cases": [
-        {"id": "subset", "input": {"name": "Ada"}, "expect": "subset", "value": {"name": "Ada", "tags": ["new", "ada"]}},
-        {"id": "ignore", "input": {"name": "Ada"}, "value": {"name": "Ada", "age": 30, "created": "?", "tags": ["new", "ada"]},
-         "ignore": ["/created"]},
-        {"id": "exact", "input": {"name": "Ada"}, "value": {"name": "Ada", "age": 30, "tags": ["new", "ada"]}},
-    ]})
+    path = write(
+        tmp_path / "profile.cases.json",
+        {
+            "tool": "profile",
+            "tools": [MODULE],
+            "cases": [
+                {
+                    "id": "subset",
+                    "input": {"name": "Ada"},
+                    "expect": "subset",
+                    "value": {"name": "Ada", "tags": ["new", "ada"]},
+                },
+                {
+                    "id": "ignore",
+                    "input": {"name": "Ada"},
+                    "value": {"name": "Ada", "age": 30, "created": "?", "tags": ["new", "ada"]},
+                    "ignore": ["/created"],
+                },
+                {"id": "exact", "input": {"name": "Ada"}, "value": {"name": "Ada", "age": 30, "tags": ["new", "ada"]}},
+            ],
+        },
+    )
     frame = run_cases(path)
     assert list(frame["status"]) == ["pass", "pass", "fail"]
     assert "/created: unexpected" in frame["diff"][2]
@@ -256,8 +317,9 @@ def test_context_tools_get_a_fresh_context_per_case(registry):
 
 
 def test_ask_user_tools_run_when_the_caller_approves(registry):
-    frame = run_cases(ToolCase(tool="guarded", input={"x": 4}, value=8), registry=registry,
-                      approver=lambda tool_use, item: True)
+    frame = run_cases(
+        ToolCase(tool="guarded", input={"x": 4}, value=8), registry=registry, approver=lambda tool_use, item: True
+    )
     assert list(frame["status"]) == ["pass"]
     refused = run_cases(ToolCase(tool="guarded", input={"x": 4}, value=8), registry=registry)  # case files are data
     assert list(refused["status"]) == ["fail"] and "needs approval" in refused["message"][0]
@@ -269,18 +331,30 @@ def test_schema_expectation_checks_returns(registry):
         """Says it returns an int."""
         return "not an int" if x else 0  # type: ignore[return-value]
 
-    frame = run_cases([ToolCase(tool="liar", input={"x": 0}, expect="schema"),
-                       ToolCase(tool="liar", input={"x": 1}, expect="schema")], registry=ToolRegistry([liar]))
+    frame = run_cases(
+        [
+            ToolCase(tool="liar", input={"x": 0}, expect="schema"),
+            ToolCase(tool="liar", input={"x": 1}, expect="schema"),
+        ],
+        registry=ToolRegistry([liar]),
+    )
     assert list(frame["status"]) == ["pass", "fail"]
     assert "does not match the tool's returns schema" in frame["message"][1]
 
 
 def test_update_rewrites_exact_and_subset_only(tmp_path):
-    path = write(tmp_path / "profile.cases.json", {"tool": "profile", "tools": [MODULE], "cases": [
-        {"id": "subset", "input": {"name": "Bo"}, "expect": "subset", "value": {"name": "Al", "tags": ["old"]}},
-        {"id": "exact", "input": {"name": "Bo", "age": 2}, "value": {"age": 1}, "ignore": ["/created"]},
-        {"id": "error", "input": {"name": "Bo"}, "expect": "error"},
-    ]})
+    path = write(
+        tmp_path / "profile.cases.json",
+        {
+            "tool": "profile",
+            "tools": [MODULE],
+            "cases": [
+                {"id": "subset", "input": {"name": "Bo"}, "expect": "subset", "value": {"name": "Al", "tags": ["old"]}},
+                {"id": "exact", "input": {"name": "Bo", "age": 2}, "value": {"age": 1}, "ignore": ["/created"]},
+                {"id": "error", "input": {"name": "Bo"}, "expect": "error"},
+            ],
+        },
+    )
     frame = run_cases(path, update=True)
     assert list(frame["status"]) == ["updated", "updated", "fail"]
     cases = {c.id: c for c in CaseFile.load(path).cases}
@@ -292,7 +366,10 @@ def test_update_rewrites_exact_and_subset_only(tmp_path):
 
 
 def test_load_cases_accepts_every_source(tmp_path):
-    path = write(tmp_path / "add.cases.json", {"tool": "add", "tools": [MODULE], "cases": [{"input": {"a": 1, "b": 1}, "value": 2}]})
+    path = write(
+        tmp_path / "add.cases.json",
+        {"tool": "add", "tools": [MODULE], "cases": [{"input": {"a": 1, "b": 1}, "value": 2}]},
+    )
     case_file = CaseFile.load(path)
     for source in (path, str(tmp_path), case_file, [case_file], case_file.cases[0]):
         assert [c.name for _, c in load_cases(source)] == ["add::case-1"]
@@ -303,11 +380,18 @@ def test_load_cases_accepts_every_source(tmp_path):
 
 
 def test_unsaved_cases_are_named_by_position(registry):
-    frame = run_cases([ToolCase(tool="add", input={"a": 1, "b": 1}, value=2),
-                       ToolCase(tool="add", input={"a": 1, "b": 2}, value=3, id="mine"),
-                       ToolCase(tool="add", input={"a": 2, "b": 2}, value=4)], registry=registry)
+    frame = run_cases(
+        [
+            ToolCase(tool="add", input={"a": 1, "b": 1}, value=2),
+            ToolCase(tool="add", input={"a": 1, "b": 2}, value=3, id="mine"),
+            ToolCase(tool="add", input={"a": 2, "b": 2}, value=4),
+        ],
+        registry=registry,
+    )
     assert list(frame["case"]) == ["add::case-1", "add::mine", "add::case-3"]
-    assert list(run_cases(ToolCase(tool="add", input={"a": 1, "b": 1}, value=2), registry=registry)["case"]) == ["add::case-1"]
+    assert list(run_cases(ToolCase(tool="add", input={"a": 1, "b": 1}, value=2), registry=registry)["case"]) == [
+        "add::case-1"
+    ]
 
 
 def test_run_case_outcome_keeps_the_result(registry):
@@ -319,13 +403,21 @@ def test_run_case_outcome_keeps_the_result(registry):
 # -- from the execution log -------------------------------------------------------------------------------
 def test_log_to_cases_with_filters(registry, tmp_path):
     log = ExecutionLog()
-    SequentialExecutor(log=log).run([{"name": "add", "input": {"a": 1, "b": 2}},
-                                     {"name": "divide", "input": {"a": 1, "b": 0}},
-                                     {"name": "add", "input": {"a": "x", "b": 2}},
-                                     {"name": "add", "input": {"a": 5, "b": 5}}], registry)
+    SequentialExecutor(log=log).run(
+        [
+            {"name": "add", "input": {"a": 1, "b": 2}},
+            {"name": "divide", "input": {"a": 1, "b": 0}},
+            {"name": "add", "input": {"a": "x", "b": 2}},
+            {"name": "add", "input": {"a": 5, "b": 5}},
+        ],
+        registry,
+    )
     cases = log.to_cases(tool="add")
-    assert [(c.expect, c.value, c.error_type) for c in cases] == [("exact", 3, None), ("error", None, "ToolInputError"),
-                                                                  ("exact", 10, None)]
+    assert [(c.expect, c.value, c.error_type) for c in cases] == [
+        ("exact", 3, None),
+        ("error", None, "ToolInputError"),
+        ("exact", 10, None),
+    ]
     assert [c.tool for c in log.to_cases(status="error")] == ["divide", "add"]
     assert [c.input for c in log.to_cases(ids=[4, 1])] == [{"a": 5, "b": 5}, {"a": 1, "b": 2}]
     assert [c.expect for c in log.to_cases(last=1, expect="subset")] == ["subset"]

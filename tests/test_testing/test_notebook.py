@@ -147,10 +147,8 @@ def test_tool_case_save_usage_errors(ip, wb, add, folder):
 
 
 def test_tool_case_run_shows_pass_and_fail(ip, wb, add, folder):
-    save_case(ToolCase(tool="add", input={"a": 1}, expect="exact", value=3, id="good"), registry=wb.registry,
-              tools=[])
-    save_case(ToolCase(tool="add", input={"a": 1}, expect="exact", value=4, id="bad"), registry=wb.registry,
-              tools=[])
+    save_case(ToolCase(tool="add", input={"a": 1}, expect="exact", value=3, id="good"), registry=wb.registry, tools=[])
+    save_case(ToolCase(tool="add", input={"a": 1}, expect="exact", value=4, id="bad"), registry=wb.registry, tools=[])
     view = ip.run_line_magic("tool_case", "run")
     assert isinstance(view, CaseRunView) and not view.ok
     assert list(view.frame["status"]) == ["pass", "fail"]
@@ -183,9 +181,19 @@ def _frame(rows):
 
 
 def test_run_table_escapes_everything_the_tool_controls():
-    frame = _frame([{"case": "t::<b>x</b>", "tool": "t", "status": "fail", "expect": "exact", "duration_ms": 1.25,
-                     "message": "result <script>alert(1)</script>",
-                     "diff": '  /k: expected "<img src=x onerror=alert(1)>", got "&"'}])
+    frame = _frame(
+        [
+            {
+                "case": "t::<b>x</b>",
+                "tool": "t",
+                "status": "fail",
+                "expect": "exact",
+                "duration_ms": 1.25,
+                "message": "result <script>alert(1)</script>",
+                "diff": '  /k: expected "<img src=x onerror=alert(1)>", got "&"',
+            }
+        ]
+    )
     html = case_run_html(frame)
     assert "<script>" not in html and "<img" not in html and "<b>x</b>" not in html
     assert "&lt;script&gt;" in html and "&lt;img src=x onerror=alert(1)&gt;" in html and "&amp;" in html
@@ -193,11 +201,28 @@ def test_run_table_escapes_everything_the_tool_controls():
 
 
 def test_run_table_highlights_errors_and_counts_statuses():
-    frame = _frame([
-        {"case": "a::1", "tool": "a", "status": "pass", "expect": "exact", "duration_ms": 0.5, "message": "", "diff": ""},
-        {"case": "a::2", "tool": "a", "status": "error", "expect": "exact", "duration_ms": 0.0,
-         "message": "tool 'a' is not registered", "diff": ""},
-    ])
+    frame = _frame(
+        [
+            {
+                "case": "a::1",
+                "tool": "a",
+                "status": "pass",
+                "expect": "exact",
+                "duration_ms": 0.5,
+                "message": "",
+                "diff": "",
+            },
+            {
+                "case": "a::2",
+                "tool": "a",
+                "status": "error",
+                "expect": "exact",
+                "duration_ms": 0.0,
+                "message": "tool 'a' is not registered",
+                "diff": "",
+            },
+        ]
+    )
     html = case_run_html(frame)
     assert "1 pass, 1 error" in html
     error_row = html.split("workbench-case-error")[1]
@@ -207,10 +232,12 @@ def test_run_table_highlights_errors_and_counts_statuses():
 
 
 def test_tool_case_save_of_a_tool_cell_writes_its_module_and_pytest_runs_it_in_a_fresh_process(ip, wb, folder, capsys):
-    ip.run_cell('%%tool --no-form --name tripler --idempotent --timeout 5\n'
-                'import math\n\n'
-                'def triple(x: int) -> int:\n    "Triple x."\n    return int(math.prod([3, x]))\n',
-                store_history=False)
+    ip.run_cell(
+        "%%tool --no-form --name tripler --idempotent --timeout 5\n"
+        "import math\n\n"
+        'def triple(x: int) -> int:\n    "Triple x."\n    return int(math.prod([3, x]))\n',
+        store_history=False,
+    )
     wb.call("tripler", {"x": 2})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no "has no importable module" warning any more
@@ -225,22 +252,33 @@ def test_tool_case_save_of_a_tool_cell_writes_its_module_and_pytest_runs_it_in_a
     loaded = CaseFile.load(saved.path).build_registry().get("tripler")
     assert loaded.spec.idempotent and loaded.spec.timeout == 5.0
 
-    ip.run_cell('%%tool --no-form --name tripler\ndef triple(x: int) -> int:\n    "Triple x, again."\n'
-                '    return 3 * x\n', store_history=False)
+    ip.run_cell(
+        '%%tool --no-form --name tripler\ndef triple(x: int) -> int:\n    "Triple x, again."\n    return 3 * x\n',
+        store_history=False,
+    )
     wb.call("tripler", {"x": 4})
     ip.run_line_magic("tool_case", "save")  # saving again regenerates the module from the new cell
     text = module.read_text()
     assert "import math" not in text and "Triple x, again." in text and "idempotent=" not in text
     assert len(_cases(saved.path)) == 2
 
-    ip.run_cell('%%tool --no-form --name tripler\ndef triple(x: int) -> int:\n    "Triple x, plus one."\n'
-                '    return 3 * x + 1\n', store_history=False)
+    ip.run_cell(
+        '%%tool --no-form --name tripler\ndef triple(x: int) -> int:\n    "Triple x, plus one."\n'
+        "    return 3 * x + 1\n",
+        store_history=False,
+    )
     ip.run_line_magic("tool_case", "run --update")  # new expectations: the module follows the new cell
     assert "plus one" in module.read_text() and [c["value"] for c in _cases(saved.path)] == [7, 13]
 
     env = {**os.environ, "PYTHONPATH": str(Path(workbench.__file__).resolve().parents[1])}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", saved.path.name],
-                         cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", saved.path.name],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "2 passed" in run.stdout
 

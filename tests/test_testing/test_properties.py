@@ -30,8 +30,9 @@ def sample(strategy, n: int = SAMPLES, seed: int = 0) -> list:
     found: list = []
 
     @hypothesis_seed(seed)
-    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=n, database=None, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck)
+    )
     @given(strategy)
     def collect(value):
         found.append(value)
@@ -61,29 +62,55 @@ COVERAGE: dict[str, tuple[str, Callable[[list], bool]]] = {
     "str": ("non-empty text", lambda xs: any(x["text_value"] for x in xs)),
     "int": ("negative and positive", lambda xs: any(x["n"] < 0 for x in xs) and any(x["n"] > 0 for x in xs)),
     "bounded int": ("both bounds hit", lambda xs: {1, 10} <= set(values_of("n")(xs))),
-    "float": ("non-integral numbers", lambda xs: any(isinstance(x["x"], float) and not x["x"].is_integer() for x in xs)),
+    "float": (
+        "non-integral numbers",
+        lambda xs: any(isinstance(x["x"], float) and not x["x"].is_integer() for x in xs),
+    ),
     "bool": ("both values", lambda xs: {True, False} <= {x["flag"] for x in xs}),
-    "literal": ("every value", lambda xs: {"fast", "slow"} <= {x["mode"] for x in xs}
-                and {1, 2, 3} <= set(values_of("level")(xs))),
+    "literal": (
+        "every value",
+        lambda xs: {"fast", "slow"} <= {x["mode"] for x in xs} and {1, 2, 3} <= set(values_of("level")(xs)),
+    ),
     "enum": ("every member", lambda xs: {"red", "green", "blue"} <= {x["color"] for x in xs}),
     "date": ("ISO dates", lambda xs: all(dt.date.fromisoformat(x["day"]) for x in xs)),
-    "list[Model]": ("non-empty lists of objects", lambda xs: any(x["items"] and isinstance(x["items"][0], dict) for x in xs)),
-    "model": ("optional field present and absent", lambda xs: any("qty" in x["item"] for x in xs)
-              and any("qty" not in x["item"] for x in xs)),
-    "Optional[int]": ("null and integers", lambda xs: None in values_of("limit")(xs)
-                      and any(isinstance(v, int) for v in values_of("limit")(xs))),
-    "Optional[str]": ("null and text", lambda xs: None in values_of("label")(xs)
-                      and any(isinstance(v, str) for v in values_of("label")(xs))),
+    "list[Model]": (
+        "non-empty lists of objects",
+        lambda xs: any(x["items"] and isinstance(x["items"][0], dict) for x in xs),
+    ),
+    "model": (
+        "optional field present and absent",
+        lambda xs: any("qty" in x["item"] for x in xs) and any("qty" not in x["item"] for x in xs),
+    ),
+    "Optional[int]": (
+        "null and integers",
+        lambda xs: None in values_of("limit")(xs) and any(isinstance(v, int) for v in values_of("limit")(xs)),
+    ),
+    "Optional[str]": (
+        "null and text",
+        lambda xs: None in values_of("label")(xs) and any(isinstance(v, str) for v in values_of("label")(xs)),
+    ),
     "Union[int, str]": ("both variants", lambda xs: {int, str} <= {type(v) for v in values_of("key")(xs)}),
     "dict[str, Any]": ("non-empty, mixed values", lambda xs: any(x["payload"] for x in xs)),
     "dict[str, int]": ("non-empty mappings", lambda xs: any(x["counts"] for x in xs)),
-    "tuple": ("[integer, string] pairs", lambda xs: bool(values_of("pair")(xs)) and all(
-        len(p) == 2 and type(p[0]) is int and type(p[1]) is str for p in values_of("pair")(xs))),
-    "Decimal": ("numbers and strings", lambda xs: {str} <= {type(x["amount"]) for x in xs}
-                and bool({int, float} & {type(x["amount"]) for x in xs})),
-    "Optional[Model] + set": ("unique non-empty sets, null and objects", lambda xs: any(
-        len(t) > 1 and len(set(map(str, t))) == len(t) for t in values_of("tags")(xs))
-        and None in values_of("item")(xs) and any(isinstance(v, dict) for v in values_of("item")(xs))),
+    "tuple": (
+        "[integer, string] pairs",
+        lambda xs: (
+            bool(values_of("pair")(xs))
+            and all(len(p) == 2 and type(p[0]) is int and type(p[1]) is str for p in values_of("pair")(xs))
+        ),
+    ),
+    "Decimal": (
+        "numbers and strings",
+        lambda xs: {str} <= {type(x["amount"]) for x in xs} and bool({int, float} & {type(x["amount"]) for x in xs}),
+    ),
+    "Optional[Model] + set": (
+        "unique non-empty sets, null and objects",
+        lambda xs: (
+            any(len(t) > 1 and len(set(map(str, t))) == len(t) for t in values_of("tags")(xs))
+            and None in values_of("item")(xs)
+            and any(isinstance(v, dict) for v in values_of("item")(xs))
+        ),
+    ),
     "list[list[int]]": ("nested non-empty lists", lambda xs: any(any(row) for x in xs for row in x["grid"])),
     # recursive $refs are unrolled two levels (workbench._synthetic_schema.prepare): a root and its children
     "recursive model": ("2 levels: nodes with children", lambda xs: any(x["tree"].get("children") for x in xs)),
@@ -94,10 +121,12 @@ COVERAGE: dict[str, tuple[str, Callable[[list], bool]]] = {
 def coverage_row(entry: Any, n: int = SAMPLES) -> dict[str, Any]:
     """Sample both routes of one catalogue shape and check validity and coverage."""
     spec = entry.tool.spec
-    validator = jsonschema.Draft202012Validator(closed(spec.parameters),
-                                                format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-    spec_only = SpecOnlyTool(ToolSpec(name=spec.name, description=spec.description, parameters=spec.parameters,
-                                      returns=spec.returns))
+    validator = jsonschema.Draft202012Validator(
+        closed(spec.parameters), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    spec_only = SpecOnlyTool(
+        ToolSpec(name=spec.name, description=spec.description, parameters=spec.parameters, returns=spec.returns)
+    )
     row: dict[str, Any] = {"shape": entry.name}
     for route, item in (("function", entry.tool), ("spec-only", spec_only)):
         started = time.perf_counter()
@@ -112,8 +141,13 @@ def coverage_row(entry: Any, n: int = SAMPLES) -> dict[str, Any]:
                 refused.append(str(exc))
         distinct = len({repr(v) for v in values})
         what, covered = COVERAGE.get(entry.name, ("varied inputs", lambda xs: len({repr(x) for x in xs}) > 1))
-        row[route] = {"n": len(values), "distinct": distinct, "invalid": invalid, "refused": refused,
-                      "covered": covered(values) if values else False}
+        row[route] = {
+            "n": len(values),
+            "distinct": distinct,
+            "invalid": invalid,
+            "refused": refused,
+            "covered": covered(values) if values else False,
+        }
         row["feature"] = what
     return row
 
@@ -163,7 +197,9 @@ def test_inputs_accepts_functions_specs_and_names():
 
 
 def test_an_unusable_schema_is_a_clear_error():
-    broken = ToolSpec(name="broken", description="x", parameters={"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}})
+    broken = ToolSpec(
+        name="broken", description="x", parameters={"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}}
+    )
     report = check_tool(broken)
     assert not report.ok and "Tool 'broken'" in report.error and "points nowhere" in report.error
 
@@ -172,8 +208,9 @@ def test_an_unusable_schema_is_a_clear_error():
 @pytest.mark.parametrize("name", ["model", "Annotated", "tuple", "recursive model", "Decimal", "enum", "date"])
 def test_invalid_inputs_are_refused_by_schema_and_validator(name):
     entry = next(e for e in CATALOGUE if e.name == name)
-    validator = jsonschema.Draft202012Validator(closed(entry.tool.spec.parameters),
-                                                format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    validator = jsonschema.Draft202012Validator(
+        closed(entry.tool.spec.parameters), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
     pairs = sample(invalid_inputs(entry.tool), 30)
     assert pairs
     for what, value in pairs:
@@ -259,13 +296,19 @@ def test_distinct_failures_are_reported_separately():
         return n
 
     report = check_tool(picky, max_examples=200)
-    assert {(f.error_type, tuple(f.input.values())) for f in report.failures} == {("KeyError", (-1,)), ("IndexError", (101,))}
+    assert {(f.error_type, tuple(f.input.values())) for f in report.failures} == {
+        ("KeyError", (-1,)),
+        ("IndexError", (101,)),
+    }
 
 
 def test_spec_only_async_and_context_tools_check_clean():
-    spec = ToolSpec(name="weather", description="x", parameters={"type": "object", "properties": {"city": {"type": "string"}},
-                                                                   "required": ["city"]},
-                    returns={"type": "object", "properties": {"temp": {"type": "integer"}}, "required": ["temp"]})
+    spec = ToolSpec(
+        name="weather",
+        description="x",
+        parameters={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        returns={"type": "object", "properties": {"temp": {"type": "integer"}}, "required": ["temp"]},
+    )
 
     @tool
     async def async_add(a: int, b: int) -> int:
@@ -350,7 +393,9 @@ def test_fuzz_detects_invalid_input_that_reaches_the_function():
     assert [f.kind for f in report.failures] == ["reached-function"]
     assert calls  # it did reach the function
 
-    lax = SpecOnlyTool(ToolSpec(name="lax", description="x", parameters={"type": "object", "properties": {"n": {"type": "integer"}}}))
+    lax = SpecOnlyTool(
+        ToolSpec(name="lax", description="x", parameters={"type": "object", "properties": {"n": {"type": "integer"}}})
+    )
     lax.spec._input_validator = lambda name, raw: dict(raw)
     assert [f.kind for f in fuzz_inputs(lax, max_examples=30).failures] == ["accepted"]
 
@@ -371,15 +416,19 @@ def test_property_test_makes_a_pytest_function():
 
 
 def main() -> None:  # pragma: no cover - prints the coverage table of the issue's closing note
-    print("| shape | function route: examples / distinct | spec-only route: examples / distinct | all valid "
-          "(jsonschema + check_inputs) | coverage check | covered |")
+    print(
+        "| shape | function route: examples / distinct | spec-only route: examples / distinct | all valid "
+        "(jsonschema + check_inputs) | coverage check | covered |"
+    )
     print("|---|---|---|---|---|---|")
     for entry in CATALOGUE:
         row = coverage_row(entry, 100)
         f, s = row["function"], row["spec-only"]
         valid = not (f["invalid"] or f["refused"] or s["invalid"] or s["refused"])
-        print(f"| {row['shape']} | {f['n']} / {f['distinct']} | {s['n']} / {s['distinct']} | {'yes' if valid else 'NO'} "
-              f"| {row['feature']} | {'yes' if f['covered'] and s['covered'] else 'NO'} |")
+        print(
+            f"| {row['shape']} | {f['n']} / {f['distinct']} | {s['n']} / {s['distinct']} | {'yes' if valid else 'NO'} "
+            f"| {row['feature']} | {'yes' if f['covered'] and s['covered'] else 'NO'} |"
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,8 +17,9 @@ def spec(params: dict, required=(), returns=None, **extra) -> ToolSpec:
     schema = {"type": "object", "properties": params}
     if required:
         schema["required"] = list(required)
-    return ToolSpec(name="t", description=extra.pop("description", "A tool."), parameters=schema, returns=returns or {},
-                    **extra)
+    return ToolSpec(
+        name="t", description=extra.pop("description", "A tool."), parameters=schema, returns=returns or {}, **extra
+    )
 
 
 INT = {"type": "integer"}
@@ -26,81 +27,180 @@ STR = {"type": "string"}
 
 # (old spec, new spec, expected (pointer, kind, breaking) of every change)
 CASES = {
-    "parameter removed": (spec({"a": INT, "b": INT}), spec({"a": INT}),
-                          [("/parameters/properties/b", "parameter-removed", True)]),
-    "parameter renamed": (spec({"a": INT, "b": STR}, ["b"]), spec({"a": INT, "c": STR}, ["c"]),
-                          [("/parameters/properties/b", "parameter-renamed", True)]),
-    "new required parameter": (spec({"a": INT}), spec({"a": INT, "b": INT}, ["b"]),
-                               [("/parameters/properties/b", "new-required-parameter", True)]),
-    "optional parameter added": (spec({"a": INT}), spec({"a": INT, "b": INT}),
-                                 [("/parameters/properties/b", "optional-parameter-added", False)]),
-    "parameter made required": (spec({"a": INT}), spec({"a": INT}, ["a"]),
-                                [("/parameters/required", "parameter-now-required", True)]),
-    "parameter made optional": (spec({"a": INT}, ["a"]), spec({"a": INT}),
-                                [("/parameters/required", "parameter-now-optional", False)]),
-    "type narrowed": (spec({"x": {"type": "number"}}), spec({"x": INT}),
-                      [("/parameters/properties/x/type", "type-narrowed", True)]),
-    "type widened": (spec({"x": INT}), spec({"x": {"type": "number"}}),
-                     [("/parameters/properties/x/type", "type-widened", False)]),
+    "parameter removed": (
+        spec({"a": INT, "b": INT}),
+        spec({"a": INT}),
+        [("/parameters/properties/b", "parameter-removed", True)],
+    ),
+    "parameter renamed": (
+        spec({"a": INT, "b": STR}, ["b"]),
+        spec({"a": INT, "c": STR}, ["c"]),
+        [("/parameters/properties/b", "parameter-renamed", True)],
+    ),
+    "new required parameter": (
+        spec({"a": INT}),
+        spec({"a": INT, "b": INT}, ["b"]),
+        [("/parameters/properties/b", "new-required-parameter", True)],
+    ),
+    "optional parameter added": (
+        spec({"a": INT}),
+        spec({"a": INT, "b": INT}),
+        [("/parameters/properties/b", "optional-parameter-added", False)],
+    ),
+    "parameter made required": (
+        spec({"a": INT}),
+        spec({"a": INT}, ["a"]),
+        [("/parameters/required", "parameter-now-required", True)],
+    ),
+    "parameter made optional": (
+        spec({"a": INT}, ["a"]),
+        spec({"a": INT}),
+        [("/parameters/required", "parameter-now-optional", False)],
+    ),
+    "type narrowed": (
+        spec({"x": {"type": "number"}}),
+        spec({"x": INT}),
+        [("/parameters/properties/x/type", "type-narrowed", True)],
+    ),
+    "type widened": (
+        spec({"x": INT}),
+        spec({"x": {"type": "number"}}),
+        [("/parameters/properties/x/type", "type-widened", False)],
+    ),
     "type changed": (spec({"x": INT}), spec({"x": STR}), [("/parameters/properties/x/type", "type-narrowed", True)]),
-    "null no longer accepted": (spec({"x": {"anyOf": [INT, {"type": "null"}]}}), spec({"x": INT}),
-                                [("/parameters/properties/x", "type-narrowed", True)]),
-    "null now accepted": (spec({"x": INT}), spec({"x": {"anyOf": [INT, {"type": "null"}], "default": None}}),
-                          [("/parameters/properties/x/default", "default-changed", False),
-                           ("/parameters/properties/x/anyOf/1", "type-widened", False)]),
-    "union variant removed": (spec({"x": {"anyOf": [INT, STR]}}), spec({"x": {"anyOf": [INT]}}),
-                              [("/parameters/properties/x", "type-narrowed", True)]),
-    "enum value removed": (spec({"m": {"enum": ["a", "b"]}}), spec({"m": {"enum": ["a"]}}),
-                           [("/parameters/properties/m/enum", "enum-value-removed", True)]),
-    "enum value added": (spec({"m": {"enum": ["a"]}}), spec({"m": {"enum": ["a", "b"]}}),
-                         [("/parameters/properties/m/enum", "enum-value-added", False)]),
-    "enum introduced": (spec({"m": STR}), spec({"m": {"type": "string", "enum": ["a"]}}),
-                        [("/parameters/properties/m/enum", "enum-added", True)]),
-    "maximum lowered": (spec({"n": {"type": "integer", "maximum": 10}}), spec({"n": {"type": "integer", "maximum": 5}}),
-                        [("/parameters/properties/n/maximum", "constraint-tightened", True)]),
-    "maximum raised": (spec({"n": {"type": "integer", "maximum": 5}}), spec({"n": {"type": "integer", "maximum": 10}}),
-                       [("/parameters/properties/n/maximum", "constraint-loosened", False)]),
-    "inclusive to exclusive": (spec({"n": {"type": "integer", "minimum": 0}}),
-                               spec({"n": {"type": "integer", "exclusiveMinimum": 0}}),
-                               [("/parameters/properties/n/exclusiveMinimum", "constraint-tightened", True)]),
-    "minLength added": (spec({"s": STR}), spec({"s": {"type": "string", "minLength": 2}}),
-                        [("/parameters/properties/s/minLength", "constraint-tightened", True)]),
-    "maxItems removed": (spec({"l": {"type": "array", "items": INT, "maxItems": 3}}), spec({"l": {"type": "array", "items": INT}}),
-                         [("/parameters/properties/l/maxItems", "constraint-loosened", False)]),
-    "pattern added": (spec({"s": STR}), spec({"s": {"type": "string", "pattern": "^[a-z]+$"}}),
-                      [("/parameters/properties/s/pattern", "constraint-tightened", True)]),
-    "pattern removed": (spec({"s": {"type": "string", "pattern": "^[a-z]+$"}}), spec({"s": STR}),
-                        [("/parameters/properties/s/pattern", "constraint-loosened", False)]),
-    "format changed": (spec({"s": {"type": "string", "format": "date"}}), spec({"s": {"type": "string", "format": "date-time"}}),
-                       [("/parameters/properties/s/format", "constraint-changed", True)]),
-    "multipleOf loosened": (spec({"n": {"type": "integer", "multipleOf": 4}}), spec({"n": {"type": "integer", "multipleOf": 2}}),
-                            [("/parameters/properties/n/multipleOf", "constraint-loosened", False)]),
-    "items must be unique": (spec({"l": {"type": "array", "items": INT}}),
-                             spec({"l": {"type": "array", "items": INT, "uniqueItems": True}}),
-                             [("/parameters/properties/l/uniqueItems", "constraint-tightened", True)]),
-    "array item type": (spec({"l": {"type": "array", "items": {"type": "number"}}}), spec({"l": {"type": "array", "items": INT}}),
-                        [("/parameters/properties/l/items/type", "type-narrowed", True)]),
-    "extra keys refused": (ToolSpec(name="t", description="A tool.", parameters={"type": "object", "properties": {},
-                                                                                 "additionalProperties": True}),
-                           spec({}), [("/parameters/additionalProperties", "constraint-tightened", True)]),
-    "description changed": (spec({"a": {"type": "integer", "description": "one"}}, description="Old."),
-                            spec({"a": {"type": "integer", "description": "two"}}, description="New."),
-                            [("/description", "description-changed", False),
-                             ("/parameters/properties/a/description", "description-changed", False)]),
-    "return type changed": (spec({}, returns=INT), spec({}, returns=STR), [("/returns/type", "return-type-changed", True)]),
+    "null no longer accepted": (
+        spec({"x": {"anyOf": [INT, {"type": "null"}]}}),
+        spec({"x": INT}),
+        [("/parameters/properties/x", "type-narrowed", True)],
+    ),
+    "null now accepted": (
+        spec({"x": INT}),
+        spec({"x": {"anyOf": [INT, {"type": "null"}], "default": None}}),
+        [
+            ("/parameters/properties/x/default", "default-changed", False),
+            ("/parameters/properties/x/anyOf/1", "type-widened", False),
+        ],
+    ),
+    "union variant removed": (
+        spec({"x": {"anyOf": [INT, STR]}}),
+        spec({"x": {"anyOf": [INT]}}),
+        [("/parameters/properties/x", "type-narrowed", True)],
+    ),
+    "enum value removed": (
+        spec({"m": {"enum": ["a", "b"]}}),
+        spec({"m": {"enum": ["a"]}}),
+        [("/parameters/properties/m/enum", "enum-value-removed", True)],
+    ),
+    "enum value added": (
+        spec({"m": {"enum": ["a"]}}),
+        spec({"m": {"enum": ["a", "b"]}}),
+        [("/parameters/properties/m/enum", "enum-value-added", False)],
+    ),
+    "enum introduced": (
+        spec({"m": STR}),
+        spec({"m": {"type": "string", "enum": ["a"]}}),
+        [("/parameters/properties/m/enum", "enum-added", True)],
+    ),
+    "maximum lowered": (
+        spec({"n": {"type": "integer", "maximum": 10}}),
+        spec({"n": {"type": "integer", "maximum": 5}}),
+        [("/parameters/properties/n/maximum", "constraint-tightened", True)],
+    ),
+    "maximum raised": (
+        spec({"n": {"type": "integer", "maximum": 5}}),
+        spec({"n": {"type": "integer", "maximum": 10}}),
+        [("/parameters/properties/n/maximum", "constraint-loosened", False)],
+    ),
+    "inclusive to exclusive": (
+        spec({"n": {"type": "integer", "minimum": 0}}),
+        spec({"n": {"type": "integer", "exclusiveMinimum": 0}}),
+        [("/parameters/properties/n/exclusiveMinimum", "constraint-tightened", True)],
+    ),
+    "minLength added": (
+        spec({"s": STR}),
+        spec({"s": {"type": "string", "minLength": 2}}),
+        [("/parameters/properties/s/minLength", "constraint-tightened", True)],
+    ),
+    "maxItems removed": (
+        spec({"l": {"type": "array", "items": INT, "maxItems": 3}}),
+        spec({"l": {"type": "array", "items": INT}}),
+        [("/parameters/properties/l/maxItems", "constraint-loosened", False)],
+    ),
+    "pattern added": (
+        spec({"s": STR}),
+        spec({"s": {"type": "string", "pattern": "^[a-z]+$"}}),
+        [("/parameters/properties/s/pattern", "constraint-tightened", True)],
+    ),
+    "pattern removed": (
+        spec({"s": {"type": "string", "pattern": "^[a-z]+$"}}),
+        spec({"s": STR}),
+        [("/parameters/properties/s/pattern", "constraint-loosened", False)],
+    ),
+    "format changed": (
+        spec({"s": {"type": "string", "format": "date"}}),
+        spec({"s": {"type": "string", "format": "date-time"}}),
+        [("/parameters/properties/s/format", "constraint-changed", True)],
+    ),
+    "multipleOf loosened": (
+        spec({"n": {"type": "integer", "multipleOf": 4}}),
+        spec({"n": {"type": "integer", "multipleOf": 2}}),
+        [("/parameters/properties/n/multipleOf", "constraint-loosened", False)],
+    ),
+    "items must be unique": (
+        spec({"l": {"type": "array", "items": INT}}),
+        spec({"l": {"type": "array", "items": INT, "uniqueItems": True}}),
+        [("/parameters/properties/l/uniqueItems", "constraint-tightened", True)],
+    ),
+    "array item type": (
+        spec({"l": {"type": "array", "items": {"type": "number"}}}),
+        spec({"l": {"type": "array", "items": INT}}),
+        [("/parameters/properties/l/items/type", "type-narrowed", True)],
+    ),
+    "extra keys refused": (
+        ToolSpec(
+            name="t",
+            description="A tool.",
+            parameters={"type": "object", "properties": {}, "additionalProperties": True},
+        ),
+        spec({}),
+        [("/parameters/additionalProperties", "constraint-tightened", True)],
+    ),
+    "description changed": (
+        spec({"a": {"type": "integer", "description": "one"}}, description="Old."),
+        spec({"a": {"type": "integer", "description": "two"}}, description="New."),
+        [
+            ("/description", "description-changed", False),
+            ("/parameters/properties/a/description", "description-changed", False),
+        ],
+    ),
+    "return type changed": (
+        spec({}, returns=INT),
+        spec({}, returns=STR),
+        [("/returns/type", "return-type-changed", True)],
+    ),
     "return type declared": (spec({}), spec({}, returns=INT), [("/returns/type", "return-type-changed", True)]),
-    "result property removed": (spec({}, returns={"type": "object", "properties": {"a": INT, "b": INT}}),
-                                spec({}, returns={"type": "object", "properties": {"a": INT}}),
-                                [("/returns/properties/b", "property-removed", True)]),
-    "result property added": (spec({}, returns={"type": "object", "properties": {"a": INT}}),
-                              spec({}, returns={"type": "object", "properties": {"a": INT, "b": INT}}),
-                              [("/returns/properties/b", "property-added", False)]),
-    "result enum grows": (spec({}, returns={"enum": ["a"]}), spec({}, returns={"enum": ["a", "b"]}),
-                          [("/returns/enum", "enum-value-added", True)]),
+    "result property removed": (
+        spec({}, returns={"type": "object", "properties": {"a": INT, "b": INT}}),
+        spec({}, returns={"type": "object", "properties": {"a": INT}}),
+        [("/returns/properties/b", "property-removed", True)],
+    ),
+    "result property added": (
+        spec({}, returns={"type": "object", "properties": {"a": INT}}),
+        spec({}, returns={"type": "object", "properties": {"a": INT, "b": INT}}),
+        [("/returns/properties/b", "property-added", False)],
+    ),
+    "result enum grows": (
+        spec({}, returns={"enum": ["a"]}),
+        spec({}, returns={"enum": ["a", "b"]}),
+        [("/returns/enum", "enum-value-added", True)],
+    ),
     "permission stricter": (spec({}), spec({}, permission="ask_user"), [("/permission", "permission-changed", True)]),
     "permission looser": (spec({}, permission="ask_user"), spec({}), [("/permission", "permission-changed", False)]),
-    "unclassifiable keyword": (spec({"x": {"type": "integer", "not": {"const": 3}}}), spec({"x": {"type": "integer", "not": {"const": 4}}}),
-                               [("/parameters/properties/x/not", "schema-changed", True)]),
+    "unclassifiable keyword": (
+        spec({"x": {"type": "integer", "not": {"const": 3}}}),
+        spec({"x": {"type": "integer", "not": {"const": 4}}}),
+        [("/parameters/properties/x/not", "schema-changed", True)],
+    ),
 }
 
 
@@ -179,13 +279,17 @@ def test_tool_removed_added_and_renamed_across_registries():
         def f(a: body_type) -> int:  # type: ignore[valid-type]
             """F."""
             return 1
+
         return tool(f, name=name)
 
     old = ToolRegistry([make("keep"), make("gone", str), make("old_name")])
     new = ToolRegistry([make("keep"), make("new_name"), make("fresh", float)])
     diff = spec_diff(old, new)
     assert {(c.tool, c.kind, c.breaking) for c in diff} == {
-        ("gone", "tool-removed", True), ("old_name", "tool-renamed", True), ("fresh", "tool-added", False)}
+        ("gone", "tool-removed", True),
+        ("old_name", "tool-renamed", True),
+        ("fresh", "tool-added", False),
+    }
     renamed = next(c for c in diff if c.kind == "tool-renamed")
     assert renamed.message == "tool renamed to 'new_name': calls by the old name fail (tool not found)"
 

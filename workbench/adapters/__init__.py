@@ -27,9 +27,24 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from workbench.tools import BaseTool
 
-__all__ = ["ADAPTERS", "AdaptedTool", "Adapter", "ForeignToolError", "WorkbenchToolError", "adapt", "as_workbench_tool",
-           "from_mcp_server", "from_openapi", "from_provider_format", "to_crewai", "to_langchain", "to_llamaindex",
-           "to_openai_agents", "to_pydantic_ai", "to_smolagents"]
+__all__ = [
+    "ADAPTERS",
+    "AdaptedTool",
+    "Adapter",
+    "ForeignToolError",
+    "WorkbenchToolError",
+    "adapt",
+    "as_workbench_tool",
+    "from_mcp_server",
+    "from_openapi",
+    "from_provider_format",
+    "to_crewai",
+    "to_langchain",
+    "to_llamaindex",
+    "to_openai_agents",
+    "to_pydantic_ai",
+    "to_smolagents",
+]
 
 
 class Adapter(NamedTuple):
@@ -43,28 +58,58 @@ class Adapter(NamedTuple):
 
 #: adapter name (the values of ``workbench.registry.FOREIGN_TOOL_MODULES``) → its adapter
 ADAPTERS: dict[str, Adapter] = {
-    "langchain": Adapter("workbench.adapters.langchain", "langchain", "LangChain",
-                         "a langchain_core BaseTool (StructuredTool, @tool functions, BaseTool subclasses) or a "
-                         "BaseToolkit (its get_tools())"),
-    "openai-agents": Adapter("workbench.adapters.openai_agents", "openai-agents", "the OpenAI Agents SDK",
-                             "an agents.FunctionTool (@function_tool)"),
-    "pydantic-ai": Adapter("workbench.adapters.pydantic_ai", "pydantic-ai", "pydantic-ai",
-                           "a pydantic_ai.Tool or a FunctionToolset (its tools)"),
-    "smolagents": Adapter("workbench.adapters.smolagents", "smolagents", "smolagents",
-                          "a smolagents.Tool (@tool functions, Tool subclasses)"),
-    "crewai": Adapter("workbench.adapters.crewai", "crewai", "CrewAI",
-                      "a crewai.tools.BaseTool (@tool functions, BaseTool subclasses)"),
-    "llamaindex": Adapter("workbench.adapters.llamaindex", "llamaindex", "LlamaIndex",
-                          "a llama_index.core.tools.FunctionTool"),
+    "langchain": Adapter(
+        "workbench.adapters.langchain",
+        "langchain",
+        "LangChain",
+        "a langchain_core BaseTool (StructuredTool, @tool functions, BaseTool subclasses) or a "
+        "BaseToolkit (its get_tools())",
+    ),
+    "openai-agents": Adapter(
+        "workbench.adapters.openai_agents",
+        "openai-agents",
+        "the OpenAI Agents SDK",
+        "an agents.FunctionTool (@function_tool)",
+    ),
+    "pydantic-ai": Adapter(
+        "workbench.adapters.pydantic_ai",
+        "pydantic-ai",
+        "pydantic-ai",
+        "a pydantic_ai.Tool or a FunctionToolset (its tools)",
+    ),
+    "smolagents": Adapter(
+        "workbench.adapters.smolagents",
+        "smolagents",
+        "smolagents",
+        "a smolagents.Tool (@tool functions, Tool subclasses)",
+    ),
+    "crewai": Adapter(
+        "workbench.adapters.crewai",
+        "crewai",
+        "CrewAI",
+        "a crewai.tools.BaseTool (@tool functions, BaseTool subclasses)",
+    ),
+    "llamaindex": Adapter(
+        "workbench.adapters.llamaindex", "llamaindex", "LlamaIndex", "a llama_index.core.tools.FunctionTool"
+    ),
     # not frameworks: tool definitions and servers (from_provider_format, from_mcp_server, from_openapi)
-    "provider-format": Adapter("workbench.adapters.tool_formats", "", "a provider tool format",
-                               "a provider tool dict (OpenAI chat or Responses, Anthropic, Bedrock, Gemini, MCP) "
-                               "or a BFCL function document: a spec-only tool"),
-    "mcp-server": Adapter("workbench.adapters.mcp_server", "mcp", "an MCP server in this process",
-                          "an mcp.server.mcpserver.MCPServer (FastMCP), an mcp.server.Server or "
-                          "workbench.mcp.build_server(...): connected in memory"),
-    "openapi": Adapter("workbench.adapters.openapi", "openapi", "OpenAPI",
-                       "an OpenAPI 3.0/3.1 document, through from_openapi(doc)"),
+    "provider-format": Adapter(
+        "workbench.adapters.tool_formats",
+        "",
+        "a provider tool format",
+        "a provider tool dict (OpenAI chat or Responses, Anthropic, Bedrock, Gemini, MCP) "
+        "or a BFCL function document: a spec-only tool",
+    ),
+    "mcp-server": Adapter(
+        "workbench.adapters.mcp_server",
+        "mcp",
+        "an MCP server in this process",
+        "an mcp.server.mcpserver.MCPServer (FastMCP), an mcp.server.Server or "
+        "workbench.mcp.build_server(...): connected in memory",
+    ),
+    "openapi": Adapter(
+        "workbench.adapters.openapi", "openapi", "OpenAPI", "an OpenAPI 3.0/3.1 document, through from_openapi(doc)"
+    ),
 }
 
 #: the ``to_…`` exports → the adapter whose module defines them
@@ -113,8 +158,9 @@ def as_workbench_tool(obj: Any, *, target: str = "an exported tool") -> "BaseToo
     try:
         return ToolRegistry._as_tool(obj)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{target} needs one tool (a workbench tool, a function or another framework's tool); "
-                        f"{exc}") from None
+        raise TypeError(
+            f"{target} needs one tool (a workbench tool, a function or another framework's tool); {exc}"
+        ) from None
 
 
 def _what(obj: Any) -> str:
@@ -139,4 +185,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *EXPORTS, *SHARED})
-

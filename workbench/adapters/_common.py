@@ -20,8 +20,18 @@ from workbench.spec import ToolSpec
 from workbench.tools import BaseTool
 from workbench.types import ToolResult
 
-__all__ = ["AdaptedTool", "ExportedCall", "ForeignToolError", "WorkbenchToolError", "require", "new_call_id", "not_a_tool",
-           "spec_of", "framework_inputs", "text_of"]
+__all__ = [
+    "AdaptedTool",
+    "ExportedCall",
+    "ForeignToolError",
+    "WorkbenchToolError",
+    "require",
+    "new_call_id",
+    "not_a_tool",
+    "spec_of",
+    "framework_inputs",
+    "text_of",
+]
 
 
 class ForeignToolError(RuntimeError):
@@ -43,8 +53,10 @@ def require(module: str, extra: str, what: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(f"{what} needs the '{module.split('.')[0]}' package, which is not installed: "
-                          f"pip install 'tool-workbench[{extra}]' ({exc})") from None
+        raise ImportError(
+            f"{what} needs the '{module.split('.')[0]}' package, which is not installed: "
+            f"pip install 'tool-workbench[{extra}]' ({exc})"
+        ) from None
 
 
 def new_call_id() -> str:
@@ -52,9 +64,16 @@ def new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:24]}"
 
 
-def spec_of(name: str, description: Optional[str], parameters: dict[str, Any], *, supports_async: bool = False,
-            returns: Optional[dict[str, Any]] = None, framework: str,
-            check: Optional[Callable[[dict[str, Any]], Any]] = None) -> ToolSpec:
+def spec_of(
+    name: str,
+    description: Optional[str],
+    parameters: dict[str, Any],
+    *,
+    supports_async: bool = False,
+    returns: Optional[dict[str, Any]] = None,
+    framework: str,
+    check: Optional[Callable[[dict[str, Any]], Any]] = None,
+) -> ToolSpec:
     """A ``ToolSpec`` holding a framework's own name, description and parameters schema, unchanged,
     whose input check is the framework's own: ``check(arguments)`` (see :func:`framework_inputs`).
 
@@ -62,8 +81,13 @@ def spec_of(name: str, description: Optional[str], parameters: dict[str, Any], *
     against the JSON Schema meta-schema — the check that costs milliseconds a tool; the structure
     checks still run.
     """
-    spec = ToolSpec(name=name, description=description or "", parameters=parameters, returns=returns or {},
-                    supports_async=supports_async)
+    spec = ToolSpec(
+        name=name,
+        description=description or "",
+        parameters=parameters,
+        returns=returns or {},
+        supports_async=supports_async,
+    )
     spec.__pydantic_private__["_generated"] = True
     try:
         spec.validate_structure()
@@ -73,8 +97,9 @@ def spec_of(name: str, description: Optional[str], parameters: dict[str, Any], *
     return spec
 
 
-def framework_inputs(parameters: dict[str, Any], check: Optional[Callable[[dict[str, Any]], Any]],
-                     framework: str) -> Callable[[str, Any], dict]:
+def framework_inputs(
+    parameters: dict[str, Any], check: Optional[Callable[[dict[str, Any]], Any]], framework: str
+) -> Callable[[str, Any], dict]:
     """An adapted tool's input check: what its framework checks before calling it, nothing more, so a
     call it accepts in production is accepted here (``"6"`` for an ``int`` where it validates in
     pydantic's lax mode) and one it refuses is refused — before the call, as a ``ToolInputError``.
@@ -127,9 +152,16 @@ class AdaptedTool(BaseTool):
     object and ``framework`` its name (``"langchain"``, ``"openai-agents"``…).
     """
 
-    def __init__(self, spec: ToolSpec, original: Any, framework: str,
-                 call: Callable[[dict[str, Any], Optional[str]], Any], *, wants_call_id: bool = False,
-                 rebuild: Optional[tuple[Callable[..., Any], tuple, dict[str, Any]]] = None) -> None:
+    def __init__(
+        self,
+        spec: ToolSpec,
+        original: Any,
+        framework: str,
+        call: Callable[[dict[str, Any], Optional[str]], Any],
+        *,
+        wants_call_id: bool = False,
+        rebuild: Optional[tuple[Callable[..., Any], tuple, dict[str, Any]]] = None,
+    ) -> None:
         """``rebuild`` is how to adapt ``original`` again — ``(function, args, kwargs)`` with an importable
         function returning this tool or a list holding it — which is how the tool is pickled (Dask
         workers, process pools): ``call`` is a closure, but the framework's tool object can travel."""
@@ -169,8 +201,10 @@ class AdaptedTool(BaseTool):
         """Pickled as its recipe: the framework's tool object, adapted again where it is unpickled, with
         this tool's runtime settings (permission, timeout…, which may have been changed since)."""
         if self._rebuild is None:
-            raise TypeError(f"Tool '{self.tool_name}' (a {self.framework} tool) cannot be pickled: its adapter "
-                            f"gave no way to rebuild it")
+            raise TypeError(
+                f"Tool '{self.tool_name}' (a {self.framework} tool) cannot be pickled: its adapter "
+                f"gave no way to rebuild it"
+            )
         runtime = {key: getattr(self.spec, key) for key in _RUNTIME_KEYS}
         return _rebuild_adapted, (self._rebuild, self.tool_name, runtime)
 
@@ -211,18 +245,29 @@ class ExportedCall:
     raise ``error`` (default :class:`WorkbenchToolError`) for an error result.
     """
 
-    def __init__(self, tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None,
-                 approver: Any = None, error: Callable[[ToolResult], BaseException] = WorkbenchToolError,
-                 target: str = "an exported tool") -> None:
+    def __init__(
+        self,
+        tool: Any,
+        *,
+        executor: Optional[ToolExecutor] = None,
+        log: Any = None,
+        approver: Any = None,
+        error: Callable[[ToolResult], BaseException] = WorkbenchToolError,
+        target: str = "an exported tool",
+    ) -> None:
         from workbench.adapters import as_workbench_tool
 
         item = as_workbench_tool(tool, target=target)
         if executor is not None and approver is not None:
-            raise TypeError(f"{target}: pass approver= to the executor you give ({type(executor).__name__}"
-                            "(approver=...)), or give approver= without executor=")
+            raise TypeError(
+                f"{target}: pass approver= to the executor you give ({type(executor).__name__}"
+                "(approver=...)), or give approver= without executor="
+            )
         if executor is not None and not isinstance(executor, ToolExecutor):
-            raise TypeError(f"{target}: executor must be a workbench ToolExecutor (SequentialExecutor(), "
-                            f"ConcurrentExecutor()…), got {type(executor).__name__}")
+            raise TypeError(
+                f"{target}: executor must be a workbench ToolExecutor (SequentialExecutor(), "
+                f"ConcurrentExecutor()…), got {type(executor).__name__}"
+            )
         self.tool = item
         self.name = item.tool_name
         self.spec = item.spec
@@ -259,7 +304,11 @@ def not_a_tool(obj: Any, adapter: str) -> TypeError:
 
     entry = ADAPTERS[adapter]
     if isinstance(obj, type):
-        return TypeError(f"{_what(obj)} is a {entry.label} class, not a tool: pass an instance of it. "
-                         f"Accepted from {entry.label}: {entry.accepts}")
-    return TypeError(f"{_what(obj)} comes from {entry.label} but is not a tool workbench.adapters converts. "
-                     f"Accepted from {entry.label}: {entry.accepts}")
+        return TypeError(
+            f"{_what(obj)} is a {entry.label} class, not a tool: pass an instance of it. "
+            f"Accepted from {entry.label}: {entry.accepts}"
+        )
+    return TypeError(
+        f"{_what(obj)} comes from {entry.label} but is not a tool workbench.adapters converts. "
+        f"Accepted from {entry.label}: {entry.accepts}"
+    )

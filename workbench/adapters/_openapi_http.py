@@ -47,7 +47,9 @@ class BaseUrl:
 
     def __init__(self, text: str) -> None:
         httpx = require("httpx", "openapi", "from_openapi")
-        expected = "base_url must be an http(s) URL with a host and no query or fragment (e.g. 'https://api.example/v1')"
+        expected = (
+            "base_url must be an http(s) URL with a host and no query or fragment (e.g. 'https://api.example/v1')"
+        )
         try:
             url = httpx.URL(str(text))
         except (httpx.InvalidURL, TypeError) as exc:
@@ -80,11 +82,15 @@ class BaseUrl:
         try:
             url = httpx.URL(self.join(filled))
         except httpx.InvalidURL as exc:
-            raise ValueError(f"The OpenAPI path {path!r} is not a valid URL path under base_url {self}: {exc}") from None
+            raise ValueError(
+                f"The OpenAPI path {path!r} is not a valid URL path under base_url {self}: {exc}"
+            ) from None
         if not self.contains(url):
-            raise ValueError(f"The OpenAPI path {path!r} resolves to {mask_url(str(url))}, outside base_url {self}: "
-                             "every request of an OpenAPI tool must stay under base_url (scheme, host, port and "
-                             "path), so this document is refused")
+            raise ValueError(
+                f"The OpenAPI path {path!r} resolves to {mask_url(str(url))}, outside base_url {self}: "
+                "every request of an OpenAPI tool must stay under base_url (scheme, host, port and "
+                "path), so this document is refused"
+            )
 
     def __str__(self) -> str:
         return mask_url(self.url)
@@ -95,8 +101,10 @@ def path_segment(tool: str, name: str, value: Any) -> str:
     path (a ``/``- or ``\\``-separated part that is ``.`` or ``..``)."""
     text = str(value)
     if any(part in _DOT_SEGMENTS for part in _SEGMENT_SPLIT.split(text)):
-        raise ValueError(f"{tool}: the path parameter {name!r} is {text!r}: a value that is (or has a part "
-                         "that is) '.' or '..' would walk up the URL path, so it is refused")
+        raise ValueError(
+            f"{tool}: the path parameter {name!r} is {text!r}: a value that is (or has a part "
+            "that is) '.' or '..' would walk up the URL path, so it is refused"
+        )
     return quote(text, safe="")
 
 
@@ -156,8 +164,10 @@ class _SharedLoop:
         loop = cls.get()
         if threading.current_thread() is cls._thread:
             coro.close()
-            raise RuntimeError("an OpenAPI tool was called from inside its own request (e.g. from an httpx.Auth "
-                               "flow): that would wait for itself")
+            raise RuntimeError(
+                "an OpenAPI tool was called from inside its own request (e.g. from an httpx.Auth "
+                "flow): that would wait for itself"
+            )
         return asyncio.run_coroutine_threadsafe(coro, loop)
 
 
@@ -170,8 +180,9 @@ class OpenApiSender:
     waiting, redirects and reading the body — not each read.
     """
 
-    def __init__(self, base: BaseUrl, headers: Optional[Mapping[str, str]], auth: Any, timeout: float,
-                 max_response_bytes: int) -> None:
+    def __init__(
+        self, base: BaseUrl, headers: Optional[Mapping[str, str]], auth: Any, timeout: float, max_response_bytes: int
+    ) -> None:
         if isinstance(auth, str):
             headers = {**(headers or {}), "Authorization": f"Bearer {auth}"}
             auth = None
@@ -184,8 +195,10 @@ class OpenApiSender:
         self._client_loop: Any = None
 
     def __reduce__(self) -> Any:
-        raise TypeError("OpenAPI tools do not pickle: they hold the credentials given to from_openapi(); "
-                        "call from_openapi() again where they are needed")
+        raise TypeError(
+            "OpenAPI tools do not pickle: they hold the credentials given to from_openapi(); "
+            "call from_openapi() again where they are needed"
+        )
 
     def __repr__(self) -> str:
         return f"<OpenApiSender {self.base} timeout={self.timeout:g}s>"
@@ -212,12 +225,19 @@ class OpenApiSender:
 
             async def confine(follow_up: Any) -> None:  # every request the client sends: redirects, auth flows
                 if not base.contains(follow_up.url):
-                    raise OpenApiUrlError(f"the server's redirect to {mask_url(str(follow_up.url))} is outside "
-                                          f"base_url {base}; not followed (the credentials would go with it)")
+                    raise OpenApiUrlError(
+                        f"the server's redirect to {mask_url(str(follow_up.url))} is outside "
+                        f"base_url {base}; not followed (the credentials would go with it)"
+                    )
 
-            self._client = httpx.AsyncClient(headers=self._headers, auth=self._auth, timeout=self.timeout,
-                                             follow_redirects=True, verify=_ssl_context(),
-                                             event_hooks={"request": [confine]})
+            self._client = httpx.AsyncClient(
+                headers=self._headers,
+                auth=self._auth,
+                timeout=self.timeout,
+                follow_redirects=True,
+                verify=_ssl_context(),
+                event_hooks={"request": [confine]},
+            )
             self._client_loop = loop
         return self._client
 
@@ -235,8 +255,9 @@ class OpenApiSender:
             with anyio.fail_after(self.timeout):
                 async with self._pooled_client().stream(method, url, **request) as response:
                     content = await self._read(label, response)
-                    return HttpAnswer(response.status_code, response.reason_phrase, response.headers, content,
-                                      response.encoding)
+                    return HttpAnswer(
+                        response.status_code, response.reason_phrase, response.headers, content, response.encoding
+                    )
         except OpenApiUrlError as exc:
             raise OpenApiUrlError(f"{label}: {exc}") from None
         except (TimeoutError, httpx.TimeoutException):
@@ -246,8 +267,10 @@ class OpenApiSender:
 
     async def _read(self, label: str, response: Any) -> bytes:
         cap = self.max_response_bytes
-        too_large = (f"{label}: the response is larger than max_response_bytes={cap} bytes; not read further "
-                     "(raise it with from_openapi(..., max_response_bytes=N))")
+        too_large = (
+            f"{label}: the response is larger than max_response_bytes={cap} bytes; not read further "
+            "(raise it with from_openapi(..., max_response_bytes=N))"
+        )
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > cap and not response.headers.get("content-encoding"):
             raise OpenApiResponseTooLarge(too_large)

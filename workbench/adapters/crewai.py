@@ -74,8 +74,11 @@ def _schema_model(name: str, parameters: dict[str, Any]) -> type:
     def model_json_schema(cls: type, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return copy.deepcopy(frozen)
 
-    return type(f"{name}_arguments", (BaseModel,), {"model_config": ConfigDict(extra="allow"),
-                                                    "model_json_schema": classmethod(model_json_schema)})
+    return type(
+        f"{name}_arguments",
+        (BaseModel,),
+        {"model_config": ConfigDict(extra="allow"), "model_json_schema": classmethod(model_json_schema)},
+    )
 
 
 def to_crewai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None, approver: Any = None) -> Any:
@@ -101,5 +104,8 @@ def to_crewai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = 
         async def _arun(self, **kwargs: Any) -> Any:
             return await exported.avalue(kwargs)
 
-    return WorkbenchCrewTool(name=exported.name, description=exported.spec.description or exported.name,
-                             args_schema=_schema_model(exported.name, exported.spec.parameters))
+    return WorkbenchCrewTool(
+        name=exported.name,
+        description=exported.spec.description or exported.name,
+        args_schema=_schema_model(exported.name, exported.spec.parameters),
+    )

@@ -70,13 +70,16 @@ def adapt_tool(lc_tool: Any) -> AdaptedTool:
     name = lc_tool.name
 
     if as_tool_call:
+
         def payload(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return {"type": "tool_call", "name": name, "args": arguments, "id": call_id or new_call_id()}
     else:
+
         def payload(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return arguments
 
     if is_async:
+
         async def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return _message_value(await lc_tool.ainvoke(payload(arguments, call_id)))
     elif as_tool_call:
@@ -89,10 +92,17 @@ def adapt_tool(lc_tool: Any) -> AdaptedTool:
         def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:  # type: ignore[misc]
             return invoke(arguments)
 
-    spec = spec_of(function["name"], function.get("description"),
-                   function.get("parameters") or {"type": "object", "properties": {}},
-                   supports_async=is_async, framework="LangChain", check=_input_check(lc_tool, as_tool_call))
-    return AdaptedTool(spec, lc_tool, "langchain", call, wants_call_id=as_tool_call, rebuild=(adapt_tool, (lc_tool,), {}))
+    spec = spec_of(
+        function["name"],
+        function.get("description"),
+        function.get("parameters") or {"type": "object", "properties": {}},
+        supports_async=is_async,
+        framework="LangChain",
+        check=_input_check(lc_tool, as_tool_call),
+    )
+    return AdaptedTool(
+        spec, lc_tool, "langchain", call, wants_call_id=as_tool_call, rebuild=(adapt_tool, (lc_tool,), {})
+    )
 
 
 def _input_check(lc_tool: Any, as_tool_call: bool) -> Any:
@@ -133,8 +143,7 @@ def to_langchain(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any
         exc.result = result
         return exc
 
-    exported = ExportedCall(tool, executor=executor, log=log, approver=approver, error=error,
-                            target="to_langchain")
+    exported = ExportedCall(tool, executor=executor, log=log, approver=approver, error=error, target="to_langchain")
 
     def run(**kwargs: Any) -> Any:
         return exported.value(kwargs)
@@ -142,5 +151,10 @@ def to_langchain(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any
     async def arun(**kwargs: Any) -> Any:
         return await exported.avalue(kwargs)
 
-    return lc.StructuredTool(name=exported.name, description=exported.spec.description,
-                             args_schema=copy.deepcopy(exported.spec.parameters), func=run, coroutine=arun)
+    return lc.StructuredTool(
+        name=exported.name,
+        description=exported.spec.description,
+        args_schema=copy.deepcopy(exported.spec.parameters),
+        func=run,
+        coroutine=arun,
+    )

@@ -50,6 +50,7 @@ def adapt_tool(li_tool: Any) -> AdaptedTool:
     rewritten = bool(getattr(li_tool, "_callback", None) or getattr(li_tool, "_async_callback", None))
 
     if is_async:
+
         async def call(arguments: dict[str, Any], call_id: Optional[str]) -> Any:
             return _value(await li_tool.acall(**arguments), rewritten)
     else:
@@ -58,8 +59,13 @@ def adapt_tool(li_tool: Any) -> AdaptedTool:
             return _value(li_tool.call(**arguments), rewritten)
 
     # no check: LlamaIndex calls the function with the model's arguments as they are
-    spec = spec_of(function["name"], function.get("description"), function["parameters"], supports_async=is_async,
-                   framework="LlamaIndex")
+    spec = spec_of(
+        function["name"],
+        function.get("description"),
+        function["parameters"],
+        supports_async=is_async,
+        framework="LlamaIndex",
+    )
     return AdaptedTool(spec, li_tool, "llamaindex", call, rebuild=(adapt_tool, (li_tool,), {}))
 
 
@@ -72,8 +78,11 @@ def _schema_model(name: str, parameters: dict[str, Any]) -> type:
     def model_json_schema(cls: type, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return copy.deepcopy(frozen)
 
-    return type(f"{name}_arguments", (BaseModel,), {"model_config": ConfigDict(extra="allow"),
-                                                    "model_json_schema": classmethod(model_json_schema)})
+    return type(
+        f"{name}_arguments",
+        (BaseModel,),
+        {"model_config": ConfigDict(extra="allow"), "model_json_schema": classmethod(model_json_schema)},
+    )
 
 
 def to_llamaindex(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None, approver: Any = None) -> Any:
@@ -98,6 +107,7 @@ def to_llamaindex(tool: Any, *, executor: Optional[ToolExecutor] = None, log: An
     async def arun(**kwargs: Any) -> Any:
         return await exported.avalue(kwargs)
 
-    metadata = tools.ToolMetadata(name=exported.name, description=spec.description,
-                                  fn_schema=_schema_model(exported.name, spec.parameters))
+    metadata = tools.ToolMetadata(
+        name=exported.name, description=spec.description, fn_schema=_schema_model(exported.name, spec.parameters)
+    )
     return tools.FunctionTool(fn=run, async_fn=arun, metadata=metadata)

@@ -30,9 +30,11 @@ def adapt(obj: Any) -> list[BaseTool]:
     from workbench.registry import ToolRegistry
 
     if not isinstance(obj, SERVER_CLASSES):
-        raise TypeError(f"{type(obj).__module__}.{type(obj).__qualname__} is an object of the MCP SDK but not a "
-                        "server: ToolRegistry takes an MCPServer (FastMCP), an mcp.server.Server or "
-                        "workbench.mcp.build_server(...)")
+        raise TypeError(
+            f"{type(obj).__module__}.{type(obj).__qualname__} is an object of the MCP SDK but not a "
+            "server: ToolRegistry takes an MCPServer (FastMCP), an mcp.server.Server or "
+            "workbench.mcp.build_server(...)"
+        )
     connection = from_mcp_server(obj, registry=ToolRegistry())
     listing, _skipped = connection.tool_listing()
     return list(listing.values())

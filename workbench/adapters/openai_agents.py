@@ -54,18 +54,35 @@ def adapt_tool(function_tool: Any, *, context: Any = None) -> AdaptedTool:
 
     # no check before the call: the SDK validates the arguments in it (its params model, in pydantic's lax
     # mode) and its failure function answers bad ones, as the model would read it
-    spec = spec_of(name, function_tool.description, function_tool.params_json_schema, supports_async=True,
-                   framework="OpenAI Agents SDK")
+    spec = spec_of(
+        name,
+        function_tool.description,
+        function_tool.params_json_schema,
+        supports_async=True,
+        framework="OpenAI Agents SDK",
+    )
     if function_tool.needs_approval is True:
         spec.permission = Permission.ASK_USER
     if function_tool.timeout_seconds:
         spec.timeout = float(function_tool.timeout_seconds)
-    return AdaptedTool(spec, function_tool, "openai-agents", call, wants_call_id=True,
-                       rebuild=(adapt_tool, (function_tool,), {"context": context}))
+    return AdaptedTool(
+        spec,
+        function_tool,
+        "openai-agents",
+        call,
+        wants_call_id=True,
+        rebuild=(adapt_tool, (function_tool,), {"context": context}),
+    )
 
 
-def to_openai_agents(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None, approver: Any = None,
-                     strict: Optional[bool] = None) -> Any:
+def to_openai_agents(
+    tool: Any,
+    *,
+    executor: Optional[ToolExecutor] = None,
+    log: Any = None,
+    approver: Any = None,
+    strict: Optional[bool] = None,
+) -> Any:
     """``tool`` as an Agents SDK ``FunctionTool`` whose calls run through a workbench executor.
 
     Args:
@@ -111,5 +128,10 @@ def to_openai_agents(tool: Any, *, executor: Optional[ToolExecutor] = None, log:
         # @function_tool): the model reads the error result's text, as a workbench provider export sends it
         return text_of(result) if result.status == "error" else result.value
 
-    return agents.FunctionTool(name=exported.name, description=spec.description, params_json_schema=schema,
-                               on_invoke_tool=on_invoke_tool, strict_json_schema=strict)
+    return agents.FunctionTool(
+        name=exported.name,
+        description=spec.description,
+        params_json_schema=schema,
+        on_invoke_tool=on_invoke_tool,
+        strict_json_schema=strict,
+    )

@@ -42,15 +42,28 @@ from urllib.parse import urljoin, urlsplit
 
 from workbench._refs import follow
 from workbench.adapters._common import require
-from workbench.adapters._openapi_http import (DEFAULT_MAX_RESPONSE_BYTES, BaseUrl, OpenApiResponseTooLarge,
-                                              OpenApiSender, OpenApiUrlError, path_segment)
+from workbench.adapters._openapi_http import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    BaseUrl,
+    OpenApiResponseTooLarge,
+    OpenApiSender,
+    OpenApiUrlError,
+    path_segment,
+)
 from workbench.formats._bfcl_schema import safe_tool_name
 from workbench.spec import ToolSpec
 from workbench.tools import BaseTool
 from workbench.types import ToolResult
 
-__all__ = ["LOCATIONS", "OpenApiHttpError", "OpenApiResponseTooLarge", "OpenApiTool", "OpenApiUrlError",
-           "from_openapi", "load_document"]
+__all__ = [
+    "LOCATIONS",
+    "OpenApiHttpError",
+    "OpenApiResponseTooLarge",
+    "OpenApiTool",
+    "OpenApiUrlError",
+    "from_openapi",
+    "load_document",
+]
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 #: where a parameter goes, in the order that decides name clashes
@@ -79,8 +92,10 @@ def _parse(text: str, label: str) -> Any:
     try:
         import yaml
     except ImportError:
-        raise ValueError(f"The OpenAPI document {label} is not JSON (and PyYAML, for YAML, is not installed: "
-                         "pip install 'tool-workbench[openapi]')") from None
+        raise ValueError(
+            f"The OpenAPI document {label} is not JSON (and PyYAML, for YAML, is not installed: "
+            "pip install 'tool-workbench[openapi]')"
+        ) from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -122,8 +137,11 @@ def _spec_validator(version: str) -> Any:
         return OpenAPIV30SpecValidator
     text = json.dumps(dict(schema_v31)).replace('"$dynamicRef": "#meta"', '"$ref": "#/$defs/schema"')
     meta = json.loads(text)
-    return type("OpenAPIV31FastSpecValidator", (OpenAPIV31SpecValidator,),
-                {"schema_validator": jsonschema.validators.validator_for(meta)(meta)})
+    return type(
+        "OpenAPIV31FastSpecValidator",
+        (OpenAPIV31SpecValidator,),
+        {"schema_validator": jsonschema.validators.validator_for(meta)(meta)},
+    )
 
 
 def validate_document(doc: Any, label: str, *, full: bool = True) -> None:
@@ -134,8 +152,10 @@ def validate_document(doc: Any, label: str, *, full: bool = True) -> None:
         raise ValueError(f"The OpenAPI document {label} is not an object (got {type(doc).__name__})")
     version = str(doc.get("openapi", doc.get("swagger", "")))
     if not version.startswith(("3.0", "3.1")):
-        raise ValueError(f"The OpenAPI document {label} has version {version or 'none'!r}: from_openapi reads "
-                         "OpenAPI 3.0 and 3.1 ('openapi': '3.0.x' / '3.1.x')")
+        raise ValueError(
+            f"The OpenAPI document {label} has version {version or 'none'!r}: from_openapi reads "
+            "OpenAPI 3.0 and 3.1 ('openapi': '3.0.x' / '3.1.x')"
+        )
     require("openapi_spec_validator", "openapi", "from_openapi")
     from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
     from referencing.exceptions import Unresolvable
@@ -149,11 +169,14 @@ def validate_document(doc: Any, label: str, *, full: bool = True) -> None:
                 raise OpenAPIValidationError.create_from(error)
     except OpenAPIValidationError as exc:
         where = "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in getattr(exc, "absolute_path", ()) or ())
-        raise ValueError(f"The OpenAPI document {label} is invalid: {exc.message}"
-                         + (f" (at #/{where})" if where else "")) from None
+        raise ValueError(
+            f"The OpenAPI document {label} is invalid: {exc.message}" + (f" (at #/{where})" if where else "")
+        ) from None
     except Unresolvable as exc:
-        raise ValueError(f"The OpenAPI document {label} is invalid: a $ref points nowhere: "
-                         f"{getattr(exc, 'ref', None) or str(exc)[:200]}") from None
+        raise ValueError(
+            f"The OpenAPI document {label} is invalid: a $ref points nowhere: "
+            f"{getattr(exc, 'ref', None) or str(exc)[:200]}"
+        ) from None
 
 
 # -- schemas --------------------------------------------------------------------------------------------
@@ -202,9 +225,17 @@ class OpenApiTool(BaseTool):
     An async tool: executors and ``acall`` await the request on their loop; ``tool(...)`` blocks.
     """
 
-    def __init__(self, spec: ToolSpec, *, method: str, path: str, operation_id: Optional[str],
-                 locations: dict[str, tuple[str, Optional[str]]], body_type: Optional[str],
-                 sender: OpenApiSender) -> None:
+    def __init__(
+        self,
+        spec: ToolSpec,
+        *,
+        method: str,
+        path: str,
+        operation_id: Optional[str],
+        locations: dict[str, tuple[str, Optional[str]]],
+        body_type: Optional[str],
+        sender: OpenApiSender,
+    ) -> None:
         self.__dict__["_wb_spec"] = spec
         self.__dict__["_wb_ctx"] = None
         self.method = method.upper()
@@ -234,16 +265,22 @@ class OpenApiTool(BaseTool):
 
     async def _send(self, arguments: dict[str, Any]) -> ToolResult:
         request = self._request(arguments)
-        return self._result(await self._sender.acall(f"{self.method} {self.path}", self.method, request.pop("url"),
-                                                     **request))
+        return self._result(
+            await self._sender.acall(f"{self.method} {self.path}", self.method, request.pop("url"), **request)
+        )
 
     def _result(self, answer: Any) -> ToolResult:
         body, is_json = answer.body()
         if not 200 <= answer.status < 300:
             raise OpenApiHttpError(self.tool_name, answer.status, answer.reason, body)
         content = [{"json": body}] if is_json else [{"text": body}]
-        return ToolResult(toolUseId="", status="success", content=content, value=body,
-                          metadata={"http_status": answer.status, "content_type": answer.content_type})
+        return ToolResult(
+            toolUseId="",
+            status="success",
+            content=content,
+            value=body,
+            metadata={"http_status": answer.status, "content_type": answer.content_type},
+        )
 
     def _request(self, arguments: dict[str, Any]) -> dict[str, Any]:
         path, query, headers, cookies, body = self.path, {}, {}, {}, {}
@@ -297,8 +334,15 @@ def _matches(patterns: Iterable[str], keys: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(key, pattern) for pattern in patterns for key in keys if key)
 
 
-def _operation_tool(schemas: _Schemas, path: str, method: str, path_item: Mapping[str, Any],
-                    operation: Mapping[str, Any], name: str, sender: OpenApiSender) -> OpenApiTool:
+def _operation_tool(
+    schemas: _Schemas,
+    path: str,
+    method: str,
+    path_item: Mapping[str, Any],
+    operation: Mapping[str, Any],
+    name: str,
+    sender: OpenApiSender,
+) -> OpenApiTool:
     defs: dict[str, Any] = {}
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -335,9 +379,12 @@ def _operation_tool(schemas: _Schemas, path: str, method: str, path_item: Mappin
         media = content.get(body_type) or {} if body_type else {}
         raw_schema = media.get("schema") or {}
         target = schemas.lookup(raw_schema)  # the body's own schema, its $ref followed
-        merge = (isinstance(target, Mapping) and target.get("type") == "object"
-                 and isinstance(target.get("properties"), Mapping)
-                 and body_type in ("application/json", "application/x-www-form-urlencoded"))
+        merge = (
+            isinstance(target, Mapping)
+            and target.get("type") == "object"
+            and isinstance(target.get("properties"), Mapping)
+            and body_type in ("application/json", "application/x-www-form-urlencoded")
+        )
         if merge:
             inner_required = set(target.get("required") or []) if body.get("required") else set()
             for prop, prop_schema in target["properties"].items():
@@ -351,8 +398,15 @@ def _operation_tool(schemas: _Schemas, path: str, method: str, path_item: Mappin
     if defs:
         parameters["$defs"] = defs
     spec = ToolSpec(name=name, description=_description(operation), parameters=parameters, supports_async=True)
-    return OpenApiTool(spec, method=method, path=path, operation_id=operation.get("operationId"),
-                       locations=locations, body_type=body_type, sender=sender)
+    return OpenApiTool(
+        spec,
+        method=method,
+        path=path,
+        operation_id=operation.get("operationId"),
+        locations=locations,
+        body_type=body_type,
+        sender=sender,
+    )
 
 
 def _base_url(doc: Mapping[str, Any], doc_url: Optional[str], base_url: Optional[str]) -> str:
@@ -365,8 +419,9 @@ def _base_url(doc: Mapping[str, Any], doc_url: Optional[str], base_url: Optional
     if doc_url:
         parts = urlsplit(doc_url)
         return f"{parts.scheme}://{parts.netloc}"
-    raise ValueError("from_openapi() needs base_url=: the document has no absolute server URL and was not "
-                     "fetched from a URL")
+    raise ValueError(
+        "from_openapi() needs base_url=: the document has no absolute server URL and was not fetched from a URL"
+    )
 
 
 def _positive(name: str, value: Any, what: str, whole: bool = False) -> None:
@@ -375,10 +430,19 @@ def _positive(name: str, value: Any, what: str, whole: bool = False) -> None:
         raise ValueError(f"from_openapi(): {name}= must be {what}, not {value!r}")
 
 
-def from_openapi(doc: Document, *, base_url: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
-                 auth: Any = None, include: Optional[Iterable[str]] = None, exclude: Optional[Iterable[str]] = None,
-                 timeout: float = 30.0, prefix: str = "", validate: Union[bool, str] = True,
-                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> list[OpenApiTool]:
+def from_openapi(
+    doc: Document,
+    *,
+    base_url: Optional[str] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    auth: Any = None,
+    include: Optional[Iterable[str]] = None,
+    exclude: Optional[Iterable[str]] = None,
+    timeout: float = 30.0,
+    prefix: str = "",
+    validate: Union[bool, str] = True,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+) -> list[OpenApiTool]:
     """One :class:`OpenApiTool` per operation of an OpenAPI 3.0/3.1 document.
 
     Args:

@@ -82,17 +82,30 @@ def _adapted(toolset: Any, toolset_tool: Any, deps: Any) -> AdaptedTool:
             raise ModelRetry(f"Tool '{name}' asked the model to retry: {exc.message}") from None
 
     # the toolset's own check of a call's arguments (a dict: validate_python, in pydantic's lax mode)
-    spec = spec_of(name, definition.description, definition.parameters_json_schema, supports_async=True,
-                   framework="pydantic-ai", check=validator.validate_python)
+    spec = spec_of(
+        name,
+        definition.description,
+        definition.parameters_json_schema,
+        supports_async=True,
+        framework="pydantic-ai",
+        check=validator.validate_python,
+    )
     if definition.kind == "unapproved":  # requires_approval=True
         spec.permission = Permission.ASK_USER
     original = toolset.tools.get(getattr(toolset_tool, "original_name", None) or name, toolset_tool)
-    return AdaptedTool(spec, original, "pydantic-ai", call, wants_call_id=True,
-                       rebuild=(adapt_toolset, (toolset,), {"deps": deps}))
+    return AdaptedTool(
+        spec, original, "pydantic-ai", call, wants_call_id=True, rebuild=(adapt_toolset, (toolset,), {"deps": deps})
+    )
 
 
-def to_pydantic_ai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: Any = None,
-                   approver: Any = None, max_retries: Optional[int] = None) -> Any:
+def to_pydantic_ai(
+    tool: Any,
+    *,
+    executor: Optional[ToolExecutor] = None,
+    log: Any = None,
+    approver: Any = None,
+    max_retries: Optional[int] = None,
+) -> Any:
     """``tool`` as a pydantic-ai ``Tool`` whose calls run through a workbench executor.
 
     Args:
@@ -118,14 +131,18 @@ def to_pydantic_ai(tool: Any, *, executor: Optional[ToolExecutor] = None, log: A
             return pai.ModelRetry(WorkbenchToolError(result).args[0])
         return WorkbenchToolError(result)
 
-    exported = ExportedCall(tool, executor=executor, log=log, approver=approver, error=error,
-                            target="to_pydantic_ai")
+    exported = ExportedCall(tool, executor=executor, log=log, approver=approver, error=error, target="to_pydantic_ai")
 
     async def function(**kwargs: Any) -> Any:
         return await exported.avalue(kwargs)
 
-    exported_tool = pai.Tool.from_schema(function, name=exported.name, description=exported.spec.description,
-                                         json_schema=copy.deepcopy(exported.spec.parameters), takes_ctx=False)
+    exported_tool = pai.Tool.from_schema(
+        function,
+        name=exported.name,
+        description=exported.spec.description,
+        json_schema=copy.deepcopy(exported.spec.parameters),
+        takes_ctx=False,
+    )
     if max_retries is not None:  # (from_schema takes no max_retries)
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"to_pydantic_ai: max_retries must be a non-negative integer, got {max_retries!r}")

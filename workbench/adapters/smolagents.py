@@ -23,8 +23,15 @@ __all__ = ["adapt", "to_smolagents"]
 _EXTRA = "smolagents"
 
 #: JSON Schema type → smolagents input type (anything else is "any")
-_TYPES = {"string": "string", "boolean": "boolean", "integer": "integer", "number": "number", "array": "array",
-          "object": "object", "null": "null"}
+_TYPES = {
+    "string": "string",
+    "boolean": "boolean",
+    "integer": "integer",
+    "number": "number",
+    "array": "array",
+    "object": "object",
+    "null": "null",
+}
 
 
 def _smolagents() -> Any:
@@ -51,8 +58,13 @@ def adapt_tool(sm_tool: Any) -> AdaptedTool:
         return sm_tool(**arguments, sanitize_inputs_outputs=True)
 
     # the agent's own check (its types, required inputs, ``nullable`` ones taking null), before the call
-    spec = spec_of(function["name"], function.get("description"), function["parameters"], framework="smolagents",
-                   check=lambda arguments: validate_tool_arguments(sm_tool, arguments))
+    spec = spec_of(
+        function["name"],
+        function.get("description"),
+        function["parameters"],
+        framework="smolagents",
+        check=lambda arguments: validate_tool_arguments(sm_tool, arguments),
+    )
     return AdaptedTool(spec, sm_tool, "smolagents", call, rebuild=(adapt_tool, (sm_tool,), {}))
 
 
@@ -112,8 +124,15 @@ def to_smolagents(tool: Any, *, executor: Optional[ToolExecutor] = None, log: An
 
     forward.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                             default=None if inputs[n].get("nullable") else inspect.Parameter.empty) for n in names])
+        + [
+            inspect.Parameter(
+                n,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=None if inputs[n].get("nullable") else inspect.Parameter.empty,
+            )
+            for n in names
+        ]
+    )
     attributes = {
         "name": exported.name.replace("-", "_"),
         "description": spec.description or exported.name,

@@ -24,8 +24,9 @@ def _one(d: Mapping[str, Any], provider: Optional[str]) -> SpecOnlyTool:
     try:
         return SpecOnlyTool(ToolSpec(**spec))
     except ValueError as exc:
-        raise ValueError(f"The {provider or 'provider'} tool dict '{spec['name']}' is not a valid tool: "
-                         f"{exc}") from None
+        raise ValueError(
+            f"The {provider or 'provider'} tool dict '{spec['name']}' is not a valid tool: {exc}"
+        ) from None
 
 
 @overload
@@ -34,8 +35,9 @@ def from_provider_format(d: Mapping[str, Any], provider: Optional[str] = None) -
 def from_provider_format(d: Sequence[Mapping[str, Any]], provider: Optional[str] = None) -> list[SpecOnlyTool]: ...
 
 
-def from_provider_format(d: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]],
-                         provider: Optional[str] = None) -> Union[SpecOnlyTool, list[SpecOnlyTool]]:
+def from_provider_format(
+    d: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]], provider: Optional[str] = None
+) -> Union[SpecOnlyTool, list[SpecOnlyTool]]:
     """A spec-only tool from one provider tool dict; a list of them from a list (or from a Gemini
     ``{"function_declarations": [...]}`` tool).
 

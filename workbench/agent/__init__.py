@@ -12,8 +12,20 @@ from typing import Any, Optional
 from workbench.agent._loop import arerun, arun_agent, default_executor, new_run_id, rerun, run_agent
 from workbench.agent._transcript import STOP_REASONS, ModelStep, Step, ToolStep, Transcript
 
-__all__ = ["ModelStep", "STOP_REASONS", "Step", "ToolStep", "Transcript", "arerun", "arun_agent", "default_executor",
-           "live_view", "new_run_id", "rerun", "run_agent"]
+__all__ = [
+    "ModelStep",
+    "STOP_REASONS",
+    "Step",
+    "ToolStep",
+    "Transcript",
+    "arerun",
+    "arun_agent",
+    "default_executor",
+    "live_view",
+    "new_run_id",
+    "rerun",
+    "run_agent",
+]
 
 
 def live_view(prompt: Optional[list[dict]] = None) -> Any:

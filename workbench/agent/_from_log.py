@@ -31,10 +31,19 @@ def transcript_fields(record: dict[str, Any]) -> dict[str, Any]:
         tool_steps = [_tool_step(row, turn, index) for row in _in_call_order(rows, turn)]
         steps.extend(tool_steps)
         messages.append({"role": "tool", "results": [s.result.to_dict() for s in tool_steps]})
-    return {"run_id": record["run_id"], "model": record.get("model") or "", "messages": messages, "steps": steps,
-            "stopped_because": record.get("stopped_because"), "error": record.get("error"),
-            "duration_ms": float(record.get("duration_ms") or 0.0), "started_at": record.get("started_at"),
-            "prompt": prompt, "tools": list(record.get("tools") or []), "settings": dict(record.get("settings") or {})}
+    return {
+        "run_id": record["run_id"],
+        "model": record.get("model") or "",
+        "messages": messages,
+        "steps": steps,
+        "stopped_because": record.get("stopped_because"),
+        "error": record.get("error"),
+        "duration_ms": float(record.get("duration_ms") or 0.0),
+        "started_at": record.get("started_at"),
+        "prompt": prompt,
+        "tools": list(record.get("tools") or []),
+        "settings": dict(record.get("settings") or {}),
+    }
 
 
 def _in_call_order(rows: list[dict], turn: ModelTurn) -> list[dict]:
@@ -44,13 +53,22 @@ def _in_call_order(rows: list[dict], turn: ModelTurn) -> list[dict]:
 
 
 def _tool_step(row: dict, turn: ModelTurn, index: int) -> ToolStep:
-    tool_use: ToolUse = {"toolUseId": row.get("tool_use_id") or "", "name": row.get("tool_name") or "",
-                "input": {} if row.get("input") is None else row["input"]}
-    result = ToolResult(toolUseId=tool_use["toolUseId"], status=row.get("status") or "error",
-                        content=found if isinstance(found := row.get("output"), list) else [],
-                        metadata=found if isinstance(found := row.get("metadata"), dict) else {},
-                        started_at=row.get("started_at"), completed_at=row.get("completed_at"))
-    original: Optional[ToolUse] = next((cast(ToolUse, dict(c)) for c in turn.tool_calls if c.get("toolUseId") == tool_use["toolUseId"]), None)
+    tool_use: ToolUse = {
+        "toolUseId": row.get("tool_use_id") or "",
+        "name": row.get("tool_name") or "",
+        "input": {} if row.get("input") is None else row["input"],
+    }
+    result = ToolResult(
+        toolUseId=tool_use["toolUseId"],
+        status=row.get("status") or "error",
+        content=found if isinstance(found := row.get("output"), list) else [],
+        metadata=found if isinstance(found := row.get("metadata"), dict) else {},
+        started_at=row.get("started_at"),
+        completed_at=row.get("completed_at"),
+    )
+    original: Optional[ToolUse] = next(
+        (cast(ToolUse, dict(c)) for c in turn.tool_calls if c.get("toolUseId") == tool_use["toolUseId"]), None
+    )
     if original is not None and original.get("name") == tool_use["name"] and original.get("input") == tool_use["input"]:
         original = None
     return ToolStep(tool_use, result, index, original)

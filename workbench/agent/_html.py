@@ -27,8 +27,10 @@ _CELL = "padding:3px 8px;text-align:left;vertical-align:top;border-bottom:1px so
 _HEAD = _CELL + ";white-space:nowrap"
 # the trace's cells by column: short values on one line; the summary wide enough not to stack word by word
 _CELL_EXTRA = {**{i: ";white-space:nowrap" for i in range(8)}, 8: ";min-width:16em"}
-_BUBBLE = (f"margin:4px 0;padding:6px 10px;border-radius:6px;{_BORDER};max-width:100%;overflow-x:auto;"
-           "color:var(--jp-content-font-color1, #1f2328)")
+_BUBBLE = (
+    f"margin:4px 0;padding:6px 10px;border-radius:6px;{_BORDER};max-width:100%;overflow-x:auto;"
+    "color:var(--jp-content-font-color1, #1f2328)"
+)
 # backgrounds made of the theme's own layout colours (a brand tint mixed into the page colour for the
 # user), so the theme's text colour reads on each in light and dark; --jp-brand-color3 stays light
 # in the dark theme (white text on it measured 1.4:1)
@@ -78,18 +80,24 @@ def _result_text(result: Any) -> str:
 
 def _bubble(role: str, body: str, label: Optional[str] = None) -> str:
     head = f"<div style='font-size:0.8em;{_MUTED}'>{_e(label or role)}</div>"
-    return (f"<div class='workbench-chat-{_e(role)}' style='{_BUBBLE};background:{_ROLE_BACKGROUND.get(role, 'none')}'>"
-            f"{head}{body}</div>")
+    return (
+        f"<div class='workbench-chat-{_e(role)}' style='{_BUBBLE};background:{_ROLE_BACKGROUND.get(role, 'none')}'>"
+        f"{head}{body}</div>"
+    )
 
 
 def _call_html(step_call: Mapping[str, Any], original: Optional[Mapping[str, Any]] = None) -> str:
     name = step_call.get("name") or "?"
     edited = ""
     if original is not None:
-        edited = (f"<div style='{_MUTED}'>edited by the user; the model asked for "
-                  f"<code>{_e(original.get('name'))}</code></div>{_pre(original.get('input'))}")
-    return (f"<div>→ <code>{_e(name)}</code> <span style='{_MUTED}'>{_e(step_call.get('toolUseId') or '')}</span>"
-            f"{_pre(step_call.get('input'))}{edited}</div>")
+        edited = (
+            f"<div style='{_MUTED}'>edited by the user; the model asked for "
+            f"<code>{_e(original.get('name'))}</code></div>{_pre(original.get('input'))}"
+        )
+    return (
+        f"<div>→ <code>{_e(name)}</code> <span style='{_MUTED}'>{_e(step_call.get('toolUseId') or '')}</span>"
+        f"{_pre(step_call.get('input'))}{edited}</div>"
+    )
 
 
 def chat_html(prompt: Iterable[dict], steps: Iterable[Step]) -> str:
@@ -100,53 +108,89 @@ def chat_html(prompt: Iterable[dict], steps: Iterable[Step]) -> str:
         if isinstance(step, ModelStep):
             turn = step.turn
             if step.error is not None:
-                parts.append(_bubble("assistant", f"<b style='color:{status_colour('error')}'>model error"
-                                     f" ({_e(step.error_kind or 'unknown')})</b>{_pre(step.error)}",
-                                     f"turn {step.index} · {turn.model or ''}"))
+                parts.append(
+                    _bubble(
+                        "assistant",
+                        f"<b style='color:{status_colour('error')}'>model error"
+                        f" ({_e(step.error_kind or 'unknown')})</b>{_pre(step.error)}",
+                        f"turn {step.index} · {turn.model or ''}",
+                    )
+                )
                 continue
             body = _pre(turn.text) if turn.text else ""
             body += "".join(_call_html(call) for call in turn.tool_calls)
-            parts.append(_bubble("assistant", body or f"<i style='{_MUTED}'>(empty answer)</i>",
-                                 f"turn {step.index} · {turn.model or ''}"))
+            parts.append(
+                _bubble(
+                    "assistant",
+                    body or f"<i style='{_MUTED}'>(empty answer)</i>",
+                    f"turn {step.index} · {turn.model or ''}",
+                )
+            )
         else:
             result = step.result
             colour = status_colour("success" if result.status == "success" else "error")
-            head = (f"<code>{_e(step.name)}</code> <span style='color:{colour};font-weight:bold'>"
-                    f"{_e(result.status)}</span>")
+            head = (
+                f"<code>{_e(step.name)}</code> <span style='color:{colour};font-weight:bold'>{_e(result.status)}</span>"
+            )
             edited = _call_html(step.tool_use, step.original) if step.original is not None else ""
-            parts.append(_bubble("tool", f"{head}{edited}{_pre(_result_text(result))}",
-                                 f"tool result · {result.tool_use_id}"))
+            parts.append(
+                _bubble("tool", f"{head}{edited}{_pre(_result_text(result))}", f"tool result · {result.tool_use_id}")
+            )
     return f"<div class='workbench-chat'>{''.join(parts)}</div>"
 
 
 def trace_html(steps: Iterable[Step]) -> str:
     """A table with a row per step: kind, turn, name, status, latency and tokens."""
-    head = "".join(f"<th style='{_HEAD}'>{_e(h)}</th>" for h in
-                   ("#", "step", "turn", "name", "status", "ms", "tokens in", "tokens out", "summary"))
+    head = "".join(
+        f"<th style='{_HEAD}'>{_e(h)}</th>"
+        for h in ("#", "step", "turn", "name", "status", "ms", "tokens in", "tokens out", "summary")
+    )
     rows = []
     for number, step in enumerate(steps):
         if isinstance(step, ModelStep):
             turn = step.turn
             status = "error" if step.error else (turn.stop_reason or "")
             summary = step.error or turn.text or ", ".join(c.get("name", "?") for c in turn.tool_calls)
-            cells: tuple[Any, ...] = (number, "model", step.index, turn.model or "", status, _ms(turn.latency_ms),
-                     turn.usage.input_tokens, turn.usage.output_tokens, _short(summary))
+            cells: tuple[Any, ...] = (
+                number,
+                "model",
+                step.index,
+                turn.model or "",
+                status,
+                _ms(turn.latency_ms),
+                turn.usage.input_tokens,
+                turn.usage.output_tokens,
+                _short(summary),
+            )
             colour = status_colour("error") if step.error else "inherit"
         else:
             status = step.result.status + (" (edited)" if step.edited else "")
-            cells = (number, "tool", step.turn_index, step.name, status, _ms(step.latency_ms), "", "",
-                     _short(_result_text(step.result)))
+            cells = (
+                number,
+                "tool",
+                step.turn_index,
+                step.name,
+                status,
+                _ms(step.latency_ms),
+                "",
+                "",
+                _short(_result_text(step.result)),
+            )
             colour = status_colour("success" if step.ok else "error")
-        tds = "".join(f"<td style='{_CELL}{_CELL_EXTRA.get(i, '')}{';color:' + colour if i == 4 else ''}'>{_e(value)}</td>"
-                      for i, value in enumerate(cells))
+        tds = "".join(
+            f"<td style='{_CELL}{_CELL_EXTRA.get(i, '')}{';color:' + colour if i == 4 else ''}'>{_e(value)}</td>"
+            for i, value in enumerate(cells)
+        )
         rows.append(f"<tr class='workbench-trace-{_e(step.kind)}'>{tds}</tr>")
     body = "".join(rows) or f"<tr><td colspan='9' style='{_CELL}'><i>no steps yet</i></td></tr>"
     # the table scrolls sideways in its own box (the tab would cut it); the box takes the focus, so the
     # keyboard scrolls it too, and keeps its keys from the notebook's command-mode shortcuts
-    return (f"<div class='workbench-trace-box' style='overflow-x:auto;max-width:100%' tabindex='0' role='region' "
-            f"aria-label='trace' data-lm-suppress-shortcuts='true'>"
-            f"<table class='workbench-trace' style='border-collapse:collapse'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table></div>")
+    return (
+        f"<div class='workbench-trace-box' style='overflow-x:auto;max-width:100%' tabindex='0' role='region' "
+        f"aria-label='trace' data-lm-suppress-shortcuts='true'>"
+        f"<table class='workbench-trace' style='border-collapse:collapse'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table></div>"
+    )
 
 
 def raw_html(steps: Iterable[Step]) -> str:
@@ -159,8 +203,10 @@ def raw_html(steps: Iterable[Step]) -> str:
         turn = step.turn
         request = turn.request if turn.request is not None else "(no request: an offline model)"
         response = turn.response if turn.response is not None else turn.to_dict() | {"request": None}
-        parts.append(f"<details><summary>turn {step.index} · {_e(turn.model or '')} · {_ms(turn.latency_ms)} ms</summary>"
-                     f"<div><b>request</b>{_pre(request)}</div><div><b>response</b>{_pre(response)}</div></details>")
+        parts.append(
+            f"<details><summary>turn {step.index} · {_e(turn.model or '')} · {_ms(turn.latency_ms)} ms</summary>"
+            f"<div><b>request</b>{_pre(request)}</div><div><b>response</b>{_pre(response)}</div></details>"
+        )
     return f"<div class='workbench-raw'>{''.join(parts) or '<i>no model turns</i>'}</div>"
 
 
@@ -170,19 +216,23 @@ def summary_html(transcript: Any) -> str:
     stopped = transcript.stopped_because or "running"
     colour = status_colour("success" if stopped == "end_turn" else "error")
     error = f" — {_e(transcript.error)}" if transcript.error else ""
-    return (f"<div class='workbench-transcript-summary'><b>{_e(transcript.model)}</b> "
-            f"<span style='{_MUTED}'>{_e(transcript.run_id)}</span> · "
-            f"<span style='color:{colour};font-weight:bold'>{_e(stopped)}</span>{error} · "
-            f"{len(transcript.model_steps)} turns · {len(transcript.tool_steps)} tool calls · "
-            f"{usage.input_tokens}+{usage.output_tokens} tokens · {transcript.duration_ms:.0f} ms</div>")
+    return (
+        f"<div class='workbench-transcript-summary'><b>{_e(transcript.model)}</b> "
+        f"<span style='{_MUTED}'>{_e(transcript.run_id)}</span> · "
+        f"<span style='color:{colour};font-weight:bold'>{_e(stopped)}</span>{error} · "
+        f"{len(transcript.model_steps)} turns · {len(transcript.tool_steps)} tool calls · "
+        f"{usage.input_tokens}+{usage.output_tokens} tokens · {transcript.duration_ms:.0f} ms</div>"
+    )
 
 
 def transcript_html(transcript: Any) -> str:
     """The static view: summary, chat, trace and (folded) raw requests — what a saved notebook keeps."""
-    return (f"<div class='workbench-transcript'>{summary_html(transcript)}"
-            f"{chat_html(transcript.prompt, transcript.steps)}"
-            f"<details><summary>trace</summary>{trace_html(transcript.steps)}</details>"
-            f"<details><summary>raw requests and responses</summary>{raw_html(transcript.steps)}</details></div>")
+    return (
+        f"<div class='workbench-transcript'>{summary_html(transcript)}"
+        f"{chat_html(transcript.prompt, transcript.steps)}"
+        f"<details><summary>trace</summary>{trace_html(transcript.steps)}</details>"
+        f"<details><summary>raw requests and responses</summary>{raw_html(transcript.steps)}</details></div>"
+    )
 
 
 def transcript_text(transcript: Any) -> str:
@@ -195,8 +245,9 @@ def transcript_text(transcript: Any) -> str:
             if step.error is not None:
                 lines.append(f"  model error ({step.error_kind}): {_short(step.error, 100)}")
                 continue
-            calls = ", ".join(f"{c.get('name')}({_short(json.dumps(c.get('input'), default=repr), 40)})"
-                              for c in step.turn.tool_calls)
+            calls = ", ".join(
+                f"{c.get('name')}({_short(json.dumps(c.get('input'), default=repr), 40)})" for c in step.turn.tool_calls
+            )
             lines.append(f"  assistant[{step.index}]: {_short(step.turn.text, 100)}" + (f" → {calls}" if calls else ""))
         elif isinstance(step, ToolStep):
             lines.append(f"  tool {step.name} {step.result.status}: {_short(_result_text(step.result), 100)}")

@@ -18,17 +18,17 @@ import uuid
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
+from workbench._async import run_sync
 from workbench._peer import PEER_KEY
 from workbench._unicode import replace_surrogates
 from workbench._validation_mode import check_mode, validating
-from workbench._async import run_sync
+from workbench.agent._masking import masked_step
+from workbench.agent._steps import ModelStep, Step, ToolStep
+from workbench.agent._transcript import Transcript
 from workbench.executor import ConcurrentExecutor, append_masked, approving
 from workbench.models import Model, ModelError, ModelTurn, as_messages, get, tool_specs
 from workbench.models._sampling import ModelPeer
 from workbench.models._turn import without_surrogates
-from workbench.agent._masking import masked_step
-from workbench.agent._steps import ModelStep, Step, ToolStep
-from workbench.agent._transcript import Transcript
 from workbench.protocols import LogSink, RunLog, ToolLookup
 from workbench.registry import ToolRegistry, as_tool_registry, tool_list
 from workbench.secrets import SecretCalls, mask_params, scrub_text
@@ -63,11 +63,25 @@ def default_executor() -> ConcurrentExecutor:
         return _default_executor
 
 
-def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any, system: Optional[str] = None,
-              executor: Any = None, log: Optional[LogSink] = None, max_turns: int = 10, tool_choice: Any = None,
-              approver: Any = None, review: Optional[Review] = None, on_step: Optional[StepListener] = None,
-              run_id: Optional[str] = None, new_conversation: bool = True, validation: Optional[str] = None,
-              sampling_model: "Model | str | None" = None, **params: Any) -> Transcript:
+def run_agent(
+    model: "Model | str",
+    prompt_or_messages: "str | Sequence[dict]",
+    *,
+    tools: Any,
+    system: Optional[str] = None,
+    executor: Any = None,
+    log: Optional[LogSink] = None,
+    max_turns: int = 10,
+    tool_choice: Any = None,
+    approver: Any = None,
+    review: Optional[Review] = None,
+    on_step: Optional[StepListener] = None,
+    run_id: Optional[str] = None,
+    new_conversation: bool = True,
+    validation: Optional[str] = None,
+    sampling_model: "Model | str | None" = None,
+    **params: Any,
+) -> Transcript:
     """Run ``model`` on ``prompt_or_messages`` with ``tools`` until it answers without a tool call.
 
     Args:
@@ -108,18 +122,47 @@ def run_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", 
         the run's :class:`Transcript`; ``stopped_because`` says why it ended (``end_turn``,
         ``max_turns``, ``model_error``, ``cancelled``).
     """
-    return run_sync(arun_agent(model, prompt_or_messages, tools=tools, system=system, executor=executor, log=log,
-                               max_turns=max_turns, tool_choice=tool_choice, approver=approver, review=review,
-                               on_step=on_step, run_id=run_id, new_conversation=new_conversation,
-                               validation=validation, sampling_model=sampling_model, **params))
+    return run_sync(
+        arun_agent(
+            model,
+            prompt_or_messages,
+            tools=tools,
+            system=system,
+            executor=executor,
+            log=log,
+            max_turns=max_turns,
+            tool_choice=tool_choice,
+            approver=approver,
+            review=review,
+            on_step=on_step,
+            run_id=run_id,
+            new_conversation=new_conversation,
+            validation=validation,
+            sampling_model=sampling_model,
+            **params,
+        )
+    )
 
 
-async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[dict]", *, tools: Any,
-                     system: Optional[str] = None, executor: Any = None, log: Optional[LogSink] = None, max_turns: int = 10,
-                     tool_choice: Any = None, approver: Any = None, review: Optional[Review] = None,
-                     on_step: Optional[StepListener] = None, run_id: Optional[str] = None,
-                     new_conversation: bool = True, validation: Optional[str] = None,
-                     sampling_model: "Model | str | None" = None, **params: Any) -> Transcript:
+async def arun_agent(
+    model: "Model | str",
+    prompt_or_messages: "str | Sequence[dict]",
+    *,
+    tools: Any,
+    system: Optional[str] = None,
+    executor: Any = None,
+    log: Optional[LogSink] = None,
+    max_turns: int = 10,
+    tool_choice: Any = None,
+    approver: Any = None,
+    review: Optional[Review] = None,
+    on_step: Optional[StepListener] = None,
+    run_id: Optional[str] = None,
+    new_conversation: bool = True,
+    validation: Optional[str] = None,
+    sampling_model: "Model | str | None" = None,
+    **params: Any,
+) -> Transcript:
     """The async form of :func:`run_agent` (same arguments). Cancelling the task ends the run with
     ``stopped_because="cancelled"`` and returns the transcript so far."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
@@ -135,18 +178,31 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
     log = getattr(executor, "log", None) if log is None else log
     peer = ModelPeer(model if sampling_model is None else get(sampling_model), where="an agent run")
     state = {**(getattr(executor, "invocation_state", None) or {}), PEER_KEY: peer}
-    run = _Run(Transcript(run_id=run_id or new_run_id(), model=model.id, messages=messages,
-                          started_at=utc_now_iso(), prompt=[dict(m) for m in messages],
-                          tools=[spec.to_schema() for spec in specs],
-                          settings={"params": mask_params(params), "tool_choice": tool_choice, "max_turns": max_turns,
-                                    **({"validation": validation} if validation is not None else {})}),
-               log, on_step, SecretCalls.of(specs))
+    run = _Run(
+        Transcript(
+            run_id=run_id or new_run_id(),
+            model=model.id,
+            messages=messages,
+            started_at=utc_now_iso(),
+            prompt=[dict(m) for m in messages],
+            tools=[spec.to_schema() for spec in specs],
+            settings={
+                "params": mask_params(params),
+                "tool_choice": tool_choice,
+                "max_turns": max_turns,
+                **({"validation": validation} if validation is not None else {}),
+            },
+        ),
+        log,
+        on_step,
+        SecretCalls.of(specs),
+    )
     run.start()
     t0 = time.perf_counter()
     stopped, error = "max_turns", None
     try:
         # a run's mode, if it sets one, travels with it (as its approver does), not with a shared executor
-        with approving(approver), (validating(validation) if validation is not None else contextlib.nullcontext()):
+        with approving(approver), validating(validation) if validation is not None else contextlib.nullcontext():
             for index in range(max_turns):
                 step = await _model_turn(model, messages, specs, tool_choice, params, index)
                 await run.add(step)
@@ -154,8 +210,9 @@ async def arun_agent(model: "Model | str", prompt_or_messages: "str | Sequence[d
                     stopped, error = "model_error", step.error
                     break
                 turn = step.turn
-                messages.append({"role": "assistant", "content": turn.text,
-                                 "tool_calls": [dict(call) for call in turn.tool_calls]})
+                messages.append(
+                    {"role": "assistant", "content": turn.text, "tool_calls": [dict(call) for call in turn.tool_calls]}
+                )
                 if not turn.tool_calls:
                     stopped = "end_turn"
                     break
@@ -176,8 +233,13 @@ class _Run:
     """One run's bookkeeping: the transcript, the listener and the log (the last two get each step with
     the offered tools' secret parameters masked; the transcript keeps what happened)."""
 
-    def __init__(self, transcript: Transcript, log: Optional[LogSink], on_step: Optional[StepListener],
-                 secrets: Optional[SecretCalls] = None) -> None:
+    def __init__(
+        self,
+        transcript: Transcript,
+        log: Optional[LogSink],
+        on_step: Optional[StepListener],
+        secrets: Optional[SecretCalls] = None,
+    ) -> None:
         self.transcript = transcript
         self.on_step = on_step
         self.secrets = secrets or SecretCalls({})
@@ -187,8 +249,9 @@ class _Run:
     def start(self) -> None:
         t = self.transcript
         if self.log is not None:
-            self.log.start_run(t.run_id, model=t.model, prompt=t.prompt, tools=t.tools, settings=t.settings,
-                               started_at=t.started_at)
+            self.log.start_run(
+                t.run_id, model=t.model, prompt=t.prompt, tools=t.tools, settings=t.settings, started_at=t.started_at
+            )
 
     def calls_log(self, turn: int) -> Any:
         """What the executor logs the calls of model turn ``turn`` to."""
@@ -202,17 +265,27 @@ class _Run:
         self.transcript.steps.append(step)
         step = masked_step(step, self.secrets)
         if self.log is not None and isinstance(step, ModelStep):
-            self.log.append_turn(self.transcript.run_id, step.index,
-                                 {**step.turn.to_dict(), "error": step.error, "error_kind": step.error_kind,
-                                  "started_at": step.started_at})
+            self.log.append_turn(
+                self.transcript.run_id,
+                step.index,
+                {
+                    **step.turn.to_dict(),
+                    "error": step.error,
+                    "error_kind": step.error_kind,
+                    "started_at": step.started_at,
+                },
+            )
         if self.on_step is not None:
             try:
                 outcome = self.on_step(step)
                 if inspect.isawaitable(outcome):
                     await outcome
             except Exception as exc:  # noqa: BLE001 - a broken live view must not end the run
-                warnings.warn(f"workbench: on_step listener {self.on_step!r} failed: {type(exc).__name__}: {exc}",
-                              RuntimeWarning, stacklevel=2)
+                warnings.warn(
+                    f"workbench: on_step listener {self.on_step!r} failed: {type(exc).__name__}: {exc}",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
 
     def answer_unanswered(self, messages: list[dict]) -> None:
         """After a cancel: answer the last turn's calls that got no result, so the messages stay a
@@ -220,14 +293,20 @@ class _Run:
         if not messages or messages[-1].get("role") != "assistant" or not messages[-1].get("tool_calls"):
             return
         turn_index = self.transcript.model_steps[-1].index if self.transcript.model_steps else 0
-        done = {s.result.tool_use_id: s for s in self.transcript.steps
-                if isinstance(s, ToolStep) and s.turn_index == turn_index}
+        done = {
+            s.result.tool_use_id: s
+            for s in self.transcript.steps
+            if isinstance(s, ToolStep) and s.turn_index == turn_index
+        }
         steps = []
         for call in messages[-1]["tool_calls"]:
             step = done.get(call.get("toolUseId"))
             if step is None:
-                step = ToolStep(call, _error_result(call, "the run was cancelled before this call finished",
-                                                    "CancelledError"), turn_index)
+                step = ToolStep(
+                    call,
+                    _error_result(call, "the run was cancelled before this call finished", "CancelledError"),
+                    turn_index,
+                )
                 self.transcript.steps.append(step)
             steps.append(step)
         self.order_turn(steps)
@@ -245,9 +324,17 @@ class _Run:
         t.stopped_because, t.error, t.duration_ms = stopped, error, duration_ms
         if self.log is not None:
             usage = t.usage
-            self.log.end_run(t.run_id, stopped_because=stopped, error=error, final_text=t.final_text,
-                             turns=len(t.model_steps), tool_calls=len(t.tool_steps), input_tokens=usage.input_tokens,
-                             output_tokens=usage.output_tokens, duration_ms=duration_ms)
+            self.log.end_run(
+                t.run_id,
+                stopped_because=stopped,
+                error=error,
+                final_text=t.final_text,
+                turns=len(t.model_steps),
+                tool_calls=len(t.tool_steps),
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                duration_ms=duration_ms,
+            )
 
 
 class _RunLog:
@@ -269,8 +356,9 @@ class _RunLog:
         return getattr(self.log, name)
 
 
-async def _model_turn(model: Model, messages: list[dict], specs: list, tool_choice: Any, params: dict,
-                      index: int) -> ModelStep:
+async def _model_turn(
+    model: Model, messages: list[dict], specs: list, tool_choice: Any, params: dict, index: int
+) -> ModelStep:
     """The model's ``index``-th turn as a step; a failure becomes a step with ``error`` (never raised)."""
     started_at = utc_now_iso()
     t0 = time.perf_counter()
@@ -282,8 +370,13 @@ async def _model_turn(model: Model, messages: list[dict], specs: list, tool_choi
         turn = exc.turn if isinstance(exc.turn, ModelTurn) else ModelTurn()
         return ModelStep(_stamped(turn, model, t0), index, _error_text(str(exc), model), exc.kind, started_at)
     except Exception as exc:  # noqa: BLE001 - a model that fails in its own way still ends the run as a model error
-        return ModelStep(_stamped(ModelTurn(), model, t0), index, _error_text(f"{type(exc).__name__}: {exc}", model),
-                         "unknown", started_at)
+        return ModelStep(
+            _stamped(ModelTurn(), model, t0),
+            index,
+            _error_text(f"{type(exc).__name__}: {exc}", model),
+            "unknown",
+            started_at,
+        )
     return ModelStep(_stamped(turn, model, t0), index, started_at=started_at)
 
 
@@ -306,8 +399,15 @@ def _stamped(turn: ModelTurn, model: Model, t0: float) -> ModelTurn:
     return turn
 
 
-async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: Any, review: Optional[Review],
-                     run: _Run, state: Optional[dict] = None) -> list[ToolStep]:
+async def _run_calls(
+    calls: list,
+    index: int,
+    registry: ToolRegistry,
+    executor: Any,
+    review: Optional[Review],
+    run: _Run,
+    state: Optional[dict] = None,
+) -> list[ToolStep]:
     """Run one turn's calls (reviewed first, when there is a review). Each step is added as its call
     finishes (``on_step`` follows the calls live); the steps are returned, and left in the
     transcript, in the order of the model's calls."""
@@ -333,8 +433,9 @@ async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: 
         step = steps[position] = ToolStep(planned[position][0], result, index, planned[position][1])
         await run.add(step)
     elif positions:
-        stream = executor.execute_streaming([planned[p][0] for p in positions], registry, log=log,
-                                            invocation_state=state)
+        stream = executor.execute_streaming(
+            [planned[p][0] for p in positions], registry, log=log, invocation_state=state
+        )
         try:
             async for j, result in stream:
                 position = positions[j]
@@ -347,8 +448,9 @@ async def _run_calls(calls: list, index: int, registry: ToolRegistry, executor: 
     return ordered
 
 
-async def _reviewed(call: ToolUse, registry: ToolRegistry, review: Review
-                    ) -> tuple[ToolUse, Optional[ToolUse], Optional[ToolResult]]:
+async def _reviewed(
+    call: ToolUse, registry: ToolRegistry, review: Review
+) -> tuple[ToolUse, Optional[ToolUse], Optional[ToolResult]]:
     """What the review makes of ``call``: ``(call to run, original if edited, None)`` or ``(call, None, answer)``."""
     name = call.get("name") if isinstance(call, dict) else None
     tool = registry.get(name) if isinstance(name, str) else None
@@ -357,8 +459,11 @@ async def _reviewed(call: ToolUse, registry: ToolRegistry, review: Review
         if inspect.isawaitable(decision):
             decision = await decision
     except Exception as exc:  # noqa: BLE001 - as for an approver: the call is not run, the model is told
-        return call, None, _error_result(call, f"the review of this call failed: {type(exc).__name__}: {exc}",
-                                         _REVIEW_FAILED_TYPE)
+        return (
+            call,
+            None,
+            _error_result(call, f"the review of this call failed: {type(exc).__name__}: {exc}", _REVIEW_FAILED_TYPE),
+        )
     if decision is True:
         return call, None, None
     if decision is False:
@@ -366,8 +471,10 @@ async def _reviewed(call: ToolUse, registry: ToolRegistry, review: Review
     if isinstance(decision, dict):
         edited = _edited_call(call, decision, tool)
         return edited, (None if edited == call else call), None
-    raise TypeError(f"review must return True (run the call), False (deny it) or a dict (an edited input or "
-                    f"ToolUse); it returned {decision!r:.80} for the call of tool '{name}'")
+    raise TypeError(
+        f"review must return True (run the call), False (deny it) or a dict (an edited input or "
+        f"ToolUse); it returned {decision!r:.80} for the call of tool '{name}'"
+    )
 
 
 def _edited_call(call: ToolUse, edit: dict, tool: Any) -> ToolUse:
@@ -380,7 +487,11 @@ def _edited_call(call: ToolUse, edit: dict, tool: Any) -> ToolUse:
     is_use = "toolUseId" in keys or ("input" in keys and keys <= {"name", "input"} and not keys <= params)
     if is_use:
         # (an edit may give any value: the executor refuses a call that names no tool)
-        return {"toolUseId": call["toolUseId"], "name": edit.get("name", call.get("name")), "input": edit.get("input", {})}  # type: ignore[typeddict-item]
+        return {
+            "toolUseId": call["toolUseId"],
+            "name": edit.get("name", call.get("name")),
+            "input": edit.get("input", {}),
+        }  # type: ignore[typeddict-item]
     return {"toolUseId": call["toolUseId"], "name": call.get("name"), "input": dict(edit)}  # type: ignore[typeddict-item]
 
 
@@ -395,8 +506,9 @@ def _error_result(call: Any, message: str, error_type: str) -> ToolResult:
     now = utc_now_iso()
     use_id = call.get("toolUseId") if isinstance(call, dict) else None
     name = call.get("name") if isinstance(call, dict) else None
-    return error_result(str(use_id or ""), message, error_type, tool_name=name or "", started_at=now,
-                        completed_at=now, latency_ms=0.0)
+    return error_result(
+        str(use_id or ""), message, error_type, tool_name=name or "", started_at=now, completed_at=now, latency_ms=0.0
+    )
 
 
 # registries built for lists of tool objects, by the objects' ids: many runs over the same tools share
@@ -427,7 +539,9 @@ def _registry(tools: Any) -> Any:
 
 
 # -- re-running ------------------------------------------------------------------------------------------
-def rerun(transcript: Transcript, model: "Model | str | None" = None, *, tools: Any = None, **options: Any) -> Transcript:
+def rerun(
+    transcript: Transcript, model: "Model | str | None" = None, *, tools: Any = None, **options: Any
+) -> Transcript:
     """Run ``transcript``'s prompt again with the same settings (params, ``tool_choice``,
     ``max_turns``), with ``model`` (default: the same model id) and ``tools`` (default: the
     transcript's tools, found by name in the default registry). ``options`` are :func:`run_agent`'s
@@ -435,20 +549,40 @@ def rerun(transcript: Transcript, model: "Model | str | None" = None, *, tools: 
     return run_sync(arerun(transcript, model, tools=tools, **options))
 
 
-async def arerun(transcript: Transcript, model: "Model | str | None" = None, *, tools: Any = None,
-                 **options: Any) -> Transcript:
+async def arerun(
+    transcript: Transcript, model: "Model | str | None" = None, *, tools: Any = None, **options: Any
+) -> Transcript:
     """The async form of :func:`rerun`."""
     settings = transcript.settings or {}
     params = {k: v for k, v in (settings.get("params") or {}).items() if v != "***"}
-    loop_options: dict[str, Any] = {"tool_choice": settings.get("tool_choice"), "max_turns": settings.get("max_turns") or 10,
-                    "validation": settings.get("validation")}
-    for key in ("system", "executor", "log", "approver", "review", "on_step", "run_id", "tool_choice", "max_turns",
-                "validation", "sampling_model"):
+    loop_options: dict[str, Any] = {
+        "tool_choice": settings.get("tool_choice"),
+        "max_turns": settings.get("max_turns") or 10,
+        "validation": settings.get("validation"),
+    }
+    for key in (
+        "system",
+        "executor",
+        "log",
+        "approver",
+        "review",
+        "on_step",
+        "run_id",
+        "tool_choice",
+        "max_turns",
+        "validation",
+        "sampling_model",
+    ):
         if key in options:
             loop_options[key] = options.pop(key)
     params.update(options)
-    return await arun_agent(model if model is not None else transcript.model, transcript.prompt,
-                            tools=_rerun_tools(transcript) if tools is None else tools, **loop_options, **params)
+    return await arun_agent(
+        model if model is not None else transcript.model,
+        transcript.prompt,
+        tools=_rerun_tools(transcript) if tools is None else tools,
+        **loop_options,
+        **params,
+    )
 
 
 def _rerun_tools(transcript: Transcript) -> Any:
@@ -458,6 +592,8 @@ def _rerun_tools(transcript: Transcript) -> Any:
     names: list[Any] = [spec.get("name") for spec in transcript.tools]
     missing = [name for name in names if registry.get(name) is None]
     if missing:
-        raise ValueError(f"rerun: the default registry has no tool {', '.join(map(repr, missing))} that run "
-                         f"{transcript.run_id!r} offered; pass tools=[...]")
+        raise ValueError(
+            f"rerun: the default registry has no tool {', '.join(map(repr, missing))} that run "
+            f"{transcript.run_id!r} offered; pass tools=[...]"
+        )
     return [registry.get(name) for name in names]

@@ -37,8 +37,9 @@ def masked_step(step: Step, calls: SecretCalls) -> Step:
         return step
     learn_step(step, calls)
     if isinstance(step, ModelStep):
-        return ModelStep(_masked_turn(step.turn, calls), step.index, calls.values(step.error), step.error_kind,
-                         step.started_at)
+        return ModelStep(
+            _masked_turn(step.turn, calls), step.index, calls.values(step.error), step.error_kind, step.started_at
+        )
     original = None if step.original is None else calls.call(step.original)
     return ToolStep(calls.call(step.tool_use), calls.result(step.result), step.turn_index, original)
 
@@ -46,7 +47,9 @@ def masked_step(step: Step, calls: SecretCalls) -> Step:
 def _masked_turn(turn: ModelTurn, calls: SecretCalls) -> ModelTurn:
     shown = copy.copy(turn)  # keeps what a wrapper set on the turn (a cache's ``cached``)
     shown.tool_calls = [calls.call(call) for call in turn.tool_calls]
-    shown.text, shown.request, shown.response = (calls.values(part) for part in (turn.text, turn.request, turn.response))
+    shown.text, shown.request, shown.response = (
+        calls.values(part) for part in (turn.text, turn.request, turn.response)
+    )
     return shown
 
 
@@ -57,6 +60,8 @@ def masked_message(message: dict[str, Any], calls: SecretCalls) -> dict[str, Any
     if message.get("role") == "assistant" and message.get("tool_calls"):
         message = {**message, "tool_calls": [calls.call(call) for call in message["tool_calls"]]}
     elif message.get("role") == "tool" and isinstance(message.get("results"), list):
-        message = {**message, "results": [calls.result(r) if isinstance(r, ToolResult) else calls.values(r)
-                                          for r in message["results"]]}
+        message = {
+            **message,
+            "results": [calls.result(r) if isinstance(r, ToolResult) else calls.values(r) for r in message["results"]],
+        }
     return calls.values(message)

@@ -43,8 +43,14 @@ class ModelStep:
         return self.turn.usage
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "model", "index": self.index, "turn": self.turn.to_dict(), "error": self.error,
-                "error_kind": self.error_kind, "started_at": self.started_at}
+        return {
+            "kind": "model",
+            "index": self.index,
+            "turn": self.turn.to_dict(),
+            "error": self.error,
+            "error_kind": self.error_kind,
+            "started_at": self.started_at,
+        }
 
 
 @dataclass
@@ -78,8 +84,13 @@ class ToolStep:
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "tool", "turn_index": self.turn_index, "tool_use": dict(self.tool_use),
-                "result": self.result.to_dict(), "original": None if self.original is None else dict(self.original)}
+        return {
+            "kind": "tool",
+            "turn_index": self.turn_index,
+            "tool_use": dict(self.tool_use),
+            "result": self.result.to_dict(),
+            "original": None if self.original is None else dict(self.original),
+        }
 
 
 Step = Union[ModelStep, ToolStep]
@@ -88,9 +99,15 @@ Step = Union[ModelStep, ToolStep]
 def step_from_dict(data: dict[str, Any]) -> Step:
     """A step from its :meth:`to_dict` form."""
     if data.get("kind") == "model":
-        return ModelStep(turn_from_dict(data["turn"]), int(data["index"]), data.get("error"),
-                         data.get("error_kind"), data.get("started_at"))
+        return ModelStep(
+            turn_from_dict(data["turn"]),
+            int(data["index"]),
+            data.get("error"),
+            data.get("error_kind"),
+            data.get("started_at"),
+        )
     if data.get("kind") == "tool":
-        return ToolStep(data["tool_use"], ToolResult.model_validate(data["result"]), int(data["turn_index"]),
-                        data.get("original"))
+        return ToolStep(
+            data["tool_use"], ToolResult.model_validate(data["result"]), int(data["turn_index"]), data.get("original")
+        )
     raise ValueError(f"a transcript step has kind 'model' or 'tool', got {data.get('kind')!r}")

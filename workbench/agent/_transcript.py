@@ -29,8 +29,20 @@ STOP_REASONS = ("end_turn", "max_turns", "model_error", "cancelled")
 TRANSCRIPT_FORMAT = "workbench.transcript/1"
 
 #: columns of :meth:`Transcript.to_dataframe`, in order
-DATAFRAME_COLUMNS = ("step", "kind", "turn", "name", "status", "text", "input", "tool_use_id", "edited",
-                     "latency_ms", "input_tokens", "output_tokens")
+DATAFRAME_COLUMNS = (
+    "step",
+    "kind",
+    "turn",
+    "name",
+    "status",
+    "text",
+    "input",
+    "tool_use_id",
+    "edited",
+    "latency_ms",
+    "input_tokens",
+    "output_tokens",
+)
 
 
 @dataclass
@@ -120,9 +132,13 @@ class Transcript:
             if message.get("role") == "assistant":
                 for call in message.get("tool_calls") or ():
                     calls.learn(call)
-        return replace(self, messages=[masked_message(m, calls) for m in self.messages],
-                       steps=[masked_step(s, calls) for s in self.steps], prompt=calls.values(self.prompt),
-                       error=calls.values(self.error))
+        return replace(
+            self,
+            messages=[masked_message(m, calls) for m in self.messages],
+            steps=[masked_step(s, calls) for s in self.steps],
+            prompt=calls.values(self.prompt),
+            error=calls.values(self.error),
+        )
 
     # -- serialisation --------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -132,13 +148,22 @@ class Transcript:
     def _as_dict(self) -> dict[str, Any]:
         """The dict of :meth:`to_dict`, unmasked: only for a transcript that goes back to its run (a Dask
         worker's to the client that scores it), never to a file."""
-        return {"format": TRANSCRIPT_FORMAT, "run_id": self.run_id, "model": self.model,
-                "started_at": self.started_at, "duration_ms": self.duration_ms,
-                "stopped_because": self.stopped_because, "error": self.error, "final_text": self.final_text,
-                "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
-                "prompt": self.prompt, "tools": self.tools, "settings": self.settings,
-                "messages": [_message_dict(m) for m in self.messages],
-                "steps": [s.to_dict() for s in self.steps]}
+        return {
+            "format": TRANSCRIPT_FORMAT,
+            "run_id": self.run_id,
+            "model": self.model,
+            "started_at": self.started_at,
+            "duration_ms": self.duration_ms,
+            "stopped_because": self.stopped_because,
+            "error": self.error,
+            "final_text": self.final_text,
+            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
+            "prompt": self.prompt,
+            "tools": self.tools,
+            "settings": self.settings,
+            "messages": [_message_dict(m) for m in self.messages],
+            "steps": [s.to_dict() for s in self.steps],
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Transcript":
@@ -146,12 +171,19 @@ class Transcript:
         if not isinstance(data, dict) or data.get("format") != TRANSCRIPT_FORMAT:
             found = data.get("format") if isinstance(data, dict) else type(data).__name__
             raise ValueError(f"not a saved transcript: expected format {TRANSCRIPT_FORMAT!r}, got {found!r}")
-        return cls(run_id=data["run_id"], model=data.get("model") or "", messages=list(data.get("messages") or []),
-                   steps=[step_from_dict(s) for s in data.get("steps") or []],
-                   stopped_because=data.get("stopped_because"), error=data.get("error"),
-                   duration_ms=float(data.get("duration_ms") or 0.0), started_at=data.get("started_at"),
-                   prompt=list(data.get("prompt") or []), tools=list(data.get("tools") or []),
-                   settings=dict(data.get("settings") or {}))
+        return cls(
+            run_id=data["run_id"],
+            model=data.get("model") or "",
+            messages=list(data.get("messages") or []),
+            steps=[step_from_dict(s) for s in data.get("steps") or []],
+            stopped_because=data.get("stopped_because"),
+            error=data.get("error"),
+            duration_ms=float(data.get("duration_ms") or 0.0),
+            started_at=data.get("started_at"),
+            prompt=list(data.get("prompt") or []),
+            tools=list(data.get("tools") or []),
+            settings=dict(data.get("settings") or {}),
+        )
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         """The transcript as JSON text, secrets masked (bytes as base64, anything else JSON cannot hold as its repr)."""
@@ -182,14 +214,40 @@ class Transcript:
         for number, step in enumerate(self.masked().steps):
             if isinstance(step, ModelStep):
                 turn = step.turn
-                rows.append((number, "model", step.index, turn.model or self.model,
-                             "error" if step.error else (turn.stop_reason or ""), step.error or turn.text, None, None,
-                             False, turn.latency_ms, turn.usage.input_tokens, turn.usage.output_tokens))
+                rows.append(
+                    (
+                        number,
+                        "model",
+                        step.index,
+                        turn.model or self.model,
+                        "error" if step.error else (turn.stop_reason or ""),
+                        step.error or turn.text,
+                        None,
+                        None,
+                        False,
+                        turn.latency_ms,
+                        turn.usage.input_tokens,
+                        turn.usage.output_tokens,
+                    )
+                )
             else:
                 result = step.result
-                rows.append((number, "tool", step.turn_index, step.name, result.status,
-                             result.error if result.status == "error" else result.text, step.tool_use.get("input"),
-                             result.tool_use_id, step.edited, step.latency_ms, None, None))
+                rows.append(
+                    (
+                        number,
+                        "tool",
+                        step.turn_index,
+                        step.name,
+                        result.status,
+                        result.error if result.status == "error" else result.text,
+                        step.tool_use.get("input"),
+                        result.tool_use_id,
+                        step.edited,
+                        step.latency_ms,
+                        None,
+                        None,
+                    )
+                )
         frame = pd.DataFrame(rows, columns=list(DATAFRAME_COLUMNS))
         for column in ("input_tokens", "output_tokens"):
             frame[column] = frame[column].astype("Int64")
@@ -199,9 +257,11 @@ class Transcript:
     # -- display ----------------------------------------------------------------------------------------
     def __repr__(self) -> str:
         usage = self.usage
-        return (f"Transcript({self.run_id!r}, {self.model!r}, {len(self.model_steps)} turns, "
-                f"{len(self.tool_steps)} tool calls, stopped_because={self.stopped_because!r}, "
-                f"tokens={usage.input_tokens}+{usage.output_tokens}, {self.duration_ms:.0f} ms)")
+        return (
+            f"Transcript({self.run_id!r}, {self.model!r}, {len(self.model_steps)} turns, "
+            f"{len(self.tool_steps)} tool calls, stopped_because={self.stopped_because!r}, "
+            f"tokens={usage.input_tokens}+{usage.output_tokens}, {self.duration_ms:.0f} ms)"
+        )
 
     def __str__(self) -> str:
         """``print(transcript)``: the run as a chat — prompt, model turns with their calls, each call's

@@ -52,8 +52,10 @@ def transcript_text(transcript: Any) -> str:
     """The masked transcript as a chat: a heading line (run id, model, counts, how it stopped), the
     prompt's messages, then every step in order."""
     shown = transcript.masked()
-    heading = (f"Transcript {shown.run_id} · {shown.model} · {_count(len(shown.model_steps), 'model turn')}, "
-               f"{_count(len(shown.tool_steps), 'tool call')} · stopped: {shown.stopped_because}")
+    heading = (
+        f"Transcript {shown.run_id} · {shown.model} · {_count(len(shown.model_steps), 'model turn')}, "
+        f"{_count(len(shown.tool_steps), 'tool call')} · stopped: {shown.stopped_because}"
+    )
     lines = [heading]
     for message in shown.prompt:
         lines += _said(str(message.get("role")), _content(message.get("content")))

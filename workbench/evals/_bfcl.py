@@ -12,26 +12,39 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from workbench.formats._bfcl_schema import bfcl_function_spec, safe_tool_name
-from workbench.evals._case import EvalCase, EvalSuite
 from workbench.evals._bfcl_data import _data_file, _read_jsonl, bfcl_data_dir
+from workbench.evals._case import EvalCase, EvalSuite
+from workbench.formats._bfcl_schema import bfcl_function_spec, safe_tool_name
 
 #: the categories load_bfcl reads (single-turn AST and relevance categories, and the multi-turn ones)
-BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
-                   "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance",
-                   "multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
+BFCL_CATEGORIES = (
+    "simple_python",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+    "live_irrelevance",
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
 
 #: BFCL categories load_bfcl does not read (by name prefix), and why
 UNSUPPORTED_CATEGORIES: dict[str, str] = {
     "simple_java": "its answers are Java call syntax checked against Java types; workbench scores JSON tool calls",
     "simple_javascript": "its answers are JavaScript call syntax checked against JavaScript types; workbench "
-                         "scores JSON tool calls",
+    "scores JSON tool calls",
     "live_relevance": "it has no expected answer: BFCL only asks that some call be made, which says nothing of "
-                      "the call; use live_simple or live_multiple",
+    "the call; use live_simple or live_multiple",
     "web_search": "its WebSearchAPI searches the live web (an online search service with a key), which an "
-                  "offline, repeatable evaluation cannot reach",
+    "offline, repeatable evaluation cannot reach",
     "memory": "its memory backends need BFCL's prerequisite conversations run first and, for the vector "
-              "backend, an embedding model",
+    "backend, an embedding model",
     "format_sensitivity": "BFCL does not score it (it varies the prompt format of other categories)",
     "multi_turn_composite": "BFCL has not released its data",
 }
@@ -44,8 +57,11 @@ def _messages(question: Any) -> list[dict[str, Any]]:
 
 
 def _expected(ground_truth: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"name": safe_tool_name(name), "arguments": arguments}
-            for call in ground_truth for name, arguments in call.items()]
+    return [
+        {"name": safe_tool_name(name), "arguments": arguments}
+        for call in ground_truth
+        for name, arguments in call.items()
+    ]
 
 
 def load_bfcl(category: str, limit: Optional[int] = None) -> EvalSuite:
@@ -60,7 +76,9 @@ def load_bfcl(category: str, limit: Optional[int] = None) -> EvalSuite:
         prefix = max((p for p in UNSUPPORTED_CATEGORIES if category.startswith(p)), key=len, default=None)
         if prefix is not None:
             why = UNSUPPORTED_CATEGORIES[prefix]
-            raise ValueError(f"BFCL category {category!r} is not supported: {why}. Supported: {', '.join(BFCL_CATEGORIES)}")
+            raise ValueError(
+                f"BFCL category {category!r} is not supported: {why}. Supported: {', '.join(BFCL_CATEGORIES)}"
+            )
         raise ValueError(f"unknown BFCL category {category!r}; known: {', '.join(BFCL_CATEGORIES)}")
     if category.startswith("multi_turn_"):
         from workbench.evals._bfcl_multi_turn import load_multi_turn

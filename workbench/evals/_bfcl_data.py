@@ -25,8 +25,11 @@ def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _data_file(folder: Path, category: str) -> Path:
-    matches = sorted(p for p in folder.glob(f"BFCL_v*_{category}.json")
-                     if re.fullmatch(rf"BFCL_v\d+_{re.escape(category)}\.json", p.name))
+    matches = sorted(
+        p
+        for p in folder.glob(f"BFCL_v*_{category}.json")
+        if re.fullmatch(rf"BFCL_v\d+_{re.escape(category)}\.json", p.name)
+    )
     if not matches:
         raise FileNotFoundError(f"no BFCL data file for category {category!r} in {folder}")
     return matches[-1]

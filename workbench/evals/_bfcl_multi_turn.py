@@ -89,8 +89,18 @@ def _as_bfcl_checks(tool_name: str, raw: Any) -> dict:
     from workbench._errors import ToolInputError
 
     if type(raw) is not dict:
-        raise ToolInputError(tool_name, [{"path": "$", "field": "", "expected": "object", "received": type(raw).__name__,
-                                          "message": f"the arguments must be a JSON object, not {type(raw).__name__}"}])
+        raise ToolInputError(
+            tool_name,
+            [
+                {
+                    "path": "$",
+                    "field": "",
+                    "expected": "object",
+                    "received": type(raw).__name__,
+                    "message": f"the arguments must be a JSON object, not {type(raw).__name__}",
+                }
+            ],
+        )
     return raw
 
 
@@ -113,8 +123,9 @@ def new_instances(initial_config: dict, involved_classes: list[str], long_contex
 
 def _methods(instances: dict[str, Any]) -> dict[str, Any]:
     """Method name → bound method, over every instance (BFCL's classes share no method name)."""
-    return {name: getattr(instance, name) for instance in instances.values()
-            for name in _public_methods(type(instance))}  # type: ignore[arg-type]  # a class is hashable; mypy reads type[Any] as not
+    return {
+        name: getattr(instance, name) for instance in instances.values() for name in _public_methods(type(instance))
+    }  # type: ignore[arg-type]  # a class is hashable; mypy reads type[Any] as not
 
 
 # -- cases -----------------------------------------------------------------------------------------------
@@ -141,13 +152,22 @@ class BFCLMultiTurnCase(EvalCase):
         """Fresh instances and their methods as tools."""
         return BFCLSession(self)
 
-    async def arun(self, model: Any, *, executor: Any = None, log: Any = None, tool_choice: Any = None,
-                   **params: Any) -> Any:
+    async def arun(
+        self, model: Any, *, executor: Any = None, log: Any = None, tool_choice: Any = None, **params: Any
+    ) -> Any:
         """Ask the user turns in order against a fresh session; the transcript of the whole conversation.
         The calls of one step run in order (a ``SequentialExecutor`` unless ``executor`` is given), as BFCL runs them."""
         session = self.new_session()
-        return await arun_turns(model, self.user_turns, session.tools_for, executor=executor or _sequential(),
-                                log=log, step_limit=STEP_LIMIT, tool_choice=tool_choice, **params)
+        return await arun_turns(
+            model,
+            self.user_turns,
+            session.tools_for,
+            executor=executor or _sequential(),
+            log=log,
+            step_limit=STEP_LIMIT,
+            tool_choice=tool_choice,
+            **params,
+        )
 
     def expected_text(self) -> str:
         return json.dumps(self.ground_truth)
@@ -188,9 +208,13 @@ class BFCLSession:
 
         self.case = case
         self.instances = new_instances(case.initial_config, case.involved_classes, case.long_context)
-        self.tools = {doc["name"]: DecoratedFunctionTool(_isolated(getattr(instance, doc["name"])),
-                                                         _spec(name, doc["name"], case.strict_arguments))
-                      for name, instance in self.instances.items() for doc in function_docs(name)}
+        self.tools = {
+            doc["name"]: DecoratedFunctionTool(
+                _isolated(getattr(instance, doc["name"])), _spec(name, doc["name"], case.strict_arguments)
+            )
+            for name, instance in self.instances.items()
+            for doc in function_docs(name)
+        }
         self._hidden = {f for names in case.held_out.values() for f in names}
         self._registries: dict[frozenset, Any] = {}
 
@@ -280,18 +304,21 @@ def _execute(methods: dict[str, Any], name: str, args: list[Any], kwargs: dict[s
 # -- scoring ---------------------------------------------------------------------------------------------
 def _short(value: Any, limit: int = 70) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _state_difference(model: Any, truth: Any) -> Optional[str]:
     """Where ``model``'s public state first differs from ``truth``'s (BFCL compares every public
     attribute with ``==``), as ``path is X, expected Y``; None when it does not."""
-    differing = [attr for attr in vars(truth) if not attr.startswith("_")
-                 and getattr(model, attr, None) != getattr(truth, attr)]
+    differing = [
+        attr for attr in vars(truth) if not attr.startswith("_") and getattr(model, attr, None) != getattr(truth, attr)
+    ]
     if not differing:
         return None
     more = f" (and {len(differing) - 1} more attributes)" if len(differing) > 1 else ""
-    return _first_difference(getattr(model, differing[0], None), getattr(truth, differing[0]), differing[0], set()) + more
+    return (
+        _first_difference(getattr(model, differing[0], None), getattr(truth, differing[0]), differing[0], set()) + more
+    )
 
 
 def _first_difference(model: Any, truth: Any, path: str, seen: set) -> str:
@@ -328,8 +355,13 @@ def final_state_score(case: Any, transcript: Any) -> tuple[Optional[bool], str]:
     expected_turns = len(case.ground_truth)
     reached = turns_started(transcript)
     if reached < expected_turns:
-        why = ("it took more than 20 steps" if transcript.stopped_because == "max_turns"
-               else f"{transcript.stopped_because}: {transcript.error}" if transcript.error else transcript.stopped_because)
+        why = (
+            "it took more than 20 steps"
+            if transcript.stopped_because == "max_turns"
+            else f"{transcript.stopped_because}: {transcript.error}"
+            if transcript.error
+            else transcript.stopped_because
+        )
         return False, f"turn {reached - 1}: the run stopped ({why}) before turn {reached}"
     made = calls_by_turn(transcript)
     ran = calls_by_turn(transcript, ran_only=True)
@@ -373,11 +405,23 @@ def load_multi_turn(category: str, limit: Optional[int] = None) -> Any:
         if limit is not None and len(cases) >= limit:
             break
         held_out = {int(turn): list(names) for turn, names in (row.get("missed_function") or {}).items()}
-        turns = [[{"role": m["role"], "content": m["content"]} for m in turn] if turn or index not in held_out
-                 else [{"role": "user", "content": ADDED_FUNCTIONS_PROMPT}]
-                 for index, turn in enumerate(row["question"])]
-        cases.append(BFCLMultiTurnCase(
-            id=row["id"], messages=turns[0], tags=(category,), user_turns=turns,
-            initial_config=row.get("initial_config") or {}, involved_classes=list(row["involved_classes"]),
-            ground_truth=answers[row["id"]], held_out=held_out, long_context="long_context" in category))
+        turns = [
+            [{"role": m["role"], "content": m["content"]} for m in turn]
+            if turn or index not in held_out
+            else [{"role": "user", "content": ADDED_FUNCTIONS_PROMPT}]
+            for index, turn in enumerate(row["question"])
+        ]
+        cases.append(
+            BFCLMultiTurnCase(
+                id=row["id"],
+                messages=turns[0],
+                tags=(category,),
+                user_turns=turns,
+                initial_config=row.get("initial_config") or {},
+                involved_classes=list(row["involved_classes"]),
+                ground_truth=answers[row["id"]],
+                held_out=held_out,
+                long_context="long_context" in category,
+            )
+        )
     return EvalSuite(name=f"bfcl:{category}", cases=cases)

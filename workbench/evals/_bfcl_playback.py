@@ -27,8 +27,9 @@ class BFCLPlayback(Model):
 
     provider = "replay"
 
-    def __init__(self, cases: Sequence[Any], outputs: Optional[dict[str, Steps]] = None, *,
-                 name: str = "bfcl-ground-truth") -> None:
+    def __init__(
+        self, cases: Sequence[Any], outputs: Optional[dict[str, Steps]] = None, *, name: str = "bfcl-ground-truth"
+    ) -> None:
         from workbench.evals._bfcl_multi_turn import call_input
 
         self.name = name
@@ -38,9 +39,13 @@ class BFCLPlayback(Model):
             if outputs is not None and case.id in outputs:
                 self.outputs[case.id] = outputs[case.id]
             else:
-                self.outputs[case.id] = [[[call_input(case.involved_classes, text) for text in turn]] if turn else []
-                                         for turn in case.ground_truth]
-            users = [str(next((m.get("content") for m in turn if m.get("role") == "user"), "")) for turn in case.user_turns]
+                self.outputs[case.id] = [
+                    [[call_input(case.involved_classes, text) for text in turn]] if turn else []
+                    for turn in case.ground_truth
+                ]
+            users = [
+                str(next((m.get("content") for m in turn if m.get("role") == "user"), "")) for turn in case.user_turns
+            ]
             for k in range(1, len(users) + 1):
                 self._by_turns.setdefault(tuple(users[:k]), []).append(case.id)
 
@@ -49,24 +54,32 @@ class BFCLPlayback(Model):
         steps = turns[turn] if turn < len(turns) else []
         return steps[step] if step < len(steps) else None
 
-    async def acomplete(self, messages: Sequence[dict], *, tools: Any = None, tool_choice: Any = None,
-                        **params: Any) -> ModelTurn:
+    async def acomplete(
+        self, messages: Sequence[dict], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         users = [str(m.get("content")) for m in messages if m.get("role") == "user"]
         after_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-        step = sum(1 for m in messages[after_user + 1:] if m.get("role") == "assistant")
+        step = sum(1 for m in messages[after_user + 1 :] if m.get("role") == "assistant")
         candidates = self._by_turns.get(tuple(users), [])
         job_case = conversation_case(conversation_key.get())
         if job_case in candidates:  # run_evals names the case: user turns alone may fit several
             candidates = [job_case]
         answers = {json.dumps(self._answer(c, len(users) - 1, step), sort_keys=True) for c in candidates}
         if len(answers) != 1:
-            why = "no case of this model has these user turns" if not candidates else \
-                f"cases {candidates} share these user turns but not their answers"
-            raise ModelError(f"BFCLPlayback '{self.name}': {why}", kind="replay_mismatch", provider=self.provider,
-                             model=self.name)
+            why = (
+                "no case of this model has these user turns"
+                if not candidates
+                else f"cases {candidates} share these user turns but not their answers"
+            )
+            raise ModelError(
+                f"BFCLPlayback '{self.name}': {why}", kind="replay_mismatch", provider=self.provider, model=self.name
+            )
         calls = json.loads(answers.pop())
         if not calls:
             return ModelTurn(text="Done.", stop_reason="end_turn", model=self.id)
         # without ids: the agent loop gives each call its toolUseId
-        return ModelTurn(tool_calls=[{"name": c["name"], "input": c.get("input") or {}} for c in calls],  # type: ignore[typeddict-item]
-                         stop_reason="tool_use", model=self.id)
+        return ModelTurn(
+            tool_calls=[{"name": c["name"], "input": c.get("input") or {}} for c in calls],  # type: ignore[typeddict-item]
+            stop_reason="tool_use",
+            model=self.id,
+        )

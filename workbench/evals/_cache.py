@@ -105,10 +105,12 @@ class CachedModel(Model):
         conversation.model = self.model.fresh()
         return conversation
 
-    async def acomplete(self, messages: Sequence[dict], *, tools: Any = None, tool_choice: Any = None,
-                        **params: Any) -> ModelTurn:
-        key = request_key(self.model, messages, tools, tool_choice,
-                          {**params, "_repeat": self._repeat} if self._repeat else params)
+    async def acomplete(
+        self, messages: Sequence[dict], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
+        key = request_key(
+            self.model, messages, tools, tool_choice, {**params, "_repeat": self._repeat} if self._repeat else params
+        )
         turn = self.cache.get(key)
         if turn is not None:
             self._counts["hits"] += 1

@@ -42,7 +42,7 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        """"better"/"worse" when the difference is significant at the 5 % level, else "no clear difference"."""
+        """ "better"/"worse" when the difference is significant at the 5 % level, else "no clear difference"."""
         if self.p_value < 1 - CONFIDENCE and self.difference:
             return "better" if self.difference > 0 else "worse"
         return "no clear difference"
@@ -51,12 +51,15 @@ class Comparison:
         return asdict(self)
 
     def __str__(self) -> str:
-        interval = ("" if self.ci_low != self.ci_low else
-                    f", 95% CI [{100 * self.ci_low:+.1f}, {100 * self.ci_high:+.1f}]")
-        return (f"{self.b} vs {self.a}: {self.accuracy_b:.1%} vs {self.accuracy_a:.1%} over {self.cases} cases "
-                f"({self.runs} runs); {self.wins} cases better, {self.losses} worse, {self.ties} unchanged; "
-                f"difference {100 * self.difference:+.1f} points{interval}; {self.verdict}, "
-                f"sign-flip exact p = {self.p_value:.3g}")
+        interval = (
+            "" if self.ci_low != self.ci_low else f", 95% CI [{100 * self.ci_low:+.1f}, {100 * self.ci_high:+.1f}]"
+        )
+        return (
+            f"{self.b} vs {self.a}: {self.accuracy_b:.1%} vs {self.accuracy_a:.1%} over {self.cases} cases "
+            f"({self.runs} runs); {self.wins} cases better, {self.losses} worse, {self.ties} unchanged; "
+            f"difference {100 * self.difference:+.1f} points{interval}; {self.verdict}, "
+            f"sign-flip exact p = {self.p_value:.3g}"
+        )
 
 
 def paired(a_runs: Any, b_runs: Any, a: str, b: str, cell: Sequence[str] = ()) -> Comparison:
@@ -70,10 +73,13 @@ def paired(a_runs: Any, b_runs: Any, a: str, b: str, cell: Sequence[str] = ()) -
     per_case: dict[Any, list[tuple[Fraction, Fraction]]] = {}
     for key, row in zip(joined.index, joined.itertuples(index=False)):
         case = key[0] if isinstance(key, tuple) else key
-        per_case.setdefault(case, []).append((Fraction(int(row.sum_a), int(row.count_a)),
-                                              Fraction(int(row.sum_b), int(row.count_b))))
-    rates = {case: (sum(x for x, _ in cells) / len(cells), sum(y for _, y in cells) / len(cells))
-             for case, cells in per_case.items()}
+        per_case.setdefault(case, []).append(
+            (Fraction(int(row.sum_a), int(row.count_a)), Fraction(int(row.sum_b), int(row.count_b)))
+        )
+    rates = {
+        case: (sum(x for x, _ in cells) / len(cells), sum(y for _, y in cells) / len(cells))
+        for case, cells in per_case.items()
+    }
     differences = [rb - ra for ra, rb in rates.values()]
     wins = sum(d > 0 for d in differences)
     losses = sum(d < 0 for d in differences)
@@ -81,11 +87,21 @@ def paired(a_runs: Any, b_runs: Any, a: str, b: str, cell: Sequence[str] = ()) -
     # a difference of pass rates lies in [-1, 1]; the t interval knows nothing of that bound
     low, high = (max(-1.0, low), min(1.0, high)) if low == low else (low, high)
     n = len(rates)
-    return Comparison(a, b, n, wins, losses, n - wins - losses,
-                      float(sum(ra for ra, _ in rates.values()) / n) if n else float("nan"),
-                      float(sum(rb for _, rb in rates.values()) / n) if n else float("nan"),
-                      mean, low, high, sign_flip_test(differences),
-                      int(joined["count_a"].sum() + joined["count_b"].sum()))
+    return Comparison(
+        a,
+        b,
+        n,
+        wins,
+        losses,
+        n - wins - losses,
+        float(sum(ra for ra, _ in rates.values()) / n) if n else float("nan"),
+        float(sum(rb for _, rb in rates.values()) / n) if n else float("nan"),
+        mean,
+        low,
+        high,
+        sign_flip_test(differences),
+        int(joined["count_a"].sum() + joined["count_b"].sum()),
+    )
 
 
 @dataclass
@@ -106,22 +122,31 @@ class ReportComparison:
         """One row per (model, variant): the :class:`Comparison`'s figures."""
         import pandas as pd
 
-        rows = [{"model": model, "variant": variant, **{k: v for k, v in c.to_dict().items() if k not in ("a", "b")}}
-                for (model, variant), c in self.comparisons.items()]
+        rows = [
+            {"model": model, "variant": variant, **{k: v for k, v in c.to_dict().items() if k not in ("a", "b")}}
+            for (model, variant), c in self.comparisons.items()
+        ]
         fields = [f for f in Comparison.__dataclass_fields__ if f not in ("a", "b")]
         return pd.DataFrame(rows, columns=["model", "variant", *fields])
 
     def __str__(self) -> str:
         lines = [f"{len(self.regressions)} regression(s), {len(self.fixes)} fix(es)"]
-        lines += [f"  regressed: {r.case} [{r.model}, {r.variant}] {r.old_pass_rate:.0%} -> {r.new_pass_rate:.0%}: {r.reason}"
-                  for r in self.regressions.itertuples()]
-        lines += [f"  fixed: {r.case} [{r.model}, {r.variant}] {r.old_pass_rate:.0%} -> {r.new_pass_rate:.0%}"
-                  for r in self.fixes.itertuples()]
+        lines += [
+            f"  regressed: {r.case} [{r.model}, {r.variant}] {r.old_pass_rate:.0%} -> {r.new_pass_rate:.0%}: {r.reason}"
+            for r in self.regressions.itertuples()
+        ]
+        lines += [
+            f"  fixed: {r.case} [{r.model}, {r.variant}] {r.old_pass_rate:.0%} -> {r.new_pass_rate:.0%}"
+            for r in self.fixes.itertuples()
+        ]
         lines += [f"  {c}" for c in self.comparisons.values()]
         for label, missing in (("only in old", self.only_old), ("only in new", self.only_new)):
             if missing:
-                lines.append(f"  {len(missing)} run(s) {label}: " + ", ".join(f"{c} [{m}, {v}]" for c, m, v in missing[:5])
-                             + (" …" if len(missing) > 5 else ""))
+                lines.append(
+                    f"  {len(missing)} run(s) {label}: "
+                    + ", ".join(f"{c} [{m}, {v}]" for c, m, v in missing[:5])
+                    + (" …" if len(missing) > 5 else "")
+                )
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -142,7 +167,7 @@ def compare_reports(old: Any, new: Any) -> ReportComparison:
     keys = ["case", "model", "variant"]
     rates = [r.results.groupby(keys, sort=False)["passed"].mean() for r in (old, new)]
     joined = rates[0].to_frame("old_pass_rate").join(rates[1].to_frame("new_pass_rate"), how="inner")
-    reasons = (new.results[~new.results["passed"]].groupby(keys, sort=False)["reason"].first())
+    reasons = new.results[~new.results["passed"]].groupby(keys, sort=False)["reason"].first()
     table = joined.join(reasons, how="left").reset_index()
     table["reason"] = table["reason"].fillna("")
     regressions = table[table["new_pass_rate"] < table["old_pass_rate"]][_CHANGE_COLUMNS].reset_index(drop=True)
@@ -152,6 +177,10 @@ def compare_reports(old: Any, new: Any) -> ReportComparison:
         pick = [r.results[(r.results["model"] == model) & (r.results["variant"] == variant)] for r in (old, new)]
         comparisons[(model, variant)] = paired(pick[0], pick[1], "old", "new")
     old_keys, new_keys = set(rates[0].index), set(rates[1].index)
-    return ReportComparison(regressions if len(regressions) else pd.DataFrame(columns=_CHANGE_COLUMNS),
-                            fixes if len(fixes) else pd.DataFrame(columns=_CHANGE_COLUMNS), comparisons,
-                            sorted(old_keys - new_keys), sorted(new_keys - old_keys))
+    return ReportComparison(
+        regressions if len(regressions) else pd.DataFrame(columns=_CHANGE_COLUMNS),
+        fixes if len(fixes) else pd.DataFrame(columns=_CHANGE_COLUMNS),
+        comparisons,
+        sorted(old_keys - new_keys),
+        sorted(new_keys - old_keys),
+    )

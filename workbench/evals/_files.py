@@ -34,9 +34,13 @@ def save_evals(suite: EvalSuite, path: PathLike | None = None) -> Path:
     """Write ``suite`` to ``path`` (default: its own path, else ``<name>.evals.json``); returns the path.
     Tools given as objects are written as their refs or, without one, their spec dicts."""
     target = Path(path or suite.path or f"{suite.name}{SUFFIX}")
-    data = {"name": suite.name, "tools": [_tool_entry(t) for t in suite.tools],
-            **({"model": suite.model} if suite.model else {}),
-            **({"max_turns": suite.max_turns} if suite.max_turns != 1 else {}), "cases": [c.to_dict() for c in suite.cases]}
+    data = {
+        "name": suite.name,
+        "tools": [_tool_entry(t) for t in suite.tools],
+        **({"model": suite.model} if suite.model else {}),
+        **({"max_turns": suite.max_turns} if suite.max_turns != 1 else {}),
+        "cases": [c.to_dict() for c in suite.cases],
+    }
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(target.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -86,9 +90,14 @@ def load_evals(path: PathLike) -> EvalSuite:
         raise EvalFileError(f"{where}: a suite file is an object with 'cases' (a list)")
     try:
         cases = [EvalCase.from_dict(c) for c in data["cases"]]
-        return EvalSuite(name=str(data.get("name") or where.name.removesuffix(SUFFIX)), cases=cases,
-                         tools=list(data.get("tools") or []), model=data.get("model"), path=str(where),
-                         max_turns=data.get("max_turns", 1))
+        return EvalSuite(
+            name=str(data.get("name") or where.name.removesuffix(SUFFIX)),
+            cases=cases,
+            tools=list(data.get("tools") or []),
+            model=data.get("model"),
+            path=str(where),
+            max_turns=data.get("max_turns", 1),
+        )
     except (TypeError, ValueError) as exc:
         raise EvalFileError(f"{where}: {exc}") from None
 

@@ -50,8 +50,11 @@ def describe_model(model: Any, run_params: dict[str, Any]) -> dict[str, Any]:
     """A model's id, class and parameters (its own, then the run's), secret-named ones masked; the
     key is never read here."""
     inner = _inner(model)
-    entry: dict[str, Any] = {"id": model.id, "class": type(inner).__name__,
-                             "params": mask_params({**(getattr(inner, "params", None) or {}), **run_params})}
+    entry: dict[str, Any] = {
+        "id": model.id,
+        "class": type(inner).__name__,
+        "params": mask_params({**(getattr(inner, "params", None) or {}), **run_params}),
+    }
     base_url = getattr(inner, "base_url", None)
     if isinstance(base_url, str) and base_url:
         entry["base_url"] = mask_url(base_url)
@@ -68,8 +71,14 @@ def model_secrets(models: Iterable[Any]) -> list[str]:
     return found
 
 
-def run_provenance(models: list[Any], variants: dict[str, Any], cases: list[Any], suite: Optional[Any],
-                   settings: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+def run_provenance(
+    models: list[Any],
+    variants: dict[str, Any],
+    cases: list[Any],
+    suite: Optional[Any],
+    settings: dict[str, Any],
+    params: dict[str, Any],
+) -> dict[str, Any]:
     """The keyword arguments :class:`EvalReport` takes to remember how it was made."""
     from workbench.models import tool_specs
 
@@ -80,8 +89,13 @@ def run_provenance(models: list[Any], variants: dict[str, Any], cases: list[Any]
     return {
         "models": [describe_model(m, params) for m in models],
         "variants": variant_specs,
-        "suite": {"name": getattr(suite, "name", None), "path": getattr(suite, "path", None),
-                  "cases": [case.to_dict() for case in cases]},
+        "suite": {
+            "name": getattr(suite, "name", None),
+            "path": getattr(suite, "path", None),
+            "cases": [case.to_dict() for case in cases],
+        },
         "settings": {**settings, "params": mask_params(params)},
-        "versions": versions(), "created_at": utc_now_iso(), "secrets": model_secrets(models),
+        "versions": versions(),
+        "created_at": utc_now_iso(),
+        "secrets": model_secrets(models),
     }

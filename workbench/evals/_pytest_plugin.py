@@ -21,14 +21,33 @@ SUFFIX = ".evals.json"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("workbench-evals", "tool-call evaluations (*.evals.json)")
-    group.addoption("--eval-model", action="append", metavar="MODEL", default=[],
-                    help="model to run *.evals.json suites with (repeatable); default: the suite's \"model\"")
-    group.addoption("--eval-repeats", type=int, default=1, metavar="K",
-                    help="ask each case K times (default 1); the case passes when its pass rate reaches --eval-min-pass")
-    group.addoption("--eval-min-pass", type=float, default=1.0, metavar="F",
-                    help="the pass rate (0..1) a case needs over its repeats (default 1: every repeat passes)")
-    group.addoption("--eval-base-url", default=None, metavar="URL",
-                    help="the models' server (e.g. an OpenAI-compatible server's http://host:port/v1; no key needed)")
+    group.addoption(
+        "--eval-model",
+        action="append",
+        metavar="MODEL",
+        default=[],
+        help='model to run *.evals.json suites with (repeatable); default: the suite\'s "model"',
+    )
+    group.addoption(
+        "--eval-repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="ask each case K times (default 1); the case passes when its pass rate reaches --eval-min-pass",
+    )
+    group.addoption(
+        "--eval-min-pass",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="the pass rate (0..1) a case needs over its repeats (default 1: every repeat passes)",
+    )
+    group.addoption(
+        "--eval-base-url",
+        default=None,
+        metavar="URL",
+        help="the models' server (e.g. an OpenAI-compatible server's http://host:port/v1; no key needed)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -75,8 +94,10 @@ class EvalItem(pytest.Item):
         from workbench.evals import run_evals
 
         if self.case is None:
-            raise EvalFailed(f"{self.suite.path}: no model to run it with: pass --eval-model MODEL "
-                             "or give the suite a \"model\" (e.g. \"replay:suite.cassette.json\")")
+            raise EvalFailed(
+                f"{self.suite.path}: no model to run it with: pass --eval-model MODEL "
+                'or give the suite a "model" (e.g. "replay:suite.cassette.json")'
+            )
         from pathlib import Path
 
         from workbench.models._resolve import resolve_for_run
@@ -84,17 +105,35 @@ class EvalItem(pytest.Item):
         config = self.config
         repeats, min_pass = config.getoption("eval_repeats"), config.getoption("eval_min_pass")
         base_url = config.getoption("eval_base_url")
-        model = resolve_for_run(self.model, base_dir=Path(self.suite.path).parent if self.suite.path else None,
-                                base_url=base_url)
-        report = run_evals(self.suite.__class__(name=self.suite.name, cases=[self.case], tools=self.suite.tools,
-                                                model=self.suite.model, path=self.suite.path, max_turns=self.suite.max_turns),
-                           model, progress=False, max_turns=self.suite.max_turns, repeats=repeats)
+        model = resolve_for_run(
+            self.model, base_dir=Path(self.suite.path).parent if self.suite.path else None, base_url=base_url
+        )
+        report = run_evals(
+            self.suite.__class__(
+                name=self.suite.name,
+                cases=[self.case],
+                tools=self.suite.tools,
+                model=self.suite.model,
+                path=self.suite.path,
+                max_turns=self.suite.max_turns,
+            ),
+            model,
+            progress=False,
+            max_turns=self.suite.max_turns,
+            repeats=repeats,
+        )
         rows = report.results
         rate = float(rows["passed"].mean())
         if rate < min_pass:
             failed = rows[~rows["passed"].astype(bool)].iloc[0]
-            said = f"passed {int(rows['passed'].sum())} of {len(rows)} runs (needs {min_pass:.0%}): " if repeats > 1 else ""
-            raise EvalFailed(f"{said}{failed['reason']}\n  expected: {failed['expected']}\n  actual:   {failed['actual']}")
+            said = (
+                f"passed {int(rows['passed'].sum())} of {len(rows)} runs (needs {min_pass:.0%}): "
+                if repeats > 1
+                else ""
+            )
+            raise EvalFailed(
+                f"{said}{failed['reason']}\n  expected: {failed['expected']}\n  actual:   {failed['actual']}"
+            )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, EvalFailed):

@@ -23,12 +23,24 @@ class EvalReport:
     ``created_at``.
     """
 
-    def __init__(self, rows: list[dict[str, Any]], *, transcripts: Optional[dict] = None, spec_diffs: Optional[dict] = None,
-                 cache_hits: int = 0, interrupted: bool = False, total_jobs: Optional[int] = None,
-                 models: Optional[list[dict]] = None, variants: Optional[dict[str, dict]] = None,
-                 suite: Optional[dict] = None, settings: Optional[dict] = None, versions: Optional[dict] = None,
-                 created_at: Optional[str] = None, secrets: Sequence[str] = (),
-                 columns: Optional[list[str]] = None) -> None:
+    def __init__(
+        self,
+        rows: list[dict[str, Any]],
+        *,
+        transcripts: Optional[dict] = None,
+        spec_diffs: Optional[dict] = None,
+        cache_hits: int = 0,
+        interrupted: bool = False,
+        total_jobs: Optional[int] = None,
+        models: Optional[list[dict]] = None,
+        variants: Optional[dict[str, dict]] = None,
+        suite: Optional[dict] = None,
+        settings: Optional[dict] = None,
+        versions: Optional[dict] = None,
+        created_at: Optional[str] = None,
+        secrets: Sequence[str] = (),
+        columns: Optional[list[str]] = None,
+    ) -> None:
         import pandas as pd
 
         self.results = pd.DataFrame(rows, columns=columns or (_COLUMNS if not rows else None))
@@ -92,24 +104,36 @@ class EvalReport:
             irrelevance = group[group["expect_no_call"]]
             per_case = group.groupby("case", sort=False)["passed"].agg(["count", "sum"])
             k = int(per_case["count"].min()) if len(per_case) else 1
-            low, high = accuracy_interval([list(map(float, runs)) for _, runs in group.groupby("case", sort=False)["passed"]])
-            out.append({
-                "model": model, "variant": variant, "cases": len(per_case), "runs": len(group),
-                "accuracy": float(group["passed"].mean()), "accuracy_low": low, "accuracy_high": high,
-                "precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn), "f1": ratio(2 * tp, 2 * tp + fp + fn),
-                "argument_accuracy": float(args.astype(bool).mean()) if len(args) else float("nan"),
-                "irrelevance_accuracy": float(irrelevance["passed"].mean()) if len(irrelevance) else float("nan"),
-                "k": k,
-                f"pass@{k}": float(sum(pass_at_k(int(n), int(c), k) for n, c in per_case.values) / len(per_case)),
-                f"pass^{k}": float(sum(pass_hat_k(int(n), int(c), k) for n, c in per_case.values) / len(per_case)),
-                "latency_p50_ms": float(group["latency_ms"].quantile(0.5)),
-                "latency_p90_ms": float(group["latency_ms"].quantile(0.9)),
-                "input_tokens": int(group["input_tokens"].sum()), "output_tokens": int(group["output_tokens"].sum()),
-                "cached": int(group["cached"].sum()),
-                "model_errors": int(group["model_error"].notna().sum()),
-                "rate_limited": int((group["model_error"] == "rate_limit").sum()),
-                **{name: _mean(group[name]) for name in self.scorer_columns},
-            })
+            low, high = accuracy_interval(
+                [list(map(float, runs)) for _, runs in group.groupby("case", sort=False)["passed"]]
+            )
+            out.append(
+                {
+                    "model": model,
+                    "variant": variant,
+                    "cases": len(per_case),
+                    "runs": len(group),
+                    "accuracy": float(group["passed"].mean()),
+                    "accuracy_low": low,
+                    "accuracy_high": high,
+                    "precision": ratio(tp, tp + fp),
+                    "recall": ratio(tp, tp + fn),
+                    "f1": ratio(2 * tp, 2 * tp + fp + fn),
+                    "argument_accuracy": float(args.astype(bool).mean()) if len(args) else float("nan"),
+                    "irrelevance_accuracy": float(irrelevance["passed"].mean()) if len(irrelevance) else float("nan"),
+                    "k": k,
+                    f"pass@{k}": float(sum(pass_at_k(int(n), int(c), k) for n, c in per_case.values) / len(per_case)),
+                    f"pass^{k}": float(sum(pass_hat_k(int(n), int(c), k) for n, c in per_case.values) / len(per_case)),
+                    "latency_p50_ms": float(group["latency_ms"].quantile(0.5)),
+                    "latency_p90_ms": float(group["latency_ms"].quantile(0.9)),
+                    "input_tokens": int(group["input_tokens"].sum()),
+                    "output_tokens": int(group["output_tokens"].sum()),
+                    "cached": int(group["cached"].sum()),
+                    "model_errors": int(group["model_error"].notna().sum()),
+                    "rate_limited": int((group["model_error"] == "rate_limit").sum()),
+                    **{name: _mean(group[name]) for name in self.scorer_columns},
+                }
+            )
         return pd.DataFrame(out)
 
     @property
@@ -123,7 +147,9 @@ class EvalReport:
             return "variant", name
         if name in models:
             return "model", name
-        raise KeyError(f"{name!r} is neither a model ({sorted(models)}) nor a variant ({sorted(variants)}) of this report")
+        raise KeyError(
+            f"{name!r} is neither a model ({sorted(models)}) nor a variant ({sorted(variants)}) of this report"
+        )
 
     def compare(self, a: str, b: str) -> Comparison:
         """``b`` against ``a`` (two models, or two variants), paired by case: each case's pass rate
@@ -168,9 +194,30 @@ class EvalReport:
         return report_html(self)
 
 
-_COLUMNS = ["case", "model", "variant", "repeat", "passed", "reason", "error_type", "expected", "actual",
-            "expect_no_call", "true_positives", "false_positives", "false_negatives", "arguments_ok", "turns",
-            "latency_ms", "input_tokens", "output_tokens", "cached", "tags", "run_id", "model_error"]
+_COLUMNS = [
+    "case",
+    "model",
+    "variant",
+    "repeat",
+    "passed",
+    "reason",
+    "error_type",
+    "expected",
+    "actual",
+    "expect_no_call",
+    "true_positives",
+    "false_positives",
+    "false_negatives",
+    "arguments_ok",
+    "turns",
+    "latency_ms",
+    "input_tokens",
+    "output_tokens",
+    "cached",
+    "tags",
+    "run_id",
+    "model_error",
+]
 
 
 def _mean(column: Any) -> float:

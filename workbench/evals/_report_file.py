@@ -44,20 +44,35 @@ def report_document(report: Any) -> dict[str, Any]:
     columns = [str(c) for c in frame.columns]
     rows = [[_plain(v) for v in row] for row in frame.itertuples(index=False, name=None)]
     document = {
-        "format": f"{FORMAT}/{VERSION}", "created_at": report.created_at, "saved_at": utc_now_iso(),
-        "versions": report.versions, "models": report.models, "variants": report.variants, "suite": report.suite,
-        "settings": report.settings, "cache_hits": report.cache_hits, "interrupted": report.interrupted,
-        "total_jobs": report.total_jobs, "columns": columns, "rows": rows,
-        "spec_diffs": [{"from": a, "to": b, "changes": [_change(c) for c in diff]}
-                       for (a, b), diff in report.spec_diffs.items()],
+        "format": f"{FORMAT}/{VERSION}",
+        "created_at": report.created_at,
+        "saved_at": utc_now_iso(),
+        "versions": report.versions,
+        "models": report.models,
+        "variants": report.variants,
+        "suite": report.suite,
+        "settings": report.settings,
+        "cache_hits": report.cache_hits,
+        "interrupted": report.interrupted,
+        "total_jobs": report.total_jobs,
+        "columns": columns,
+        "rows": rows,
+        "spec_diffs": [
+            {"from": a, "to": b, "changes": [_change(c) for c in diff]} for (a, b), diff in report.spec_diffs.items()
+        ],
         "transcripts": [t.to_dict() for t in report.transcripts.values()],
     }
     return mask(document, report.secrets)
 
 
 def _change(change: Any) -> dict[str, Any]:
-    return {"tool": change.tool, "pointer": change.pointer, "kind": change.kind, "breaking": change.breaking,
-            "message": change.message}
+    return {
+        "tool": change.tool,
+        "pointer": change.pointer,
+        "kind": change.kind,
+        "breaking": change.breaking,
+        "message": change.message,
+    }
 
 
 def save_report(report: Any, path: PathLike) -> Path:
@@ -74,13 +89,16 @@ def save_report(report: Any, path: PathLike) -> Path:
 
 def _version(found: Any, where: str) -> int:
     prefix = FORMAT + "/"
-    if not isinstance(found, str) or not found.startswith(prefix) or not found[len(prefix):].isdigit():
-        raise EvalReportFileError(f"{where}: not a saved evaluation report (expected \"format\": "
-                                  f"\"{FORMAT}/{VERSION}\", got {found!r})")
-    version = int(found[len(prefix):])
+    if not isinstance(found, str) or not found.startswith(prefix) or not found[len(prefix) :].isdigit():
+        raise EvalReportFileError(
+            f'{where}: not a saved evaluation report (expected "format": "{FORMAT}/{VERSION}", got {found!r})'
+        )
+    version = int(found[len(prefix) :])
     if version > VERSION:
-        raise EvalReportFileError(f"{where}: written in report format {version} by a newer tool-workbench; this "
-                                  f"version reads format {VERSION} at most — upgrade tool-workbench to load it")
+        raise EvalReportFileError(
+            f"{where}: written in report format {version} by a newer tool-workbench; this "
+            f"version reads format {VERSION} at most — upgrade tool-workbench to load it"
+        )
     return version
 
 
@@ -112,12 +130,26 @@ def report_arguments(data: dict[str, Any], where: str) -> dict[str, Any]:
 
     try:
         transcripts = [Transcript.from_dict(t) for t in data["transcripts"]]
-        diffs = {(d["from"], d["to"]): SpecDiff([SpecChange(**c) for c in d["changes"]]) for d in data.get("spec_diffs") or []}
+        diffs = {
+            (d["from"], d["to"]): SpecDiff([SpecChange(**c) for c in d["changes"]])
+            for d in data.get("spec_diffs") or []
+        }
     except (KeyError, TypeError, ValueError) as exc:
-        raise EvalReportFileError(f"{where}: a transcript or spec diff cannot be read ({type(exc).__name__}: {exc})") from None
-    return {"rows": [dict(zip(data["columns"], row)) for row in data["rows"]], "columns": data["columns"],
-            "transcripts": {t.run_id: t for t in transcripts}, "spec_diffs": diffs,
-            "cache_hits": int(data.get("cache_hits") or 0), "interrupted": bool(data.get("interrupted")),
-            "total_jobs": data.get("total_jobs"), "models": data.get("models") or [],
-            "variants": data.get("variants") or {}, "suite": data.get("suite"), "settings": data.get("settings") or {},
-            "versions": data.get("versions") or {}, "created_at": data.get("created_at")}
+        raise EvalReportFileError(
+            f"{where}: a transcript or spec diff cannot be read ({type(exc).__name__}: {exc})"
+        ) from None
+    return {
+        "rows": [dict(zip(data["columns"], row)) for row in data["rows"]],
+        "columns": data["columns"],
+        "transcripts": {t.run_id: t for t in transcripts},
+        "spec_diffs": diffs,
+        "cache_hits": int(data.get("cache_hits") or 0),
+        "interrupted": bool(data.get("interrupted")),
+        "total_jobs": data.get("total_jobs"),
+        "models": data.get("models") or [],
+        "variants": data.get("variants") or {},
+        "suite": data.get("suite"),
+        "settings": data.get("settings") or {},
+        "versions": data.get("versions") or {},
+        "created_at": data.get("created_at"),
+    }

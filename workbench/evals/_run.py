@@ -35,8 +35,10 @@ def _models(models: Any, base_dir: Any = None) -> list[Model]:
     ids = [m.id for m in out]
     twice = sorted({i for i in ids if ids.count(i) > 1})
     if twice:
-        raise ValueError(f"run_evals: two models have the id {twice[0]!r}; the report could not tell them apart "
-                         "(give them different names)")
+        raise ValueError(
+            f"run_evals: two models have the id {twice[0]!r}; the report could not tell them apart "
+            "(give them different names)"
+        )
     return out
 
 
@@ -59,16 +61,28 @@ def _cases(suite_or_cases: Any) -> tuple[list[EvalCase], Optional[EvalSuite]]:
 class _Evaluation:
     """One run_evals call's state: jobs, results so far, and the stop flag Ctrl-C / Cancel set."""
 
-    def __init__(self, cases: list[EvalCase], models: list[Model], variants: dict[str, Any], repeats: int,
-                 max_turns: int, tool_choice: Any, params: dict, executor: Any, log: Any,
-                 scorers: Optional[list] = None, pass_if: PassIf = "all") -> None:
+    def __init__(
+        self,
+        cases: list[EvalCase],
+        models: list[Model],
+        variants: dict[str, Any],
+        repeats: int,
+        max_turns: int,
+        tool_choice: Any,
+        params: dict,
+        executor: Any,
+        log: Any,
+        scorers: Optional[list] = None,
+        pass_if: PassIf = "all",
+    ) -> None:
         self.models, self.max_turns, self.tool_choice, self.params = models, max_turns, tool_choice, params
         self.scorers, self.pass_if = resolve_scorers(None, cases) if scorers is None else scorers, pass_if
         self.executor, self.log = executor, log
         self.validation: Optional[str] = None  # the runs' validation mode (run_evals' validation=)
         self.offers = {(v, c.id): _Offer(reg, c) for v, reg in variants.items() for c in cases}
-        self.jobs = [_Job(m, v, c, r) for m in range(len(models)) for v in variants for c in cases
-                     for r in range(repeats)]
+        self.jobs = [
+            _Job(m, v, c, r) for m in range(len(models)) for v in variants for c in cases for r in range(repeats)
+        ]
         self.rows: list[Optional[dict]] = [None] * len(self.jobs)
         self.transcripts: dict[str, Transcript] = {}
         self.stop = threading.Event()
@@ -81,9 +95,19 @@ class _Evaluation:
     async def run_job(self, index: int) -> None:
         job = self.jobs[index]
         model, offer = self.models[job.model], self.offers[(job.variant, job.case.id)]
-        transcript = await _transcript(model, self.key(index), job.case, job.repeat, offer, self.max_turns,
-                                       self.tool_choice, self.params, self.executor, self.log,
-                                       validation=self.validation)
+        transcript = await _transcript(
+            model,
+            self.key(index),
+            job.case,
+            job.repeat,
+            offer,
+            self.max_turns,
+            self.tool_choice,
+            self.params,
+            self.executor,
+            self.log,
+            validation=self.validation,
+        )
         scores = await apply_scorers(self.scorers, job.case, transcript, offer.schemas)
         # the agent loop (multi-turn and BFCL multi-turn cases) logs its own run
         self.finish(index, transcript, scores, logged=self.max_turns > 1 or hasattr(job.case, "arun"))
@@ -124,8 +148,15 @@ class _Evaluation:
 
     def report(self, spec_diffs: dict, cache_hits: int, interrupted: bool, provenance: dict) -> EvalReport:
         rows = [r for r in self.rows if r is not None]
-        return EvalReport(rows, transcripts=self.transcripts, spec_diffs=spec_diffs, cache_hits=cache_hits,
-                          interrupted=interrupted, total_jobs=len(self.jobs), **provenance)
+        return EvalReport(
+            rows,
+            transcripts=self.transcripts,
+            spec_diffs=spec_diffs,
+            cache_hits=cache_hits,
+            interrupted=interrupted,
+            total_jobs=len(self.jobs),
+            **provenance,
+        )
 
 
 def _variants(variants: Optional[dict[str, Any]], tools: Any, suite: Optional[EvalSuite]) -> dict[str, Any]:
@@ -150,11 +181,25 @@ def _spec_diffs(variants: dict[str, Any]) -> dict[tuple[str, str], Any]:
     return {(a, b): spec_diff(variants[a], variants[b]) for a, b in zip(names, names[1:])}
 
 
-def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: int = 1, concurrency: int = 8,
-              executor: Any = None, cache: Any = None, variants: Optional[dict[str, Any]] = None,
-              progress: Any = True, max_turns: Optional[int] = None, tool_choice: Any = None,
-              log: Optional[RunLog] = None, scorers: Union[str, Scorer, Sequence[Union[str, Scorer]], None] = None, pass_if: PassIf = "all", validation: Optional[str] = None,
-              **params: Any) -> EvalReport:
+def run_evals(
+    suite_or_cases: Any,
+    models: Any,
+    *,
+    tools: Any = None,
+    repeats: int = 1,
+    concurrency: int = 8,
+    executor: Any = None,
+    cache: Any = None,
+    variants: Optional[dict[str, Any]] = None,
+    progress: Any = True,
+    max_turns: Optional[int] = None,
+    tool_choice: Any = None,
+    log: Optional[RunLog] = None,
+    scorers: Union[str, Scorer, Sequence[Union[str, Scorer]], None] = None,
+    pass_if: PassIf = "all",
+    validation: Optional[str] = None,
+    **params: Any,
+) -> EvalReport:
     """Ask every model every case (``repeats`` times, against each tool variant) and score the calls.
 
     Args:
@@ -190,8 +235,8 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
     Ctrl-C or the progress widget's Cancel stops the run; the report holds every finished job
     (``report.interrupted`` is then True).
     """
-    from workbench._validation_mode import check_mode
     from workbench._async import run_sync
+    from workbench._validation_mode import check_mode
 
     check_mode(validation, "run_evals")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
@@ -216,8 +261,19 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
     _check_scorers(scorer_list, pass_if)
     tool_variants = _variants(variants, tools, suite)
     dask = executor if _is_dask(executor) else None
-    evaluation = _Evaluation(cases, model_list, tool_variants, repeats, max_turns, tool_choice, params,
-                             None if dask else executor, log, scorer_list, pass_if)
+    evaluation = _Evaluation(
+        cases,
+        model_list,
+        tool_variants,
+        repeats,
+        max_turns,
+        tool_choice,
+        params,
+        None if dask else executor,
+        log,
+        scorer_list,
+        pass_if,
+    )
     evaluation.validation = validation
     from workbench._batch import _progress
 
@@ -237,8 +293,14 @@ def run_evals(suite_or_cases: Any, models: Any, *, tools: Any = None, repeats: i
             bar.close()
     interrupted = evaluation.stop.is_set() or any(r is None for r in evaluation.rows)
     hits = sum(m.hits for m in model_list if isinstance(m, CachedModel))
-    provenance = run_provenance(model_list, tool_variants, cases, suite, {"repeats": repeats, "max_turns": max_turns,
-                                "tool_choice": tool_choice}, params)
+    provenance = run_provenance(
+        model_list,
+        tool_variants,
+        cases,
+        suite,
+        {"repeats": repeats, "max_turns": max_turns, "tool_choice": tool_choice},
+        params,
+    )
     return evaluation.report(_spec_diffs(tool_variants), hits, interrupted, provenance)
 
 
@@ -254,7 +316,9 @@ def _check_scorers(scorers: list, pass_if: Any) -> None:
     if taken:
         raise ValueError(f"a scorer may not be named {taken[0]!r}: that is a column of the results already")
     if isinstance(pass_if, str) and pass_if not in ("all", "any") and pass_if not in names:
-        raise ValueError(f"pass_if={pass_if!r} names no scorer of this run ({', '.join(names)}); "
-                         "use 'all', 'any', a scorer's name or a function of the scores")
+        raise ValueError(
+            f"pass_if={pass_if!r} names no scorer of this run ({', '.join(names)}); "
+            "use 'all', 'any', a scorer's name or a function of the scores"
+        )
     if not isinstance(pass_if, str) and not callable(pass_if):
         raise TypeError(f"pass_if must be 'all', 'any', a scorer's name or a function, not {pass_if!r:.60}")

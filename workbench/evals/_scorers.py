@@ -55,8 +55,10 @@ def as_score(raw: Any, threshold: float = 1.0, name: str = "scorer") -> Score:
         return Score(raw, raw, str(reason))
     if isinstance(raw, (int, float)) and 0 <= raw <= 1:
         return Score(float(raw), float(raw) >= threshold, str(reason))
-    raise TypeError(f"scorer {name!r} returned {raw!r:.80}; a scorer returns a bool, a number from 0 to 1, "
-                    "(score, reason), a Score or None")
+    raise TypeError(
+        f"scorer {name!r} returned {raw!r:.80}; a scorer returns a bool, a number from 0 to 1, "
+        "(score, reason), a Score or None"
+    )
 
 
 # -- built-in scorers -----------------------------------------------------------------------------------
@@ -69,7 +71,11 @@ class CallsScorer:
     threshold = 1.0
 
     def __call__(self, case: Any, transcript: Any, schemas: Optional[Mapping[str, Any]] = None) -> Any:
-        if "calls" not in getattr(case, "default_scorers", ("calls",)) and not case.expected and not case.expect_no_call:
+        if (
+            "calls" not in getattr(case, "default_scorers", ("calls",))
+            and not case.expected
+            and not case.expect_no_call
+        ):
             return None, "the case expects no particular calls"
         from types import SimpleNamespace
 
@@ -146,8 +152,7 @@ class Judge:
     requests go through ``workbench.models`` and, in ``run_evals(cache=...)``, through the run's
     request cache like the evaluated model's."""
 
-    def __init__(self, model: Any, rubric: str, *, threshold: float = 0.5, name: str = "judge",
-                 **params: Any) -> None:
+    def __init__(self, model: Any, rubric: str, *, threshold: float = 0.5, name: str = "judge", **params: Any) -> None:
         if not isinstance(rubric, str) or not rubric.strip():
             raise ValueError("judge needs a rubric: what a good run does, in words")
         if not 0 <= threshold <= 1:
@@ -160,8 +165,13 @@ class Judge:
         from workbench.models import get
 
         model = get(self.model)
-        copy = Judge(model if isinstance(model, CachedModel) else CachedModel(model, cache), self.rubric,
-                     threshold=self.threshold, name=self.name, **self.params)
+        copy = Judge(
+            model if isinstance(model, CachedModel) else CachedModel(model, cache),
+            self.rubric,
+            threshold=self.threshold,
+            name=self.name,
+            **self.params,
+        )
         return copy
 
     async def __call__(self, case: Any, transcript: Any) -> Any:
@@ -230,8 +240,10 @@ def resolve_scorers(scorers: Any, cases: Sequence[Any], cache: Any = None) -> li
     for item in scorers:
         if isinstance(item, str):
             if item not in BUILT_IN:
-                raise ValueError(f"unknown scorer {item!r}; built in: {', '.join(BUILT_IN)} "
-                                 "(or pass text_contains(...), text_matches(...), judge(...) or your own callable)")
+                raise ValueError(
+                    f"unknown scorer {item!r}; built in: {', '.join(BUILT_IN)} "
+                    "(or pass text_contains(...), text_matches(...), judge(...) or your own callable)"
+                )
             item = BUILT_IN[item]()
         elif not isinstance(item, Scorer):
             raise TypeError(f"a scorer is a callable (case, transcript) -> score, or a built-in name; got {item!r:.80}")
@@ -256,7 +268,9 @@ def scorer_threshold(scorer: Scorer) -> float:
     return float(scorer.threshold) if isinstance(scorer, ThresholdScorer) else 1.0
 
 
-async def apply_scorers(scorers: Sequence[Scorer], case: Any, transcript: Any, schemas: Mapping[str, Any]) -> dict[str, Score]:
+async def apply_scorers(
+    scorers: Sequence[Scorer], case: Any, transcript: Any, schemas: Mapping[str, Any]
+) -> dict[str, Score]:
     """Every scorer's :class:`Score` of one run, by scorer name."""
     out = {}
     for scorer in scorers:
@@ -287,7 +301,9 @@ def case_passed(scores: dict[str, Score], pass_if: PassIf = "all") -> bool:
         return any(applicable)
     if pass_if in scores:
         return bool(scores[pass_if].passed)
-    raise ValueError(f"pass_if must be 'all', 'any', a scorer's name ({', '.join(scores)}) or a function; got {pass_if!r}")
+    raise ValueError(
+        f"pass_if must be 'all', 'any', a scorer's name ({', '.join(scores)}) or a function; got {pass_if!r}"
+    )
 
 
 def combined_verdict(transcript: Any, scores: dict[str, Score], pass_if: PassIf = "all") -> Verdict:
@@ -295,8 +311,12 @@ def combined_verdict(transcript: Any, scores: dict[str, Score], pass_if: PassIf 
     are several scorers), the ``calls`` scorer's counts. A model error fails the run whatever the scores."""
     calls = scores.get("calls")
     base = calls.verdict if calls is not None and calls.verdict is not None else Verdict(False)
-    counts: dict[str, Any] = dict(true_positives=base.true_positives, false_positives=base.false_positives,
-                  false_negatives=base.false_negatives, arguments_ok=base.arguments_ok)
+    counts: dict[str, Any] = dict(
+        true_positives=base.true_positives,
+        false_positives=base.false_positives,
+        false_negatives=base.false_negatives,
+        arguments_ok=base.arguments_ok,
+    )
     if transcript.stopped_because == "model_error":
         return Verdict(False, f"model error: {transcript.error}", "model_error", **counts)
     passed = case_passed(scores, pass_if)

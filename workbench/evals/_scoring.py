@@ -43,11 +43,23 @@ from workbench.secrets import is_secret_schema
 _NORMALISE = re.compile(r"[ ,./\-_*^]")
 
 #: JSON Schema type → the Python type BFCL checks a value against (no type: BFCL's "any", a string)
-_PY_TYPES: dict[str, type] = {"integer": int, "number": float, "string": str, "boolean": bool, "array": list,
-                              "object": dict}
+_PY_TYPES: dict[str, type] = {
+    "integer": int,
+    "number": float,
+    "string": str,
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+}
 #: a Python value's type → its JSON Schema type (a parameter without a schema is typed by its expected values)
-_JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
-                                dict: "object"}
+_JSON_TYPES: dict[type, str] = {
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
 
 
 def normalise_string(text: str) -> str:
@@ -77,7 +89,7 @@ class ExpectedCall:
         if "name" in raw:
             name, arguments = raw["name"], raw.get("arguments", {}) or {}
         elif len(raw) == 1:
-            (name, arguments), = raw.items()
+            ((name, arguments),) = raw.items()
         else:
             raise ValueError(f"an expected call needs a 'name': {dict(raw)!r:.120}")
         if not isinstance(name, str) or not isinstance(arguments, Mapping):
@@ -193,8 +205,11 @@ def _value_problem(param: str, value: Any, acceptable: list[Any], schema: Mappin
             return None if problem is None else f"{param}: {problem}"
         if outer is list and inner is dict:
             for candidate in acceptable:  # BFCL compares lengths first, so "" (len 0) accepts []
-                if isinstance(candidate, (list, str)) and len(candidate) == len(value) and all(
-                        _dict_ok(v, [c]) is None for v, c in zip(value, candidate)):
+                if (
+                    isinstance(candidate, (list, str))
+                    and len(candidate) == len(value)
+                    and all(_dict_ok(v, [c]) is None for v, c in zip(value, candidate))
+                ):
                     return None
             return f"{param} {value!r:.80} not in {acceptable!r:.120}"
         if outer is str:
@@ -241,9 +256,14 @@ def call_problem(call: Mapping[str, Any], expected: ExpectedCall, schema: Option
     return None
 
 
-def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any],
-                schemas: Optional[Mapping[str, Mapping[str, Any]]] = None, *, order: str = "any",
-                expect_no_call: bool = False) -> Verdict:
+def score_calls(
+    calls: Sequence[Mapping[str, Any]],
+    expected: Sequence[Any],
+    schemas: Optional[Mapping[str, Mapping[str, Any]]] = None,
+    *,
+    order: str = "any",
+    expect_no_call: bool = False,
+) -> Verdict:
     """Score ``calls`` (ToolUse dicts, in the order the model made them) against ``expected``.
 
     ``schemas`` maps a tool name to its parameters JSON Schema; a tool without one (or no
@@ -257,13 +277,19 @@ def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any],
     called = Counter(str(c.get("name")) for c in calls)
     if expect_no_call:
         if calls:
-            return Verdict(False, f"expected no call, got {', '.join(_fmt_call(c) for c in calls[:3])}",
-                           "irrelevance", false_positives=len(calls))
+            return Verdict(
+                False,
+                f"expected no call, got {', '.join(_fmt_call(c) for c in calls[:3])}",
+                "irrelevance",
+                false_positives=len(calls),
+            )
         return Verdict(True)
     wanted = [ExpectedCall.coerce(e) for e in expected]
     names = Counter(e.name for e in wanted)
     tp = sum((called & names).values())
-    counts: dict[str, Any] = dict(true_positives=tp, false_positives=sum(called.values()) - tp, false_negatives=sum(names.values()) - tp)
+    counts: dict[str, Any] = dict(
+        true_positives=tp, false_positives=sum(called.values()) - tp, false_negatives=sum(names.values()) - tp
+    )
     if not calls and wanted:
         return Verdict(False, "no call made; missing call: " + ", ".join(e.name for e in wanted), "no_call", **counts)
     missing = names - called
@@ -271,14 +297,23 @@ def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any],
         return Verdict(False, "missing call: " + ", ".join(sorted(missing.elements())), "wrong_function", **counts)
     if len(calls) != len(wanted):
         extra = ", ".join(sorted((called - names).elements()))  # no call is missing, so some are extra
-        return Verdict(False, f"expected {len(wanted)} call(s), got {len(calls)} (unexpected call: {extra})",
-                       "wrong_count", **counts)
+        return Verdict(
+            False,
+            f"expected {len(wanted)} call(s), got {len(calls)} (unexpected call: {extra})",
+            "wrong_count",
+            **counts,
+        )
     if order == "exact":
         for call, want in zip(calls, wanted):
             problem = call_problem(call, want, schemas.get(want.name))
             if problem is not None:
-                return Verdict(False, problem, "wrong_order" if call.get("name") != want.name else "arguments",
-                               arguments_ok=False if call.get("name") == want.name else None, **counts)
+                return Verdict(
+                    False,
+                    problem,
+                    "wrong_order" if call.get("name") != want.name else "arguments",
+                    arguments_ok=False if call.get("name") == want.name else None,
+                    **counts,
+                )
         return Verdict(True, arguments_ok=True, **counts)
     matched: set[int] = set()
     for want in wanted:
@@ -293,6 +328,11 @@ def score_calls(calls: Sequence[Mapping[str, Any]], expected: Sequence[Any],
             problems.append(problem)
         else:
             same_name = [p for p in problems if p.startswith(f"{want.name}:")]
-            return Verdict(False, (same_name or problems or [f"missing call: {want.name}"])[0], "arguments",
-                           arguments_ok=False, **counts)
+            return Verdict(
+                False,
+                (same_name or problems or [f"missing call: {want.name}"])[0],
+                "arguments",
+                arguments_ok=False,
+                **counts,
+            )
     return Verdict(True, arguments_ok=True, **counts)

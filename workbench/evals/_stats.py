@@ -47,7 +47,7 @@ def mcnemar_exact(wins: int, losses: int) -> float:
     n = wins + losses
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1)) / 2 ** n
+    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1)) / 2**n
     return min(1.0, 2.0 * tail)
 
 
@@ -59,6 +59,7 @@ def ratio(numerator: float, denominator: float) -> float:
 
 # -- the paired test -------------------------------------------------------------------------------
 
+
 def _fraction(value: float | Rational) -> Fraction:
     if isinstance(value, Rational):
         return Fraction(value)
@@ -69,8 +70,13 @@ def _fraction(value: float | Rational) -> Fraction:
     return Fraction(value).limit_denominator(1_000_000)
 
 
-def sign_flip_test(differences: Iterable[float | Rational], *, max_exact_sums: int = MAX_EXACT_SUMS,
-                   draws: int = SIGN_FLIP_DRAWS, seed: int = 0) -> float:
+def sign_flip_test(
+    differences: Iterable[float | Rational],
+    *,
+    max_exact_sums: int = MAX_EXACT_SUMS,
+    draws: int = SIGN_FLIP_DRAWS,
+    seed: int = 0,
+) -> float:
     """Two-sided p-value of the paired sign-flip (permutation) test that the per-case differences
     are symmetric about 0: the share of the 2^m sign assignments of the m non-zero differences whose
     sum is at least as far from 0 as the observed sum.
@@ -115,6 +121,7 @@ def _sampled_sign_flip(values: list[float], observed: float, draws: int, seed: i
 
 
 # -- intervals -------------------------------------------------------------------------------------
+
 
 def _t_two_sided(t: float, df: int) -> float:
     """P(|T| <= t) for Student's t with ``df`` degrees of freedom (A&S 26.7.3 and 26.7.4)."""
@@ -190,8 +197,7 @@ def wilson_interval(p: float, n: float, confidence: float = CONFIDENCE) -> tuple
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def accuracy_interval(clusters: Sequence[Sequence[float]],
-                      confidence: float = CONFIDENCE) -> tuple[float, float]:
+def accuracy_interval(clusters: Sequence[Sequence[float]], confidence: float = CONFIDENCE) -> tuple[float, float]:
     """A ``confidence`` interval for an accuracy measured on cases (each a cluster of its repeats'
     0/1 outcomes): Wilson's interval on the effective number of trials p(1−p)/SE², SE clustered by
     case (:func:`clustered_se`), kept between the number of cases and of runs. With one run per case
@@ -203,5 +209,5 @@ def accuracy_interval(clusters: Sequence[Sequence[float]],
         return math.nan, math.nan
     p = math.fsum(x for c in clusters for x in c) / runs
     se = clustered_se(clusters)
-    effective = len(clusters) if p in (0.0, 1.0) else runs if se == 0 else p * (1 - p) / se ** 2
+    effective = len(clusters) if p in (0.0, 1.0) else runs if se == 0 else p * (1 - p) / se**2
     return wilson_interval(p, min(runs, max(len(clusters), effective)), confidence)

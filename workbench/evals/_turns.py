@@ -20,8 +20,17 @@ from workbench.types import utc_now_iso
 ToolsForTurn = Callable[[int], Any]
 
 
-async def arun_turns(model: Any, turns: Sequence[Sequence[dict]], tools_for: ToolsForTurn, *, executor: Any = None,
-                     log: Any = None, step_limit: int = 10, tool_choice: Any = None, **params: Any) -> Transcript:
+async def arun_turns(
+    model: Any,
+    turns: Sequence[Sequence[dict]],
+    tools_for: ToolsForTurn,
+    *,
+    executor: Any = None,
+    log: Any = None,
+    step_limit: int = 10,
+    tool_choice: Any = None,
+    **params: Any,
+) -> Transcript:
     """Ask ``turns`` (each a list of messages, usually one user message) in order; during turn ``i``
     the model is offered ``tools_for(i)`` and may take up to ``step_limit`` model steps. The run stops
     early when a turn ends otherwise than by an answer without a call (step limit, model error)."""
@@ -37,14 +46,25 @@ async def arun_turns(model: Any, turns: Sequence[Sequence[dict]], tools_for: Too
         messages = messages + [dict(m) for m in turn]
         if index == 0:
             run.prompt = [dict(m) for m in messages]
-        part = await arun_agent(model, messages, tools=tools_for(index), executor=executor, log=log,
-                                max_turns=step_limit, tool_choice=tool_choice, new_conversation=False, **params)
+        part = await arun_agent(
+            model,
+            messages,
+            tools=tools_for(index),
+            executor=executor,
+            log=log,
+            max_turns=step_limit,
+            tool_choice=tool_choice,
+            new_conversation=False,
+            **params,
+        )
         offset = len(run.model_steps)
         starts.append(offset)
         run_ids.append(part.run_id)
         for step in part.steps:  # model step numbers run on across the user turns
             if isinstance(step, ModelStep):
-                run.steps.append(ModelStep(step.turn, step.index + offset, step.error, step.error_kind, step.started_at))
+                run.steps.append(
+                    ModelStep(step.turn, step.index + offset, step.error, step.error_kind, step.started_at)
+                )
             else:
                 run.steps.append(ToolStep(step.tool_use, step.result, step.turn_index + offset, step.original))
         run.tools = part.tools if len(part.tools) > len(run.tools) else run.tools
@@ -81,4 +101,3 @@ def calls_by_turn(transcript: Transcript, *, ran_only: bool = False) -> list[lis
 def turns_started(transcript: Transcript) -> int:
     """How many user turns the run got to."""
     return len(transcript.settings.get("turn_starts") or [0])
-

@@ -22,8 +22,21 @@ from workbench.executor._results import append_masked, returns_check, success_re
 from workbench.executor._sequential import SequentialExecutor
 from workbench.executor._state import Approver, CallRun, PreparedCall, approving
 
-__all__ = ["ToolExecutor", "SequentialExecutor", "ConcurrentExecutor", "Approver", "approving", "append_masked",
-           "validating", "run_sync", "PreparedCall", "CallRun", "CallPlan", "call_plan", "MapChunks"]
+__all__ = [
+    "ToolExecutor",
+    "SequentialExecutor",
+    "ConcurrentExecutor",
+    "Approver",
+    "approving",
+    "append_masked",
+    "validating",
+    "run_sync",
+    "PreparedCall",
+    "CallRun",
+    "CallPlan",
+    "call_plan",
+    "MapChunks",
+]
 
 # the names these had before the executor became a package (benchmarks and older callers import them)
 _Call = PreparedCall

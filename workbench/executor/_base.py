@@ -57,7 +57,9 @@ _CoroutineType = types.CoroutineType
 RUNS_IN_CALLER_THREAD: Any = object()
 
 
-def is_awaitable(value: Any, _never: frozenset = _NEVER_AWAITABLE, _check: Callable[[Any], bool] = inspect.isawaitable) -> bool:
+def is_awaitable(
+    value: Any, _never: frozenset = _NEVER_AWAITABLE, _check: Callable[[Any], bool] = inspect.isawaitable
+) -> bool:
     """``inspect.isawaitable`` without its ABC check for the common plain return values."""
     return type(value) not in _never and _check(value)
 
@@ -88,7 +90,9 @@ class _Deadline(Exception):
 
 
 def _listener_failed(listener: Any, exc: Exception) -> None:
-    warnings.warn(f"workbench event listener {listener!r} raised {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3)
+    warnings.warn(
+        f"workbench event listener {listener!r} raised {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3
+    )
 
 
 def _stamp_finish(call: PreparedCall, _future: Any) -> None:
@@ -142,9 +146,18 @@ class ToolExecutor:
         super().__init_subclass__(**kwargs)
         cls._stock_phases = all(getattr(cls, name) is getattr(ToolExecutor, name) for name in _PHASES)
 
-    def __init__(self, *, timeout: Optional[float] = None, approver: Optional[Approver] = None, log: Any = None,
-                 synthetic: bool = False, seed: int = 0, pool: Optional[concurrent.futures.Executor] = None,
-                 invocation_state: Optional[dict[str, Any]] = None, validation: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        *,
+        timeout: Optional[float] = None,
+        approver: Optional[Approver] = None,
+        log: Any = None,
+        synthetic: bool = False,
+        seed: int = 0,
+        pool: Optional[concurrent.futures.Executor] = None,
+        invocation_state: Optional[dict[str, Any]] = None,
+        validation: Optional[str] = None,
+    ) -> None:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
         self.timeout = timeout
@@ -231,8 +244,15 @@ class ToolExecutor:
         return list(self._running)
 
     # -- public API --------------------------------------------------------------------------------
-    async def execute(self, tool_uses: Sequence[Any], registry: Any, ctx_factory: Any = None, *, log: Any = None,
-                      invocation_state: Optional[dict[str, Any]] = None) -> list[ToolResult]:
+    async def execute(
+        self,
+        tool_uses: Sequence[Any],
+        registry: Any,
+        ctx_factory: Any = None,
+        *,
+        log: Any = None,
+        invocation_state: Optional[dict[str, Any]] = None,
+    ) -> list[ToolResult]:
         """Run every call; results in input order.
 
         ``tool_uses`` is a list (or any iterable) of calls; ``None``, a string, a single dict or a
@@ -252,25 +272,49 @@ class ToolExecutor:
         """
         raise NotImplementedError
 
-    async def execute_streaming(self, tool_uses: Sequence[Any], registry: Any, ctx_factory: Any = None, *,
-                                log: Any = None, invocation_state: Optional[dict[str, Any]] = None
-                                ) -> AsyncIterator[tuple[int, ToolResult]]:
+    async def execute_streaming(
+        self,
+        tool_uses: Sequence[Any],
+        registry: Any,
+        ctx_factory: Any = None,
+        *,
+        log: Any = None,
+        invocation_state: Optional[dict[str, Any]] = None,
+    ) -> AsyncIterator[tuple[int, ToolResult]]:
         """Yield ``(input_index, result)`` as calls finish; breaking out cancels the calls in flight."""
         raise NotImplementedError
         yield  # pragma: no cover
 
-    def run(self, tool_uses: Sequence[Any], registry: Any, *, log: Any = None,
-            invocation_state: Optional[dict[str, Any]] = None) -> list[ToolResult]:
+    def run(
+        self,
+        tool_uses: Sequence[Any],
+        registry: Any,
+        *,
+        log: Any = None,
+        invocation_state: Optional[dict[str, Any]] = None,
+    ) -> list[ToolResult]:
         """Synchronous ``execute`` (same rules); works in plain scripts and inside a running event loop (Jupyter)."""
         tool_uses = call_list(tool_uses)
         return run_sync(self.execute(tool_uses, registry, log=log, invocation_state=invocation_state))
 
     def call(self, registry: Any, name: str, input: Optional[dict[str, Any]] = None, **kwargs: Any) -> ToolResult:
         """Run one call synchronously: ``executor.call(registry, "add", {"a": 1, "b": 2})``."""
-        return self.run([{"toolUseId": new_tool_use_id(), "name": name, "input": {} if input is None else input}], registry, **kwargs)[0]
+        return self.run(
+            [{"toolUseId": new_tool_use_id(), "name": name, "input": {} if input is None else input}],
+            registry,
+            **kwargs,
+        )[0]
 
-    def map(self, tool: Any, inputs: Any, *, registry: Any = None, log: Any = None, resume: bool = False,
-            progress: Any = None) -> Any:
+    def map(
+        self,
+        tool: Any,
+        inputs: Any,
+        *,
+        registry: Any = None,
+        log: Any = None,
+        resume: bool = False,
+        progress: Any = None,
+    ) -> Any:
         """Run ``tool`` over many inputs; a pandas DataFrame with one row per input, in input order.
 
         ``tool`` is a tool object or a registered name (looked up in ``registry``, the default
@@ -295,14 +339,19 @@ class ToolExecutor:
             self._own_pool = None
 
     # -- phase 0: the run ----------------------------------------------------------------------------
-    def start_run(self, registry: Any, log: Any = None, invocation_state: Optional[dict] = None,
-                  ctx_factory: Any = None) -> CallRun:
+    def start_run(
+        self, registry: Any, log: Any = None, invocation_state: Optional[dict] = None, ctx_factory: Any = None
+    ) -> CallRun:
         """The state of one batch of calls (``execute``/``run``): its registry, log (this executor's if
         ``None``), invocation state and idempotency cache. ``ctx_factory(tool_use) -> ToolContext``
         makes the context of a tool that takes one."""
-        run = CallRun(registry, self.log if log is None else log,
-                      self.invocation_state if invocation_state is None else invocation_state, ctx_factory,
-                      self._adds_no_steps() and ctx_factory is None)
+        run = CallRun(
+            registry,
+            self.log if log is None else log,
+            self.invocation_state if invocation_state is None else invocation_state,
+            ctx_factory,
+            self._adds_no_steps() and ctx_factory is None,
+        )
         mode = _context_mode.get() or self.validation
         if mode is not None or getattr(run.registry, "validation", None) is not None:
             run.validation, run.planned = mode, False  # each call's validator is chosen in prepare: no plans
@@ -312,8 +361,13 @@ class ToolExecutor:
         """Whether this executor adds no step to a validate-and-call tool's call (``CallPlan``): no
         default timeout, pool, synthetic values or validation mode, and no phase overridden by a subclass.
         (A ``validating()`` context or a registry's mode is checked per run, see ``no_run_modes``.)"""
-        return (self.timeout is None and self.pool is None and not self.synthetic and self.validation is None
-                and self._stock_phases)
+        return (
+            self.timeout is None
+            and self.pool is None
+            and not self.synthetic
+            and self.validation is None
+            and self._stock_phases
+        )
 
     # -- phase 1: prepare ----------------------------------------------------------------------------
     def prepare(self, tool_use: Any, run: CallRun, index: int = 0) -> "PreparedCall | ToolResult":
@@ -329,8 +383,12 @@ class ToolExecutor:
         if type(tool_use) is dict:
             try:  # already a well-formed ToolUse: used as it is, no copy
                 name = tool_use["name"]
-                if (type(name) is str and name != "" and type(tool_use["toolUseId"]) is str
-                        and type(tool_use["input"]) is dict):
+                if (
+                    type(name) is str
+                    and name != ""
+                    and type(tool_use["toolUseId"]) is str
+                    and type(tool_use["input"]) is dict
+                ):
                     normalised, bad_shape = tool_use, None
             except KeyError:
                 pass
@@ -349,8 +407,13 @@ class ToolExecutor:
                     item = run.registry.get_tool(name)
                 except KeyError as exc:
                     listing = getattr(run.registry, "list_tools", None)
-                    return self._fail(call, run, str(exc), "ToolNotFoundError",
-                                      {"available": list(listing()) if listing is not None else []})
+                    return self._fail(
+                        call,
+                        run,
+                        str(exc),
+                        "ToolNotFoundError",
+                        {"available": list(listing()) if listing is not None else []},
+                    )
             call.tool = item
             plan = call_plan(item) if run.planned else None
             if plan is not None:  # validate-and-call: permission, idempotency, synthetic values, context do not apply
@@ -365,13 +428,17 @@ class ToolExecutor:
             if permission is not _ALLOW:
                 permission = Permission.coerce(permission)
                 if permission is _DENY:
-                    return self._fail(call, run, f"Tool '{name}' is not allowed to run (permission: always_deny)", "PermissionDenied")
+                    return self._fail(
+                        call, run, f"Tool '{name}' is not allowed to run (permission: always_deny)", "PermissionDenied"
+                    )
                 call.approval = permission is _ASK
             raw_input = normalised["input"]
             try:
                 if run.validation is not None or getattr(run.registry, "validation", None):
                     # a mode the run or registry sets: the tool's validator of the mode that wins (run > tool > registry)
-                    call.arguments = spec.input_validator(mode_for(spec, run.validation, run.registry))(spec.name, raw_input)
+                    call.arguments = spec.input_validator(mode_for(spec, run.validation, run.registry))(
+                        spec.name, raw_input
+                    )
                 else:
                     call.arguments = spec.check_inputs(raw_input)
             except Exception as exc:  # noqa: BLE001 - bad input, a malformed schema (ToolSpecError), a broken validator
@@ -380,10 +447,17 @@ class ToolExecutor:
                 call.idem_key = (name, _canonical(raw_input))
             if not item.has_implementation:
                 if not self.synthetic and not getattr(run.registry, "synthetic", False):
-                    return self._fail(call, run, str(NoImplementationError(
-                        f"Tool '{name}' has no implementation: it was registered from a spec only. Call it with "
-                        "synthetic=True (on the registry or executor) to get a generated value matching its returns schema.")),
-                        "NoImplementationError")
+                    return self._fail(
+                        call,
+                        run,
+                        str(
+                            NoImplementationError(
+                                f"Tool '{name}' has no implementation: it was registered from a spec only. Call it with "
+                                "synthetic=True (on the registry or executor) to get a generated value matching its returns schema."
+                            )
+                        ),
+                        "NoImplementationError",
+                    )
                 call.synthetic = True
             elif item.context_param is not None:
                 call.cancel_event = threading.Event()
@@ -436,12 +510,23 @@ class ToolExecutor:
     def _synthetic_value(self, call: PreparedCall) -> Any:
         from workbench._synthetic import synthesize, synthetic_seed
 
-        return synthesize(call.spec.returns, synthetic_seed(call.spec.name, call.tool_use.get("input"), self.seed), tool=call.spec.name)
+        return synthesize(
+            call.spec.returns,
+            synthetic_seed(call.spec.name, call.tool_use.get("input"), self.seed),
+            tool=call.spec.name,
+        )
 
     def _success(self, call: PreparedCall, value: Any) -> ToolResult:
         spec = call.spec
-        return success_result(spec.name, call.tool_use["toolUseId"], value, call.t0, call.started_at,
-                               spec.returns_checker(), call.synthetic)
+        return success_result(
+            spec.name,
+            call.tool_use["toolUseId"],
+            value,
+            call.t0,
+            call.started_at,
+            spec.returns_checker(),
+            call.synthetic,
+        )
 
     def _refused(self, call: PreparedCall, exc: Exception) -> ToolResult:
         """The error result of input its validator refused (or a validator that broke)."""
@@ -449,15 +534,26 @@ class ToolExecutor:
             return self.result_of_error(call, str(exc), "ToolInputError", {"errors": exc.errors})
         return self.result_of_error(call, str(exc), type(exc).__name__)
 
-    def result_of_error(self, call: PreparedCall, message: str, error_type: str, extra: Optional[dict] = None, tb: Optional[str] = None) -> ToolResult:
+    def result_of_error(
+        self, call: PreparedCall, message: str, error_type: str, extra: Optional[dict] = None, tb: Optional[str] = None
+    ) -> ToolResult:
         """``call``'s error result (``workbench.types.error_result``), its latency measured from its start;
         ``tb`` goes to ``metadata["traceback"]``."""
         if tb is not None:
             extra = {"traceback": tb, **(extra or {})}
-        return error_result(call.tool_use["toolUseId"], message, error_type, tool_name=call.tool_use.get("name", ""),
-                            extra=extra, started_at=call.started_at, latency_ms=(_perf() - call.t0) * 1000.0)
+        return error_result(
+            call.tool_use["toolUseId"],
+            message,
+            error_type,
+            tool_name=call.tool_use.get("name", ""),
+            extra=extra,
+            started_at=call.started_at,
+            latency_ms=(_perf() - call.t0) * 1000.0,
+        )
 
-    def _fail(self, call: PreparedCall, run: CallRun, message: str, error_type: str, extra: Optional[dict] = None) -> ToolResult:
+    def _fail(
+        self, call: PreparedCall, run: CallRun, message: str, error_type: str, extra: Optional[dict] = None
+    ) -> ToolResult:
         return self.finish(call, self.result_of_error(call, message, error_type, extra), run)
 
     def _exception(self, call: PreparedCall, exc: BaseException) -> ToolResult:
@@ -473,7 +569,9 @@ class ToolExecutor:
         if call.cancel_event is not None:
             call.cancel_event.set()
         timeout = self.timeout_of(call)
-        return self.result_of_error(call, f"Tool '{call.spec.name}' timed out after {timeout:g} s", "TimeoutError", {"timeout": timeout})
+        return self.result_of_error(
+            call, f"Tool '{call.spec.name}' timed out after {timeout:g} s", "TimeoutError", {"timeout": timeout}
+        )
 
     # -- phase 3: finish ---------------------------------------------------------------------------------
     def finish(self, call: PreparedCall, result: ToolResult, run: CallRun) -> ToolResult:
@@ -501,10 +599,22 @@ class ToolExecutor:
     def reuse(call: PreparedCall, original: ToolResult) -> ToolResult:
         """``call``'s result when it repeats an idempotent call of the same run that gave ``original``
         (marked ``idempotent_reuse``, with the ``original_tool_use_id``); to ``finish`` like any result."""
-        metadata = {**original.metadata, "idempotent_reuse": True, "original_tool_use_id": original.tool_use_id,
-                    "latency_ms": (_perf() - call.t0) * 1000.0}
-        return fast_tool_result(call.tool_use["toolUseId"], original.status, original.content, metadata,
-                                call.started_at, _now_iso(), None, original.value)
+        metadata = {
+            **original.metadata,
+            "idempotent_reuse": True,
+            "original_tool_use_id": original.tool_use_id,
+            "latency_ms": (_perf() - call.t0) * 1000.0,
+        }
+        return fast_tool_result(
+            call.tool_use["toolUseId"],
+            original.status,
+            original.content,
+            metadata,
+            call.started_at,
+            _now_iso(),
+            None,
+            original.value,
+        )
 
     # -- the steps of ainvoke -------------------------------------------------------------------------
     def _thread_pool(self) -> concurrent.futures.Executor:
@@ -513,12 +623,18 @@ class ToolExecutor:
         with self._lock:
             if self._own_pool is None:
                 self._own_pool = concurrent.futures.ThreadPoolExecutor(
-                    max_workers=max(8, getattr(self, "max_concurrency", 8)), thread_name_prefix="workbench-tool")
+                    max_workers=max(8, getattr(self, "max_concurrency", 8)), thread_name_prefix="workbench-tool"
+                )
             return self._own_pool
 
     def _runs_off_loop(self, call: PreparedCall, timeout: Optional[float]) -> bool:
-        return (self._sync_tools_off_loop or timeout is not None or call.spec.long_running or self.pool is not None
-                or call.context is not None)
+        return (
+            self._sync_tools_off_loop
+            or timeout is not None
+            or call.spec.long_running
+            or self.pool is not None
+            or call.context is not None
+        )
 
     # -- phase 2: invoke (async) ---------------------------------------------------------------------
     async def ainvoke(self, call: PreparedCall, run: CallRun) -> ToolResult:
@@ -533,16 +649,27 @@ class ToolExecutor:
             if denied is not None:
                 return self.finish(call, denied, run)
         elif call.awaitable is not None or (  # the rest of a planned call run_planned started
-                spec.supports_async and (call.func is not None  # a planned call (CallPlan): none of the below applies
-                                         or (call.idem_key is None and spec.timeout is None and self.timeout is None
-                                             and self.pool is None and not call.synthetic))):
+            spec.supports_async
+            and (
+                call.func is not None  # a planned call (CallPlan): none of the below applies
+                or (
+                    call.idem_key is None
+                    and spec.timeout is None
+                    and self.timeout is None
+                    and self.pool is None
+                    and not call.synthetic
+                )
+            )
+        ):
             # the fast path of an async tool: await its coroutine in this task (no task, no loop
             # iteration); cancel(id) cancels this task and the cancellation is turned into a result
             try:
                 func = call.func
                 awaitable = call.awaitable
                 if awaitable is None:
-                    awaitable = func(**call.arguments) if func is not None else call.tool._invoke(call.arguments, call.context)
+                    awaitable = (
+                        func(**call.arguments) if func is not None else call.tool._invoke(call.arguments, call.context)
+                    )
             except Exception as exc:  # noqa: BLE001
                 return self.finish(call, self._exception(call, exc), run)
             if type(awaitable) is not _CoroutineType and not _isawaitable(awaitable):
@@ -570,8 +697,9 @@ class ToolExecutor:
                 uncancel(task)
                 return self.finish(call, self.cancelled_result(call), run)
             try:
-                result = success_result(spec.name, use_id, value, call.t0, call.started_at, spec.returns_checker(),
-                                         call.synthetic)
+                result = success_result(
+                    spec.name, use_id, value, call.t0, call.started_at, spec.returns_checker(), call.synthetic
+                )
             except Exception as exc:  # noqa: BLE001
                 result = self._exception(call, exc)
             if run.log is None and not self._listeners and call.context is None and self._stock_phases:
@@ -693,7 +821,8 @@ class ToolExecutor:
         value = await self._await_inner(call, inner, timeout)
         if _isawaitable(value):  # a sync wrapper that returned a coroutine: same deadline for it
             value = await self._await_inner(
-                call, asyncio.ensure_future(value if timeout is None else _stamped(value, call)), timeout)
+                call, asyncio.ensure_future(value if timeout is None else _stamped(value, call)), timeout
+            )
         return value
 
     def _invoke_in_caller_thread(self, call: PreparedCall) -> Any:
@@ -749,14 +878,19 @@ class ToolExecutor:
         name = call.spec.name
         approver = current_approver() or self.approver
         if approver is None:
-            return self.result_of_error(call, f"Tool '{name}' requires user approval (permission: ask_user) and no approver is configured",
-                               "PermissionDenied")
+            return self.result_of_error(
+                call,
+                f"Tool '{name}' requires user approval (permission: ask_user) and no approver is configured",
+                "PermissionDenied",
+            )
         try:
             decision = approver(call.tool_use, call.tool)
             if _isawaitable(decision):
                 decision = await decision
         except Exception as exc:  # noqa: BLE001
-            return self.result_of_error(call, f"Approver failed for tool '{name}': {type(exc).__name__}: {exc}", "PermissionDenied")
+            return self.result_of_error(
+                call, f"Approver failed for tool '{name}': {type(exc).__name__}: {exc}", "PermissionDenied"
+            )
         if not decision:
             return self.result_of_error(call, f"Tool '{name}' was denied by the approver", "PermissionDenied")
         return None
@@ -768,8 +902,14 @@ class ToolExecutor:
         an approval to ask — hand ``call`` back, untouched, for ``ainvoke``. ``cancel(id)`` marks a
         call running here (its context's ``cancelled`` is set) and it ends as cancelled once it returns."""
         spec = call.spec
-        if (spec.supports_async or spec.timeout is not None or self.timeout is not None or self.pool is not None
-                or spec.long_running or call.approval):
+        if (
+            spec.supports_async
+            or spec.timeout is not None
+            or self.timeout is not None
+            or self.pool is not None
+            or spec.long_running
+            or call.approval
+        ):
             return call
         key = call.idem_key
         if key is not None and key in run.idempotent:

@@ -56,14 +56,25 @@ def normalise_tool_use(item: Any) -> "tuple[ToolUse, Optional[str]]":
         name = item.name
         args = getattr(item, "arguments", getattr(item, "input", None))
     else:
-        return {"toolUseId": new_tool_use_id(), "name": "", "input": item}, f"Cannot interpret {describe(item)} as a tool call: {_SHAPE}"
+        return {
+            "toolUseId": new_tool_use_id(),
+            "name": "",
+            "input": item,
+        }, f"Cannot interpret {describe(item)} as a tool call: {_SHAPE}"
     use_id, problem = _tool_use_id(raw_id)
     if problem is None and type(name) is not str:
-        problem = (f"the tool call has no 'name': {_SHAPE}" if name is None
-                   else f"'name' must be a string naming a tool, got {describe(name)}")
+        problem = (
+            f"the tool call has no 'name': {_SHAPE}"
+            if name is None
+            else f"'name' must be a string naming a tool, got {describe(name)}"
+        )
     elif problem is None and not name:
         problem = f"the tool call has an empty 'name': {_SHAPE}"
-    return {"toolUseId": use_id, "name": name if type(name) is str else "", "input": {} if args is None else args}, problem
+    return {
+        "toolUseId": use_id,
+        "name": name if type(name) is str else "",
+        "input": {} if args is None else args,
+    }, problem
 
 
 def call_list(tool_uses: Any) -> list:
@@ -77,10 +88,14 @@ def call_iter(tool_uses: Any) -> Any:
         return tool_uses
     if tool_uses is None or isinstance(tool_uses, (str, bytes, bytearray, dict)):
         hint = "; to run one call, pass [call]" if isinstance(tool_uses, dict) else ""
-        raise TypeError(f"tool_uses must be a list of tool calls (ToolUse dicts {{'toolUseId', 'name', 'input'}}), "
-                        f"got {describe(tool_uses)}{hint}")
+        raise TypeError(
+            f"tool_uses must be a list of tool calls (ToolUse dicts {{'toolUseId', 'name', 'input'}}), "
+            f"got {describe(tool_uses)}{hint}"
+        )
     try:
         return iter(tool_uses)
     except TypeError:
-        raise TypeError(f"tool_uses must be a list of tool calls (ToolUse dicts {{'toolUseId', 'name', 'input'}}), "
-                        f"got {describe(tool_uses)}") from None
+        raise TypeError(
+            f"tool_uses must be a list of tool calls (ToolUse dicts {{'toolUseId', 'name', 'input'}}), "
+            f"got {describe(tool_uses)}"
+        ) from None

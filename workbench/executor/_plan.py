@@ -64,12 +64,29 @@ def _new_plan(tool: Any, spec: Any) -> CallPlan:
     try:
         flat_check, validator = spec.input_checks()
         permission = spec.permission if type(tool).permission is _BASE_PERMISSION else tool.permission
-        if (validator is None or Permission.coerce(permission) is not _ALLOW or spec.timeout is not None
-                or spec.long_running or spec.idempotent or not tool.has_implementation or tool.context_param is not None):
+        if (
+            validator is None
+            or Permission.coerce(permission) is not _ALLOW
+            or spec.timeout is not None
+            or spec.long_running
+            or spec.idempotent
+            or not tool.has_implementation
+            or tool.context_param is not None
+        ):
             return refused
-        direct = (type(tool)._invoke is DecoratedFunctionTool._invoke and not tool._positional_only
-                  and tool.__dict__.get("_wb_ctx") is None)
-        return CallPlan(spec, tool, validator, tool._func if direct else None, bool(spec.supports_async),
-                        spec.returns_checker(), flat_check)
+        direct = (
+            type(tool)._invoke is DecoratedFunctionTool._invoke
+            and not tool._positional_only
+            and tool.__dict__.get("_wb_ctx") is None
+        )
+        return CallPlan(
+            spec,
+            tool,
+            validator,
+            tool._func if direct else None,
+            bool(spec.supports_async),
+            spec.returns_checker(),
+            flat_check,
+        )
     except Exception:  # noqa: BLE001 - anything odd (a malformed permission…): the full pipeline reports it
         return refused

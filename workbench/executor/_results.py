@@ -26,9 +26,16 @@ def returns_check(spec: Any) -> Optional[Callable[[Any], Optional[str]]]:
     return spec.returns_checker()
 
 
-def success_result(name: str, use_id: str, value: Any, t0: float, started_at: Optional[str],
-                   check: Optional[Callable[[Any], Optional[str]]], synthetic: bool = False,
-                   _int_text: Callable[[int], str] = int.__repr__) -> ToolResult:
+def success_result(
+    name: str,
+    use_id: str,
+    value: Any,
+    t0: float,
+    started_at: Optional[str],
+    check: Optional[Callable[[Any], Optional[str]]],
+    synthetic: bool = False,
+    _int_text: Callable[[int], str] = int.__repr__,
+) -> ToolResult:
     """The ``success`` result of a call of tool ``name`` that returned ``value``: its content, metadata
     and ``check`` of the returns schema (see ``returns_check``); ``t0`` is the ``perf_counter`` at its start."""
     kind = type(value)

@@ -30,9 +30,17 @@ class SequentialExecutor(ToolExecutor):
         log = self.log if log is None else log
         # as in run(): planned calls with no log need no run state, made for the first call that does
         tools = getattr(registry, "registry", None)
-        planned = (type(tools) is dict and log is None and ctx_factory is None  # and _adds_no_steps(), inlined:
-                   and self.timeout is None and self.pool is None and not self.synthetic  # a call less per execute
-                   and self.validation is None and self._stock_phases and no_run_modes(registry))
+        planned = (
+            type(tools) is dict
+            and log is None
+            and ctx_factory is None  # and _adds_no_steps(), inlined:
+            and self.timeout is None
+            and self.pool is None
+            and not self.synthetic  # a call less per execute
+            and self.validation is None
+            and self._stock_phases
+            and no_run_modes(registry)
+        )
         run: Optional[CallRun] = None
         results = []
         for i, use in enumerate(uses):
@@ -60,8 +68,11 @@ class SequentialExecutor(ToolExecutor):
         log = self.log if log is None else log
         # planned calls with no log need no run state: it is made for the first call that does
         tools = getattr(registry, "registry", None)
-        run_planned = (self.run_planned if type(tools) is dict and log is None and self._adds_no_steps()
-                       and no_run_modes(registry) else None)
+        run_planned = (
+            self.run_planned
+            if type(tools) is dict and log is None and self._adds_no_steps() and no_run_modes(registry)
+            else None
+        )
         run: Optional[CallRun] = None
         results: list[ToolResult] = []
         for i, use in enumerate(uses):
@@ -89,8 +100,13 @@ class SequentialExecutor(ToolExecutor):
         a batch with nobody to tell (no log, no listener). Each well-formed use of ``tool`` takes the
         plan's steps (validate, call) and becomes a row directly when its value is a plain int or str;
         any other use, or value, is shaped into its ``ToolResult`` by the ordinary phases."""
-        if (log is not None or self._listeners or not self._adds_no_steps() or not isinstance(tool, BaseTool)
-                or not no_run_modes(registry)):
+        if (
+            log is not None
+            or self._listeners
+            or not self._adds_no_steps()
+            or not isinstance(tool, BaseTool)
+            or not no_run_modes(registry)
+        ):
             return None
         try:
             registry = as_tool_registry(registry)
@@ -115,8 +131,12 @@ class SequentialExecutor(ToolExecutor):
             append = out.append
             run = None
             for use in uses:
-                if (type(use) is not dict or use.get("name") != name or type(use.get("toolUseId")) is not str
-                        or type(use.get("input")) is not dict):
+                if (
+                    type(use) is not dict
+                    or use.get("name") != name
+                    or type(use.get("toolUseId")) is not str
+                    or type(use.get("input")) is not dict
+                ):
                     if run is None:
                         run = CallRun(registry, None, executor.invocation_state)
                     append(through_phases(use, run))
@@ -146,8 +166,16 @@ class SequentialExecutor(ToolExecutor):
                     if checker is not None:
                         checker(value)
                 except Exception as exc:  # noqa: BLE001
-                    append(("error", None, type(exc).__name__, f"{type(exc).__name__}: {exc}",
-                            (perf() - t0) * 1000.0, use_id))
+                    append(
+                        (
+                            "error",
+                            None,
+                            type(exc).__name__,
+                            f"{type(exc).__name__}: {exc}",
+                            (perf() - t0) * 1000.0,
+                            use_id,
+                        )
+                    )
                     continue
                 append(("success", value, None, None, (perf() - t0) * 1000.0, use_id))
             return out

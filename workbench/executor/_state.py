@@ -21,8 +21,9 @@ Approver = Callable[[ToolUse, BaseTool], Any]  # returns bool or an awaitable of
 
 # The approver of the calls made in this context (an agent run's ``approver=``); it wins over the
 # executor's own, so one shared executor serves concurrent runs that each ask their own user.
-_context_approver: contextvars.ContextVar[Optional[Approver]] = contextvars.ContextVar("workbench_approver",
-                                                                                        default=None)
+_context_approver: contextvars.ContextVar[Optional[Approver]] = contextvars.ContextVar(
+    "workbench_approver", default=None
+)
 current_approver = _context_approver.get
 
 
@@ -44,8 +45,26 @@ class PreparedCall:
     ``tool_use`` is the well-formed ToolUse, ``tool``/``spec`` what it calls, ``arguments`` the
     validated arguments, ``index`` its place in the batch; the other slots are the pipeline's own."""
 
-    __slots__ = ("index", "tool_use", "tool", "spec", "arguments", "context", "started_at", "t0", "cancel_event",
-                 "idem_key", "synthetic", "target", "cancelled", "approval", "deadline", "finished", "func", "awaitable")
+    __slots__ = (
+        "index",
+        "tool_use",
+        "tool",
+        "spec",
+        "arguments",
+        "context",
+        "started_at",
+        "t0",
+        "cancel_event",
+        "idem_key",
+        "synthetic",
+        "target",
+        "cancelled",
+        "approval",
+        "deadline",
+        "finished",
+        "func",
+        "awaitable",
+    )
 
     # set by prepare once known (not in __init__: a call that fails before has none of them)
     tool: Any
@@ -78,8 +97,9 @@ class CallRun:
 
     __slots__ = ("registry", "tools", "log", "invocation_state", "idempotent", "ctx_factory", "planned", "validation")
 
-    def __init__(self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None,
-                 planned: bool = False) -> None:
+    def __init__(
+        self, registry: Any, log: Any, invocation_state: Optional[dict], ctx_factory: Any = None, planned: bool = False
+    ) -> None:
         tools = getattr(registry, "registry", None)
         if type(tools) is not dict:
             registry = as_tool_registry(registry)

@@ -55,8 +55,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional
 
-from workbench.formats._bfcl_schema import TUPLE_MARK
 from workbench.formats import anthropic, bedrock, gemini, mcp, openai
+from workbench.formats._bfcl_schema import TUPLE_MARK
 from workbench.formats._calls import _spec_index
 from workbench.formats._common import PROVIDER_NAMES, Provider, _as_spec, _provider_key
 from workbench.formats._gemini_schema import GEMINI_SCHEMA_KEYS, gemini_schema
@@ -66,7 +66,6 @@ from workbench.formats._strict import openai_strict_schema
 from workbench.formats.mcp import mcp_output_schema
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult, ToolUse
-
 
 __all__ = [
     "PROVIDERS",
@@ -85,8 +84,13 @@ __all__ = [
 
 
 #: provider name → its :class:`Provider` row (exporter, ToolChoice converter, parser, formatter)
-PROVIDER_TABLE: dict[str, Provider] = {**openai.PROVIDERS, **anthropic.PROVIDERS, **bedrock.PROVIDERS,
-                                       **gemini.PROVIDERS, **mcp.PROVIDERS}
+PROVIDER_TABLE: dict[str, Provider] = {
+    **openai.PROVIDERS,
+    **anthropic.PROVIDERS,
+    **bedrock.PROVIDERS,
+    **gemini.PROVIDERS,
+    **mcp.PROVIDERS,
+}
 assert tuple(PROVIDER_TABLE) == PROVIDER_NAMES, "the provider table and PROVIDER_NAMES disagree"
 
 
@@ -96,10 +100,12 @@ PROVIDERS: tuple[str, ...] = tuple(PROVIDER_TABLE)
 
 _EXPORTERS: dict[str, Callable[[ToolSpec, bool], dict[str, Any]]] = {k: p.export for k, p in PROVIDER_TABLE.items()}
 _CHOICE_CONVERTERS: dict[str, Callable[[str, Optional[str]], Any]] = {
-    k: p.choice for k, p in PROVIDER_TABLE.items() if p.choice is not None}
+    k: p.choice for k, p in PROVIDER_TABLE.items() if p.choice is not None
+}
 _PARSERS: dict[str, Callable[[Any], list[ToolUse]]] = {k: p.parse for k, p in PROVIDER_TABLE.items()}
 _FORMATTERS: dict[str, Callable[[list[ToolResult], Mapping[str, ToolSpec]], list[dict[str, Any]]]] = {
-    k: p.format for k, p in PROVIDER_TABLE.items()}
+    k: p.format for k, p in PROVIDER_TABLE.items()
+}
 
 
 def to_provider_format(spec: Any, provider: str, *, strict: bool = False) -> dict[str, Any]:
@@ -137,12 +143,14 @@ def _choice_parts(choice: Any) -> tuple[str, Optional[str]]:
     if isinstance(choice, str) and choice in ("auto", "any"):
         return choice, None
     if isinstance(choice, dict) and len(choice) == 1:
-        (kind, body), = choice.items()
+        ((kind, body),) = choice.items()
         if kind in ("auto", "any"):
             return kind, None
         if kind == "tool" and isinstance(body, dict) and isinstance(body.get("name"), str) and body["name"]:
             return kind, body["name"]
-    raise ValueError(f"Invalid ToolChoice {choice!r}: expected {{'auto': {{}}}}, {{'any': {{}}}} or {{'tool': {{'name': ...}}}}")
+    raise ValueError(
+        f"Invalid ToolChoice {choice!r}: expected {{'auto': {{}}}}, {{'any': {{}}}} or {{'tool': {{'name': ...}}}}"
+    )
 
 
 def tool_choice_to_provider(choice: Any, provider: str) -> Any:

@@ -14,9 +14,16 @@ TUPLE_MARK = "x-bfcl-type"
 
 #: BFCL's type names → JSON Schema (``any`` has no type: every value is allowed)
 BFCL_TYPES: dict[str, dict[str, Any]] = {
-    "dict": {"type": "object"}, "float": {"type": "number"}, "tuple": {"type": "array", TUPLE_MARK: "tuple"}, "any": {},
-    "integer": {"type": "integer"}, "number": {"type": "number"}, "string": {"type": "string"},
-    "boolean": {"type": "boolean"}, "array": {"type": "array"}, "object": {"type": "object"},
+    "dict": {"type": "object"},
+    "float": {"type": "number"},
+    "tuple": {"type": "array", TUPLE_MARK: "tuple"},
+    "any": {},
+    "integer": {"type": "integer"},
+    "number": {"type": "number"},
+    "string": {"type": "string"},
+    "boolean": {"type": "boolean"},
+    "array": {"type": "array"},
+    "object": {"type": "object"},
     "null": {"type": "null"},
 }
 

@@ -82,7 +82,9 @@ def _resolve_pointer(root: Schema, ref: str, tool: str, path: str) -> Schema:
     except RefError as exc:
         raise ToolSpecError(f"Tool '{tool}': field '{_field(path)}': {exc}") from None
     if not isinstance(node, dict):
-        raise ToolSpecError(f"Tool '{tool}': {ref!r} (used by field '{_field(path)}') does not resolve to a schema object")
+        raise ToolSpecError(
+            f"Tool '{tool}': {ref!r} (used by field '{_field(path)}') does not resolve to a schema object"
+        )
     return node
 
 
@@ -99,8 +101,10 @@ def _merge_all_of(node: Schema, tool: str, path: str) -> Schema:
             elif key == "required" and isinstance(merged.get("required"), list):
                 merged["required"] = merged["required"] + [r for r in value if r not in merged["required"]]
             elif key in merged and merged[key] != value and len(parts) > 1:
-                raise ToolSpecError(f"Tool '{tool}': field '{_field(path)}' uses allOf with conflicting '{key}' values; "
-                                    "this provider format cannot express it")
+                raise ToolSpecError(
+                    f"Tool '{tool}': field '{_field(path)}' uses allOf with conflicting '{key}' values; "
+                    "this provider format cannot express it"
+                )
             else:
                 merged[key] = value
     return {**merged, **node}

@@ -16,8 +16,9 @@ def _parameters(spec: ToolSpec, provider: str, strict: bool) -> Schema:
 
 def _reject_strict(provider: str, strict: bool) -> None:
     if strict:
-        raise ValueError(f"strict=True is not supported for provider '{provider}' "
-                         f"(supported: {', '.join(STRICT_CAPABLE)})")
+        raise ValueError(
+            f"strict=True is not supported for provider '{provider}' (supported: {', '.join(STRICT_CAPABLE)})"
+        )
 
 
 #: the providers with a strict variant, in the order of the provider table

@@ -8,18 +8,46 @@ from workbench._content import json_text
 from workbench._errors import ToolSpecError
 from workbench._json_copy import copy_json
 from workbench._validation import json_type_name
-from workbench.formats._common import Schema, _Walk, _describe, _field, _is_object, _merge_all_of, _resolve_pointer, _tuple_to_items
-
+from workbench.formats._common import (
+    Schema,
+    _describe,
+    _field,
+    _is_object,
+    _merge_all_of,
+    _resolve_pointer,
+    _tuple_to_items,
+    _Walk,
+)
 
 #: the keys a Gemini ``Schema`` may carry (JSON names); everything else is dropped
-GEMINI_SCHEMA_KEYS = frozenset({
-    "type", "format", "description", "nullable", "enum", "properties", "required", "items", "minItems",
-    "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern", "anyOf", "propertyOrdering",
-})
+GEMINI_SCHEMA_KEYS = frozenset(
+    {
+        "type",
+        "format",
+        "description",
+        "nullable",
+        "enum",
+        "properties",
+        "required",
+        "items",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "anyOf",
+        "propertyOrdering",
+    }
+)
 
 
-_GEMINI_FORMATS = {"string": frozenset({"date-time", "enum"}), "integer": frozenset({"int32", "int64"}),
-                   "number": frozenset({"float", "double"})}
+_GEMINI_FORMATS = {
+    "string": frozenset({"date-time", "enum"}),
+    "integer": frozenset({"int32", "int64"}),
+    "number": frozenset({"float", "double"}),
+}
 
 
 _JSON_OBJECT_NOTE = "a JSON object, sent as a string"
@@ -134,16 +162,22 @@ def _gemini_node(node: Any, path: str, walk: _Walk) -> Schema:
         props = node.get("properties") or {}
         if not props:
             # Gemini rejects an OBJECT without properties: ask for the object as JSON text instead
-            return _finish_gemini({"type": "string", "description": node.get("description", "")}, [_JSON_OBJECT_NOTE] + notes, nullable)
+            return _finish_gemini(
+                {"type": "string", "description": node.get("description", "")}, [_JSON_OBJECT_NOTE] + notes, nullable
+            )
         out["type"] = "object"
-        out["properties"] = {name: _gemini_node(sub, f"{path}.{name}" if path else name, walk) for name, sub in props.items()}
+        out["properties"] = {
+            name: _gemini_node(sub, f"{path}.{name}" if path else name, walk) for name, sub in props.items()
+        }
         required = [r for r in node.get("required") or [] if r in props]
         if required:
             out["required"] = required
 
     if _free_array(node):
         # Gemini needs an item type: ask for the list as JSON text instead
-        return _finish_gemini({"type": "string", "description": node.get("description", "")}, [_JSON_ARRAY_NOTE] + notes, nullable)
+        return _finish_gemini(
+            {"type": "string", "description": node.get("description", "")}, [_JSON_ARRAY_NOTE] + notes, nullable
+        )
     if "items" in node or "prefixItems" in node:
         if "prefixItems" in node:
             notes += _tuple_to_items(node)

@@ -63,8 +63,11 @@ def _from_gemini_schema(schema: Any) -> Any:
         return [_from_gemini_schema(s) for s in schema]
     if not isinstance(schema, Mapping):
         return schema
-    out = {k: _from_gemini_schema(v) if k in ("properties", "items", "anyOf", "additionalProperties") else v
-           for k, v in schema.items() if k != "nullable"}
+    out = {
+        k: _from_gemini_schema(v) if k in ("properties", "items", "anyOf", "additionalProperties") else v
+        for k, v in schema.items()
+        if k != "nullable"
+    }
     if isinstance(out.get("properties"), Mapping):
         out["properties"] = {name: _from_gemini_schema(s) for name, s in schema["properties"].items()}
     if isinstance(out.get("type"), str) and out["type"] in _GEMINI_TYPES:
@@ -79,9 +82,11 @@ def _from_gemini_schema(schema: Any) -> Any:
 
 
 def _spec(name: Any, description: Any, parameters: Any, returns: Any = None) -> Schema:
-    spec: Schema = {"name": name, "description": description or "",
-                    "parameters": copy.deepcopy(parameters) if parameters is not None
-                    else {"type": "object", "properties": {}}}
+    spec: Schema = {
+        "name": name,
+        "description": description or "",
+        "parameters": copy.deepcopy(parameters) if parameters is not None else {"type": "object", "properties": {}},
+    }
     if returns:
         spec["returns"] = copy.deepcopy(returns)
     return spec
@@ -105,27 +110,40 @@ def _is_bfcl(d: Mapping[str, Any]) -> bool:
 
 def _is_gemini(d: Mapping[str, Any]) -> bool:
     params = d.get("parameters")
-    return ("name" in d and isinstance(params, Mapping)
-            and (bool(_walk_types(params) & _GEMINI_TYPES) or _has_key(params, "nullable")))
+    return (
+        "name" in d
+        and isinstance(params, Mapping)
+        and (bool(_walk_types(params) & _GEMINI_TYPES) or _has_key(params, "nullable"))
+    )
 
 
 #: provider name → its importer; checked in this order by :func:`detect_format`
 IMPORTERS: dict[str, Importer] = {
-    "openai": Importer(lambda d: d.get("type") == "function" and isinstance(d.get("function"), Mapping),
-                       lambda d: _spec(d["function"].get("name"), d["function"].get("description"),
-                                       d["function"].get("parameters"))),
-    "openai-responses": Importer(lambda d: d.get("type") == "function" and "name" in d,
-                                 lambda d: _spec(d["name"], d.get("description"), d.get("parameters"))),
-    "bedrock": Importer(lambda d: isinstance(d.get("toolSpec"), Mapping),
-                        lambda d: _spec(d["toolSpec"].get("name"), d["toolSpec"].get("description"),
-                                        _bedrock_schema(d["toolSpec"]))),
-    "anthropic": Importer(lambda d: "name" in d and "input_schema" in d,
-                          lambda d: _spec(d["name"], d.get("description"), d["input_schema"])),
-    "mcp": Importer(lambda d: "name" in d and "inputSchema" in d,
-                    lambda d: _spec(d["name"], d.get("description"), d["inputSchema"], d.get("outputSchema"))),
+    "openai": Importer(
+        lambda d: d.get("type") == "function" and isinstance(d.get("function"), Mapping),
+        lambda d: _spec(d["function"].get("name"), d["function"].get("description"), d["function"].get("parameters")),
+    ),
+    "openai-responses": Importer(
+        lambda d: d.get("type") == "function" and "name" in d,
+        lambda d: _spec(d["name"], d.get("description"), d.get("parameters")),
+    ),
+    "bedrock": Importer(
+        lambda d: isinstance(d.get("toolSpec"), Mapping),
+        lambda d: _spec(d["toolSpec"].get("name"), d["toolSpec"].get("description"), _bedrock_schema(d["toolSpec"])),
+    ),
+    "anthropic": Importer(
+        lambda d: "name" in d and "input_schema" in d,
+        lambda d: _spec(d["name"], d.get("description"), d["input_schema"]),
+    ),
+    "mcp": Importer(
+        lambda d: "name" in d and "inputSchema" in d,
+        lambda d: _spec(d["name"], d.get("description"), d["inputSchema"], d.get("outputSchema")),
+    ),
     "bfcl": Importer(_is_bfcl, bfcl_function_spec),
-    "gemini": Importer(lambda d: "name" in d and ("parameters" in d or set(d) <= {"name", "description"}),
-                       lambda d: _spec(d["name"], d.get("description"), _from_gemini_schema(d.get("parameters")))),
+    "gemini": Importer(
+        lambda d: "name" in d and ("parameters" in d or set(d) <= {"name", "description"}),
+        lambda d: _spec(d["name"], d.get("description"), _from_gemini_schema(d.get("parameters"))),
+    ),
 }
 
 
@@ -150,9 +168,11 @@ def spec_dict_from_provider_format(d: Mapping[str, Any], provider: Optional[str]
         raise TypeError(f"a provider tool dict is a dict, not {type(d).__name__}: {d!r:.120}")
     kind = provider or detect_format(d)
     if kind is None:
-        raise ValueError(f"{dict(d)!r:.160} is in no provider tool format workbench reads (expected one of "
-                         f"{', '.join(IMPORTERS)}: e.g. OpenAI's {{'type': 'function', 'function': {{...}}}}, "
-                         "Anthropic's {'name', 'input_schema'}, Bedrock's {'toolSpec': {...}})")
+        raise ValueError(
+            f"{dict(d)!r:.160} is in no provider tool format workbench reads (expected one of "
+            f"{', '.join(IMPORTERS)}: e.g. OpenAI's {{'type': 'function', 'function': {{...}}}}, "
+            "Anthropic's {'name', 'input_schema'}, Bedrock's {'toolSpec': {...}})"
+        )
     importer = IMPORTERS.get(kind)
     if importer is None:
         raise ValueError(f"provider={kind!r}: expected one of {', '.join(IMPORTERS)}")
@@ -162,6 +182,8 @@ def spec_dict_from_provider_format(d: Mapping[str, Any], provider: Optional[str]
     if not isinstance(spec.get("name"), str) or not spec["name"]:
         raise ValueError(f"the {kind} tool dict {dict(d)!r:.120} has no name")
     if not isinstance(spec.get("parameters"), Mapping):
-        raise ValueError(f"the {kind} tool '{spec['name']}' has parameters that are not a JSON Schema object: "
-                         f"{spec.get('parameters')!r:.120}")
+        raise ValueError(
+            f"the {kind} tool '{spec['name']}' has parameters that are not a JSON Schema object: "
+            f"{spec.get('parameters')!r:.120}"
+        )
     return spec

@@ -52,7 +52,9 @@ def _normalize(walk: _Walk, schema: Any, value: Any, path: str, depth: int) -> A
     if not isinstance(schema, dict):
         return value
     drop_nulls, parse_json = walk.drop_nulls, walk.parse_json
-    variants = [m for m in (schema.get("anyOf") or schema.get("oneOf") or []) if isinstance(m, dict) and m.get("type") != "null"]
+    variants = [
+        m for m in (schema.get("anyOf") or schema.get("oneOf") or []) if isinstance(m, dict) and m.get("type") != "null"
+    ]
     if len(variants) == 1:
         schema = {**schema, **variants[0]}
     if _is_object(schema):
@@ -72,7 +74,12 @@ def _normalize(walk: _Walk, schema: Any, value: Any, path: str, depth: int) -> A
                 if sub is None:
                     continue
                 where = f"{path}.{name}" if path else name
-                if value[name] is None and drop_nulls and name not in required and not _is_nullable(walk.deref(sub, where)):
+                if (
+                    value[name] is None
+                    and drop_nulls
+                    and name not in required
+                    and not _is_nullable(walk.deref(sub, where))
+                ):
                     del value[name]
                     continue
                 value[name] = _normalize(walk, sub, value[name], where, depth + 1)
@@ -87,4 +94,3 @@ def _normalize(walk: _Walk, schema: Any, value: Any, path: str, depth: int) -> A
     if isinstance(value, list) and isinstance(items, dict):
         return [_normalize(walk, items, v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
     return value
-

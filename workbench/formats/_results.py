@@ -20,8 +20,10 @@ def _as_result(obj: Any) -> ToolResult:
     else:
         raise TypeError(f"Expected a ToolResult (or its dict form), got {type(obj).__name__}: {obj!r}")
     if result.status == "in_progress":
-        raise ValueError(f"Tool result '{result.tool_use_id}' is still in progress: only final results "
-                         "(status 'success' or 'error') can be sent to a provider")
+        raise ValueError(
+            f"Tool result '{result.tool_use_id}' is still in progress: only final results "
+            "(status 'success' or 'error') can be sent to a provider"
+        )
     return result
 
 
@@ -62,8 +64,10 @@ def _image_note(block: dict[str, Any]) -> str:
 def _audio_note(block: dict[str, Any]) -> str:
     audio = block["audio"]
     data = (audio.get("source") or {}).get("bytes") or ""
-    return (f"[audio: {audio.get('mimeType', '')}, {len(base64.b64decode(data)) if data else 0} bytes; "
-            "not sent: this format carries no audio in tool results]")
+    return (
+        f"[audio: {audio.get('mimeType', '')}, {len(base64.b64decode(data)) if data else 0} bytes; "
+        "not sent: this format carries no audio in tool results]"
+    )
 
 
 def _resource_note(block: dict[str, Any]) -> str:

@@ -8,13 +8,29 @@ from typing import Any, Callable, Mapping
 
 from workbench._content import json_text
 from workbench._errors import ToolSpecError
-from workbench.formats._common import Schema, _ALWAYS, _Walk, _describe, _field, _is_nullable, _is_object, _merge_all_of, _open_object_error, _resolve_pointer, _tuple_to_items
+from workbench.formats._common import (
+    _ALWAYS,
+    Schema,
+    _describe,
+    _field,
+    _is_nullable,
+    _is_object,
+    _merge_all_of,
+    _open_object_error,
+    _resolve_pointer,
+    _tuple_to_items,
+    _Walk,
+)
 from workbench.formats._gemini_schema import _free_array
 
-_OPENAI_STRING_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
+_OPENAI_STRING_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
 
 
-_ANTHROPIC_STRING_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"})
+_ANTHROPIC_STRING_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+)
 
 
 @dataclass(frozen=True)
@@ -26,18 +42,51 @@ class _StrictProfile:
     keep: Mapping[str, Callable[[Any], bool]]
     string_formats: frozenset[str]
 
+
 # Structural keys handled by the walker itself; never described or dropped by the profile.
-_STRUCTURAL = frozenset({"type", "properties", "required", "additionalProperties", "items", "anyOf", "$ref", "$defs",
-                         "definitions", "enum", "const", "description", "title", "format", "default", "oneOf",
-                         "allOf", "prefixItems", "discriminator", "nullable"})
+_STRUCTURAL = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "anyOf",
+        "$ref",
+        "$defs",
+        "definitions",
+        "enum",
+        "const",
+        "description",
+        "title",
+        "format",
+        "default",
+        "oneOf",
+        "allOf",
+        "prefixItems",
+        "discriminator",
+        "nullable",
+    }
+)
 
 
 _STRICT_PROFILES: dict[str, _StrictProfile] = {
     "openai": _StrictProfile(
         label="OpenAI strict mode",
         all_required=True,
-        keep={k: _ALWAYS for k in ("pattern", "multipleOf", "minimum", "maximum", "exclusiveMinimum",
-                                   "exclusiveMaximum", "minItems", "maxItems")},
+        keep={
+            k: _ALWAYS
+            for k in (
+                "pattern",
+                "multipleOf",
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "minItems",
+                "maxItems",
+            )
+        },
         string_formats=_OPENAI_STRING_FORMATS,
     ),
     "anthropic": _StrictProfile(
@@ -51,8 +100,10 @@ _STRICT_PROFILES: dict[str, _StrictProfile] = {
 
 def _strict_node(node: Any, path: str, walk: _Walk, profile: _StrictProfile) -> Schema:
     if node is True or node == {} or not isinstance(node, dict):
-        raise ToolSpecError(f"Tool '{walk.tool}': field '{_field(path)}' accepts any value (no type); {profile.label} "
-                            "needs a type for every field. Annotate it with a concrete type, or export with strict=False.")
+        raise ToolSpecError(
+            f"Tool '{walk.tool}': field '{_field(path)}' accepts any value (no type); {profile.label} "
+            "needs a type for every field. Annotate it with a concrete type, or export with strict=False."
+        )
     node = dict(node)
     node.pop("$defs", None)
     node.pop("definitions", None)
@@ -93,8 +144,10 @@ def _strict_node(node: Any, path: str, walk: _Walk, profile: _StrictProfile) -> 
     if "anyOf" in node:
         out["anyOf"] = [_strict_node(m, path, walk, profile) for m in node["anyOf"]]
     if not any(k in out for k in ("type", "enum", "const", "anyOf")) and "properties" not in node:
-        raise ToolSpecError(f"Tool '{walk.tool}': field '{_field(path)}' accepts any value (no type); {profile.label} "
-                            "needs a type for every field. Annotate it with a concrete type, or export with strict=False.")
+        raise ToolSpecError(
+            f"Tool '{walk.tool}': field '{_field(path)}' accepts any value (no type); {profile.label} "
+            "needs a type for every field. Annotate it with a concrete type, or export with strict=False."
+        )
 
     if "format" in node:
         if node["format"] in profile.string_formats:
@@ -106,7 +159,11 @@ def _strict_node(node: Any, path: str, walk: _Walk, profile: _StrictProfile) -> 
         props = node.get("properties") or {}
         extra = node.get("additionalProperties")
         # ``{"type": "object"}`` (dict) is open; ``"properties": {}`` (no parameters, an empty model) is not
-        if ("properties" not in node and extra is not False) or extra not in (None, False) or "patternProperties" in node:
+        if (
+            ("properties" not in node and extra is not False)
+            or extra not in (None, False)
+            or "patternProperties" in node
+        ):
             raise _open_object_error(walk, path, profile.label)
         required = [r for r in node.get("required") or [] if r in props]
         new_props: Schema = {}
@@ -122,8 +179,10 @@ def _strict_node(node: Any, path: str, walk: _Walk, profile: _StrictProfile) -> 
         out["additionalProperties"] = False
 
     if _free_array(node):
-        raise ToolSpecError(f"Tool '{walk.tool}': field '{_field(path)}' is a list of any values; {profile.label} needs "
-                            "an item type (e.g. list[str]). Annotate the items, or export with strict=False.")
+        raise ToolSpecError(
+            f"Tool '{walk.tool}': field '{_field(path)}' is a list of any values; {profile.label} needs "
+            "an item type (e.g. list[str]). Annotate the items, or export with strict=False."
+        )
     if isinstance(node.get("items"), dict):
         out["items"] = _strict_node(node["items"], f"{path}[]", walk, profile)
 

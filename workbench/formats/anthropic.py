@@ -14,7 +14,11 @@ from workbench.types import ToolResult, ToolUse
 
 
 def _export_anthropic(spec: ToolSpec, strict: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": spec.name, "description": spec.description, "input_schema": _parameters(spec, "anthropic", strict)}
+    out: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": _parameters(spec, "anthropic", strict),
+    }
     if strict:
         out["strict"] = True
     return out
@@ -26,8 +30,11 @@ def _parse_anthropic(response: Any) -> list[ToolUse]:
         data = data.get("content") if "content" in data else [data]
     if not isinstance(data, list):
         raise _shape_error("anthropic", response, "a Message, or its content blocks")
-    return [_use(block.get("id"), block.get("name"), block.get("input"))
-            for block in map(_plain, data) if isinstance(block, dict) and block.get("type") == "tool_use"]
+    return [
+        _use(block.get("id"), block.get("name"), block.get("input"))
+        for block in map(_plain, data)
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+    ]
 
 
 def _anthropic_blocks(result: ToolResult) -> list[dict[str, Any]]:
@@ -54,8 +61,15 @@ def _anthropic_blocks(result: ToolResult) -> list[dict[str, Any]]:
 
 
 def _format_anthropic(results: list[ToolResult]) -> list[dict[str, Any]]:
-    content = [{"type": "tool_result", "tool_use_id": r.tool_use_id, "content": _anthropic_blocks(r),
-                "is_error": r.status == "error"} for r in results]
+    content = [
+        {
+            "type": "tool_result",
+            "tool_use_id": r.tool_use_id,
+            "content": _anthropic_blocks(r),
+            "is_error": r.status == "error",
+        }
+        for r in results
+    ]
     return [{"role": "user", "content": content}]
 
 

@@ -16,8 +16,13 @@ from workbench.types import ToolResult, ToolUse
 
 def _export_bedrock(spec: ToolSpec, strict: bool) -> dict[str, Any]:
     _reject_strict("bedrock", strict)
-    return {"toolSpec": {"name": spec.name, "description": spec.description,
-                         "inputSchema": {"json": copy.deepcopy(spec.parameters)}}}
+    return {
+        "toolSpec": {
+            "name": spec.name,
+            "description": spec.description,
+            "inputSchema": {"json": copy.deepcopy(spec.parameters)},
+        }
+    }
 
 
 def _parse_bedrock(response: Any) -> list[ToolUse]:
@@ -55,8 +60,16 @@ def _bedrock_blocks(result: ToolResult) -> list[dict[str, Any]]:
 
 
 def _format_bedrock(results: list[ToolResult]) -> list[dict[str, Any]]:
-    content = [{"toolResult": {"toolUseId": r.tool_use_id, "content": _bedrock_blocks(r),
-                               "status": "error" if r.status == "error" else "success"}} for r in results]
+    content = [
+        {
+            "toolResult": {
+                "toolUseId": r.tool_use_id,
+                "content": _bedrock_blocks(r),
+                "status": "error" if r.status == "error" else "success",
+            }
+        }
+        for r in results
+    ]
     return [{"role": "user", "content": content}]
 
 

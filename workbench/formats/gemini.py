@@ -41,8 +41,10 @@ def _parse_gemini(response: Any) -> list[ToolUse]:
 def _gemini_response(result: ToolResult) -> dict[str, Any]:
     name = result.metadata.get("tool_name")
     if not isinstance(name, str):  # "" is a name: the answer to a call whose name the model left empty
-        raise ValueError(f"Tool result '{result.tool_use_id}' has no metadata['tool_name']: Gemini function "
-                         "responses are matched to calls by name")
+        raise ValueError(
+            f"Tool result '{result.tool_use_id}' has no metadata['tool_name']: Gemini function "
+            "responses are matched to calls by name"
+        )
     if result.status == "error":
         body: dict[str, Any] = {"error": _error_text(result)}
     else:
@@ -62,9 +64,13 @@ def _format_gemini(results: list[ToolResult]) -> list[dict[str, Any]]:
 PROVIDERS: dict[str, Provider] = {
     "gemini": Provider(
         export=_export_gemini,
-        choice=lambda kind, name: {"function_calling_config": {"mode": "AUTO"} if kind == "auto" else
-                                            {"mode": "ANY"} if name is None else
-                                            {"mode": "ANY", "allowed_function_names": [name]}},
+        choice=lambda kind, name: {
+            "function_calling_config": {"mode": "AUTO"}
+            if kind == "auto"
+            else {"mode": "ANY"}
+            if name is None
+            else {"mode": "ANY", "allowed_function_names": [name]}
+        },
         parse=_parse_gemini,
         format=lambda results, specs: _format_gemini(results),
         strict=False,

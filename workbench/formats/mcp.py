@@ -34,8 +34,11 @@ def _mcp_structured(value: Any, returns: Optional[Schema]) -> Any:
 
 def _export_mcp(spec: ToolSpec, strict: bool) -> dict[str, Any]:
     _reject_strict("mcp", strict)
-    out: dict[str, Any] = {"name": spec.name, "description": spec.description,
-                           "inputSchema": copy.deepcopy(spec.parameters)}
+    out: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.description,
+        "inputSchema": copy.deepcopy(spec.parameters),
+    }
     output = mcp_output_schema(spec.returns)
     if output is not None:
         out["outputSchema"] = output
@@ -69,8 +72,13 @@ def _format_mcp(results: list[ToolResult], specs: Mapping[str, ToolSpec]) -> lis
                     content.append({"type": "image", "data": data, "mimeType": _MEDIA_TYPES.get(fmt, f"image/{fmt}")})
                 elif "audio" in block:
                     audio = block["audio"]
-                    content.append({"type": "audio", "data": (audio.get("source") or {}).get("bytes", ""),
-                                    "mimeType": audio.get("mimeType", "")})
+                    content.append(
+                        {
+                            "type": "audio",
+                            "data": (audio.get("source") or {}).get("bytes", ""),
+                            "mimeType": audio.get("mimeType", ""),
+                        }
+                    )
                 elif "resource" in block:
                     content.append({"type": "resource", "resource": block["resource"]})
                 elif "resourceLink" in block:

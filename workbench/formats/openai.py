@@ -14,16 +14,24 @@ from workbench.types import ToolResult, ToolUse
 
 
 def _export_openai(spec: ToolSpec, strict: bool) -> dict[str, Any]:
-    function: dict[str, Any] = {"name": spec.name, "description": spec.description,
-                                "parameters": _parameters(spec, "openai", strict)}
+    function: dict[str, Any] = {
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": _parameters(spec, "openai", strict),
+    }
     if strict:
         function["strict"] = True
     return {"type": "function", "function": function}
 
 
 def _export_openai_responses(spec: ToolSpec, strict: bool) -> dict[str, Any]:
-    return {"type": "function", "name": spec.name, "description": spec.description,
-            "parameters": _parameters(spec, "openai", strict), "strict": bool(strict)}
+    return {
+        "type": "function",
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": _parameters(spec, "openai", strict),
+        "strict": bool(strict),
+    }
 
 
 def _parse_openai(response: Any) -> list[ToolUse]:
@@ -52,8 +60,11 @@ def _parse_openai_responses(response: Any) -> list[ToolUse]:
         data = data.get("output") if "output" in data else [data]
     if not isinstance(data, list):
         raise _shape_error("openai-responses", response, "a Response, or its output items")
-    return [_use(item.get("call_id") or item.get("id"), item.get("name"), item.get("arguments"))
-            for item in map(_plain, data) if isinstance(item, dict) and item.get("type") == "function_call"]
+    return [
+        _use(item.get("call_id") or item.get("id"), item.get("name"), item.get("arguments"))
+        for item in map(_plain, data)
+        if isinstance(item, dict) and item.get("type") == "function_call"
+    ]
 
 
 def _format_openai(results: list[ToolResult]) -> list[dict[str, Any]]:
@@ -81,15 +92,16 @@ def _responses_output(result: ToolResult) -> Any:
 
 
 def _format_openai_responses(results: list[ToolResult]) -> list[dict[str, Any]]:
-    return [{"type": "function_call_output", "call_id": r.tool_use_id, "output": _responses_output(r)}
-            for r in results]
+    return [{"type": "function_call_output", "call_id": r.tool_use_id, "output": _responses_output(r)} for r in results]
 
 
 #: this module's providers: name → how it exports, converts a ToolChoice, parses calls and formats results
 PROVIDERS: dict[str, Provider] = {
     "openai": Provider(
         export=_export_openai,
-        choice=lambda kind, name: {"auto": "auto", "any": "required"}.get(kind) or {"type": "function", "function": {"name": name}},
+        choice=lambda kind, name: (
+            {"auto": "auto", "any": "required"}.get(kind) or {"type": "function", "function": {"name": name}}
+        ),
         parse=_parse_openai,
         format=lambda results, specs: _format_openai(results),
         strict=True,

@@ -21,7 +21,14 @@ from typing import Any
 from workbench.jupyter._approval import ApprovalPrompt
 from workbench.jupyter._dashboard import Dashboard
 from workbench.jupyter._field_table import (
-    WIDGET_RULES, WIDGETS, WidgetRule, WidgetTable, build_field, register_widget_rule, register_widget_type, widget_table,
+    WIDGET_RULES,
+    WIDGETS,
+    WidgetRule,
+    WidgetTable,
+    build_field,
+    register_widget_rule,
+    register_widget_type,
+    widget_table,
 )
 from workbench.jupyter._fields import MISSING, Field
 from workbench.jupyter._form import PendingRun, ToolForm
@@ -33,15 +40,39 @@ from workbench.jupyter._widget_types import widget_field
 from workbench.jupyter._workbench import VIEWS, Workbench, get_workbench, reset_workbench
 
 __all__ = [
-    "ApprovalPrompt", "Dashboard", "Field", "LogTable", "MISSING", "PendingRun", "Playground", "PlaygroundRun",
-    "ToolCallCard", "ToolForm", "WIDGET_RULES", "WIDGETS", "WidgetRule", "WidgetTable", "register_widget_type",
+    "ApprovalPrompt",
+    "Dashboard",
+    "Field",
+    "LogTable",
+    "MISSING",
+    "PendingRun",
+    "Playground",
+    "PlaygroundRun",
+    "ToolCallCard",
+    "ToolForm",
+    "WIDGET_RULES",
+    "WIDGETS",
+    "WidgetRule",
+    "WidgetTable",
+    "register_widget_type",
     "widget_field",
-    "Workbench", "build_field", "get_workbench", "inspect", "load_ipython_extension", "register_widget_rule",
-    "playground", "reset_workbench", "ui", "unload_ipython_extension", "widget_table",
+    "Workbench",
+    "build_field",
+    "get_workbench",
+    "inspect",
+    "load_ipython_extension",
+    "register_widget_rule",
+    "playground",
+    "reset_workbench",
+    "ui",
+    "unload_ipython_extension",
+    "widget_table",
 ]
 
 
-VIEWS.update(form=ToolForm, log_table=LogTable, dashboard=Dashboard, playground=Playground)  # the Workbench's view factories
+VIEWS.update(
+    form=ToolForm, log_table=LogTable, dashboard=Dashboard, playground=Playground
+)  # the Workbench's view factories
 
 
 def ui() -> Dashboard:

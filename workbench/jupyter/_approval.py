@@ -32,7 +32,9 @@ class ApprovalPrompt:
         self.deny_button.on_click(lambda _b: self.deny())
         self.widget = W.VBox(
             [self.message, W.HBox([self.approve_button, self.deny_button])],
-            layout=W.Layout(display="none", border="1px solid var(--jp-warn-color1, darkorange)", padding="4px 8px", margin="4px 0"),
+            layout=W.Layout(
+                display="none", border="1px solid var(--jp-warn-color1, darkorange)", padding="4px 8px", margin="4px 0"
+            ),
         )
         self._lock = threading.Lock()
         self._future: Optional[concurrent.futures.Future] = None
@@ -48,8 +50,9 @@ class ApprovalPrompt:
     def request(self, tool_use: Any, tool: Any = None) -> concurrent.futures.Future:
         """Show the prompt for ``tool_use``; returns the future the buttons resolve."""
         name = tool_use.get("name", "") if isinstance(tool_use, dict) else str(tool_use)
-        payload = json.dumps(tool_use.get("input", {}) if isinstance(tool_use, dict) else {}, indent=2,
-                             ensure_ascii=False, default=repr)
+        payload = json.dumps(
+            tool_use.get("input", {}) if isinstance(tool_use, dict) else {}, indent=2, ensure_ascii=False, default=repr
+        )
         self.message.value = (
             f"<b>Approval needed</b>: run <code>{escape(name)}</code> with"
             f"{pre(payload, 'white-space:pre-wrap;margin:2px 0')}"

@@ -39,11 +39,16 @@ class BatchProgress:
         self._initial = done
         self._t0 = time.perf_counter()
         self._shown_at = 0.0
-        self.bar = W.IntProgress(value=done, min=0, max=max(total, 1), description=name[:20],
-                                 layout=W.Layout(width="40%"))
+        self.bar = W.IntProgress(
+            value=done, min=0, max=max(total, 1), description=name[:20], layout=W.Layout(width="40%")
+        )
         self.label = W.HTML()
-        self.cancel_button = W.Button(description="Cancel", icon="stop", button_style="warning",
-                                      tooltip="Stop the pending calls; the finished rows are returned")
+        self.cancel_button = W.Button(
+            description="Cancel",
+            icon="stop",
+            button_style="warning",
+            tooltip="Stop the pending calls; the finished rows are returned",
+        )
         self.cancel_button.on_click(lambda _b: self.cancel())
         self.widget = W.HBox([self.bar, self.label, self.cancel_button])
         self._refresh(force=True)
@@ -114,8 +119,7 @@ class BatchProgress:
         rate = ran / elapsed if elapsed > 0 and ran else 0.0
         left = self.total - self.done
         eta = _duration(left / rate) if rate else "?"
-        return (f"{self.done}/{self.total} · {rate:,.1f} calls/s · ETA {eta} · "
-                f"{self.failures} failed")
+        return f"{self.done}/{self.total} · {rate:,.1f} calls/s · ETA {eta} · {self.failures} failed"
 
     def _refresh(self, force: bool = False) -> None:
         now = time.perf_counter()

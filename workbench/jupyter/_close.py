@@ -35,12 +35,20 @@ def close_widgets(*roots: W.Widget) -> int:
     """Close ``roots``, every widget they show, and the layouts and styles that no widget left open
     uses (a form's fields may share one with widgets elsewhere). Returns how many were closed."""
     tree = list(widget_tree(*roots))
-    owned = {id(part): part for widget in tree for name in _OWNED_TRAITS
-             if isinstance(part := getattr(widget, name, None), W.Widget)}
+    owned = {
+        id(part): part
+        for widget in tree
+        for name in _OWNED_TRAITS
+        if isinstance(part := getattr(widget, name, None), W.Widget)
+    }
     for widget in tree:
         widget.close()
-    in_use = {id(getattr(widget, name, None)) for widget in list(_registry._instances.values())
-              for name in _OWNED_TRAITS if not isinstance(widget, (W.Layout,))}
+    in_use = {
+        id(getattr(widget, name, None))
+        for widget in list(_registry._instances.values())
+        for name in _OWNED_TRAITS
+        if not isinstance(widget, (W.Layout,))
+    }
     spare: list[Any] = [part for key, part in owned.items() if key not in in_use]
     for part in spare:
         part.close()

@@ -31,7 +31,18 @@ PAGE_WIDGETS = 150
 #: but never fewer rows than this
 MIN_ROWS = 5
 
-__all__ = ["ROWS_PAGE", "PAGE_WIDGETS", "MIN_ROWS", "ObjectField", "ListField", "MultiSelectField", "TupleField", "MappingField", "VariantField", "NullableField"]
+__all__ = [
+    "ROWS_PAGE",
+    "PAGE_WIDGETS",
+    "MIN_ROWS",
+    "ObjectField",
+    "ListField",
+    "MultiSelectField",
+    "TupleField",
+    "MappingField",
+    "VariantField",
+    "NullableField",
+]
 
 
 def _required_value(item: Field) -> Any:
@@ -58,8 +69,7 @@ class _Container(Field):
         An inner (bare) container keeps its header extras (e.g. a union's selector) on a line of their own."""
         parts: list[W.Widget] = []
         if not self.bare:
-            header_parts = [*self.label_widget("group-label"), *self.header_extras(),
-                            *self.row_extras()]
+            header_parts = [*self.label_widget("group-label"), *self.header_extras(), *self.row_extras()]
             if header_parts:
                 parts.append(self.ctx.make(W.HBox, classes=("workbench-field-row",), children=header_parts))
             parts += self.help_widget("16px")
@@ -82,8 +92,9 @@ class ObjectField(_Container):
         self.fields: dict[str, Field] = {
             key: self.ctx.build(sub, deeper, key, required=key in required, parent=self) for key, sub in props.items()
         }
-        self.input = self.ctx.make(W.VBox, "indent", classes=self.input_classes,
-                                   children=[f.widget for f in self.fields.values()])
+        self.input = self.ctx.make(
+            W.VBox, "indent", classes=self.input_classes, children=[f.widget for f in self.fields.values()]
+        )
 
     def _reset_widget(self) -> None:
         for sub in self.fields.values():
@@ -123,7 +134,9 @@ class _Rows(_Container):
         self.rows_box = self.ctx.make(W.VBox, children=[])
         self.add_button = self.ctx.make(W.Button, "add", description="add", icon="plus", tooltip="Add an item")
         self.add_button.on_click(lambda _b: self.add_row(user=True))
-        self.input = self.ctx.make(W.VBox, "indent", classes=self.input_classes, children=[self.rows_box, self.add_button])
+        self.input = self.ctx.make(
+            W.VBox, "indent", classes=self.input_classes, children=[self.rows_box, self.add_button]
+        )
 
     def _remove_button(self, row: Any) -> W.Button:
         button = self.ctx.make(W.Button, "remove", icon="times", tooltip="Remove this item")
@@ -222,9 +235,15 @@ class ListField(_Rows):
         self._row_widgets: Optional[int] = None  # widgets the first row made (sizes the pages)
         self.tail: list[_ListRow] = []  # rows added by the user while loaded items wait: they follow those
         self.tail_box = self.ctx.make(W.VBox, children=[])
-        self.more_button = self.ctx.make(W.Button, "more", hidden=True, description="show more",
-                                         icon="angle-double-down", tooltip="Show the next items of this list",
-                                         classes=("workbench-show-more",))
+        self.more_button = self.ctx.make(
+            W.Button,
+            "more",
+            hidden=True,
+            description="show more",
+            icon="angle-double-down",
+            tooltip="Show the next items of this list",
+            classes=("workbench-show-more",),
+        )
         self.more_button.on_click(lambda _b: self._click_more())
         self.input.children = [self.rows_box, self.more_button, self.tail_box, self.add_button]
 
@@ -320,8 +339,11 @@ class ListField(_Rows):
             row.field.rename(start + i)
 
     def current(self) -> Any:
-        return ([_required_value(row.field) for row in self.rows] + list(self.pending)
-                + [_required_value(row.field) for row in self.tail])
+        return (
+            [_required_value(row.field) for row in self.rows]
+            + list(self.pending)
+            + [_required_value(row.field) for row in self.tail]
+        )
 
     def _load(self, value: Any) -> None:
         if not isinstance(value, (list, tuple, set, frozenset)):
@@ -360,8 +382,14 @@ class MultiSelectField(Field):
         items = resolve(self.schema.get("items") or {}, self.ctx.root)
         self.options = list(items.get("enum") or [])
         labels = [v if isinstance(v, str) else _json_text(v) for v in self.options]
-        self.input = self.ctx.make(W.SelectMultiple, "choice", options=labels, value=(),
-                                   rows=min(6, max(2, len(labels))), classes=self.input_classes)
+        self.input = self.ctx.make(
+            W.SelectMultiple,
+            "choice",
+            options=labels,
+            value=(),
+            rows=min(6, max(2, len(labels))),
+            classes=self.input_classes,
+        )
         self.observe_value(self.input, "index")
 
     def current(self) -> Any:
@@ -391,7 +419,9 @@ class TupleField(_Container):
         prefix = self.schema.get("prefixItems") or []
         deeper = self.ctx.deeper()
         self.items = [self.ctx.build(sub, deeper, i, required=True, parent=self) for i, sub in enumerate(prefix)]
-        self.input = self.ctx.make(W.VBox, "indent", classes=self.input_classes, children=[f.widget for f in self.items])
+        self.input = self.ctx.make(
+            W.VBox, "indent", classes=self.input_classes, children=[f.widget for f in self.items]
+        )
 
     def _reset_widget(self) -> None:
         for sub in self.items:
@@ -502,8 +532,14 @@ class VariantField(_Container):
             seen.add(label)
         self.labels = unique
         self._built: dict[int, Field] = {}
-        self.selector = self.ctx.make(W.Dropdown, "selector", options=self.labels, index=0,
-                                      tooltip="Which alternative to send", classes=("workbench-variant-selector",))
+        self.selector = self.ctx.make(
+            W.Dropdown,
+            "selector",
+            options=self.labels,
+            index=0,
+            tooltip="Which alternative to send",
+            classes=("workbench-variant-selector",),
+        )
         self.slot = self.ctx.make(W.VBox, children=[self._variant(0).widget])
         self.selector.observe(self._switched, names="index")
         self.input = self.ctx.make(W.VBox, children=[self.slot])
@@ -522,7 +558,9 @@ class VariantField(_Container):
 
     def _variant(self, index: int) -> Field:
         if index not in self._built:
-            self._built[index] = self.ctx.build(self.variants[index], self.ctx.deeper(), None, required=True, parent=self)
+            self._built[index] = self.ctx.build(
+                self.variants[index], self.ctx.deeper(), None, required=True, parent=self
+            )
         return self._built[index]
 
     @property
@@ -594,11 +632,23 @@ class NullableField(_Container):
 
     def build(self) -> None:
         self.inner = self.ctx.build(self.inner_schema, self.ctx, None, required=True, parent=self)
-        self.none_box = self.ctx.make(W.Checkbox, "none-toggle", value=False, description="none", indent=False,
-                                      tooltip="Send null", classes=("workbench-none-toggle",))
+        self.none_box = self.ctx.make(
+            W.Checkbox,
+            "none-toggle",
+            value=False,
+            description="none",
+            indent=False,
+            tooltip="Send null",
+            classes=("workbench-none-toggle",),
+        )
         self.none_box.observe(self._toggled, names="value")
-        self.null_pill = self.ctx.make(W.HTML, hidden=True, value="<span style='" + _NULL_STYLE + "'>null</span>",
-                                       tooltip="null will be sent", classes=("workbench-null",))
+        self.null_pill = self.ctx.make(
+            W.HTML,
+            hidden=True,
+            value="<span style='" + _NULL_STYLE + "'>null</span>",
+            tooltip="null will be sent",
+            classes=("workbench-null",),
+        )
         self.input = self.ctx.make(W.VBox, children=[self.inner.widget]) if self.inner.container else self.inner.widget
 
     def header_extras(self) -> list[W.Widget]:
@@ -619,8 +669,11 @@ class NullableField(_Container):
     def layout(self) -> W.Widget:
         if self.inner.container or self.bare:
             return super().layout()
-        row = self.ctx.make(W.HBox, classes=("workbench-field-row",),
-                            children=[*self.label_widget(), self.none_box, self.input, self.null_pill, *self.row_extras()])
+        row = self.ctx.make(
+            W.HBox,
+            classes=("workbench-field-row",),
+            children=[*self.label_widget(), self.none_box, self.input, self.null_pill, *self.row_extras()],
+        )
         return self.field_box([row, *self.help_widget(self.help_indent)])
 
     def _toggled(self, change: Any) -> None:

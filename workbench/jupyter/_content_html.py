@@ -21,8 +21,7 @@ from workbench._styles import BORDER, MUTED, WRAP
 
 __all__ = ["RICH_BLOCKS", "rich_block_html"]
 
-_PRE = ("white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;"
-        + WRAP)
+_PRE = "white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;" + WRAP
 _BOX = f"border:1px solid {BORDER};border-radius:3px;padding:4px 8px;margin:4px 0;{WRAP}"
 _HEAD = f"color:{MUTED};font-size:0.85em"
 _LINK = "color:var(--jp-content-link-color, blue)"
@@ -68,9 +67,11 @@ def audio_html(block: dict) -> str:
     data = _base64(source.get("bytes"))
     if not mime.startswith("audio/") or data is None:
         return _note(f"[audio: not playable ({audio.get('mimeType')!s}, base64 {'ok' if data else 'malformed'})]")
-    return (f"<div class='workbench-audio' style='{_BOX}'><div style='{_HEAD}'>audio · {escape(mime)} · "
-            f"{_size(data):,} bytes</div><audio controls preload='metadata' style='max-width:100%' "
-            f"src='data:{mime};base64,{data}'></audio></div>")
+    return (
+        f"<div class='workbench-audio' style='{_BOX}'><div style='{_HEAD}'>audio · {escape(mime)} · "
+        f"{_size(data):,} bytes</div><audio controls preload='metadata' style='max-width:100%' "
+        f"src='data:{mime};base64,{data}'></audio></div>"
+    )
 
 
 def _resource_text(text: str, mime: str) -> str:
@@ -94,10 +95,11 @@ def _resource_blob(blob: Any, mime: str, uri: str) -> str:
     if data is None:
         return _note("[binary resource: malformed base64]")
     if mime in _IMAGES:
-        return (f"<img alt='{escape(uri)}' style='max-width:100%;max-height:320px' "
-                f"src='data:{mime};base64,{data}'>")
-    return (f"<div>binary, {_size(data):,} bytes · <a download='{escape(_file_name(uri))}' style='{_LINK}' "
-            f"href='data:application/octet-stream;base64,{data}'>download</a></div>")
+        return f"<img alt='{escape(uri)}' style='max-width:100%;max-height:320px' src='data:{mime};base64,{data}'>"
+    return (
+        f"<div>binary, {_size(data):,} bytes · <a download='{escape(_file_name(uri))}' style='{_LINK}' "
+        f"href='data:application/octet-stream;base64,{data}'>download</a></div>"
+    )
 
 
 def resource_html(block: dict) -> str:
@@ -122,9 +124,12 @@ def resource_link_html(block: dict) -> str:
         name = f"<a href='{escape(uri)}' target='_blank' rel='noopener noreferrer' style='{_LINK}'>{name}</a>"
     mime = _mime(link.get("mimeType"))
     description = link.get("description")
-    return (f"<div class='workbench-resource-link' style='{_BOX}'><div style='{_HEAD}'>resource link"
-            f"{' · ' + escape(mime) if mime else ''}</div><b>{name}</b> <code>{escape(uri)}</code>"
-            + (f"<div>{escape(description)}</div>" if description else "") + "</div>")
+    return (
+        f"<div class='workbench-resource-link' style='{_BOX}'><div style='{_HEAD}'>resource link"
+        f"{' · ' + escape(mime) if mime else ''}</div><b>{name}</b> <code>{escape(uri)}</code>"
+        + (f"<div>{escape(description)}</div>" if description else "")
+        + "</div>"
+    )
 
 
 #: block key → its renderer (text, json and image blocks are drawn by ``jupyter._render``)

@@ -89,6 +89,5 @@ class CopyButton(anywidget.AnyWidget):
     #: the button's title and accessible name (not ``tooltip``: DOMWidget's own trait, read by every view)
     hint = traitlets.Unicode("Copy to the clipboard").tag(sync=True)
 
-    def __init__(self, label: str = "Copy", hint: str = "Copy to the clipboard", text: str = "",
-                 **kwargs: Any) -> None:
+    def __init__(self, label: str = "Copy", hint: str = "Copy to the clipboard", text: str = "", **kwargs: Any) -> None:
         super().__init__(label=label, hint=hint, text=text, **kwargs)

@@ -62,8 +62,9 @@ class Dashboard(W.VBox):
         self._order: list[str] = []  # list order: first registration wins, replacing a tool keeps its place
         self._refresh_lock = threading.RLock()
         # no side margins: at 100 % width the widget's margins pushed its right border out of the sidebar
-        self.search = W.Text(placeholder="Search tools…", continuous_update=True,
-                             layout=W.Layout(width="100%", margin="2px 0"))
+        self.search = W.Text(
+            placeholder="Search tools…", continuous_update=True, layout=W.Layout(width="100%", margin="2px 0")
+        )
         self.tool_list = ClickableHTML()
         self.tool_list.add_class("workbench-tool-list-widget")
         self.count_label = W.HTML("")
@@ -71,12 +72,19 @@ class Dashboard(W.VBox):
         self.log_table = LogTable(workbench.log, workbench=workbench)
         self.log_table.load_handler = self.select
         # a fixed width (never shrunk by a wide form beside it): the list keeps its width as forms open
-        sidebar = W.VBox([self.search, self.count_label, self.tool_list],
-                         layout=W.Layout(width="300px", flex="0 0 300px", margin="0 12px 0 0"))
+        sidebar = W.VBox(
+            [self.search, self.count_label, self.tool_list],
+            layout=W.Layout(width="300px", flex="0 0 300px", margin="0 12px 0 0"),
+        )
         self.search.observe(lambda _c: self._on_search(), names="value")
         self.tool_list.observe(self._on_click_tool, names="selected")
-        super().__init__([W.HBox([sidebar, self.form_area], layout=W.Layout(align_items="flex-start")),
-                          W.HTML("<h4 style='margin:12px 0 4px 0'>Execution log</h4>"), self.log_table])
+        super().__init__(
+            [
+                W.HBox([sidebar, self.form_area], layout=W.Layout(align_items="flex-start")),
+                W.HTML("<h4 style='margin:12px 0 4px 0'>Execution log</h4>"),
+                self.log_table,
+            ]
+        )
         self.add_class("workbench-dashboard")
         self.refresh()
         self._unsubscribe = workbench.registry.on_change(lambda event, name: self.refresh())
@@ -147,15 +155,20 @@ class Dashboard(W.VBox):
             items.append(
                 f"<div class='workbench-tool-item' data-key='{_e(name)}' role='option' tabindex='0' "
                 f"title='{_e(name + chr(10) + description.strip())}'>"
-                f"<div class='workbench-tool-name'>{_e(name)}</div><div class='workbench-tool-desc'>{_e(line)}</div></div>")
+                f"<div class='workbench-tool-name'>{_e(name)}</div><div class='workbench-tool-desc'>{_e(line)}</div></div>"
+            )
         if len(visible) > PAGE_SIZE:
             items.append(f"<div class='workbench-tool-empty'>{len(visible) - PAGE_SIZE} more — refine the search</div>")
         if not items:
             query = self.search.value.strip()
-            items.append(f"<div class='workbench-tool-empty'>{'no tool matches ' + _e(repr(query)) if query else 'no tools'}</div>")
+            items.append(
+                f"<div class='workbench-tool-empty'>{'no tool matches ' + _e(repr(query)) if query else 'no tools'}</div>"
+            )
         self.tool_list.value = f"<div class='workbench-tool-list' role='listbox'>{''.join(items)}</div>"
         total = len(self._order)
-        shown = f"{len(visible)} of {total} tools" if len(visible) != total else f"{total} tool{'s' if total != 1 else ''}"
+        shown = (
+            f"{len(visible)} of {total} tools" if len(visible) != total else f"{total} tool{'s' if total != 1 else ''}"
+        )
         self.count_label.value = f"<span class='workbench-log-message'>{_e(shown)}</span>"
 
     def _on_click_tool(self, change: dict) -> None:
@@ -233,6 +246,8 @@ class Dashboard(W.VBox):
             lines.append(f"  {name} — {line}" if line else f"  {name}")
             items.append(f"<li><code>{_e(name)}</code> — {_e(line)}</li>")
         data["text/plain"] = "Tool Workbench dashboard\nTools:\n" + ("\n".join(lines) or "  (none)")
-        data["text/html"] = (f"<div class='workbench-dashboard-static'><b>Tools</b><ul>{''.join(items) or '<li><i>none</i></li>'}</ul>"
-                             f"<b>Execution log</b>{self.log_table.static_html()}</div>")
+        data["text/html"] = (
+            f"<div class='workbench-dashboard-static'><b>Tools</b><ul>{''.join(items) or '<li><i>none</i></li>'}</ul>"
+            f"<b>Execution log</b>{self.log_table.static_html()}</div>"
+        )
         return data

@@ -32,7 +32,15 @@ from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._fields import LAYOUTS, Field, FieldContext
 from workbench.jupyter._widget_kit import LAYOUTS as KIT_LAYOUTS
 
-__all__ = ["COLLAPSE_OVER", "SPAN_BOTH", "FieldArrangement", "FieldMap", "OptionalSection", "arrange_fields", "resolve_layout"]
+__all__ = [
+    "COLLAPSE_OVER",
+    "SPAN_BOTH",
+    "FieldArrangement",
+    "FieldMap",
+    "OptionalSection",
+    "arrange_fields",
+    "resolve_layout",
+]
 
 #: in the ``auto`` layout, a tool with more parameters than this collapses its optional ones
 COLLAPSE_OVER = 12
@@ -51,8 +59,12 @@ def resolve_layout(layout: str, count: int) -> tuple[bool, bool]:
 
 def _grid(fields: list[Field]) -> W.GridBox:
     """Two columns; a wide field (group, text area, JSON) spans both."""
-    box = W.GridBox([], layout=W.Layout(grid_template_columns="repeat(2, minmax(0, 1fr))", grid_gap="0 18px",
-                                        width="100%", align_items="flex-start"))
+    box = W.GridBox(
+        [],
+        layout=W.Layout(
+            grid_template_columns="repeat(2, minmax(0, 1fr))", grid_gap="0 18px", width="100%", align_items="flex-start"
+        ),
+    )
     box.add_class("workbench-field-grid")
     _fill(box, fields)
     return box
@@ -86,8 +98,12 @@ class OptionalSection:
         self.fields: list[Field] = []
         self.inner: W.Box = _grid([]) if compact else W.VBox([])
         # margins of 2px: flush under the header button
-        body = W.VBox([self.inner], layout=W.Layout(padding="6px 8px", border="1px solid var(--jp-border-color1)",
-                                                    border_top="0", margin="0 2px 4px 2px"))
+        body = W.VBox(
+            [self.inner],
+            layout=W.Layout(
+                padding="6px 8px", border="1px solid var(--jp-border-color1)", border_top="0", margin="0 2px 4px 2px"
+            ),
+        )
         self.widget = Disclosure(body, self.title, layout=W.Layout(margin="4px 0"))
         self.widget.add_class("workbench-optional")
         self.widget.header.observe(lambda change: self.build() if change["new"] else None, names="expanded")

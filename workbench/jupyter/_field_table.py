@@ -74,8 +74,20 @@ from workbench.jupyter._fields import (
 from workbench.jupyter._schema_utils import is_long_text, json_types, resolve, split_nullable, variants_of
 from workbench.secrets import is_secret_schema
 
-__all__ = ["Where", "WidgetRule", "WIDGET_RULES", "MAX_DEPTH", "build_field", "register_widget_rule", "widget_table",
-           "FALLBACK_RULE", "TypeWidget", "WidgetTable", "WIDGETS", "register_widget_type"]
+__all__ = [
+    "Where",
+    "WidgetRule",
+    "WIDGET_RULES",
+    "MAX_DEPTH",
+    "build_field",
+    "register_widget_rule",
+    "widget_table",
+    "FALLBACK_RULE",
+    "TypeWidget",
+    "WidgetTable",
+    "WIDGETS",
+    "register_widget_type",
+]
 
 MAX_DEPTH = 6
 FALLBACK_RULE = "json (fallback)"
@@ -130,22 +142,36 @@ WIDGET_RULES: list[WidgetRule] = [
     WidgetRule("date", _string_format("date"), DateField, "DatePicker"),
     WidgetRule("date-time", _string_format("date-time"), DateTimeField, "NaiveDatetimePicker"),
     WidgetRule("time", _string_format("time"), TimeField, "TimePicker"),
-    WidgetRule("password", lambda s, n: _only(s, "string") and is_secret_schema(s), PasswordField,
-               "password box (SecretInput)"),
+    WidgetRule(
+        "password", lambda s, n: _only(s, "string") and is_secret_schema(s), PasswordField, "password box (SecretInput)"
+    ),
     WidgetRule("long text", lambda s, n: _only(s, "string") and is_long_text(n.name, s), TextareaField, "Textarea"),
     WidgetRule("string", lambda s, n: _only(s, "string"), StringField, "Text"),
     WidgetRule("integer", lambda s, n: _only(s, "integer"), IntField, "Text (JSON integer)"),
     WidgetRule("number", lambda s, n: _only(s, "number", "integer"), FloatField, "Text (JSON number)"),
     WidgetRule("boolean", lambda s, n: _only(s, "boolean"), BoolField, "Checkbox"),
-    WidgetRule("multi-select", lambda s, n: _only(s, "array") and _enum_items(s, n),
-               MultiSelectField, "SelectMultiple"),
-    WidgetRule("tuple", lambda s, n: _only(s, "array") and isinstance(s.get("prefixItems"), list), TupleField,
-               "one field per position"),
+    WidgetRule(
+        "multi-select", lambda s, n: _only(s, "array") and _enum_items(s, n), MultiSelectField, "SelectMultiple"
+    ),
+    WidgetRule(
+        "tuple",
+        lambda s, n: _only(s, "array") and isinstance(s.get("prefixItems"), list),
+        TupleField,
+        "one field per position",
+    ),
     WidgetRule("list", lambda s, n: _only(s, "array"), ListField, "editable list (add/remove rows)"),
     WidgetRule("object", lambda s, n: _only(s, "object") and bool(s.get("properties")), ObjectField, "nested group"),
-    WidgetRule("mapping", lambda s, n: _only(s, "object") and not s.get("properties")
-               and isinstance(s.get("additionalProperties"), dict) and bool(s["additionalProperties"]),
-               MappingField, "key/value rows"),
+    WidgetRule(
+        "mapping",
+        lambda s, n: (
+            _only(s, "object")
+            and not s.get("properties")
+            and isinstance(s.get("additionalProperties"), dict)
+            and bool(s["additionalProperties"])
+        ),
+        MappingField,
+        "key/value rows",
+    ),
     WidgetRule("free-form object", lambda s, n: _only(s, "object"), JSONField, "JSON Textarea"),
 ]
 
@@ -177,17 +203,30 @@ class WidgetTable:
         """A table with the same rows; adding to either leaves the other as it is."""
         return WidgetTable(list(self.rules), list(self.types))
 
-    def register_rule(self, name: str, matches: Callable[[dict, Any], bool], factory: Callable[..., Field], *,
-                      widget: str = "", before: Optional[str] = None) -> WidgetRule:
+    def register_rule(
+        self,
+        name: str,
+        matches: Callable[[dict, Any], bool],
+        factory: Callable[..., Field],
+        *,
+        widget: str = "",
+        before: Optional[str] = None,
+    ) -> WidgetRule:
         """Add a schema row (before the row called ``before``, else at the top). Returns it."""
         rule = WidgetRule(name, matches, factory, widget)
         index = next((i for i, r in enumerate(self.rules) if r.name == before), 0) if before else 0
         self.rules.insert(index, rule)
         return rule
 
-    def register_type(self, tp: type, factory: Optional[Callable[..., Field]] = None, *, widget: Any = None,
-                      to_json: Optional[Callable[[Any], Any]] = None,
-                      from_json: Optional[Callable[[Any], Any]] = None) -> TypeWidget:
+    def register_type(
+        self,
+        tp: type,
+        factory: Optional[Callable[..., Field]] = None,
+        *,
+        widget: Any = None,
+        to_json: Optional[Callable[[Any], Any]] = None,
+        from_json: Optional[Callable[[Any], Any]] = None,
+    ) -> TypeWidget:
         """Give fields declared as ``tp`` (a class: a pydantic model, a dataclass, an ``Enum``, ``Path``…,
         or a subclass of it) a widget of one's own, replacing ``tp``'s earlier one.
 
@@ -196,11 +235,14 @@ class WidgetTable:
         with ``to_json`` (widget value → the JSON sent; default as is) and ``from_json`` (the reverse).
         """
         if not isinstance(tp, type):
-            raise TypeError(f"register_type needs a class (a pydantic model, a dataclass, an Enum, pathlib.Path…), "
-                            f"got {tp!r}")
+            raise TypeError(
+                f"register_type needs a class (a pydantic model, a dataclass, an Enum, pathlib.Path…), got {tp!r}"
+            )
         if (factory is None) == (widget is None):
-            raise TypeError(f"register_type({tp.__name__}): give either factory= (a Field class) or widget= "
-                            "(a callable making an ipywidget with a value), not both nor neither")
+            raise TypeError(
+                f"register_type({tp.__name__}): give either factory= (a Field class) or widget= "
+                "(a callable making an ipywidget with a value), not both nor neither"
+            )
         if widget is not None:
             from workbench.jupyter._widget_types import widget_field
 
@@ -224,14 +266,23 @@ class WidgetTable:
         types (``{parameter: annotation}``, see ``_widget_types.tool_annotations``)."""
         hints = annotations or {}
 
-        def build(schema: Any, ctx: FieldContext, name: Any, *, required: bool = False,
-                  parent: Optional[Field] = None) -> Field:
+        def build(
+            schema: Any, ctx: FieldContext, name: Any, *, required: bool = False, parent: Optional[Field] = None
+        ) -> Field:
             return self.build_field(schema, ctx, name, required=required, parent=parent, annotations=hints)
 
         return build
 
-    def build_field(self, schema: Any, ctx: FieldContext, name: Any, *, required: bool = False,
-                    parent: Optional[Field] = None, annotations: Optional[dict[str, Any]] = None) -> Field:
+    def build_field(
+        self,
+        schema: Any,
+        ctx: FieldContext,
+        name: Any,
+        *,
+        required: bool = False,
+        parent: Optional[Field] = None,
+        annotations: Optional[dict[str, Any]] = None,
+    ) -> Field:
         """The field for ``schema``: the widget of its declared type, else the first matching row, else a JSON box."""
         schema = schema if isinstance(schema, dict) else {}
         ref = schema.get("$ref")
@@ -263,8 +314,15 @@ class WidgetTable:
         field.rule = "json (recursive)" if recursive else "json (depth)" if too_deep else FALLBACK_RULE
         return field
 
-    def _typed_field(self, schema: dict, ctx: FieldContext, name: Any, required: bool, parent: Optional[Field],
-                     annotations: dict[str, Any]) -> Optional[Field]:
+    def _typed_field(
+        self,
+        schema: dict,
+        ctx: FieldContext,
+        name: Any,
+        required: bool,
+        parent: Optional[Field],
+        annotations: dict[str, Any],
+    ) -> Optional[Field]:
         from workbench.jupyter._widget_types import annotation_at, strip_optional
 
         path = (parent.path if parent is not None else ()) + (() if name is None else (name,))
@@ -283,23 +341,33 @@ class WidgetTable:
 
     def rows(self) -> list[tuple[str, str]]:
         """``(row name, widget)`` for every row, in match order (types first), plus the fallback."""
-        return ([(f"type {r.type.__name__}", r.widget) for r in self.types] + [(r.name, r.widget) for r in self.rules]
-                + [(FALLBACK_RULE, "JSON Textarea")])
+        return (
+            [(f"type {r.type.__name__}", r.widget) for r in self.types]
+            + [(r.name, r.widget) for r in self.rules]
+            + [(FALLBACK_RULE, "JSON Textarea")]
+        )
 
 
 #: the package's table: every form uses it unless given its own (``ToolForm(tool, widgets=WIDGETS.copy())``)
 WIDGETS = WidgetTable(WIDGET_RULES)
 
 
-def build_field(schema: Any, ctx: FieldContext, name: Any, *, required: bool = False,
-                parent: Optional[Field] = None) -> Field:
+def build_field(
+    schema: Any, ctx: FieldContext, name: Any, *, required: bool = False, parent: Optional[Field] = None
+) -> Field:
     """The field for ``schema`` from the package's table (no declared types): the first matching row of
     ``WIDGET_RULES``, else a JSON box."""
     return WIDGETS.build_field(schema, ctx, name, required=required, parent=parent)
 
 
-def register_widget_rule(name: str, matches: Callable[[dict, Any], bool], factory: Callable[..., Field], *,
-                         widget: str = "", before: Optional[str] = None) -> WidgetRule:
+def register_widget_rule(
+    name: str,
+    matches: Callable[[dict, Any], bool],
+    factory: Callable[..., Field],
+    *,
+    widget: str = "",
+    before: Optional[str] = None,
+) -> WidgetRule:
     """Add a row to the package's table (before the row called ``before``, else at the top). Returns it."""
     return WIDGETS.register_rule(name, matches, factory, widget=widget, before=before)
 

@@ -55,9 +55,29 @@ from workbench.jupyter._widget_kit import LAYOUTS as KIT_LAYOUTS
 from workbench.secrets import MASK, mask_values
 
 __all__ = [
-    "MISSING", "Field", "FieldContext", "FieldValueError", "StringField", "TextareaField", "PasswordField", "EnumField",
-    "ConstField", "NumberField", "IntField", "FloatField", "BoolField", "DateField", "DateTimeField", "TimeField",
-    "JSONField", "help_html", "missing_message", "not_set_text", "default_text", "LAYOUTS", "WIDTHS",
+    "MISSING",
+    "Field",
+    "FieldContext",
+    "FieldValueError",
+    "StringField",
+    "TextareaField",
+    "PasswordField",
+    "EnumField",
+    "ConstField",
+    "NumberField",
+    "IntField",
+    "FloatField",
+    "BoolField",
+    "DateField",
+    "DateTimeField",
+    "TimeField",
+    "JSONField",
+    "help_html",
+    "missing_message",
+    "not_set_text",
+    "default_text",
+    "LAYOUTS",
+    "WIDTHS",
 ]
 
 #: the form layouts a ``FieldContext`` knows (see ``_field_layout.arrange``)
@@ -69,9 +89,11 @@ WIDTHS = KIT_LAYOUTS
 _HELP_STYLE = "color:var(--jp-ui-font-color2);font-size:0.85em;overflow-wrap:anywhere"
 _ERROR_STYLE = "color:var(--jp-error-color1);font-size:0.9em;overflow-wrap:anywhere"
 _STATE_STYLE = "color:var(--jp-ui-font-color2);font-style:italic;font-size:0.85em;padding:0 6px;white-space:nowrap"
-_NULL_STYLE = ("font-family:var(--jp-code-font-family);font-size:0.85em;color:var(--jp-ui-font-color1);"
-               "background:var(--jp-layout-color2);border:1px solid var(--jp-border-color1);border-radius:8px;"
-               "padding:0 8px;margin:0 4px")
+_NULL_STYLE = (
+    "font-family:var(--jp-code-font-family);font-size:0.85em;color:var(--jp-ui-font-color1);"
+    "background:var(--jp-layout-color2);border:1px solid var(--jp-border-color1);border-radius:8px;"
+    "padding:0 8px;margin:0 4px"
+)
 
 
 class _Missing:
@@ -107,8 +129,16 @@ class FieldContext:
     whether the form is compact (narrow labels, inputs that fill a grid column) and the form's
     ``WidgetKit`` (the layouts and styles its widgets share)."""
 
-    def __init__(self, root: dict, build: Callable[..., "Field"], depth: int = 0, refs: tuple = (), *,
-                 compact: bool = False, kit: Optional[WidgetKit] = None) -> None:
+    def __init__(
+        self,
+        root: dict,
+        build: Callable[..., "Field"],
+        depth: int = 0,
+        refs: tuple = (),
+        *,
+        compact: bool = False,
+        kit: Optional[WidgetKit] = None,
+    ) -> None:
         self.root = root
         self.build = build
         self.depth = depth
@@ -171,8 +201,9 @@ class Field:
     #: a text box whose placeholder shows the field's state (else a muted state note does)
     text_like = False
 
-    def __init__(self, schema: dict, ctx: FieldContext, name: Any, *, required: bool = False,
-                 parent: Optional["Field"] = None) -> None:
+    def __init__(
+        self, schema: dict, ctx: FieldContext, name: Any, *, required: bool = False, parent: Optional["Field"] = None
+    ) -> None:
         self.schema = schema
         self.ctx = ctx
         self.name = name  # str for properties, int for list items, None for a wrapper's inner field
@@ -194,9 +225,14 @@ class Field:
         self.clear_button: Optional[W.Button] = None
         if self.clearable:
             self.state_label = ctx.make(W.HTML, hidden=True, classes=("workbench-field-state",))
-            self.clear_button = ctx.make(W.Button, "clear", hidden=True, icon="times",
-                                         tooltip="Clear: back to not set (left out of the call)",
-                                         classes=("workbench-field-clear",))
+            self.clear_button = ctx.make(
+                W.Button,
+                "clear",
+                hidden=True,
+                icon="times",
+                tooltip="Clear: back to not set (left out of the call)",
+                classes=("workbench-field-clear",),
+            )
             self.clear_button.on_click(lambda _b: self.clear())
         self.build()
         self.widget = self.layout()
@@ -206,7 +242,9 @@ class Field:
                 with self.quiet():
                     self.show_default(schema["default"])
             except (ValueError, TypeError, KeyError):
-                self.default = MISSING  # a default the widget cannot show: leave it empty (the function's default still applies)
+                self.default = (
+                    MISSING  # a default the widget cannot show: leave it empty (the function's default still applies)
+                )
         self.refresh_state()
 
     # -- identity ------------------------------------------------------------------------------------
@@ -286,12 +324,17 @@ class Field:
         if target is not None:
             widget, group = target
             widget.add_class(self.marks["target"])  # no message when the input was made with it (input_classes)
-        label = FieldLabel(value=self.label_name, required=self.marked_required,
-                           description=str(self.schema.get("description") or ""),
-                           help=self.marks["help"] if self.help_text else "", error=self.marks["error"],
-                           target=self.marks["target"] if target is not None else "",
-                           group=bool(target is not None and target[1]),
-                           layout=self.ctx.size(kind), _dom_classes=("workbench-field-label",))
+        label = FieldLabel(
+            value=self.label_name,
+            required=self.marked_required,
+            description=str(self.schema.get("description") or ""),
+            help=self.marks["help"] if self.help_text else "",
+            error=self.marks["error"],
+            target=self.marks["target"] if target is not None else "",
+            group=bool(target is not None and target[1]),
+            layout=self.ctx.size(kind),
+            _dom_classes=("workbench-field-label",),
+        )
         self.label = label
         return [label]
 
@@ -315,8 +358,9 @@ class Field:
         when first needed. A ``layout()`` that places it itself (a custom field's) gets it made there."""
         if self._error_label is None:
             # an inner field's errors describe its owner's control
-            self._error_label = self.ctx.make(W.HTML, hidden=True,
-                                              classes=("workbench-field-error", self.owner.marks["error"]))
+            self._error_label = self.ctx.make(
+                W.HTML, hidden=True, classes=("workbench-field-error", self.owner.marks["error"])
+            )
             box = getattr(self, "widget", None)
             if box is not None:  # else: asked for by layout(), which places it
                 box.children = (*box.children, self._error_label)
@@ -326,16 +370,18 @@ class Field:
         if not self.help_text:
             return []
         indent = self.ctx.label_width if indent is None else indent
-        widget = self.ctx.make(W.HTML, value=help_html(self.help_text, indent),
-                               classes=("workbench-field-help", self.marks["help"]))
+        widget = self.ctx.make(
+            W.HTML, value=help_html(self.help_text, indent), classes=("workbench-field-help", self.marks["help"])
+        )
         return [widget]
 
     def layout(self) -> W.Widget:
         """Label, input, state and clear button; help line; error line."""
         if self.bare:
             return self.field_box([self.input])
-        row = self.ctx.make(W.HBox, classes=("workbench-field-row",),
-                            children=[*self.label_widget(), self.input, *self.row_extras()])
+        row = self.ctx.make(
+            W.HBox, classes=("workbench-field-row",), children=[*self.label_widget(), self.input, *self.row_extras()]
+        )
         return self.field_box([row, *self.help_widget(self.help_indent)])
 
     @property
@@ -930,8 +976,10 @@ class JSONField(_TextBox):
             return [str(exc)]
         if value is MISSING:
             return []
-        return [f"{self.path_text}{_suffix(where)}: {text}"
-                for where, text in value_checker(self.schema, self.ctx.root)(value)]
+        return [
+            f"{self.path_text}{_suffix(where)}: {text}"
+            for where, text in value_checker(self.schema, self.ctx.root)(value)
+        ]
 
     def current(self) -> Any:
         text = self.input.value
@@ -943,7 +991,9 @@ class JSONField(_TextBox):
             types = json_types(self.schema)
             if not types or "string" in types:
                 return text
-            raise FieldValueError(self, f"{self.path_text}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+            raise FieldValueError(
+                self, f"{self.path_text}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            ) from None
 
     def _load(self, value: Any) -> None:
         pretty = isinstance(value, (dict, list)) and len(_json_text(value)) > 60

@@ -75,8 +75,15 @@ class ToolForm(W.VBox):
     ``warning``, ``description_warning``, ``request_html``, ``response_html``, ``code``, ``summary``.
     """
 
-    def __init__(self, tool: Any, workbench: Any = None, layout: str = "auto", *, sampling_model: Any = None,
-                 widgets: Optional[WidgetTable] = None) -> None:
+    def __init__(
+        self,
+        tool: Any,
+        workbench: Any = None,
+        layout: str = "auto",
+        *,
+        sampling_model: Any = None,
+        widgets: Optional[WidgetTable] = None,
+    ) -> None:
         resolve_layout(layout, 0)  # an unknown layout fails here, naming the choices
         self.widget_table = WIDGETS if widgets is None else widgets  # the table its fields' widgets come from
         self.layout_name = layout
@@ -102,16 +109,24 @@ class ToolForm(W.VBox):
         self.description_warning = W.HTML(
             f"<div style='{WARNING_STYLE}'><b>Warning</b>: {NO_DESCRIPTION_WARNING} — add a docstring "
             "(or pass a description: <code>%%tool --description …</code>, <code>@tool(description=…)</code>)</div>",
-            layout=W.Layout(display=None if _lacks_description(self.spec) else "none"), **html)
+            layout=W.Layout(display=None if _lacks_description(self.spec) else "none"),
+            **html,
+        )
         self.connection_panel = FormConnection(self, kit)
-        self.field_area = FieldArea(self.spec, layout, self._check_inputs,
-                                    builder=lambda: self.widget_table.builder(tool_annotations(self.tool)))
+        self.field_area = FieldArea(
+            self.spec,
+            layout,
+            self._check_inputs,
+            builder=lambda: self.widget_table.builder(tool_annotations(self.tool)),
+        )
         self.fields_box = self.field_area.box
         self.summary = W.HTML(layout=W.Layout(display="none"), **html)
-        self.run_button = W.Button(description="Run", button_style="primary", icon="play", tooltip=RUN_TOOLTIP,
-                                   **button)
-        self.cancel_button = W.Button(description="Cancel", icon="stop", disabled=True,
-                                      tooltip="Cancel the running call (Esc)", **button)
+        self.run_button = W.Button(
+            description="Run", button_style="primary", icon="play", tooltip=RUN_TOOLTIP, **button
+        )
+        self.cancel_button = W.Button(
+            description="Cancel", icon="stop", disabled=True, tooltip="Cancel the running call (Esc)", **button
+        )
         self.reset_button = W.Button(description="Reset", icon="undo", tooltip="Back to the defaults", **button)
         self.saver = SaveAsTest(self.spec.name, self.registry, kit)
         self.save_button, self.save_message = self.saver.button, self.saver.message
@@ -123,18 +138,38 @@ class ToolForm(W.VBox):
         self.ask_box = W.VBox()
         self.runner = FormRunner(self)
         self.pins_panel = FormPins(self.spec.name, self.runner.last_run, kit=kit)
-        self.pin_button, self.pins_box, self.pins_html = self.pins_panel.button, self.pins_panel.box, self.pins_panel.html
+        self.pin_button, self.pins_box, self.pins_html = (
+            self.pins_panel.button,
+            self.pins_panel.box,
+            self.pins_panel.html,
+        )
         self.outcome = FormOutcome(self.spec.name, self.pin_button, kit)
-        for name in ("warning", "result_html", "request_html", "response_html", "code", "copy_result", "copy_request",
-                     "copy_response", "copy_code", "result_tools", "details"):
+        for name in (
+            "warning",
+            "result_html",
+            "request_html",
+            "response_html",
+            "code",
+            "copy_result",
+            "copy_request",
+            "copy_response",
+            "copy_code",
+            "result_tools",
+            "details",
+        ):
             setattr(self, name, getattr(self.outcome, name))
         # the JSON editor shows secrets as *** (its text is saved with the notebook); *** typed back keeps them
-        self.json_mode = JsonMode(self.spec, read=lambda: mask_arguments(self.values, self.spec.secret_parameters),
-                                  write=self._load_input, on_mode=self._on_json_mode)
+        self.json_mode = JsonMode(
+            self.spec,
+            read=lambda: mask_arguments(self.values, self.spec.secret_parameters),
+            write=self._load_input,
+            on_mode=self._on_json_mode,
+        )
         # the Form ⇄ JSON switch sits at the right of the header; the header takes the rest (and wraps)
         self.json_mode.toggle.layout = W.Layout(flex="0 0 auto")
-        self.header_row = W.HBox([self.header, self.json_mode.toggle],
-                                 layout=W.Layout(align_items="flex-start", width="100%"))
+        self.header_row = W.HBox(
+            [self.header, self.json_mode.toggle], layout=W.Layout(align_items="flex-start", width="100%")
+        )
         self.history_box = FormHistory(workbench.log, self.spec.name, self._load_history_input)
         self.history_select = self.history_box.select
         self.shortcuts = FormKeys(on_run=self._key_run, on_cancel=self.cancel, layout=W.Layout(display="none"))
@@ -146,26 +181,39 @@ class ToolForm(W.VBox):
         self.reset_button.on_click(lambda _b: self.reset())
         self.save_button.on_click(lambda _b: self.saver.click(self.save_as_test))
 
-        super().__init__([
-            self.header_row,
-            self.description_warning,
-            self.connection_panel.box,
-            self.fields_box,
-            self.json_mode.box,
-            self.summary,
-            W.HBox([self.run_button, self.cancel_button, self.reset_button, self.save_button, self.elapsed,
-                    self.history_select, self.key_hint], layout=W.Layout(flex_flow="row wrap", align_items="center")),
-            self.save_message,
-            self.progress_box,
-            self.approval.widget,
-            self.ask_box,
-            self.warning,
-            self.result_html,
-            self.result_tools,
-            self.pins_box,
-            self.details,
-            self.shortcuts,
-        ], layout=W.Layout(border=f"1px solid {BORDER}", padding="6px", margin="4px 0"))
+        super().__init__(
+            [
+                self.header_row,
+                self.description_warning,
+                self.connection_panel.box,
+                self.fields_box,
+                self.json_mode.box,
+                self.summary,
+                W.HBox(
+                    [
+                        self.run_button,
+                        self.cancel_button,
+                        self.reset_button,
+                        self.save_button,
+                        self.elapsed,
+                        self.history_select,
+                        self.key_hint,
+                    ],
+                    layout=W.Layout(flex_flow="row wrap", align_items="center"),
+                ),
+                self.save_message,
+                self.progress_box,
+                self.approval.widget,
+                self.ask_box,
+                self.warning,
+                self.result_html,
+                self.result_tools,
+                self.pins_box,
+                self.details,
+                self.shortcuts,
+            ],
+            layout=W.Layout(border=f"1px solid {BORDER}", padding="6px", margin="4px 0"),
+        )
         # stable hooks for CSS and the browser test
         self.add_class("workbench-form")
         self.add_class(f"workbench-form-{self.spec.name}")
@@ -231,10 +279,12 @@ class ToolForm(W.VBox):
     def _header_html(self) -> str:
         spec = self.spec
         badges = "".join(f"<span class='workbench-badge' style='{BADGE_STYLE}'>{_e(f)}</span>" for f in self._flags())
-        return (f"<div style='{WRAP};line-height:normal'>"
-                f"<div><b style='font-size:1.1em'><code>{_e(spec.name)}</code></b>{badges}</div>"
-                f"<div class='workbench-description' style='color:{TEXT};margin:4px 0 6px 0'>"
-                f"{description_html(spec.description or '')}</div></div>")
+        return (
+            f"<div style='{WRAP};line-height:normal'>"
+            f"<div><b style='font-size:1.1em'><code>{_e(spec.name)}</code></b>{badges}</div>"
+            f"<div class='workbench-description' style='color:{TEXT};margin:4px 0 6px 0'>"
+            f"{description_html(spec.description or '')}</div></div>"
+        )
 
     def field(self, path: str) -> Optional[Field]:
         """The field at ``path`` (``"item.qty"``, ``"items[0]"``, ``"$.a"``), or None."""
@@ -247,7 +297,9 @@ class ToolForm(W.VBox):
     def set_runnable(self, runnable: bool, why: str = "") -> None:
         """Enable Run (unless a call runs) or disable it, saying ``why`` in its tooltip."""
         self.run_button.disabled = self.running if runnable else True
-        self.run_button.button_style = "primary" if runnable else ""  # a disabled primary button still looks live in the dark theme
+        self.run_button.button_style = (
+            "primary" if runnable else ""
+        )  # a disabled primary button still looks live in the dark theme
         self.run_button.tooltip = RUN_TOOLTIP if runnable else why
 
     def reconnect(self, connect_timeout: Optional[float] = 30.0) -> Any:
@@ -380,8 +432,16 @@ class ToolForm(W.VBox):
     def _invalid_result(self, tool_use_id: str) -> ToolResult:
         message = "; ".join(f"{k}: {v}" if not v.startswith(k) else v for k, v in self.errors.items())
         now = utc_now_iso()
-        return error_result(tool_use_id, message, "ToolInputError", tool_name=self.spec.name,
-                            extra={"errors": dict(self.errors)}, latency_ms=0.0, started_at=now, completed_at=now)
+        return error_result(
+            tool_use_id,
+            message,
+            "ToolInputError",
+            tool_name=self.spec.name,
+            extra={"errors": dict(self.errors)},
+            latency_ms=0.0,
+            started_at=now,
+            completed_at=now,
+        )
 
     # -- running -------------------------------------------------------------------------------------
     def registry(self) -> Any:
@@ -492,8 +552,13 @@ class ToolForm(W.VBox):
         if the call cannot be saved with that expectation.
         """
         runner = self.runner
-        return self.saver.save(runner.tool_use, runner.result, running=runner.running, expect=expect,
-                               secret_names=self.spec.secret_parameters if runner.secrets else ())
+        return self.saver.save(
+            runner.tool_use,
+            runner.result,
+            running=runner.running,
+            expect=expect,
+            secret_names=self.spec.secret_parameters if runner.secrets else (),
+        )
 
     def __repr__(self) -> str:
         return f"<ToolForm {self.spec.name!r} fields={list(self.fields)}>"
@@ -508,8 +573,10 @@ class ToolForm(W.VBox):
 
 
 #: beside Run: the keyboard shortcuts, where a user looks
-KEY_HINT = ("<span class='workbench-key-hint-text'><kbd>Enter</kbd> runs · "
-            "<kbd>Ctrl</kbd>+<kbd>Enter</kbd> in a multi-line box</span>")
+KEY_HINT = (
+    "<span class='workbench-key-hint-text'><kbd>Enter</kbd> runs · "
+    "<kbd>Ctrl</kbd>+<kbd>Enter</kbd> in a multi-line box</span>"
+)
 
 
 def _lacks_description(spec: Any) -> bool:

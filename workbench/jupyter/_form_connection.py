@@ -35,9 +35,13 @@ class FormConnection:
         self._unwatch: Any = None
         self.banner = W.HTML(layout=W.Layout(display="none"), **kit.style(W.HTML))
         self.banner.add_class("workbench-disconnected")
-        self.button = W.Button(description="Reconnect", icon="plug", button_style="primary",
-                               tooltip="Start the tool's MCP server again and run its new tools here",
-                               **kit.style(W.Button))
+        self.button = W.Button(
+            description="Reconnect",
+            icon="plug",
+            button_style="primary",
+            tooltip="Start the tool's MCP server again and run its new tools here",
+            **kit.style(W.Button),
+        )
         self.button.add_class("workbench-reconnect")
         self.button.on_click(lambda _b: self.click())
         self.box = W.VBox([self.banner, self.button], layout=W.Layout(display="none"))
@@ -67,11 +71,12 @@ class FormConnection:
             return
         connection = getattr(form.tool, "connection", None)
         label = getattr(connection, "label", None) or "its server"
-        failed = (f"<div style='margin-top:4px'><b>Reconnect failed</b>: {_e(problem)}</div>" if problem else "")
+        failed = f"<div style='margin-top:4px'><b>Reconnect failed</b>: {_e(problem)}</div>" if problem else ""
         self.banner.value = (
             f"<div style='{BANNER_STYLE}'><b>disconnected</b>: the MCP server <code>{_e(label)}</code> of this tool "
             "was disconnected, so it cannot run. <b>Reconnect</b> starts it again and runs its new tool here "
-            f"(in code: <code>connection.reconnect()</code>).{failed}</div>")
+            f"(in code: <code>connection.reconnect()</code>).{failed}</div>"
+        )
         self.banner.layout.display = None
         self.box.layout.display = None
         self.button.disabled = not callable(getattr(connection, "reconnect", None))
@@ -107,8 +112,10 @@ class FormConnection:
             fresh = connection.reconnect(connect_timeout=connect_timeout)
             fresh_tool = fresh.proxies.get(name) or registry.get(name)
             if fresh_tool is None:
-                raise RuntimeError(f"The MCP server {fresh.label} no longer lists '{name}' "
-                                   f"(it lists: {', '.join(fresh.tools) or 'nothing'})")
+                raise RuntimeError(
+                    f"The MCP server {fresh.label} no longer lists '{name}' "
+                    f"(it lists: {', '.join(fresh.tools) or 'nothing'})"
+                )
         form.rebind(fresh_tool)
         return fresh_tool
 

@@ -40,8 +40,13 @@ class FieldArea:
         check_inputs: the tool's input check in the mode its calls run in; raises ``ToolInputError``.
     """
 
-    def __init__(self, spec: Any, layout_name: str, check_inputs: Callable[[dict[str, Any]], Any],
-                 builder: Optional[Callable[[], Callable[..., Any]]] = None) -> None:
+    def __init__(
+        self,
+        spec: Any,
+        layout_name: str,
+        check_inputs: Callable[[dict[str, Any]], Any],
+        builder: Optional[Callable[[], Callable[..., Any]]] = None,
+    ) -> None:
         self.spec = spec
         self._builder = builder  # () -> the field builder for the current tool (its widget table and annotations)
         self.layout_name = layout_name
@@ -121,8 +126,10 @@ class FieldArea:
         """Fill fields as a user would; unknown names raise ``KeyError`` naming the parameters."""
         unknown = [k for k in values if k not in self.fields]
         if unknown:
-            raise KeyError(f"{self.spec.name} has no parameter(s) {', '.join(map(repr, unknown))}; "
-                           f"parameters: {', '.join(self.fields) or 'none'}")
+            raise KeyError(
+                f"{self.spec.name} has no parameter(s) {', '.join(map(repr, unknown))}; "
+                f"parameters: {', '.join(self.fields) or 'none'}"
+            )
         for name, value in values.items():
             field = self.fields[name]
             if value is None and hasattr(field, "set_none"):

@@ -37,9 +37,13 @@ class FormHistory:
         self._load = load
         self.inputs: list[dict] = []
         # value None = nothing picked: after a load it goes back to None, so picking the same entry again works
-        self.select = W.Dropdown(options=[], value=None, description="History",
-                                 tooltip="Load a recent input of this tool into the form",
-                                 layout=W.Layout(width="auto", max_width="420px"))
+        self.select = W.Dropdown(
+            options=[],
+            value=None,
+            description="History",
+            tooltip="Load a recent input of this tool into the form",
+            layout=W.Layout(width="auto", max_width="420px"),
+        )
         self.select.style.description_width = "initial"
         self.select.add_class("workbench-form-history")
         self.select.observe(self._picked, names="value")
@@ -75,8 +79,10 @@ class FormHistory:
     def load(self, index: int) -> dict:
         """Load entry ``index`` (0 = newest) into the form; returns it. ``IndexError`` names the range."""
         if not 0 <= index < len(self.inputs):
-            raise IndexError(f"{self.tool_name}: history entry {index} does not exist "
-                             f"(it has {len(self.inputs)} entries, 0 = newest)")
+            raise IndexError(
+                f"{self.tool_name}: history entry {index} does not exist "
+                f"(it has {len(self.inputs)} entries, 0 = newest)"
+            )
         value = self.inputs[index]
         self._load(value)
         return value
@@ -94,4 +100,4 @@ class FormHistory:
 
 
 def _label(text: str) -> str:
-    return text if len(text) <= _LABEL_CHARS else text[:_LABEL_CHARS - 1] + "…"
+    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"

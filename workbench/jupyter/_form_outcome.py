@@ -18,8 +18,8 @@ from workbench._html import display_status
 from workbench._styles import MUTED
 from workbench.jupyter._copy import CopyButton
 from workbench.jupyter._disclosure import DisclosureHeader
-from workbench.jupyter._widget_kit import WidgetKit
 from workbench.jupyter._render import copy_as_code, json_html, mismatch_html, result_area_html, tool_use_html
+from workbench.jupyter._widget_kit import WidgetKit
 from workbench.types import ToolResult
 
 __all__ = ["FormOutcome", "DetailsPanel", "pretty", "result_text"]
@@ -101,9 +101,14 @@ class FormOutcome:
         self.code.observe(lambda change: setattr(self.copy_code, "text", change["new"]), names="value")
         self.pin_button = pin_button
         self.result_tools = W.HBox([self.copy_result, pin_button], layout=W.Layout(display="none"))
-        self.details = DetailsPanel([W.VBox([self.copy_request, self.request_html]),
-                                     W.VBox([self.copy_response, self.response_html]),
-                                     W.VBox([self.copy_code, self.code])], TITLES)
+        self.details = DetailsPanel(
+            [
+                W.VBox([self.copy_request, self.request_html]),
+                W.VBox([self.copy_response, self.response_html]),
+                W.VBox([self.copy_code, self.code]),
+            ],
+            TITLES,
+        )
 
     def clear(self) -> None:
         """Forget the previous call: no result, warning, request or response."""

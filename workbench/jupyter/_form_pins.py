@@ -49,9 +49,13 @@ class FormPins:
         self.tool_name = tool_name
         self._last_run = last_run
         self.pins: list[Pin] = []
-        self.button = W.Button(description="Pin", icon="thumb-tack", disabled=True,
-                               tooltip="Pin this run's input and result; two pinned runs are compared",
-                               **kit.style(W.Button))
+        self.button = W.Button(
+            description="Pin",
+            icon="thumb-tack",
+            disabled=True,
+            tooltip="Pin this run's input and result; two pinned runs are compared",
+            **kit.style(W.Button),
+        )
         self.button.add_class("workbench-pin")
         self.button.on_click(lambda _b: self.pin())
         self.html = W.HTML(**kit.style(W.HTML))
@@ -84,8 +88,12 @@ class FormPins:
             close_tree(old)
         self.unpin_buttons = []
         for i in range(len(self.pins)):
-            button = W.Button(description=f"Unpin #{i + 1}", icon="times", layout=self.kit.layout("checkbox"),
-                              **self.kit.style(W.Button))
+            button = W.Button(
+                description=f"Unpin #{i + 1}",
+                icon="times",
+                layout=self.kit.layout("checkbox"),
+                **self.kit.style(W.Button),
+            )
             button.add_class("workbench-unpin")
             button.on_click(lambda _b, i=i: self.unpin(i))
             self.unpin_buttons.append(button)
@@ -95,9 +103,11 @@ class FormPins:
 
 
 def _column(pin: Pin, number: int) -> str:
-    return (f"<td style='vertical-align:top;padding:4px;border:1px solid {BORDER};width:50%'>"
-            f"<b>Pinned #{number}</b> <span style='color:{MUTED}'>{_e(pin.result.status)}</span>"
-            f"<div>input</div>{json_html(pin.input)}<div>result</div>{json_html(result_json(pin.result))}</td>")
+    return (
+        f"<td style='vertical-align:top;padding:4px;border:1px solid {BORDER};width:50%'>"
+        f"<b>Pinned #{number}</b> <span style='color:{MUTED}'>{_e(pin.result.status)}</span>"
+        f"<div>input</div>{json_html(pin.input)}<div>result</div>{json_html(result_json(pin.result))}</td>"
+    )
 
 
 def _short(value: Any) -> str:
@@ -130,8 +140,9 @@ def pins_html(pins: list[Pin]) -> str:
         if not lines:
             body = "<i>same result</i>"
         else:
-            shown = lines[:_DIFF_LINES] + ([f"… and {len(lines) - _DIFF_LINES} more"] if len(lines) > _DIFF_LINES else [])
+            shown = lines[:_DIFF_LINES] + (
+                [f"… and {len(lines) - _DIFF_LINES} more"] if len(lines) > _DIFF_LINES else []
+            )
             body = "<pre style='margin:0;white-space:pre-wrap'>" + _e("\n".join(shown)) + "</pre>"
-        html += (f"<div class='workbench-pin-compare' style='margin-top:4px'><b>Result diff (#1 → #2)</b>"
-                 f"{body}</div>")
+        html += f"<div class='workbench-pin-compare' style='margin-top:4px'><b>Result diff (#1 → #2)</b>{body}</div>"
     return html

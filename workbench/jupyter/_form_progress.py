@@ -104,6 +104,8 @@ class FormProgress:
         if cancelled:
             self.progress.value, self.progress_label.value = 0.0, ""
         if isinstance(latency_ms, (int, float)):
-            self.elapsed.value = f"took {latency_ms / 1000:.2f} s" if latency_ms >= 1000 else f"took {latency_ms:.1f} ms"
+            self.elapsed.value = (
+                f"took {latency_ms / 1000:.2f} s" if latency_ms >= 1000 else f"took {latency_ms:.1f} ms"
+            )
         else:
             self.elapsed.value = ""

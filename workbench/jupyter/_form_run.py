@@ -61,8 +61,9 @@ class FormRunner:
             return prepared
         self.start(prepared)
         try:
-            result = form.workbench.executor.run([prepared], form.registry(), log=form.workbench.log,
-                                                 invocation_state=form.invocation_state())[0]
+            result = form.workbench.executor.run(
+                [prepared], form.registry(), log=form.workbench.log, invocation_state=form.invocation_state()
+            )[0]
         except BaseException as exc:  # noqa: BLE001 - the executor should not raise; keep the form usable
             result = self.failed(prepared, exc)
         self.finish(result)
@@ -89,8 +90,11 @@ class FormRunner:
         if loop is not None:
             self.task = loop.create_task(self.execute(prepared))
         else:
-            thread = threading.Thread(target=lambda: asyncio.run(self.execute(prepared)),
-                                      name=f"workbench-form-{self.form.spec.name}", daemon=True)
+            thread = threading.Thread(
+                target=lambda: asyncio.run(self.execute(prepared)),
+                name=f"workbench-form-{self.form.spec.name}",
+                daemon=True,
+            )
             self.task = thread
             thread.start()
         return done
@@ -107,8 +111,9 @@ class FormRunner:
         """Run ``tool_use`` on the running loop and finish it."""
         form = self.form
         try:
-            results = await form.workbench.executor.execute([tool_use], form.registry(), log=form.workbench.log,
-                                                            invocation_state=form.invocation_state())
+            results = await form.workbench.executor.execute(
+                [tool_use], form.registry(), log=form.workbench.log, invocation_state=form.invocation_state()
+            )
             result = results[0]
         except BaseException as exc:  # noqa: BLE001 - includes the task being cancelled
             result = self.failed(tool_use, exc)
@@ -132,7 +137,8 @@ class FormRunner:
             raise RuntimeError(
                 f"Waiting for '{self.form.spec.name}' here would block the event loop its call runs on (the kernel's), "
                 "so it could never finish: use `await form.run_async()` (or `await` the PendingRun), or read "
-                "`form.result` once the form shows the result")
+                "`form.result` once the form shows the result"
+            )
 
     def needs_prompt(self) -> bool:
         """True when a call would wait for this form's Approve / Deny (and not for a user-set approver)."""
@@ -207,8 +213,14 @@ class FormRunner:
     def failed(self, tool_use: dict, exc: BaseException) -> ToolResult:
         """The error result of a call the executor raised on (it should not)."""
         now = utc_now_iso()
-        return error_result(tool_use["toolUseId"], f"{type(exc).__name__}: {exc}", type(exc).__name__,
-                            tool_name=self.form.spec.name, started_at=now, completed_at=now)
+        return error_result(
+            tool_use["toolUseId"],
+            f"{type(exc).__name__}: {exc}",
+            type(exc).__name__,
+            tool_name=self.form.spec.name,
+            started_at=now,
+            completed_at=now,
+        )
 
     def cancel(self) -> bool:
         """Cancel the running call (a pending approval is denied). Returns False if nothing was running."""
@@ -277,8 +289,10 @@ class PendingRun:
         if self._future.done():
             result = self._future.result()
             return f"<PendingRun {name!r}: done, status={result.status}>"
-        return (f"<PendingRun {name!r}: waiting for your approval — click Approve or Deny in the form; "
-                f"the result will appear there and in form.result (or `await` this handle)>")
+        return (
+            f"<PendingRun {name!r}: waiting for your approval — click Approve or Deny in the form; "
+            f"the result will appear there and in form.result (or `await` this handle)>"
+        )
 
     def __repr__(self) -> str:
         return self._text()

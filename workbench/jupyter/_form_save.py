@@ -38,8 +38,9 @@ class SaveAsTest:
         kit = kit or WidgetKit()
         self.tool_name = tool_name
         self._registry = registry
-        self.button = W.Button(description="Save as test", icon="save", disabled=True, tooltip=TOOLTIP_IDLE,
-                                 **kit.style(W.Button))
+        self.button = W.Button(
+            description="Save as test", icon="save", disabled=True, tooltip=TOOLTIP_IDLE, **kit.style(W.Button)
+        )
         self.button.add_class("workbench-save-test")
         self.message = W.HTML(layout=W.Layout(display="none"), **kit.style(W.HTML))
         self.message.add_class("workbench-save-message")
@@ -52,22 +53,34 @@ class SaveAsTest:
         self.message.layout.display = "none"
         self.message.value = ""
 
-    def save(self, tool_use: Optional[dict], result: Optional[ToolResult], *, running: bool,
-             secret_names: Any = (), expect: Optional[str] = None) -> Path:
+    def save(
+        self,
+        tool_use: Optional[dict],
+        result: Optional[ToolResult],
+        *,
+        running: bool,
+        secret_names: Any = (),
+        expect: Optional[str] = None,
+    ) -> Path:
         """Write the call ``tool_use`` → ``result`` as a case; ``RuntimeError`` says why it cannot."""
         from workbench.testing import ToolCase, save_case
 
         name = self.tool_name
         if running or result is None or tool_use is None or tool_use.get("toolUseId") != result.tool_use_id:
-            raise RuntimeError(f"Nothing to save for '{name}': run a call first (Save as test writes "
-                               "the last finished call)")
+            raise RuntimeError(
+                f"Nothing to save for '{name}': run a call first (Save as test writes the last finished call)"
+            )
         if display_status(result) == "cancelled":
-            raise RuntimeError(f"Nothing to save for '{name}': the last call was cancelled, so it has "
-                               "no result to expect (run it to the end first)")
+            raise RuntimeError(
+                f"Nothing to save for '{name}': the last call was cancelled, so it has "
+                "no result to expect (run it to the end first)"
+            )
         if secret_names:
             names = ", ".join(sorted(secret_names))
-            raise RuntimeError(f"Not saved: '{name}' has secret parameter(s) ({names}), which a case file "
-                               "would hold in clear; write that case by hand, with the secret from the environment")
+            raise RuntimeError(
+                f"Not saved: '{name}' has secret parameter(s) ({names}), which a case file "
+                "would hold in clear; write that case by hand, with the secret from the environment"
+            )
         case = ToolCase.from_result(tool_use, result, expect=expect)
         path = save_case(case, registry=self._registry())
         self.saved_path = path
@@ -81,12 +94,19 @@ class SaveAsTest:
             try:
                 path = save()
             except Exception as exc:  # noqa: BLE001 - a button must not raise into the kernel
-                self._show(f"<div style='{ERROR_BOX_STYLE}'><b>Not saved</b>: {_e(f'{type(exc).__name__}: {exc}')}</div>")
+                self._show(
+                    f"<div style='{ERROR_BOX_STYLE}'><b>Not saved</b>: {_e(f'{type(exc).__name__}: {exc}')}</div>"
+                )
                 return
-        notes = "".join(f"<div style='{WARNING_STYLE};margin-top:2px'>{_e(w.message)}</div>" for w in caught
-                        if issubclass(w.category, UserWarning))
-        self._show(f"<div style='color:{status_colour('success')};{WRAP}'>Saved as test to "
-                   f"<code class='workbench-saved-path'>{_e(path)}</code></div>{notes}")
+        notes = "".join(
+            f"<div style='{WARNING_STYLE};margin-top:2px'>{_e(w.message)}</div>"
+            for w in caught
+            if issubclass(w.category, UserWarning)
+        )
+        self._show(
+            f"<div style='color:{status_colour('success')};{WRAP}'>Saved as test to "
+            f"<code class='workbench-saved-path'>{_e(path)}</code></div>{notes}"
+        )
 
     def _show(self, html: str) -> None:
         self.message.value = html

@@ -53,19 +53,24 @@ class JsonMode:
         on_mode: called with ``True`` when JSON mode starts, ``False`` when it ends.
     """
 
-    def __init__(self, spec: Any, read: Callable[[], dict], write: Callable[[dict], None],
-                 on_mode: Callable[[bool], None]) -> None:
+    def __init__(
+        self, spec: Any, read: Callable[[], dict], write: Callable[[dict], None], on_mode: Callable[[bool], None]
+    ) -> None:
         self.spec = spec
         self._read = read
         self._write = write
         self._on_mode = on_mode
         self._switching = False
-        self.toggle = W.ToggleButtons(options=[FORM, JSON], value=FORM,
-                                      tooltips=["Edit the input field by field", "Edit the input as raw JSON"],
-                                      style={"button_width": "64px"})
+        self.toggle = W.ToggleButtons(
+            options=[FORM, JSON],
+            value=FORM,
+            tooltips=["Edit the input field by field", "Edit the input as raw JSON"],
+            style={"button_width": "64px"},
+        )
         self.toggle.add_class("workbench-mode-toggle")
-        self.editor = W.Textarea(value="{}", rows=8, continuous_update=True,
-                                 placeholder='{"parameter": value}', layout=W.Layout(width="95%"))
+        self.editor = W.Textarea(
+            value="{}", rows=8, continuous_update=True, placeholder='{"parameter": value}', layout=W.Layout(width="95%")
+        )
         self.editor.add_class("workbench-json-editor")
         self.verdict = W.HTML()
         self.verdict.add_class("workbench-json-verdict")
@@ -152,17 +157,26 @@ class JsonMode:
             try:
                 self.spec.check_inputs(value)
             except ToolInputError as exc:
-                problems = [f"{err.get('field') or '$'}: {without_path(err.get('field') or '$', err['message'])}"
-                            for err in exc.errors]
+                problems = [
+                    f"{err.get('field') or '$'}: {without_path(err.get('field') or '$', err['message'])}"
+                    for err in exc.errors
+                ]
             except ValueError as exc:
                 problems = [str(exc)]
-        self.verdict.value = self._error_html(problems) if problems else (
-            f"<div style='color:{STATUS_COLOURS['success']};font-size:0.9em'>valid input for "
-            f"<code>{_e(self.spec.name)}</code> — Run sends it as shown</div>")
+        self.verdict.value = (
+            self._error_html(problems)
+            if problems
+            else (
+                f"<div style='color:{STATUS_COLOURS['success']};font-size:0.9em'>valid input for "
+                f"<code>{_e(self.spec.name)}</code> — Run sends it as shown</div>"
+            )
+        )
         return problems
 
     @staticmethod
     def _error_html(problems: list[str]) -> str:
         items = "".join(f"<li>{_e(p)}</li>" for p in problems)
-        return (f"<div style='{ERROR_BOX_STYLE};font-size:0.9em'><ul style='margin:0;padding-left:18px'>{items}</ul>"
-                f"<div style='color:{MUTED}'>nothing is sent while the input has errors</div></div>")
+        return (
+            f"<div style='{ERROR_BOX_STYLE};font-size:0.9em'><ul style='margin:0;padding-left:18px'>{items}</ul>"
+            f"<div style='color:{MUTED}'>nothing is sent while the input has errors</div></div>"
+        )

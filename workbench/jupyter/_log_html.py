@@ -30,7 +30,9 @@ COLUMNS: tuple[tuple[str, Optional[str], bool], ...] = (
     ("ms", "latency_ms", True),
 )
 
-_CELL_STATIC = "padding:4px 10px;text-align:left;vertical-align:top;border-bottom:1px solid var(--jp-border-color2, #d0d7de)"
+_CELL_STATIC = (
+    "padding:4px 10px;text-align:left;vertical-align:top;border-bottom:1px solid var(--jp-border-color2, #d0d7de)"
+)
 
 
 def outcome(row: dict) -> str:
@@ -84,7 +86,8 @@ def _log_rows(row: dict, cell_style: str, fit_style: str, truncate: int, static:
             f"<td class='workbench-log-fit'{fit_style}><span class='workbench-log-level workbench-log-level-{_e(level)}'"
             f"{level_style}>{_e(level)}</span></td>"
             f"{_cell(text, truncate * 2, 'workbench-log-line-text', cell_style).replace('<td', '<td colspan=3', 1)}"
-            "</tr>")
+            "</tr>"
+        )
     return lines
 
 
@@ -100,7 +103,7 @@ def _json(value: Any) -> str:
 def _cell(text: str, limit: int, cls: str = "", style: str = "") -> str:
     """A cell showing ``text`` cut to ``limit`` characters; the full value is in the tooltip."""
     short = text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
-    title = f" title=\"{_e(text)}\"" if short != text else ""
+    title = f' title="{_e(text)}"' if short != text else ""
     klass = f" class='{cls}'" if cls else ""
     return f"<td{title}{klass}{style}><code>{_e(short)}</code></td>"
 
@@ -122,8 +125,10 @@ def _header(label: str, column: Optional[str], numeric: bool, sort: str, descend
     active = column == sort
     mark = f"<span class='workbench-sort-mark'>{'▼' if descending else '▲'}</span>" if active else ""
     aria = f" aria-sort='{'descending' if descending else 'ascending'}'" if active else ""
-    return (f"<th data-sort='{_e(column)}' tabindex='0' role='button' title='Sort by {_e(label)}'{aria}{klass}{style}>"
-            f"{_e(label)}{mark}</th>")
+    return (
+        f"<th data-sort='{_e(column)}' tabindex='0' role='button' title='Sort by {_e(label)}'{aria}{klass}{style}>"
+        f"{_e(label)}{mark}</th>"
+    )
 
 
 def _caption(total: int, matching: int, offset: int, shown: int, sort: str, descending: bool) -> str:
@@ -137,8 +142,18 @@ def _caption(total: int, matching: int, offset: int, shown: int, sort: str, desc
     return text
 
 
-def table_html(rows: list[dict], *, total: int, matching: Optional[int] = None, offset: int = 0, sort: str = "id",
-               descending: bool = True, selected: Optional[int] = None, truncate: int = 60, static: bool = False) -> str:
+def table_html(
+    rows: list[dict],
+    *,
+    total: int,
+    matching: Optional[int] = None,
+    offset: int = 0,
+    sort: str = "id",
+    descending: bool = True,
+    selected: Optional[int] = None,
+    truncate: int = 60,
+    static: bool = False,
+) -> str:
     """One page of the log as a table: a header per column (sortable ones carry ``data-sort``), a row per
     call (``data-key`` = its id), the outcome as a ``workbench-status-*`` class."""
     matching = total if matching is None else matching
@@ -152,8 +167,12 @@ def table_html(rows: list[dict], *, total: int, matching: Optional[int] = None, 
         if row_outcome == "success":
             result = _cell(_output_summary(row.get("output")), truncate, "workbench-log-output", cell_style)
         else:
-            result = _cell(str(row.get("error") or ""), truncate, "workbench-log-output workbench-log-error",
-                           f" style='{_CELL_STATIC};color:{status_colour(row_outcome)}'" if static else "")
+            result = _cell(
+                str(row.get("error") or ""),
+                truncate,
+                "workbench-log-output workbench-log-error",
+                f" style='{_CELL_STATIC};color:{status_colour(row_outcome)}'" if static else "",
+            )
         row_id = row.get("id")
         chosen = " workbench-selected" if selected is not None and row_id == selected else ""
         completed = row.get("completed_at")
@@ -171,9 +190,13 @@ def table_html(rows: list[dict], *, total: int, matching: Optional[int] = None, 
         body.extend(_log_rows(row, cell_style, fit_style, truncate, static))
     if not body:
         empty = "no calls yet" if total == 0 else "no calls match the filters"
-        body.append(f"<tr class='workbench-log-empty'><td colspan='{len(COLUMNS)}'{cell_style}><i>{empty}</i></td></tr>")
+        body.append(
+            f"<tr class='workbench-log-empty'><td colspan='{len(COLUMNS)}'{cell_style}><i>{empty}</i></td></tr>"
+        )
     head_style = f" style='{_CELL_STATIC};font-weight:bold'" if static else ""
-    header = "".join(_header(label, column, numeric, sort, descending, head_style) for label, column, numeric in COLUMNS)
+    header = "".join(
+        _header(label, column, numeric, sort, descending, head_style) for label, column, numeric in COLUMNS
+    )
     caption = _caption(total, matching, offset, len(rows), sort, descending)
     table_style = " style='border-collapse:collapse'" if static else ""
     return (
@@ -196,7 +219,11 @@ def details_html(row: dict) -> str:
     """The full request and result of one call (nothing truncated), its metadata folded."""
     row_outcome = outcome(row)
     latency = _latency(row.get("latency_ms"))
-    facts = [f"<b>#{_e(row.get('id'))}</b>", f"<code>{_e(row.get('tool_name') or '?')}</code>", status_html(row_outcome)]
+    facts = [
+        f"<b>#{_e(row.get('id'))}</b>",
+        f"<code>{_e(row.get('tool_name') or '?')}</code>",
+        status_html(row_outcome),
+    ]
     if row.get("completed_at"):
         facts.append(f"completed {_e(row['completed_at'])}")
     if latency:
@@ -206,8 +233,10 @@ def details_html(row: dict) -> str:
     if row_outcome == "success":
         result = _pre(row.get("output"))
     else:
-        result = (f"<div class='workbench-status-{_e(row_outcome)}'><b>{_e(row.get('error_type') or 'Error')}</b></div>"
-                  f"{_pre(str(row.get('error') or ''))}")
+        result = (
+            f"<div class='workbench-status-{_e(row_outcome)}'><b>{_e(row.get('error_type') or 'Error')}</b></div>"
+            f"{_pre(str(row.get('error') or ''))}"
+        )
     metadata = row.get("metadata") or {}
     trace = metadata.get("traceback") if isinstance(metadata, dict) else None
     extra = details("traceback", _pre(str(trace))) if trace else ""
@@ -232,7 +261,9 @@ def plain_text(rows: list[dict], total: int, truncate: int = 40) -> str:
     for row in rows:
         text = str(row.get("error") or "") if outcome(row) != "success" else _output_summary(row.get("output"))
         text = text if len(text) <= truncate else text[: truncate - 1] + "…"
-        lines.append(f"  #{row.get('id')} {_time(row.get('completed_at'))} {row.get('tool_name') or '?'} "
-                     f"{outcome(row)} {_json(row.get('input'))[:truncate]} → {text}")
+        lines.append(
+            f"  #{row.get('id')} {_time(row.get('completed_at'))} {row.get('tool_name') or '?'} "
+            f"{outcome(row)} {_json(row.get('input'))[:truncate]} → {text}"
+        )
         lines.extend(f"      {_time(e.get('at'))} {e.get('level', 'info')} {log_line_text(e)}" for e in call_logs(row))
     return "\n".join(lines)

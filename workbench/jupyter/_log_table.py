@@ -79,8 +79,9 @@ class LogTable(W.VBox):
     closes them).
     """
 
-    def __init__(self, log: Any, *, max_rows: int = 50, interval: float = 0.25, truncate: int = 60,
-                 workbench: Any = None) -> None:
+    def __init__(
+        self, log: Any, *, max_rows: int = 50, interval: float = 0.25, truncate: int = 60, workbench: Any = None
+    ) -> None:
         self.execution_log = log
         self.max_rows = max(1, int(max_rows))
         self.truncate = truncate
@@ -103,14 +104,22 @@ class LogTable(W.VBox):
         # toolbar
         self.tool_filter = W.Dropdown(options=[_ALL], value=_ALL, layout=W.Layout(width="170px"))
         self.status_filter = W.Dropdown(options=list(_STATUSES), value=_STATUSES[0], layout=W.Layout(width="120px"))
-        self.search = W.Text(placeholder="filter: text in tool, input, output, error", continuous_update=True,
-                             layout=W.Layout(width="230px"))
+        self.search = W.Text(
+            placeholder="filter: text in tool, input, output, error",
+            continuous_update=True,
+            layout=W.Layout(width="230px"),
+        )
         self.refresh_button = W.Button(icon="refresh", tooltip="Refresh", layout=W.Layout(width="40px"))
-        self.clear_button = W.Button(description="Clear", icon="trash", tooltip="Delete every logged call",
-                                     layout=W.Layout(width="auto"))
+        self.clear_button = W.Button(
+            description="Clear", icon="trash", tooltip="Delete every logged call", layout=W.Layout(width="auto")
+        )
         self.export_path = W.Text(placeholder="runs.csv or runs.jsonl", layout=W.Layout(width="150px"))
-        self.export_button = W.Button(description="Export", icon="download", tooltip="Write the whole log to the file",
-                                      layout=W.Layout(width="auto"))
+        self.export_button = W.Button(
+            description="Export",
+            icon="download",
+            tooltip="Write the whole log to the file",
+            layout=W.Layout(width="auto"),
+        )
         # pager
         self.first_button = W.Button(icon="angle-double-left", tooltip="Newest page", layout=W.Layout(width="40px"))
         self.previous_button = W.Button(icon="angle-left", tooltip="Previous page", layout=W.Layout(width="40px"))
@@ -121,17 +130,26 @@ class LogTable(W.VBox):
         self.table.add_class("workbench-log-table")
         self.message = W.HTML("")
         self.details_html = W.HTML("")
-        self.load_button = W.Button(description="Load into form", icon="edit", tooltip="Show the tool's form with this input")
+        self.load_button = W.Button(
+            description="Load into form", icon="edit", tooltip="Show the tool's form with this input"
+        )
         self.rerun_button = W.Button(description="Re-run", icon="repeat", tooltip="Call the tool again with this input")
         self.copy_button = CopyButton(label="Copy as JSON", hint="Copy the call as JSON")  # the forms' copy button
         self.close_button = W.Button(icon="times", tooltip="Close the details", layout=W.Layout(width="40px"))
         self.approval = ApprovalPrompt()
         self.form_area = W.VBox([])
         self.details = W.VBox(
-            [self.details_html, W.HBox([self.load_button, self.rerun_button, self.copy_button, self.close_button],
-                                       layout=W.Layout(align_items="center")),
-             self.approval.widget, self.form_area],
-            layout=W.Layout(display="none"))
+            [
+                self.details_html,
+                W.HBox(
+                    [self.load_button, self.rerun_button, self.copy_button, self.close_button],
+                    layout=W.Layout(align_items="center"),
+                ),
+                self.approval.widget,
+                self.form_area,
+            ],
+            layout=W.Layout(display="none"),
+        )
         self.details.add_class("workbench-log-details")
 
         self.tool_filter.observe(lambda _c: self._filters_changed(), names="value")
@@ -150,10 +168,22 @@ class LogTable(W.VBox):
         self.rerun_button.on_click(lambda _b: self._guard(self.rerun))
         self.close_button.on_click(lambda _b: self.close_details())
 
-        toolbar = W.HBox([self.tool_filter, self.status_filter, self.search, self.refresh_button, self.clear_button,
-                          self.export_path, self.export_button], layout=W.Layout(flex_flow="row wrap"))
-        pager = W.HBox([self.first_button, self.previous_button, self.page_label, self.next_button],
-                       layout=W.Layout(align_items="center"))
+        toolbar = W.HBox(
+            [
+                self.tool_filter,
+                self.status_filter,
+                self.search,
+                self.refresh_button,
+                self.clear_button,
+                self.export_path,
+                self.export_button,
+            ],
+            layout=W.Layout(flex_flow="row wrap"),
+        )
+        pager = W.HBox(
+            [self.first_button, self.previous_button, self.page_label, self.next_button],
+            layout=W.Layout(align_items="center"),
+        )
         self._throttle = Throttle(self.refresh, interval)
         super().__init__([toolbar, self.table, pager, self.message, self.details])
         self.add_class("workbench-log")
@@ -218,12 +248,22 @@ class LogTable(W.VBox):
             log = self.execution_log
             try:
                 filters = self._filters()
-                rows, matching = log.page(**filters, sort=self.sort, descending=self.descending,
-                                          offset=self.page_index * self.max_rows, limit=self.max_rows)
+                rows, matching = log.page(
+                    **filters,
+                    sort=self.sort,
+                    descending=self.descending,
+                    offset=self.page_index * self.max_rows,
+                    limit=self.max_rows,
+                )
                 if not rows and matching and self.page_index:  # the page emptied (a filter, a clear): last page
                     self.page_index = (matching - 1) // self.max_rows
-                    rows, matching = log.page(**filters, sort=self.sort, descending=self.descending,
-                                              offset=self.page_index * self.max_rows, limit=self.max_rows)
+                    rows, matching = log.page(
+                        **filters,
+                        sort=self.sort,
+                        descending=self.descending,
+                        offset=self.page_index * self.max_rows,
+                        limit=self.max_rows,
+                    )
                 total = matching if not any(filters.values()) else len(log)
             except Exception as exc:  # noqa: BLE001 - a closed log shows a message, not a traceback
                 self.table.value = f"<i>{_e(f'log unavailable: {type(exc).__name__}: {exc}')}</i>"
@@ -235,9 +275,17 @@ class LogTable(W.VBox):
 
     def _table_html(self, static: bool = False) -> str:
         selected = self.selected_row["id"] if self.selected_row else None
-        return table_html(self.rows, total=self.total, matching=self.matching, offset=self.page_index * self.max_rows,
-                          sort=self.sort, descending=self.descending, selected=selected, truncate=self.truncate,
-                          static=static)
+        return table_html(
+            self.rows,
+            total=self.total,
+            matching=self.matching,
+            offset=self.page_index * self.max_rows,
+            sort=self.sort,
+            descending=self.descending,
+            selected=selected,
+            truncate=self.truncate,
+            static=static,
+        )
 
     def _sync_pager(self) -> None:
         pages = max(1, -(-self.matching // self.max_rows))
@@ -254,8 +302,9 @@ class LogTable(W.VBox):
 
         from workbench.log import DATAFRAME_COLUMNS
 
-        frame = pd.DataFrame([{c: row.get(c) for c in DATAFRAME_COLUMNS} for row in self.rows],
-                             columns=list(DATAFRAME_COLUMNS))
+        frame = pd.DataFrame(
+            [{c: row.get(c) for c in DATAFRAME_COLUMNS} for row in self.rows], columns=list(DATAFRAME_COLUMNS)
+        )
         for column in ("started_at", "completed_at"):
             frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601", errors="coerce")
         return frame
@@ -390,11 +439,14 @@ class LogTable(W.VBox):
             secret = frozenset()
         masked = masked_parameters(row.get("input"), secret)
         if masked:
-            raise ValueError(f"call #{row['id']} cannot be re-run: its secret parameter(s) {', '.join(masked)} were "
-                             "not stored in the log (they show as ***); Load into form and type them")
+            raise ValueError(
+                f"call #{row['id']} cannot be re-run: its secret parameter(s) {', '.join(masked)} were "
+                "not stored in the log (they show as ***); Load into form and type them"
+            )
         self._say(f"re-running call #{row['id']} ({name})…")
-        done = self._workbench().submit(name, dict(row.get("input") or {}), approver=self.approval.ask,
-                                        log=self.execution_log)
+        done = self._workbench().submit(
+            name, dict(row.get("input") or {}), approver=self.approval.ask, log=self.execution_log
+        )
         self.last_rerun = done
         done.add_done_callback(lambda future: self._rerun_done(row["id"], future))
         return done
@@ -468,7 +520,9 @@ class LogTable(W.VBox):
 
     def static_html(self) -> str:
         """The current page as standalone HTML (inline styles, nothing clickable)."""
-        return (f"<div class='workbench-log-static'>{self._table_html(static=True)}"
-                "<div style='font-size:0.85em;color:var(--jp-ui-font-color2, #57606a)'>"
-                "Static copy saved with the notebook: run the notebook for the live log "
-                "(filter, sort, click a row).</div></div>")
+        return (
+            f"<div class='workbench-log-static'>{self._table_html(static=True)}"
+            "<div style='font-size:0.85em;color:var(--jp-ui-font-color2, #57606a)'>"
+            "Static copy saved with the notebook: run the notebook for the live log "
+            "(filter, sort, click a row).</div></div>"
+        )

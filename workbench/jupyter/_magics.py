@@ -28,8 +28,16 @@ from workbench._styles import MUTED, WRAP, status_colour
 from workbench.jupyter._form import NO_DESCRIPTION_WARNING
 from workbench.types import Permission, ToolResult
 
-__all__ = ["WorkbenchMagics", "parse_call_arguments", "defined_functions", "MAGIC_NAMES", "CallResult",
-           "SavedCase", "CaseRunView", "case_run_html"]
+__all__ = [
+    "WorkbenchMagics",
+    "parse_call_arguments",
+    "defined_functions",
+    "MAGIC_NAMES",
+    "CallResult",
+    "SavedCase",
+    "CaseRunView",
+    "case_run_html",
+]
 
 MAGIC_NAMES = {"cell": ("tool",), "line": ("tools", "tool_log", "tool_call", "tool_spec", "tool_case")}
 
@@ -63,7 +71,7 @@ def parse_call_arguments(text: str) -> dict[str, Any]:
         except ValueError as exc:
             raise UsageError(f"%tool_call: the arguments are not valid JSON ({exc})") from None
         if not isinstance(value, dict):
-            raise UsageError("%tool_call: the JSON arguments must be an object, e.g. {\"a\": 1}")
+            raise UsageError('%tool_call: the JSON arguments must be an object, e.g. {"a": 1}')
         return value
     try:
         tokens = shlex.split(text)
@@ -150,10 +158,16 @@ class SavedCase:
 
 
 #: status → (display status for the colour, highlighted row?)
-_RUN_STATUS = {"pass": ("success", False), "fail": ("error", True), "error": ("error", True),
-               "updated": ("cancelled", False)}
-_FAIL_ROW = ("background:color-mix(in srgb, var(--jp-error-color1, firebrick) 12%, transparent);"
-             "border-left:3px solid var(--jp-error-color1, firebrick)")
+_RUN_STATUS = {
+    "pass": ("success", False),
+    "fail": ("error", True),
+    "error": ("error", True),
+    "updated": ("cancelled", False),
+}
+_FAIL_ROW = (
+    "background:color-mix(in srgb, var(--jp-error-color1, firebrick) 12%, transparent);"
+    "border-left:3px solid var(--jp-error-color1, firebrick)"
+)
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top;border-bottom:1px solid var(--jp-border-color2, silver)"
 
 
@@ -176,8 +190,10 @@ def case_run_html(frame: Any) -> str:
         diff = str(record.get("diff") or "")
         message = _e(record.get("message") or "")
         if diff:
-            message += (f"<details class='workbench-case-diff'><summary>diff</summary>"
-                        f"<pre style='margin:2px 0;white-space:pre-wrap;{WRAP}'>{_e(diff)}</pre></details>")
+            message += (
+                f"<details class='workbench-case-diff'><summary>diff</summary>"
+                f"<pre style='margin:2px 0;white-space:pre-wrap;{WRAP}'>{_e(diff)}</pre></details>"
+            )
         style = f" style='{_FAIL_ROW}'" if failing else ""
         rows.append(
             f"<tr class='workbench-case-row workbench-case-{_e(status)}'{style}>"
@@ -185,12 +201,15 @@ def case_run_html(frame: Any) -> str:
             f"<td style='{_CELL};color:{status_colour(display)}'><b>{_e(status)}</b></td>"
             f"<td style='{_CELL}'>{_e(record.get('expect'))}</td>"
             f"<td style='{_CELL};color:{MUTED};white-space:nowrap'>{_ms(record.get('duration_ms'))}</td>"
-            f"<td style='{_CELL};{WRAP}'>{message}</td></tr>")
+            f"<td style='{_CELL};{WRAP}'>{message}</td></tr>"
+        )
     head = "".join(f"<th style='{_CELL}'>{name}</th>" for name in ("case", "status", "expect", "duration", "message"))
     body = "".join(rows) or f"<tr><td colspan=5 style='{_CELL}'><i>no cases</i></td></tr>"
-    return (f"<table class='workbench-case-run' style='border-collapse:collapse'>"
-            f"<caption style='text-align:left'>{_e(summary)}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    return (
+        f"<table class='workbench-case-run' style='border-collapse:collapse'>"
+        f"<caption style='text-align:left'>{_e(summary)}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
 
 
 def _case_run_text(frame: Any) -> str:
@@ -269,11 +288,15 @@ class WorkbenchMagics(Magics):
             where = f"line {exc.lineno}" if exc.lineno else "the cell"
             raise UsageError(f"%%tool: syntax error at {where}: {exc.msg}") from None
         if not names:
-            raise UsageError("%%tool: the cell defines no function — write `def my_tool(...):` with a docstring "
-                             "(names starting with '_' are helpers and are not registered)")
+            raise UsageError(
+                "%%tool: the cell defines no function — write `def my_tool(...):` with a docstring "
+                "(names starting with '_' are helpers and are not registered)"
+            )
         if len(names) > 1 and (args.name or args.description):
-            raise UsageError(f"%%tool: --name/--description need a cell with exactly one function; "
-                             f"this one defines {len(names)} ({', '.join(names)})")
+            raise UsageError(
+                f"%%tool: --name/--description need a cell with exactly one function; "
+                f"this one defines {len(names)} ({', '.join(names)})"
+            )
         options: dict[str, Any] = {"long_running": args.long_running, "idempotent": args.idempotent}
         if args.permission is not None:
             try:
@@ -335,25 +358,37 @@ class WorkbenchMagics(Magics):
         """``%tools``: a table of the registered tools."""
         import pandas as pd
 
-        columns = ["name", "description", "parameters", "returns", "async", "long_running", "idempotent",
-                   "permission", "timeout", "type"]
+        columns = [
+            "name",
+            "description",
+            "parameters",
+            "returns",
+            "async",
+            "long_running",
+            "idempotent",
+            "permission",
+            "timeout",
+            "type",
+        ]
         rows = []
         for item in self.workbench.registry:
             spec = item.spec
             params = ", ".join(f"{p.name}: {p.type}{'' if p.required else '?'}" for p in spec.inputs)
             returns = spec.returns.get("type", "any") if spec.returns else "any"
-            rows.append({
-                "name": spec.name,
-                "description": (spec.description or "").strip().splitlines()[0] if spec.description else "",
-                "parameters": params,
-                "returns": returns if isinstance(returns, str) else json.dumps(returns),
-                "async": bool(spec.supports_async),
-                "long_running": bool(spec.long_running),
-                "idempotent": bool(spec.idempotent),
-                "permission": Permission.coerce(item.permission).value,
-                "timeout": spec.timeout,
-                "type": item.tool_type,
-            })
+            rows.append(
+                {
+                    "name": spec.name,
+                    "description": (spec.description or "").strip().splitlines()[0] if spec.description else "",
+                    "parameters": params,
+                    "returns": returns if isinstance(returns, str) else json.dumps(returns),
+                    "async": bool(spec.supports_async),
+                    "long_running": bool(spec.long_running),
+                    "idempotent": bool(spec.idempotent),
+                    "permission": Permission.coerce(item.permission).value,
+                    "timeout": spec.timeout,
+                    "type": item.tool_type,
+                }
+            )
         return pd.DataFrame(rows, columns=columns)
 
     @magic_arguments()
@@ -380,14 +415,16 @@ class WorkbenchMagics(Magics):
         "Run All" goes on); only a line that does not parse is a ``UsageError``."""
         text = line.strip()
         if not text:
-            raise UsageError("usage: %tool_call NAME {\"arg\": value}  or  %tool_call NAME arg=value ...")
+            raise UsageError('usage: %tool_call NAME {"arg": value}  or  %tool_call NAME arg=value ...')
         parts = text.split(None, 1)
         name, rest = parts[0], parts[1] if len(parts) > 1 else ""
         return CallResult.of(self.workbench.call(name, parse_call_arguments(rest)))
 
     @magic_arguments()
     @argument("name", help="tool name")
-    @argument("--format", default=None, help="provider format: openai, openai-responses, anthropic, bedrock, gemini, mcp")
+    @argument(
+        "--format", default=None, help="provider format: openai, openai-responses, anthropic, bedrock, gemini, mcp"
+    )
     @line_magic
     def tool_spec(self, line: str = "") -> Any:
         """``%tool_spec NAME [--format PROVIDER]``: the tool's spec as JSON, or in a provider's format."""
@@ -411,12 +448,19 @@ class WorkbenchMagics(Magics):
     @magic_arguments()
     @argument("action", choices=("save", "run"), help="save: the last call as a test case; run: replay saved cases")
     @argument("path", nargs="?", default=None, help="run: a case file or folder (default: the case folder)")
-    @argument("--expect", default=None, choices=("exact", "subset", "schema", "error"),
-              help="save: what the replayed result must satisfy (default: error for a failed call, "
-                   "schema for a synthetic one, else exact)")
+    @argument(
+        "--expect",
+        default=None,
+        choices=("exact", "subset", "schema", "error"),
+        help="save: what the replayed result must satisfy (default: error for a failed call, "
+        "schema for a synthetic one, else exact)",
+    )
     @argument("--update", action="store_true", help="run: rewrite failing exact/subset expectations from the results")
-    @argument("--approve", action="store_true",
-              help="run: approve the cases' calls of ask_user tools (by default they are refused: case files are data)")
+    @argument(
+        "--approve",
+        action="store_true",
+        help="run: approve the cases' calls of ask_user tools (by default they are refused: case files are data)",
+    )
     @line_magic
     def tool_case(self, line: str = "") -> Any:
         """``%tool_case save [--expect exact|subset|schema|error]``: save the log's last call as a test case
@@ -442,8 +486,10 @@ class WorkbenchMagics(Magics):
         except (CaseFileError, ValueError) as exc:
             raise UsageError(f"%tool_case save: {_one_line(exc)}") from None
         if not cases:
-            raise UsageError("%tool_case save: the execution log is empty — call a tool first "
-                             "(a form, %tool_call or get_workbench().call)")
+            raise UsageError(
+                "%tool_case save: the execution log is empty — call a tool first "
+                "(a form, %tool_call or get_workbench().call)"
+            )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -462,8 +508,9 @@ class WorkbenchMagics(Magics):
 
         source = path if path is not None else case_folder()
         try:
-            frame = run_cases(source, registry=self.workbench.registry, update=update,
-                              approver=_approve_all if approve else None)
+            frame = run_cases(
+                source, registry=self.workbench.registry, update=update, approver=_approve_all if approve else None
+            )
         except (CaseFileError, OSError) as exc:
             raise UsageError(f"%tool_case run: {_one_line(exc)}") from None
         return CaseRunView(frame)

@@ -17,8 +17,9 @@ from workbench.jupyter._workbench import get_workbench
 __all__ = ["inspect"]
 
 
-def inspect(command: Any = None, *, url: Optional[str] = None, workbench: Any = None,
-            **connect_options: Any) -> McpInspector:
+def inspect(
+    command: Any = None, *, url: Optional[str] = None, workbench: Any = None, **connect_options: Any
+) -> McpInspector:
     """Connect to an MCP server and return an :class:`~workbench.jupyter.McpInspector` of the
     connection: tabs Tools, Resources, Prompts, Logs, Protocol and Server, as MCP Inspector shows
     them. ``command`` and ``connect_options`` go to :func:`workbench.mcp.connect` (a command line, a
@@ -40,8 +41,10 @@ def inspect(command: Any = None, *, url: Optional[str] = None, workbench: Any = 
     if isinstance(command, McpConnection):
         given = [f"{name}=" for name, value in (("url", url), *connect_options.items()) if value is not None]
         if given:
-            raise ValueError(f"inspect(connection) shows a connection already made; {', '.join(given)} are "
-                             "connect() options: give them to workbench.mcp.connect(...)")
+            raise ValueError(
+                f"inspect(connection) shows a connection already made; {', '.join(given)} are "
+                "connect() options: give them to workbench.mcp.connect(...)"
+            )
         return McpInspector(command, workbench)
     sampling = connect_options.pop("sampling", None)
     elicitation = connect_options.pop("elicitation", None)
@@ -50,8 +53,13 @@ def inspect(command: Any = None, *, url: Optional[str] = None, workbench: Any = 
     connect_options.setdefault("registry", workbench.registry)
     connect_options.setdefault("log", workbench.log)
     connect_options.setdefault("roots", [])  # the Server tab offers roots, as MCP Inspector does
-    connection = connect(command, url=url, sampling=sampling or sampling_prompt,
-                         elicitation=elicitation or elicitation_prompt, **connect_options)
+    connection = connect(
+        command,
+        url=url,
+        sampling=sampling or sampling_prompt,
+        elicitation=elicitation or elicitation_prompt,
+        **connect_options,
+    )
     try:
         view = McpInspector(connection, workbench)
     except BaseException:
@@ -62,6 +70,11 @@ def inspect(command: Any = None, *, url: Optional[str] = None, workbench: Any = 
         view.sampling_prompt = sampling_prompt
     if elicitation_prompt is not None:
         view.elicitation_prompt = elicitation_prompt
-    view.children = (view.header, view.reconnect_message, view.sampling_prompt.widget, view.elicitation_prompt.widget,
-                     view.tabs)
+    view.children = (
+        view.header,
+        view.reconnect_message,
+        view.sampling_prompt.widget,
+        view.elicitation_prompt.widget,
+        view.tabs,
+    )
     return view

@@ -41,27 +41,44 @@ TABS = tuple(title for title, _cls, _attribute in _TAB_CLASSES)
 
 #: the inspector's long-standing attribute names (code and tests use them) → (tab, the tab's attribute)
 _ALIASES: dict[str, tuple[str, str]] = {
-    "tool_picker": ("tools_tab", "picker"), "tool_search": ("tools_tab", "search"),
-    "tool_forms": ("tools_tab", "forms"), "tool_box": ("tools_tab", "box"),
-    "tool_icons": ("tools_tab", "icons"), "removed_banner": ("tools_tab", "removed_banner"),
+    "tool_picker": ("tools_tab", "picker"),
+    "tool_search": ("tools_tab", "search"),
+    "tool_forms": ("tools_tab", "forms"),
+    "tool_box": ("tools_tab", "box"),
+    "tool_icons": ("tools_tab", "icons"),
+    "removed_banner": ("tools_tab", "removed_banner"),
     "skipped_html": ("tools_tab", "skipped_html"),
-    "resource_picker": ("resources_tab", "picker"), "read_button": ("resources_tab", "read_button"),
-    "subscribe_button": ("resources_tab", "subscribe_button"), "updates_html": ("resources_tab", "updates_html"),
-    "resource_html": ("resources_tab", "html"), "resource_icons": ("resources_tab", "icons"),
-    "template_picker": ("resources_tab", "template_picker"), "template_box": ("resources_tab", "template_box"),
+    "resource_picker": ("resources_tab", "picker"),
+    "read_button": ("resources_tab", "read_button"),
+    "subscribe_button": ("resources_tab", "subscribe_button"),
+    "updates_html": ("resources_tab", "updates_html"),
+    "resource_html": ("resources_tab", "html"),
+    "resource_icons": ("resources_tab", "icons"),
+    "template_picker": ("resources_tab", "template_picker"),
+    "template_box": ("resources_tab", "template_box"),
     "template_form": ("resources_tab", "template_form"),
-    "prompt_picker": ("prompts_tab", "picker"), "prompt_box": ("prompts_tab", "box"),
-    "prompt_form": ("prompts_tab", "form"), "prompt_html": ("prompts_tab", "html"),
+    "prompt_picker": ("prompts_tab", "picker"),
+    "prompt_box": ("prompts_tab", "box"),
+    "prompt_form": ("prompts_tab", "form"),
+    "prompt_html": ("prompts_tab", "html"),
     "prompt_icons": ("prompts_tab", "icons"),
-    "tasks_html": ("tasks_tab", "html"), "task_picker": ("tasks_tab", "picker"),
-    "cancel_task_button": ("tasks_tab", "cancel_button"), "refresh_tasks_button": ("tasks_tab", "refresh_button"),
+    "tasks_html": ("tasks_tab", "html"),
+    "task_picker": ("tasks_tab", "picker"),
+    "cancel_task_button": ("tasks_tab", "cancel_button"),
+    "refresh_tasks_button": ("tasks_tab", "refresh_button"),
     "task_status": ("tasks_tab", "status"),
-    "level_picker": ("logs_tab", "level_picker"), "level_button": ("logs_tab", "level_button"),
-    "level_status": ("logs_tab", "level_status"), "logs_html": ("logs_tab", "html"),
-    "protocol_list": ("protocol_tab", "entries"), "protocol_text": ("protocol_tab", "text"),
-    "server_html": ("server_tab", "html"), "roots_text": ("server_tab", "roots_text"),
-    "roots_button": ("server_tab", "roots_button"), "config_html": ("server_tab", "config_html"),
-    "copy_entry_button": ("server_tab", "copy_entry_button"), "copy_file_button": ("server_tab", "copy_file_button"),
+    "level_picker": ("logs_tab", "level_picker"),
+    "level_button": ("logs_tab", "level_button"),
+    "level_status": ("logs_tab", "level_status"),
+    "logs_html": ("logs_tab", "html"),
+    "protocol_list": ("protocol_tab", "entries"),
+    "protocol_text": ("protocol_tab", "text"),
+    "server_html": ("server_tab", "html"),
+    "roots_text": ("server_tab", "roots_text"),
+    "roots_button": ("server_tab", "roots_button"),
+    "config_html": ("server_tab", "config_html"),
+    "copy_entry_button": ("server_tab", "copy_entry_button"),
+    "copy_file_button": ("server_tab", "copy_file_button"),
 }
 
 
@@ -100,9 +117,13 @@ class McpInspector(W.VBox):
 
         self.elicitation_prompt = ElicitationPrompt(workbench, form_class=ToolForm)
         self.title = W.HTML()
-        self.reconnect_button = W.Button(description="Reconnect", icon="plug", button_style="primary",
-                                         tooltip="Start the MCP server again and show its new session here",
-                                         layout=W.Layout(display="none", flex="0 0 auto"))
+        self.reconnect_button = W.Button(
+            description="Reconnect",
+            icon="plug",
+            button_style="primary",
+            tooltip="Start the MCP server again and show its new session here",
+            layout=W.Layout(display="none", flex="0 0 auto"),
+        )
         self.reconnect_button.add_class("workbench-mcp-reconnect")
         self.reconnect_button.on_click(lambda _b: self._click_reconnect())
         self.reconnect_message = W.HTML()
@@ -125,10 +146,18 @@ class McpInspector(W.VBox):
         self.tabs = W.Tab(children=pages, titles=TABS)
         self.tabs.add_class("workbench-mcp-tabs")
         # the button never shrinks under a long server label: the row wraps instead
-        self.header = W.HBox([self.title, self.reconnect_button],
-                             layout=W.Layout(align_items="center", flex_flow="row wrap"))
-        super().__init__([self.header, self.reconnect_message, self.sampling_prompt.widget,
-                          self.elicitation_prompt.widget, self.tabs])
+        self.header = W.HBox(
+            [self.title, self.reconnect_button], layout=W.Layout(align_items="center", flex_flow="row wrap")
+        )
+        super().__init__(
+            [
+                self.header,
+                self.reconnect_message,
+                self.sampling_prompt.widget,
+                self.elicitation_prompt.widget,
+                self.tabs,
+            ]
+        )
         self.add_class("workbench-mcp-inspector")
         self._show_title()
         self._follow()
@@ -182,8 +211,11 @@ class McpInspector(W.VBox):
     def _changed(self, kind: str) -> None:
         """A list changed (called on the connection's thread, whose blocking calls would deadlock
         there): refresh that tab from a worker thread."""
-        refresh = {"tools": self.tools_tab.refresh, "resources": self.resources_tab.refresh,
-                   "prompts": self.prompts_tab.refresh}.get(kind)
+        refresh = {
+            "tools": self.tools_tab.refresh,
+            "resources": self.resources_tab.refresh,
+            "prompts": self.prompts_tab.refresh,
+        }.get(kind)
         if refresh is None:
             return
 
@@ -227,8 +259,10 @@ class McpInspector(W.VBox):
             try:
                 self.reconnect()
             except Exception as exc:  # noqa: BLE001 - a button must not raise into the kernel
-                self.reconnect_message.value = (f"<div style='{BANNER_STYLE}'><b>Reconnect failed</b>: "
-                                                f"{escape(type(exc).__name__)}: {escape(exc)}</div>")
+                self.reconnect_message.value = (
+                    f"<div style='{BANNER_STYLE}'><b>Reconnect failed</b>: "
+                    f"{escape(type(exc).__name__)}: {escape(exc)}</div>"
+                )
             finally:
                 self.reconnect_button.disabled = False
                 self.reconnect_button.description = "Reconnect"

@@ -17,11 +17,21 @@ from workbench._json_text import loads as load_json
 from workbench._styles import BORDER, MUTED, STATUS_COLOURS, WRAP
 from workbench.jupyter._render import json_html
 
-__all__ = ["contents_html", "messages_html", "protocol_entry_html", "protocol_html", "server_logs_html", "server_html",
-           "tasks_html", "icons_html", "safe_icon_src", "cache_hints_html", "clock"]
+__all__ = [
+    "contents_html",
+    "messages_html",
+    "protocol_entry_html",
+    "protocol_html",
+    "server_logs_html",
+    "server_html",
+    "tasks_html",
+    "icons_html",
+    "safe_icon_src",
+    "cache_hints_html",
+    "clock",
+]
 
-_PRE = ("white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;"
-        f"{WRAP}")
+_PRE = f"white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;{WRAP}"
 _BOX = f"border:1px solid {BORDER};border-radius:3px;padding:4px 8px;margin:4px 0"
 _PREVIEW_BYTES = 32
 
@@ -48,24 +58,30 @@ def _blob_bytes(blob: str) -> bytes:
 
 
 def _image_html(blob: str, mime: str) -> str:
-    return (f"<img alt='{escape(mime)} resource' style='max-width:100%;max-height:320px' "
-            f"src='data:{escape(mime)};base64,{escape(blob)}'>")
+    return (
+        f"<img alt='{escape(mime)} resource' style='max-width:100%;max-height:320px' "
+        f"src='data:{escape(mime)};base64,{escape(blob)}'>"
+    )
 
 
 def _binary_html(blob: str, mime: str) -> str:
     data = _blob_bytes(blob)
     preview = " ".join(f"{byte:02x}" for byte in data[:_PREVIEW_BYTES])
     more = " …" if len(data) > _PREVIEW_BYTES else ""
-    return (f"<div>binary, {len(data):,} bytes{', ' + escape(mime) if mime else ''}</div>"
-            f"<pre style='{_PRE};color:{MUTED}'>{preview}{more}</pre>")
+    return (
+        f"<div>binary, {len(data):,} bytes{', ' + escape(mime) if mime else ''}</div>"
+        f"<pre style='{_PRE};color:{MUTED}'>{preview}{more}</pre>"
+    )
 
 
 #: (applies to (kind, mime), renderer(payload, mime)) — the first match renders a content item
 CONTENT_RENDERERS: list[tuple[Callable[[str, str], bool], Callable[[str, str], str]]] = [
     (lambda kind, mime: kind == "text", _text_html),
     (lambda kind, mime: kind == "blob" and mime.startswith("image/"), _image_html),
-    (lambda kind, mime: kind == "blob" and (mime.startswith("text/") or mime == "application/json"),
-     lambda blob, mime: _text_html(_blob_bytes(blob).decode("utf-8", "replace"), mime)),
+    (
+        lambda kind, mime: kind == "blob" and (mime.startswith("text/") or mime == "application/json"),
+        lambda blob, mime: _text_html(_blob_bytes(blob).decode("utf-8", "replace"), mime),
+    ),
     (lambda kind, mime: kind == "blob", _binary_html),
 ]
 
@@ -122,15 +138,19 @@ def _summary(message: Any) -> str:
     what = message.method or ("error" if "error" in data else "result")
     arrow = "→" if message.direction == "sent" else "←"
     ident_text = f" #{escape(str(ident))}" if ident is not None else ""
-    return (f"<span style='color:{MUTED}'>{clock(message.time)}</span> {arrow} <b>{escape(what)}</b>{ident_text} "
-            f"<span style='color:{MUTED}'>{escape(message.kind)}</span>")
+    return (
+        f"<span style='color:{MUTED}'>{clock(message.time)}</span> {arrow} <b>{escape(what)}</b>{ident_text} "
+        f"<span style='color:{MUTED}'>{escape(message.kind)}</span>"
+    )
 
 
 def protocol_entry_html(message: Any) -> str:
     """One JSON-RPC message, expandable (``<details>``): a one-line summary, the JSON inside."""
     body = escape(json.dumps(message.message, indent=2, ensure_ascii=False))
-    return (f"<details class='workbench-mcp-protocol'><summary>{_summary(message)}</summary>"
-            f"<pre style='{_PRE}'>{body}</pre></details>")
+    return (
+        f"<details class='workbench-mcp-protocol'><summary>{_summary(message)}</summary>"
+        f"<pre style='{_PRE}'>{body}</pre></details>"
+    )
 
 
 def protocol_html(messages: Iterable[Any], limit: int = 200) -> str:
@@ -156,7 +176,9 @@ def server_logs_html(entries: Iterable[Any], limit: int = 300) -> str:
             text = f"<b>{escape(entry.level)}</b>{source} {escape(data)}"
         else:
             text = f"<b>{escape(entry.method)}</b> {escape(json.dumps(entry.params, ensure_ascii=False))}"
-        rows.append(f"<div class='workbench-mcp-log'><span style='color:{MUTED}'>{clock(entry.time)}</span> {text}</div>")
+        rows.append(
+            f"<div class='workbench-mcp-log'><span style='color:{MUTED}'>{clock(entry.time)}</span> {text}</div>"
+        )
     return "".join(rows) or f"<i style='color:{MUTED}'>(nothing yet)</i>"
 
 
@@ -177,9 +199,11 @@ def icons_html(icons: Any, size: int = 20, label: str = "") -> str:
         src = safe_icon_src(getattr(icon, "src", None))
         if src is None:
             continue
-        tags.append(f"<img class='workbench-mcp-icon' src='{escape(src)}' alt='{escape(label)} icon' "
-                    f"referrerpolicy='no-referrer' style='width:{size}px;height:{size}px;vertical-align:middle;"
-                    "margin-right:4px;object-fit:contain'>")
+        tags.append(
+            f"<img class='workbench-mcp-icon' src='{escape(src)}' alt='{escape(label)} icon' "
+            f"referrerpolicy='no-referrer' style='width:{size}px;height:{size}px;vertical-align:middle;"
+            "margin-right:4px;object-fit:contain'>"
+        )
     return "".join(tags)
 
 
@@ -196,13 +220,18 @@ def cache_hints_html(hints: dict[str, Any], now: Optional[float] = None) -> str:
             ttl = f"{hint.ttl_ms:,} ms"
             left = hint.received + hint.ttl_ms / 1000.0 - now
             state = f"cached, fresh for {left:.0f} s" if left > 0 else "expired: the next call refetches"
-        rows.append(f"<tr class='workbench-mcp-cache-hint'><td><code>{escape(method)}</code></td><td>{ttl}</td>"
-                    f"<td>{escape(hint.cache_scope or '—')}</td><td>{hint.fetches}</td>"
-                    f"<td style='color:{MUTED}'>{clock(hint.received)}</td><td>{state}</td></tr>")
-    head = "".join(f"<th style='text-align:left'>{name}</th>"
-                   for name in ("List", "ttlMs", "cacheScope", "Fetches", "Received", "Now"))
-    return (f"<table class='workbench-mcp-cache-hints'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+        rows.append(
+            f"<tr class='workbench-mcp-cache-hint'><td><code>{escape(method)}</code></td><td>{ttl}</td>"
+            f"<td>{escape(hint.cache_scope or '—')}</td><td>{hint.fetches}</td>"
+            f"<td style='color:{MUTED}'>{clock(hint.received)}</td><td>{state}</td></tr>"
+        )
+    head = "".join(
+        f"<th style='text-align:left'>{name}</th>"
+        for name in ("List", "ttlMs", "cacheScope", "Fetches", "Received", "Now")
+    )
+    return (
+        f"<table class='workbench-mcp-cache-hints'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def server_html(connection: Any) -> str:
@@ -216,24 +245,31 @@ def server_html(connection: Any) -> str:
     state = "connected" if connection.connected else "disconnected"
     icons = icons_html(getattr(info, "icons", None), 24, "server") if info else ""
     parts = [
-        f"<div>{icons}<b>{name}</b> {version} · protocol {escape(connection.protocol_version or '?')} · "
-        f"{state}</div>",
+        f"<div>{icons}<b>{name}</b> {version} · protocol {escape(connection.protocol_version or '?')} · {state}</div>",
         f"<div style='color:{MUTED}'>{escape(connection.label)}</div>",
-        "<div><b>Capabilities</b></div>", json_html(caps_json),
+        "<div><b>Capabilities</b></div>",
+        json_html(caps_json),
     ]
     hints = getattr(connection, "cache_hints", None)
     if hints is not None:
-        parts += ["<div><b>Cache hints</b> <span style='color:" + MUTED + "'>(ttlMs / cacheScope of list results, "
-                  "protocol 2026-07-28)</span></div>", cache_hints_html(hints)]
+        parts += [
+            "<div><b>Cache hints</b> <span style='color:" + MUTED + "'>(ttlMs / cacheScope of list results, "
+            "protocol 2026-07-28)</span></div>",
+            cache_hints_html(hints),
+        ]
     if instructions:
         parts += ["<div><b>Instructions</b></div>", f"<pre style='{_PRE}'>{escape(instructions)}</pre>"]
     return "".join(parts)
 
 
 #: task status -> its colour in the Tasks tab: the workbench's readable status colours
-_TASK_STATUS_COLOURS = {"working": STATUS_COLOURS["in_progress"], "input_required": STATUS_COLOURS["cancelled"],
-                        "completed": STATUS_COLOURS["success"], "failed": STATUS_COLOURS["error"],
-                        "cancelled": MUTED}
+_TASK_STATUS_COLOURS = {
+    "working": STATUS_COLOURS["in_progress"],
+    "input_required": STATUS_COLOURS["cancelled"],
+    "completed": STATUS_COLOURS["success"],
+    "failed": STATUS_COLOURS["error"],
+    "cancelled": MUTED,
+}
 
 
 def tasks_html(tasks: Iterable[Any], tool_of: Callable[[str], Optional[str]] = lambda _id: None) -> str:
@@ -248,9 +284,12 @@ def tasks_html(tasks: Iterable[Any], tool_of: Callable[[str], Optional[str]] = l
             f"<td style='color:{colour};font-weight:bold'>{escape(task.status)}</td>"
             f"<td>{escape(task.status_message or '')}</td>"
             f"<td style='color:{MUTED}'>{escape(task.created_at)}</td>"
-            f"<td style='color:{MUTED}'>{escape(task.last_updated_at)}</td><td style='color:{MUTED}'>{poll}</td></tr>")
+            f"<td style='color:{MUTED}'>{escape(task.last_updated_at)}</td><td style='color:{MUTED}'>{poll}</td></tr>"
+        )
     if not rows:
         return f"<i style='color:{MUTED}'>(no tasks yet: calls of tools with execution.taskSupport run as tasks)</i>"
-    head = "".join(f"<th style='text-align:left'>{name}</th>"
-                   for name in ("Task", "Tool", "Status", "Message", "Created", "Updated", "Poll"))
+    head = "".join(
+        f"<th style='text-align:left'>{name}</th>"
+        for name in ("Task", "Tool", "Status", "Message", "Created", "Updated", "Poll")
+    )
     return f"<table class='workbench-mcp-tasks'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -85,16 +85,24 @@ class SamplingPrompt(_WaitingPrompt):
     def __init__(self) -> None:
         super().__init__()
         self.request_html = W.HTML()
-        self.answer = W.Textarea(placeholder="The answer to send back as the assistant's message",
-                                 layout=W.Layout(width="100%", height="5em"))
-        self.approve_button = W.Button(description="Approve", button_style="success", icon="check",
-                                       tooltip="Send the answer above to the server")
-        self.reject_button = W.Button(description="Reject", button_style="danger", icon="times",
-                                      tooltip="Tell the server the user rejected the request")
+        self.answer = W.Textarea(
+            placeholder="The answer to send back as the assistant's message",
+            layout=W.Layout(width="100%", height="5em"),
+        )
+        self.approve_button = W.Button(
+            description="Approve", button_style="success", icon="check", tooltip="Send the answer above to the server"
+        )
+        self.reject_button = W.Button(
+            description="Reject",
+            button_style="danger",
+            icon="times",
+            tooltip="Tell the server the user rejected the request",
+        )
         self.approve_button.on_click(lambda _b: self.approve())
         self.reject_button.on_click(lambda _b: self.reject())
-        self.widget = W.VBox([self.request_html, self.answer, W.HBox([self.approve_button, self.reject_button])],
-                             layout=W.Layout(**_BOX))
+        self.widget = W.VBox(
+            [self.request_html, self.answer, W.HBox([self.approve_button, self.reject_button])], layout=W.Layout(**_BOX)
+        )
         self.widget.add_class("workbench-mcp-sampling")
         self.last_request: Any = None
 
@@ -145,9 +153,10 @@ class ElicitationPrompt(_WaitingPrompt):
         self.accept_button.on_click(lambda _b: self.accept())
         self.decline_button.on_click(lambda _b: self.decline())
         self.cancel_button.on_click(lambda _b: self.cancel())
-        self.widget = W.VBox([self.message, self.form_box,
-                              W.HBox([self.accept_button, self.decline_button, self.cancel_button])],
-                             layout=W.Layout(**_BOX))
+        self.widget = W.VBox(
+            [self.message, self.form_box, W.HBox([self.accept_button, self.decline_button, self.cancel_button])],
+            layout=W.Layout(**_BOX),
+        )
         self.widget.add_class("workbench-mcp-elicitation")
         self.last_request: Any = None
 
@@ -157,8 +166,10 @@ class ElicitationPrompt(_WaitingPrompt):
         text = f"<b>{escape(self.asker)} asks</b>: {escape(getattr(params, 'message', ''))}"
         url = getattr(params, "url", None)
         if getattr(params, "mode", None) == "url" and url:
-            text += (f"<div>Open <a href='{escape(url)}' target='_blank' rel='noopener noreferrer'>"
-                     f"{escape(url)}</a>, then Accept (or Decline).</div>")
+            text += (
+                f"<div>Open <a href='{escape(url)}' target='_blank' rel='noopener noreferrer'>"
+                f"{escape(url)}</a>, then Accept (or Decline).</div>"
+            )
             self.form = None
             self.form_box.children = ()
         else:
@@ -174,8 +185,9 @@ class ElicitationPrompt(_WaitingPrompt):
         only holds the schema, so widgets, defaults and validation are exactly those of tool forms."""
         from workbench.tools import SpecOnlyTool
 
-        holder = SpecOnlyTool({"name": "elicitation", "description": "The server's requested schema",
-                               "parameters": schema})
+        holder = SpecOnlyTool(
+            {"name": "elicitation", "description": "The server's requested schema", "parameters": schema}
+        )
         return self.form_class(holder, self.workbench)
 
     @staticmethod

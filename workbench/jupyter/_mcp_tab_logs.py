@@ -44,10 +44,13 @@ class LogsTab(InspectorTab):
         self.level_status.value = f"<span style='color:{MUTED}'>level: {escape(level)}{how}</span>"
 
     def refresh(self) -> None:
-        entries = sorted([*self.connection.server_logs, *self.connection.notifications],
-                         key=lambda entry: entry.time, reverse=True)
+        entries = sorted(
+            [*self.connection.server_logs, *self.connection.notifications], key=lambda entry: entry.time, reverse=True
+        )
         self.html.value = server_logs_html(entries)
 
     def follow(self, connection: Any) -> list[Callable[[], None]]:
-        return [connection.on_server_log(lambda _entry: self._throttled()),
-                connection.on_notification(lambda _n: self._throttled())]
+        return [
+            connection.on_server_log(lambda _entry: self._throttled()),
+            connection.on_notification(lambda _n: self._throttled()),
+        ]

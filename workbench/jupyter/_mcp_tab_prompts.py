@@ -56,10 +56,15 @@ class PromptsTab(InspectorTab):
             self.html.value = messages_html(result)
             return [m.model_dump(mode="json", exclude_none=True) for m in result.messages]
 
-        holder = tool(get_prompt, name=local_name("prompt_", prompt.name),
-                      description=prompt.description or f"The prompt {prompt.name}",
-                      parameters={"type": "object", "required": [a.name for a in arguments if a.required],
-                                  "properties": {a.name: {"type": "string", "description": a.description or ""}
-                                                 for a in arguments}})
+        holder = tool(
+            get_prompt,
+            name=local_name("prompt_", prompt.name),
+            description=prompt.description or f"The prompt {prompt.name}",
+            parameters={
+                "type": "object",
+                "required": [a.name for a in arguments if a.required],
+                "properties": {a.name: {"type": "string", "description": a.description or ""} for a in arguments},
+            },
+        )
         self.form = ToolForm(holder, self.workbench)
         self.box.children = (self.form,)

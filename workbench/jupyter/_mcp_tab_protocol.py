@@ -29,9 +29,16 @@ class ProtocolTab(InspectorTab):
         self.entries.add_class("workbench-mcp-protocol-list")
         self._shown: set[int] = set()
         self._lock = threading.Lock()
-        super().__init__(inspector, [W.HTML(f"<span style='color:{MUTED}'>JSON-RPC messages, newest first; "
-                                            "click one (or Tab to it and press Enter) to expand it.</span>"),
-                                     self.entries])
+        super().__init__(
+            inspector,
+            [
+                W.HTML(
+                    f"<span style='color:{MUTED}'>JSON-RPC messages, newest first; "
+                    "click one (or Tab to it and press Enter) to expand it.</span>"
+                ),
+                self.entries,
+            ],
+        )
         self._throttled = Throttle(self.refresh, REFRESH)
 
     def refresh(self) -> None:

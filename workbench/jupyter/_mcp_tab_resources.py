@@ -35,8 +35,9 @@ class ResourcesTab(InspectorTab):
     def __init__(self, inspector: Any) -> None:
         self.picker = W.Select(description="Resource", options=[], rows=8, layout=W.Layout(width="100%"))
         self.read_button = W.Button(description="Read", icon="eye", button_style="primary")
-        self.subscribe_button = W.ToggleButton(description="Subscribe", icon="bell",
-                                               tooltip="Follow notifications/resources/updated for this resource")
+        self.subscribe_button = W.ToggleButton(
+            description="Subscribe", icon="bell", tooltip="Follow notifications/resources/updated for this resource"
+        )
         self.updates_html = W.HTML()
         self.html = W.HTML()
         self.html.add_class("workbench-mcp-resource")
@@ -52,9 +53,18 @@ class ResourcesTab(InspectorTab):
         self.picker.observe(lambda change: self.sync_subscribe_button(), names="value")
         self.picker.observe(lambda change: self._show_icons(), names="value")
         self.template_picker.observe(lambda change: self._show_template(change["new"]), names="value")
-        super().__init__(inspector, [
-            self.picker, W.HBox([self.read_button, self.subscribe_button, self.icons]), self.updates_html,
-            W.HTML("<b>Resource templates</b>"), self.template_picker, self.template_box, self.html])
+        super().__init__(
+            inspector,
+            [
+                self.picker,
+                W.HBox([self.read_button, self.subscribe_button, self.icons]),
+                self.updates_html,
+                W.HTML("<b>Resource templates</b>"),
+                self.template_picker,
+                self.template_box,
+                self.html,
+            ],
+        )
 
     def refresh(self, refresh: bool = False) -> None:
         """Redraw the lists (``refresh=True``: past the connection's cache, from the server)."""
@@ -110,7 +120,8 @@ class ResourcesTab(InspectorTab):
     def _show_updates(self) -> None:
         self.updates_html.value = "".join(
             f"<div style='color:{MUTED}'>subscribed: {escape(uri)} — {self._updates.get(uri, 0)} update(s)</div>"
-            for uri in self._subscriptions)
+            for uri in self._subscriptions
+        )
 
     def _show_template(self, template: Optional[str]) -> None:
         if not template:
@@ -125,9 +136,15 @@ class ResourcesTab(InspectorTab):
             result = self.read(expand_uri_template(template, values))
             return None if result is None else [c.model_dump(mode="json", exclude_none=True) for c in result.contents]
 
-        holder = tool(read_template, name=local_name("resource_", template),
-                      description=f"Read the resource {template}",
-                      parameters={"type": "object", "required": variables,
-                                  "properties": {name: {"type": "string", "title": name} for name in variables}})
+        holder = tool(
+            read_template,
+            name=local_name("resource_", template),
+            description=f"Read the resource {template}",
+            parameters={
+                "type": "object",
+                "required": variables,
+                "properties": {name: {"type": "string", "title": name} for name in variables},
+            },
+        )
         self.template_form = ToolForm(holder, self.workbench)
         self.template_box.children = (self.template_form,)

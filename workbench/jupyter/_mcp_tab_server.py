@@ -26,18 +26,31 @@ class ServerTab(InspectorTab):
         from workbench.jupyter._copy import CopyButton
 
         self.html = W.HTML()
-        self.roots_text = W.Textarea(description="Roots", placeholder="one path or file:// URI per line",
-                                     layout=W.Layout(width="100%", height="5em"))
+        self.roots_text = W.Textarea(
+            description="Roots",
+            placeholder="one path or file:// URI per line",
+            layout=W.Layout(width="100%", height="5em"),
+        )
         self.roots_button = W.Button(description="Set roots", tooltip="Send notifications/roots/list_changed")
         self.roots_button.on_click(lambda _b: self.set_roots(self.roots_text.value))
         # connection.config(), secrets masked
         self.config_html = W.HTML()
-        self.copy_entry_button = CopyButton(label="Server entry",
-                                            hint="Copy this server's mcpServers entry (secrets as ${NAME})")
-        self.copy_file_button = CopyButton(label="Servers file",
-                                           hint="Copy an mcpServers file with this server (secrets as ${NAME})")
-        super().__init__(inspector, [self.html, self.roots_text, self.roots_button,
-                                     W.HBox([self.copy_entry_button, self.copy_file_button]), self.config_html])
+        self.copy_entry_button = CopyButton(
+            label="Server entry", hint="Copy this server's mcpServers entry (secrets as ${NAME})"
+        )
+        self.copy_file_button = CopyButton(
+            label="Servers file", hint="Copy an mcpServers file with this server (secrets as ${NAME})"
+        )
+        super().__init__(
+            inspector,
+            [
+                self.html,
+                self.roots_text,
+                self.roots_button,
+                W.HBox([self.copy_entry_button, self.copy_file_button]),
+                self.config_html,
+            ],
+        )
         self._throttled = Throttle(self.refresh, REFRESH)  # the cache hints follow the traffic
         self.roots_text.value = "\n".join(str(root.uri) for root in self.connection.roots)
 
@@ -52,9 +65,11 @@ class ServerTab(InspectorTab):
         name = re.sub(r"[^A-Za-z0-9_-]+", "-", getattr(info, "name", None) or "server").strip("-") or "server"
         self.copy_entry_button.text = json.dumps(entry, indent=2)
         self.copy_file_button.text = json.dumps({"mcpServers": {name: entry}}, indent=2)
-        self.config_html.value = (f"<details><summary style='color:{MUTED}'>mcpServers entry</summary>"
-                                  f"<pre style='white-space:pre-wrap'>{escape(self.copy_entry_button.text)}</pre>"
-                                  "</details>")
+        self.config_html.value = (
+            f"<details><summary style='color:{MUTED}'>mcpServers entry</summary>"
+            f"<pre style='white-space:pre-wrap'>{escape(self.copy_entry_button.text)}</pre>"
+            "</details>"
+        )
 
     def set_roots(self, text: str) -> None:
         """Offer the roots listed in ``text`` (one per line) and notify the server."""

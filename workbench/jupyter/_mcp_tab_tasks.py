@@ -27,8 +27,9 @@ class TasksTab(InspectorTab):
         self.status = W.HTML()
         self.cancel_button.on_click(lambda _b: self.cancel(self.picker.value))
         self.refresh_button.on_click(lambda _b: self.refresh())
-        super().__init__(inspector, [W.HBox([self.picker, self.cancel_button, self.refresh_button]),
-                                     self.status, self.html])
+        super().__init__(
+            inspector, [W.HBox([self.picker, self.cancel_button, self.refresh_button]), self.status, self.html]
+        )
         self._throttled = Throttle(self.render, REFRESH)
 
     def render(self) -> None:

@@ -30,8 +30,10 @@ class ToolsTab(InspectorTab):
         self.skipped_html = W.HTML()
         self.icons = W.HTML()  # the selected tool's icons (only safe https:/data:image sources)
         self.picker.observe(lambda change: self.show(change["new"]), names="value")
-        super().__init__(inspector, [W.HBox([self.search, self.picker, self.icons]), self.removed_banner, self.box,
-                                     self.skipped_html])
+        super().__init__(
+            inspector,
+            [W.HBox([self.search, self.picker, self.icons]), self.removed_banner, self.box, self.skipped_html],
+        )
 
     def refresh(self) -> None:
         proxies, skipped = self.connection.tool_listing()
@@ -48,7 +50,8 @@ class ToolsTab(InspectorTab):
             self.picker.value = options[0]
         self.skipped_html.value = "".join(
             f"<div style='color:{MUTED}'>not callable: <b>{escape(name)}</b> — {escape(reason)}</div>"
-            for name, reason in skipped.items())
+            for name, reason in skipped.items()
+        )
 
     def show(self, name: Optional[str]) -> None:
         """Show tool ``name``'s form (built on first use, rebuilt for a new proxy of the same name)."""
@@ -67,8 +70,11 @@ class ToolsTab(InspectorTab):
         self.icons.value = icons_html(getattr(getattr(form.tool, "mcp_tool", None), "icons", None), 24, name)
         removed = bool(getattr(form.tool, "removed", False))
         form.run_button.disabled = removed or form.run_button.disabled
-        self.removed_banner.value = (f"<div style='{BANNER_STYLE}'>The server no longer lists <b>{escape(name)}</b>: "
-                                     "it was removed.</div>") if removed else ""
+        self.removed_banner.value = (
+            (f"<div style='{BANNER_STYLE}'>The server no longer lists <b>{escape(name)}</b>: it was removed.</div>")
+            if removed
+            else ""
+        )
         self.removed_banner.layout.display = None if removed else "none"
         self.box.children = (form,)
 

@@ -52,8 +52,7 @@ from workbench.jupyter._playground_settings import (
     PlaygroundSettings,
 )
 
-__all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES", "DEFAULT_EVAL_PATH",
-           "DEFAULT_TRANSCRIPT_PATH"]
+__all__ = ["Playground", "PlaygroundRun", "MAX_COLUMNS", "TOOL_CHOICES", "DEFAULT_EVAL_PATH", "DEFAULT_TRANSCRIPT_PATH"]
 
 _SECTION = "margin:2px 0;" + WRAP
 _STATIC = Path(__file__).with_name("_static")
@@ -81,8 +80,15 @@ class Playground(W.VBox):
 
     children: tuple  # VBox's trait, declared for mypy (ipywidgets has no type information)
 
-    def __init__(self, models: Optional[Sequence[Any]] = None, *, tools: Any = None, system: Optional[str] = None,
-                 log: Any = None, workbench: Any = None) -> None:
+    def __init__(
+        self,
+        models: Optional[Sequence[Any]] = None,
+        *,
+        tools: Any = None,
+        system: Optional[str] = None,
+        log: Any = None,
+        workbench: Any = None,
+    ) -> None:
         if workbench is None:
             from workbench.jupyter._workbench import get_workbench
 
@@ -102,11 +108,18 @@ class Playground(W.VBox):
         self.prompt.add_class("workbench-prompt")
         self.send_button = W.Button(description="Send", button_style="primary", icon="paper-plane")
         self.send_button.add_class("workbench-send")
-        self.stop_button = W.Button(description="Stop", icon="stop", disabled=True,
-                                    tooltip="Stop the runs going on (calls still waiting are not run)")
+        self.stop_button = W.Button(
+            description="Stop",
+            icon="stop",
+            disabled=True,
+            tooltip="Stop the runs going on (calls still waiting are not run)",
+        )
         self.stop_button.add_class("workbench-stop")
-        self.new_button = W.Button(description="New chat", icon="eraser",
-                                   tooltip="Start the conversations again (the cards and messages are cleared)")
+        self.new_button = W.Button(
+            description="New chat",
+            icon="eraser",
+            tooltip="Start the conversations again (the cards and messages are cleared)",
+        )
         self.new_button.add_class("workbench-new-chat")
         self.shortcuts = PlaygroundKeys(on_run=self._click_send, on_cancel=self.stop, layout=W.Layout(display="none"))
         self.status = W.HTML()
@@ -117,19 +130,32 @@ class Playground(W.VBox):
         self.stop_button.on_click(lambda _b: self.stop())
 
         # Ctrl/Cmd+Enter in the prompt sends, Esc stops (FormKeys listens on its nearest .workbench-form)
-        prompt_box = W.VBox([self.prompt, W.HBox([self.send_button, self.stop_button, self.new_button, self.status],
-                                                 layout=W.Layout(flex_flow="row wrap", align_items="center")),
-                             self.shortcuts])
+        prompt_box = W.VBox(
+            [
+                self.prompt,
+                W.HBox(
+                    [self.send_button, self.stop_button, self.new_button, self.status],
+                    layout=W.Layout(flex_flow="row wrap", align_items="center"),
+                ),
+                self.shortcuts,
+            ]
+        )
         prompt_box.add_class("workbench-form")
         prompt_box.add_class("workbench-playground-prompt")
-        super().__init__([
-            W.HTML(f"<div style='font-weight:600;font-size:1.1em;{_SECTION}'>Model playground</div>"),
-            Disclosure(self.settings, "Settings: models, system prompt, tools, temperature, tool_choice, mode",
-                       expanded=True),
-            prompt_box,
-            self.grid,
-            self.saving,
-        ], layout=W.Layout(width="100%"))
+        super().__init__(
+            [
+                W.HTML(f"<div style='font-weight:600;font-size:1.1em;{_SECTION}'>Model playground</div>"),
+                Disclosure(
+                    self.settings,
+                    "Settings: models, system prompt, tools, temperature, tool_choice, mode",
+                    expanded=True,
+                ),
+                prompt_box,
+                self.grid,
+                self.saving,
+            ],
+            layout=W.Layout(width="100%"),
+        )
         self.add_class("workbench-playground")
         self.settings.refresh_tools()
         self._sync_columns()
@@ -282,8 +308,11 @@ class Playground(W.VBox):
             self.status.value = f"<span style='color:{MUTED}'>running…</span>"
 
     def _ended(self, error: Optional[BaseException]) -> None:
-        self.status.value = "" if error is None else (
-            f"<span style='color:{MUTED}'>failed: {_e(type(error).__name__)}: {_e(error)}</span>")
+        self.status.value = (
+            ""
+            if error is None
+            else (f"<span style='color:{MUTED}'>failed: {_e(type(error).__name__)}: {_e(error)}</span>")
+        )
 
     def _click_send(self) -> None:
         try:
@@ -304,8 +333,9 @@ class Playground(W.VBox):
         a secret parameter (``SecretStr``) is refused with ``ValueError``: the case file would hold it."""
         return self.saving.eval_case(case_id, column=column)
 
-    def save_eval_case(self, path: "str | Path | None" = None, case_id: Optional[str] = None, *,
-                       column: int = 0) -> Path:
+    def save_eval_case(
+        self, path: "str | Path | None" = None, case_id: Optional[str] = None, *, column: int = 0
+    ) -> Path:
         """Add :meth:`eval_case` to the suite file at ``path`` (default: the *suite* box,
         ``playground.evals.json``), with the offered tools (their refs, or spec dicts for notebook tools).
         A case with the same id is replaced. Returns the path."""
@@ -328,5 +358,7 @@ class Playground(W.VBox):
         return bundle
 
     def __repr__(self) -> str:
-        return (f"<Playground models={[c.label for c in self.columns]!r} tools={list(self.tool_picker.value)!r} "
-                f"mode={self.mode.value}>")
+        return (
+            f"<Playground models={[c.label for c in self.columns]!r} tools={list(self.tool_picker.value)!r} "
+            f"mode={self.mode.value}>"
+        )

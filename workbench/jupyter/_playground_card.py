@@ -42,8 +42,13 @@ Decision = Union[bool, dict]
 _CARD_BORDER = "1px solid var(--jp-border-color1, silver)"
 _CARD_EDGE = "4px solid var(--jp-brand-color1, steelblue)"
 #: the card header's status words (beyond a result's display status)
-_STATE_TEXT = {"proposed": "proposed", "waiting": "waiting for your approval", "running": "running",
-               "denied": "denied", "stopped": "not run: the run was stopped"}
+_STATE_TEXT = {
+    "proposed": "proposed",
+    "waiting": "waiting for your approval",
+    "running": "running",
+    "denied": "denied",
+    "stopped": "not run: the run was stopped",
+}
 #: states of a call that never ran (no time to show)
 _NOT_RUN_STATES = frozenset({"denied", "stopped"})
 #: a result's ``error_type`` that says the call never ran: the user (or a permission) refused it
@@ -51,8 +56,18 @@ NOT_RUN_TYPES = frozenset({"DeniedByUser", "ReviewFailed", "PermissionDenied", "
 #: arguments shown at once in the table; the others are one click away
 _SHOWN_ARGUMENTS = 4
 #: the form's own controls a card never shows (it runs nothing itself, and has no history of its own)
-_FORM_PARTS_HIDDEN = ("run_button", "cancel_button", "reset_button", "save_button", "elapsed", "history_select",
-                      "result_html", "result_tools", "pins_box", "details")
+_FORM_PARTS_HIDDEN = (
+    "run_button",
+    "cancel_button",
+    "reset_button",
+    "save_button",
+    "elapsed",
+    "history_select",
+    "result_html",
+    "result_tools",
+    "pins_box",
+    "details",
+)
 
 
 def _value_text(value: Any) -> str:
@@ -66,18 +81,24 @@ def arguments_html(arguments: Any) -> str:
         return json_html(arguments)
     if not arguments:
         return f"<div class='workbench-card-args' style='color:{MUTED};font-size:0.85em'>no arguments</div>"
-    rows = [f"<tr><th scope='row' style='text-align:left;font-weight:600;padding:0 8px 0 0;vertical-align:top;width:1%'>"
-            f"{_e(name)}</th><td style='{WRAP};white-space:pre-wrap;padding:0;vertical-align:top'>{_e(_value_text(value))}</td></tr>"
-            for name, value in arguments.items()]
+    rows = [
+        f"<tr><th scope='row' style='text-align:left;font-weight:600;padding:0 8px 0 0;vertical-align:top;width:1%'>"
+        f"{_e(name)}</th><td style='{WRAP};white-space:pre-wrap;padding:0;vertical-align:top'>{_e(_value_text(value))}</td></tr>"
+        for name, value in arguments.items()
+    ]
     # line-height: an HTML widget's content inherits the 28px line of a widget row
-    table = ("<table class='workbench-card-args' style='border-collapse:collapse;font-size:0.85em;width:100%;line-height:1.4;"
-             "table-layout:auto'>{}</table>")
+    table = (
+        "<table class='workbench-card-args' style='border-collapse:collapse;font-size:0.85em;width:100%;line-height:1.4;"
+        "table-layout:auto'>{}</table>"
+    )
     shown = table.format("".join(rows[:_SHOWN_ARGUMENTS]))
     if len(rows) <= _SHOWN_ARGUMENTS:
         return shown
     more = len(rows) - _SHOWN_ARGUMENTS
-    return (f"{shown}<details class='workbench-card-more'><summary style='font-size:0.85em'>{more} more "
-            f"argument(s)</summary>{table.format(''.join(rows[_SHOWN_ARGUMENTS:]))}</details>")
+    return (
+        f"{shown}<details class='workbench-card-more'><summary style='font-size:0.85em'>{more} more "
+        f"argument(s)</summary>{table.format(''.join(rows[_SHOWN_ARGUMENTS:]))}</details>"
+    )
 
 
 class ToolCallCard(W.VBox):
@@ -116,16 +137,26 @@ class ToolCallCard(W.VBox):
         self.header.add_class("workbench-card-header")
         self.note = W.HTML(layout=W.Layout(display="none"))
         self.secret_note = W.HTML(layout=W.Layout(display="none"))
-        self.raw_input = W.HTML(json_html(self.tool_use.get("input", {})),
-                                layout=W.Layout(display=None if tool is None else "none"))
-        self.arguments_html = W.HTML(arguments_html(self.tool_use.get("input", {})),
-                                     layout=W.Layout(display="none" if tool is None else None))
+        self.raw_input = W.HTML(
+            json_html(self.tool_use.get("input", {})), layout=W.Layout(display=None if tool is None else "none")
+        )
+        self.arguments_html = W.HTML(
+            arguments_html(self.tool_use.get("input", {})), layout=W.Layout(display="none" if tool is None else None)
+        )
         self.arguments_html.add_class("workbench-card-arguments")
         self.form_box = W.VBox([], layout=W.Layout(display="none"))
-        self.approve_button = W.Button(description="Approve", button_style="success", icon="check",
-                                       tooltip="Run this call with the arguments in the form")
-        self.deny_button = W.Button(description="Deny", button_style="danger", icon="times",
-                                    tooltip="Do not run it: the model gets a denial as the result")
+        self.approve_button = W.Button(
+            description="Approve",
+            button_style="success",
+            icon="check",
+            tooltip="Run this call with the arguments in the form",
+        )
+        self.deny_button = W.Button(
+            description="Deny",
+            button_style="danger",
+            icon="times",
+            tooltip="Do not run it: the model gets a denial as the result",
+        )
         self.approve_button.add_class("workbench-approve")
         self.deny_button.add_class("workbench-deny")
         self.approve_button.on_click(lambda _b: self.approve())
@@ -135,16 +166,41 @@ class ToolCallCard(W.VBox):
         self.result_html.add_class("workbench-result-area")
         self.request_html = W.HTML(json_html(self.tool_use))
         self.response_html = W.HTML("<i>no result yet</i>")
-        self.raw = Disclosure(W.VBox([W.HTML("<b>Request (ToolUse)</b>"), self.request_html,
-                                      W.HTML("<b>Response (ToolResult)</b>"), self.response_html]),
-                              "Raw call JSON")
+        self.raw = Disclosure(
+            W.VBox(
+                [
+                    W.HTML("<b>Request (ToolUse)</b>"),
+                    self.request_html,
+                    W.HTML("<b>Response (ToolResult)</b>"),
+                    self.response_html,
+                ]
+            ),
+            "Raw call JSON",
+        )
         self._decided_listeners: list[Any] = []
         self._asked_listeners: list[Any] = []
-        super().__init__([self.header, self.note, self.secret_note, self.raw_input, self.arguments_html,
-                          self.form_box, self.buttons, self.result_html, self.raw],
-                         layout=W.Layout(margin="4px 0", padding="2px 6px", border_top=_CARD_BORDER,
-                                         border_right=_CARD_BORDER, border_bottom=_CARD_BORDER,
-                                         border_left=_CARD_EDGE, min_width="0"))
+        super().__init__(
+            [
+                self.header,
+                self.note,
+                self.secret_note,
+                self.raw_input,
+                self.arguments_html,
+                self.form_box,
+                self.buttons,
+                self.result_html,
+                self.raw,
+            ],
+            layout=W.Layout(
+                margin="4px 0",
+                padding="2px 6px",
+                border_top=_CARD_BORDER,
+                border_right=_CARD_BORDER,
+                border_bottom=_CARD_BORDER,
+                border_left=_CARD_EDGE,
+                min_width="0",
+            ),
+        )
         self.add_class("workbench-tool-card")
         self.add_class(f"workbench-tool-card-{_css_name(self.tool_use.get('name', ''))}")
         self._show_header()
@@ -182,8 +238,9 @@ class ToolCallCard(W.VBox):
         # the form's Ctrl/Cmd+Enter approves this call; it must never run the tool past the agent loop
         form.shortcuts._actions.update(run=self._key_approve, cancel=lambda: None)
         try:  # a secret is left empty (see remember): neither *** nor the model's value goes in a widget
-            form.set_values({k: v for k, v in (self.tool_use.get("input") or {}).items()
-                             if k not in self._secret_names})
+            form.set_values(
+                {k: v for k, v in (self.tool_use.get("input") or {}).items() if k not in self._secret_names}
+            )
         except (KeyError, ValueError, TypeError) as exc:
             self._misfit = str(exc)
             from workbench.jupyter._close import close_widgets
@@ -198,8 +255,13 @@ class ToolCallCard(W.VBox):
         the model's value. They live in this object only, never in a widget or the notebook."""
         given = tool_use.get("input") if isinstance(tool_use, dict) else None
         if isinstance(given, dict):
-            self._given.update({name: given[name] for name in self._secret_names
-                                if given.get(name) is not None and given.get(name) != MASK})
+            self._given.update(
+                {
+                    name: given[name]
+                    for name in self._secret_names
+                    if given.get(name) is not None and given.get(name) != MASK
+                }
+            )
         if hasattr(self, "secret_note"):
             self._show_secret_note()
 
@@ -211,8 +273,10 @@ class ToolCallCard(W.VBox):
         lost = [n for n in names if n not in self._given]
         parts = []
         if kept:
-            parts.append(f"secret {', '.join(kept)}: the model's value is not shown; leave the field empty to "
-                         f"send it, or type another")
+            parts.append(
+                f"secret {', '.join(kept)}: the model's value is not shown; leave the field empty to "
+                f"send it, or type another"
+            )
         if lost:
             parts.append(f"secret {', '.join(lost)}: its value was not kept (***); type it")
         self.secret_note.value = f"<div style='color:{MUTED};font-size:0.9em'>{_e('. '.join(parts))}</div>"
@@ -229,25 +293,35 @@ class ToolCallCard(W.VBox):
 
     def _show_header(self) -> None:
         state = self.state
-        word = status_html(state) if state not in _STATE_TEXT else (
-            f"<span class='workbench-card-state' style='color:{MUTED}'>{_e(_STATE_TEXT[state])}</span>")
+        word = (
+            status_html(state)
+            if state not in _STATE_TEXT
+            else (f"<span class='workbench-card-state' style='color:{MUTED}'>{_e(_STATE_TEXT[state])}</span>")
+        )
         timing = ""
         if self.result is not None and self.ran:
             ms = (self.result.metadata or {}).get("latency_ms")
             if isinstance(ms, (int, float)):
                 timing = f"<span class='workbench-card-badge' style='{BADGE_STYLE}'>took {ms:.1f} ms</span>"
-        edited = (f"<span class='workbench-card-badge' style='{BADGE_STYLE}'>edited</span>"
-                  if isinstance(self.decision, dict) else "")
-        self.header.value = (f"<div style='{WRAP};padding:2px 0'><i class='fa fa-wrench' aria-hidden='true'></i> "
-                             f"<b>{_e(self.name)}</b> "
-                             f"<code class='workbench-card-id' style='color:{MUTED};font-size:0.85em'>"
-                             f"{_e(self.tool_use.get('toolUseId', ''))}</code> "
-                             f"· {word}{edited}{timing}</div>")
+        edited = (
+            f"<span class='workbench-card-badge' style='{BADGE_STYLE}'>edited</span>"
+            if isinstance(self.decision, dict)
+            else ""
+        )
+        self.header.value = (
+            f"<div style='{WRAP};padding:2px 0'><i class='fa fa-wrench' aria-hidden='true'></i> "
+            f"<b>{_e(self.name)}</b> "
+            f"<code class='workbench-card-id' style='color:{MUTED};font-size:0.85em'>"
+            f"{_e(self.tool_use.get('toolUseId', ''))}</code> "
+            f"· {word}{edited}{timing}</div>"
+        )
         if self.tool is None:
             self._show_note(f"The model called <code>{_e(self.name)}</code>, which is not among the tools offered.")
         elif self._form_built and self._form is None:
-            self._show_note(f"These arguments do not fit the form of <code>{_e(self.name)}</code> "
-                            f"({_e(self._misfit)}); approving runs them as sent.")
+            self._show_note(
+                f"These arguments do not fit the form of <code>{_e(self.name)}</code> "
+                f"({_e(self._misfit)}); approving runs them as sent."
+            )
 
     @property
     def ran(self) -> bool:
@@ -419,4 +493,3 @@ def _controls(widget: Any) -> list:
 
 def _css_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
-

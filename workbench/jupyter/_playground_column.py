@@ -68,8 +68,10 @@ class ChatColumn:
         self.on_card: Optional[Callable[[ToolCallCard], None]] = None
         self._cells: dict[int, W.VBox] = {}
         self._turn: Optional[int] = None
-        self.title = W.HTML(f"<div class='workbench-chat-title' style='font-weight:600;{WRAP};"
-                            f"border-bottom:2px solid var(--jp-brand-color1, steelblue)'>{_e(self.label)}</div>")
+        self.title = W.HTML(
+            f"<div class='workbench-chat-title' style='font-weight:600;{WRAP};"
+            f"border-bottom:2px solid var(--jp-brand-color1, steelblue)'>{_e(self.label)}</div>"
+        )
         self.totals = W.HTML()
         self.totals.add_class("workbench-chat-totals")
         self.head = W.VBox([self.title, self.totals], layout=W.Layout(flex="1 1 0", min_width="0", margin="0 4px"))
@@ -133,8 +135,18 @@ class ChatColumn:
         chat.children = (*chat.children, *widgets)
 
     # -- running -------------------------------------------------------------------------------------
-    async def arun(self, prompt: str, *, tools: list, system: Optional[str], tool_choice: Any, step: bool,
-                   log: Any, max_turns: int, params: dict[str, Any]) -> Any:
+    async def arun(
+        self,
+        prompt: str,
+        *,
+        tools: list,
+        system: Optional[str],
+        tool_choice: Any,
+        step: bool,
+        log: Any,
+        max_turns: int,
+        params: dict[str, Any],
+    ) -> Any:
         """One agent run on the conversation plus ``prompt``; returns its ``Transcript`` (``None`` if the
         model could not be built). A model error ends the run and is shown in the column."""
         from workbench.agent import arun_agent
@@ -149,10 +161,19 @@ class ChatColumn:
         registry = {t.tool_name: t for t in tools}
         try:
             transcript = await arun_agent(
-                self.model, [*self.messages, {"role": "user", "content": prompt}], tools=tools, system=system,
-                executor=self.workbench.executor, log=log, max_turns=max_turns, tool_choice=tool_choice,
-                review=self._review if step else None, approver=self._approve,
-                on_step=lambda s: self._on_step(s, registry), **params)
+                self.model,
+                [*self.messages, {"role": "user", "content": prompt}],
+                tools=tools,
+                system=system,
+                executor=self.workbench.executor,
+                log=log,
+                max_turns=max_turns,
+                tool_choice=tool_choice,
+                review=self._review if step else None,
+                approver=self._approve,
+                on_step=lambda s: self._on_step(s, registry),
+                **params,
+            )
         finally:
             self.running = False
             for card in self.cards.values():  # the run ended: nothing waits any more
@@ -210,8 +231,10 @@ class ChatColumn:
         result = step.result
         card = self.cards.get(result.tool_use_id)
         if card is None:  # a call the loop answered without a model turn we saw
-            card = self._card({"toolUseId": result.tool_use_id, "name": result.tool_name or "?", "input": {}},
-                              registry.get(result.tool_name))
+            card = self._card(
+                {"toolUseId": result.tool_use_id, "name": result.tool_name or "?", "input": {}},
+                registry.get(result.tool_name),
+            )
         card.show_result(result)
 
     def _show_end(self, transcript: Any) -> None:
@@ -220,9 +243,11 @@ class ChatColumn:
             self._append(W.HTML(error_html("the run stopped", f"{stopped}: {transcript.error or ''}".rstrip(": "))))
         usage = getattr(transcript, "usage", None)
         turns = sum(1 for s in getattr(transcript, "steps", ()) if getattr(s, "kind", None) == "model")
-        self.totals.value = (f"<div style='color:{MUTED};font-size:0.85em'>{len(self.transcripts)} run(s) · "
-                             f"last: {turns} model turn(s){' · ' + _e(usage_text(usage)) if usage_text(usage) else ''}"
-                             "</div>")
+        self.totals.value = (
+            f"<div style='color:{MUTED};font-size:0.85em'>{len(self.transcripts)} run(s) · "
+            f"last: {turns} model turn(s){' · ' + _e(usage_text(usage)) if usage_text(usage) else ''}"
+            "</div>"
+        )
 
 
 _STEP_HANDLERS: dict[Any, Callable[[ChatColumn, Any, dict], None]] = {
@@ -239,4 +264,3 @@ def _raw_turn(turn: Any) -> Disclosure:
     section = Disclosure(body, "Raw request / response")
     section.add_class("workbench-raw-turn")
     return section
-

@@ -20,8 +20,10 @@ from workbench.jupyter._playground_html import message_html
 __all__ = ["TurnGrid", "Turn"]
 
 _CELL = dict(flex="1 1 0", min_width="0", margin="0 4px")
-_JOINED_LATER = (f"<div class='workbench-chat-placeholder' style='color:{MUTED};font-size:0.85em;padding:4px 0'>"
-                 "(not in this model's conversation)</div>")
+_JOINED_LATER = (
+    f"<div class='workbench-chat-placeholder' style='color:{MUTED};font-size:0.85em;padding:4px 0'>"
+    "(not in this model's conversation)</div>"
+)
 
 
 class Turn:

@@ -13,12 +13,14 @@ from workbench._styles import BADGE_STYLE, ERROR_BOX_STYLE, MUTED, TEXT, WRAP
 
 __all__ = ["message_html", "turn_meta_html", "error_html", "usage_text", "ROLE_STYLES", "playground_summary_html"]
 
-_BUBBLE = ("border-radius:6px;padding:4px 8px;margin:4px 0;white-space:pre-wrap;color:var(--jp-ui-font-color1, black);"
-           + WRAP)
+_BUBBLE = (
+    "border-radius:6px;padding:4px 8px;margin:4px 0;white-space:pre-wrap;color:var(--jp-ui-font-color1, black);" + WRAP
+)
 #: the look of each role's message (theme colours only)
 ROLE_STYLES: dict[str, str] = {
     "user": _BUBBLE + ";background:var(--jp-layout-color2, whitesmoke);margin-left:15%",
-    "assistant": _BUBBLE + ";background:var(--jp-layout-color1, white);border:1px solid var(--jp-border-color2, silver)",
+    "assistant": _BUBBLE
+    + ";background:var(--jp-layout-color1, white);border:1px solid var(--jp-border-color2, silver)",
     "system": _BUBBLE + f";color:{MUTED};font-style:italic;border:1px dashed var(--jp-border-color2, silver)",
 }
 _ROLE_NAMES = {"user": "you", "assistant": "model", "system": "system"}
@@ -27,9 +29,11 @@ _ROLE_NAMES = {"user": "you", "assistant": "model", "system": "system"}
 def message_html(role: str, text: str, *, who: Optional[str] = None) -> str:
     """One chat message: who speaks, then the text (escaped, line breaks kept)."""
     name = who or _ROLE_NAMES.get(role, role)
-    return (f"<div class='workbench-chat-message workbench-chat-{_e(role)}' style='{ROLE_STYLES.get(role, _BUBBLE)}'>"
-            f"<div class='workbench-chat-who' style='color:{TEXT};font-size:0.8em;font-style:normal;font-weight:600'>{_e(name)}</div>"
-            f"{_e(text)}</div>")
+    return (
+        f"<div class='workbench-chat-message workbench-chat-{_e(role)}' style='{ROLE_STYLES.get(role, _BUBBLE)}'>"
+        f"<div class='workbench-chat-who' style='color:{TEXT};font-size:0.8em;font-style:normal;font-weight:600'>{_e(name)}</div>"
+        f"{_e(text)}</div>"
+    )
 
 
 def usage_text(usage: Any) -> str:
@@ -58,8 +62,10 @@ def turn_meta_html(turn: Any) -> str:
 
 def error_html(title: str, message: str) -> str:
     """A run that failed (a model error, a script that ran out): its title and message, escaped."""
-    return (f"<div class='workbench-chat-error' style='{ERROR_BOX_STYLE}'><b>{_e(title)}</b>: "
-            f"<span style='white-space:pre-wrap'>{_e(message)}</span></div>")
+    return (
+        f"<div class='workbench-chat-error' style='{ERROR_BOX_STYLE}'><b>{_e(title)}</b>: "
+        f"<span style='white-space:pre-wrap'>{_e(message)}</span></div>"
+    )
 
 
 def _conversation_html(messages: list) -> str:
@@ -69,18 +75,26 @@ def _conversation_html(messages: list) -> str:
         if role in ("user", "assistant") and message.get("content"):
             parts.append(message_html(role, str(message["content"])))
         for call in message.get("tool_calls") or ():
-            parts.append(f"<div style='color:{MUTED};{WRAP}'>→ <code>{_e(call.get('name'))}</code> "
-                         f"<code>{_e(json.dumps(call.get('input'), ensure_ascii=False, default=repr))}</code></div>")
+            parts.append(
+                f"<div style='color:{MUTED};{WRAP}'>→ <code>{_e(call.get('name'))}</code> "
+                f"<code>{_e(json.dumps(call.get('input'), ensure_ascii=False, default=repr))}</code></div>"
+            )
     return "".join(parts)
 
 
 def playground_summary_html(columns: list, tools: list, mode: str) -> str:
     """A static, escaped picture of a playground for readers without the live widget (a saved
     notebook on GitHub): its models, tools and mode, and each column's conversation so far."""
-    cells = "".join(
-        f"<td style='vertical-align:top;padding:4px;{WRAP}'><b>{_e(c.label)}</b>{_conversation_html(c.messages)}</td>"
-        for c in columns) or "<td><i>no model picked</i></td>"
+    cells = (
+        "".join(
+            f"<td style='vertical-align:top;padding:4px;{WRAP}'><b>{_e(c.label)}</b>{_conversation_html(c.messages)}</td>"
+            for c in columns
+        )
+        or "<td><i>no model picked</i></td>"
+    )
     tool_names = ", ".join(f"<code>{_e(t)}</code>" for t in tools) or "<i>none</i>"
-    return (f"<div class='workbench-playground-static' style='{WRAP}'><div><b>Model playground</b> · "
-            f"mode: {_e(mode)} · tools: {tool_names}</div><table style='width:100%;table-layout:fixed'>"
-            f"<tr>{cells}</tr></table></div>")
+    return (
+        f"<div class='workbench-playground-static' style='{WRAP}'><div><b>Model playground</b> · "
+        f"mode: {_e(mode)} · tools: {tool_names}</div><table style='width:100%;table-layout:fixed'>"
+        f"<tr>{cells}</tr></table></div>"
+    )

@@ -32,48 +32,87 @@ class PlaygroundSettings(W.VBox):
         on_models: called when the picked models change (a picker set to an offered model or cleared).
     """
 
-    def __init__(self, models: Sequence[Any], tool_source: Callable[[], dict[str, Any]], *,
-                 system: Optional[str] = None, on_models: Optional[Callable[[], None]] = None) -> None:
+    def __init__(
+        self,
+        models: Sequence[Any],
+        tool_source: Callable[[], dict[str, Any]],
+        *,
+        system: Optional[str] = None,
+        on_models: Optional[Callable[[], None]] = None,
+    ) -> None:
         self._tool_source = tool_source
         self._on_models = on_models
         self.models: dict[str, Any] = {model_label(m): m for m in models}
         labels = list(self.models)
-        self.pickers = [W.Combobox(options=labels, value=labels[0] if labels and i == 0 else "",
-                                   placeholder="provider:model" if i == 0 else "(compare with…)",
-                                   ensure_option=False, description=f"model {i + 1}",
-                                   layout=W.Layout(flex="1 1 0", min_width="0"))
-                        for i in range(MAX_COLUMNS)]
+        self.pickers = [
+            W.Combobox(
+                options=labels,
+                value=labels[0] if labels and i == 0 else "",
+                placeholder="provider:model" if i == 0 else "(compare with…)",
+                ensure_option=False,
+                description=f"model {i + 1}",
+                layout=W.Layout(flex="1 1 0", min_width="0"),
+            )
+            for i in range(MAX_COLUMNS)
+        ]
         for picker in self.pickers:
             picker.add_class("workbench-model-picker")
             picker.observe(self._on_pick, names="value")
-        self.system = W.Textarea(value=system or "", placeholder="system prompt (optional)", rows=2,
-                                 description="system", layout=W.Layout(width="auto"))
+        self.system = W.Textarea(
+            value=system or "",
+            placeholder="system prompt (optional)",
+            rows=2,
+            description="system",
+            layout=W.Layout(width="auto"),
+        )
         self.system.add_class("workbench-system-prompt")
-        self.tool_picker = W.SelectMultiple(options=[], rows=4, description="tools",
-                                            layout=W.Layout(flex="1 1 0", min_width="0"))
+        self.tool_picker = W.SelectMultiple(
+            options=[], rows=4, description="tools", layout=W.Layout(flex="1 1 0", min_width="0")
+        )
         self.tool_picker.add_class("workbench-tool-picker")
-        self.tool_choice = W.Dropdown(options=list(TOOL_CHOICES), value="auto", description="tool_choice",
-                                      layout=W.Layout(width="auto"))
+        self.tool_choice = W.Dropdown(
+            options=list(TOOL_CHOICES), value="auto", description="tool_choice", layout=W.Layout(width="auto")
+        )
         self.tool_choice.add_class("workbench-tool-choice")
-        self.use_temperature = W.Checkbox(value=False, description="temperature", indent=False,
-                                          layout=W.Layout(width="auto"))
-        self.temperature = W.FloatSlider(value=1.0, min=0.0, max=2.0, step=0.1, disabled=True, readout_format=".1f",
-                                         layout=W.Layout(width="200px"))
+        self.use_temperature = W.Checkbox(
+            value=False, description="temperature", indent=False, layout=W.Layout(width="auto")
+        )
+        self.temperature = W.FloatSlider(
+            value=1.0, min=0.0, max=2.0, step=0.1, disabled=True, readout_format=".1f", layout=W.Layout(width="200px")
+        )
         self.use_temperature.observe(lambda c: setattr(self.temperature, "disabled", not c["new"]), names="value")
-        self.max_turns = W.BoundedIntText(value=10, min=1, max=100, description="max turns",
-                                          layout=W.Layout(width="160px"))
-        self.mode = W.ToggleButtons(options=[("auto", "auto"), ("step", "step")], value="auto",
-                                    tooltips=["Run the model's calls at once",
-                                              "Ask before each call: edit its arguments, then Approve or Deny"])
+        self.max_turns = W.BoundedIntText(
+            value=10, min=1, max=100, description="max turns", layout=W.Layout(width="160px")
+        )
+        self.mode = W.ToggleButtons(
+            options=[("auto", "auto"), ("step", "step")],
+            value="auto",
+            tooltips=[
+                "Run the model's calls at once",
+                "Ask before each call: edit its arguments, then Approve or Deny",
+            ],
+        )
         self.mode.add_class("workbench-mode")
-        super().__init__([
-            W.HBox(self.pickers, layout=W.Layout(width="100%")),
-            self.system,
-            W.HBox([self.tool_picker,
-                    W.VBox([self.tool_choice, W.HBox([self.use_temperature, self.temperature]), self.max_turns,
-                            self.mode])],
-                   layout=W.Layout(width="100%")),
-        ])
+        super().__init__(
+            [
+                W.HBox(self.pickers, layout=W.Layout(width="100%")),
+                self.system,
+                W.HBox(
+                    [
+                        self.tool_picker,
+                        W.VBox(
+                            [
+                                self.tool_choice,
+                                W.HBox([self.use_temperature, self.temperature]),
+                                self.max_turns,
+                                self.mode,
+                            ]
+                        ),
+                    ],
+                    layout=W.Layout(width="100%"),
+                ),
+            ]
+        )
         self.add_class("workbench-playground-settings")
 
     # -- models --------------------------------------------------------------------------------------
@@ -134,5 +173,12 @@ class PlaygroundSettings(W.VBox):
     def agent_settings(self, log: Any) -> dict[str, Any]:
         """The keyword arguments of each column's run (``ChatColumn.arun``)."""
         params = {"temperature": self.temperature.value} if self.use_temperature.value else {}
-        return dict(tools=self.tools, system=self.system.value or None, tool_choice=self.tool_choice_value(),
-                    step=self.step_mode, log=log, max_turns=self.max_turns.value, params=params)
+        return dict(
+            tools=self.tools,
+            system=self.system.value or None,
+            tool_choice=self.tool_choice_value(),
+            step=self.step_mode,
+            log=log,
+            max_turns=self.max_turns.value,
+            params=params,
+        )

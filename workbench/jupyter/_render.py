@@ -19,16 +19,26 @@ from workbench._styles import ERROR_BOX_STYLE, MUTED, STATUS_COLOURS, WARNING_ST
 from workbench.jupyter._content_html import rich_block_html
 from workbench.jupyter._traceback import cell_names, split_traceback, without_final_error
 
-__all__ = ["result_area_html", "json_html", "safe_markdown", "description_html", "tool_use_html", "copy_as_code",
-           "mismatch_html", "error_summary_html", "form_summary_html", "traceback_html", "COLLAPSE_LINES"]
+__all__ = [
+    "result_area_html",
+    "json_html",
+    "safe_markdown",
+    "description_html",
+    "tool_use_html",
+    "copy_as_code",
+    "mismatch_html",
+    "error_summary_html",
+    "form_summary_html",
+    "traceback_html",
+    "COLLAPSE_LINES",
+]
 
 #: a description longer than this many (non-blank) lines shows its first paragraph(s) and a "show more"
 COLLAPSE_LINES = 4
 
 _IMAGE_FORMATS = {"png": "png", "jpeg": "jpeg", "jpg": "jpeg", "gif": "gif", "webp": "webp"}
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
-_PRE = ("white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;"
-        + WRAP)
+_PRE = "white-space:pre-wrap;margin:0;font-family:var(--jp-code-font-family,monospace);font-size:0.9em;" + WRAP
 
 
 def json_html(value: Any) -> str:
@@ -49,7 +59,7 @@ def _inline(text: str) -> str:
     pieces = []
     start = 0
     for match in _INLINE_CODE.finditer(text):
-        pieces.append(_inline_text(text[start:match.start()]))
+        pieces.append(_inline_text(text[start : match.start()]))
         pieces.append(f"<code>{_e(match.group(2).strip())}</code>")
         start = match.end()
     pieces.append(_inline_text(text[start:]))
@@ -59,7 +69,9 @@ def _inline(text: str) -> str:
 def _inline_text(part: str) -> str:
     """Escape a piece without code spans, then add links, bold and italic."""
     part = _e(part)
-    part = _LINK.sub(lambda m: f"<a href=\"{m.group(2)}\" target=\"_blank\" rel=\"noopener noreferrer\">{m.group(1)}</a>", part)
+    part = _LINK.sub(
+        lambda m: f'<a href="{m.group(2)}" target="_blank" rel="noopener noreferrer">{m.group(1)}</a>', part
+    )
     part = _BOLD.sub(lambda m: f"<b>{m.group(1) or m.group(2)}</b>", part)
     return _ITALIC.sub(lambda m: f"<i>{m.group(1) or m.group(2)}</i>", part)
 
@@ -155,7 +167,7 @@ def description_html(text: str, lines: int = COLLAPSE_LINES) -> str:
             break
         lead.append(block)
         used += size
-    rest = blocks[len(lead):]
+    rest = blocks[len(lead) :]
     if not rest:
         return safe_markdown(text)
     summary = f"<summary style='cursor:pointer;color:{MUTED};font-size:0.9em'>show more</summary>"
@@ -183,7 +195,9 @@ def _markdown_source(result: Any, returns: Optional[dict]) -> Optional[str]:
         if isinstance(text, str):
             return text
     returns = returns or {}
-    if isinstance(value, str) and (returns.get("contentMediaType") == "text/markdown" or returns.get("format") == "markdown"):
+    if isinstance(value, str) and (
+        returns.get("contentMediaType") == "text/markdown" or returns.get("format") == "markdown"
+    ):
         return value
     if result.metadata.get("mime") == "text/markdown" and result.text:
         return result.text
@@ -235,8 +249,10 @@ def _status_line(result: Any) -> str:
         extra += " · synthetic"
     if result.metadata.get("idempotent_reuse"):
         extra += " · reused (idempotent)"
-    return (f"<div>{status_html(display_status(result))}"
-            f" <code>{_e(result.metadata.get('tool_name', ''))}</code>{_e(extra)}</div>")
+    return (
+        f"<div>{status_html(display_status(result))}"
+        f" <code>{_e(result.metadata.get('tool_name', ''))}</code>{_e(extra)}</div>"
+    )
 
 
 def traceback_html(text: str, headline: Optional[tuple[str, str]] = None) -> str:
@@ -250,9 +266,11 @@ def traceback_html(text: str, headline: Optional[tuple[str, str]] = None) -> str
     if not hidden:
         return f"<details><summary>traceback</summary><pre style='{_PRE}'>{_e(text)}</pre></details>"
     note = f"full traceback ({hidden} internal frame{'s' if hidden != 1 else ''}: workbench, asyncio, threads)"
-    return (f"<pre class='workbench-traceback' style='{_PRE};margin-top:4px'>{_e(user)}</pre>"
-            f"<details><summary style='color:{MUTED};font-size:0.9em'>{_e(note)}</summary>"
-            f"<pre style='{_PRE}'>{_e(text)}</pre></details>")
+    return (
+        f"<pre class='workbench-traceback' style='{_PRE};margin-top:4px'>{_e(user)}</pre>"
+        f"<details><summary style='color:{MUTED};font-size:0.9em'>{_e(note)}</summary>"
+        f"<pre style='{_PRE}'>{_e(text)}</pre></details>"
+    )
 
 
 def _error_body(result: Any) -> str:
@@ -263,8 +281,10 @@ def _error_body(result: Any) -> str:
     colour = STATUS_COLOURS.get(status, STATUS_COLOURS["error"])
     border = "var(--jp-warn-color1, darkorange)" if status == "cancelled" else "var(--jp-error-color1, firebrick)"
     label = "" if status == "cancelled" else f"<b>{_e(error_type)}</b>: "
-    body = (f"<div style='color:{colour};border-left:3px solid {border};padding-left:6px;{WRAP}'>"
-            f"{label}<span style='white-space:pre-wrap'>{_e(message)}</span></div>")
+    body = (
+        f"<div style='color:{colour};border-left:3px solid {border};padding-left:6px;{WRAP}'>"
+        f"{label}<span style='white-space:pre-wrap'>{_e(message)}</span></div>"
+    )
     if meta.get("traceback"):
         body += traceback_html(str(meta["traceback"]), (error_type, message))
     return body
@@ -287,19 +307,24 @@ def result_area_html(result: Any, returns: Optional[dict] = None) -> str:
 
 
 def mismatch_html(message: str) -> str:
-    return (f"<div style='{WARNING_STYLE}'>"
-            f"The result does not match the tool's <code>returns</code> schema: {_e(message)}</div>")
+    return (
+        f"<div style='{WARNING_STYLE}'>"
+        f"The result does not match the tool's <code>returns</code> schema: {_e(message)}</div>"
+    )
 
 
 def error_summary_html(errors: dict[str, str]) -> str:
     """The form-level list of field errors (each field named once)."""
     if not errors:
         return ""
-    items = "".join(f"<li><code>{_e(field)}</code>: {_e(without_path(field, message))}</li>"
-                    for field, message in errors.items())
+    items = "".join(
+        f"<li><code>{_e(field)}</code>: {_e(without_path(field, message))}</li>" for field, message in errors.items()
+    )
     count = len(errors)
-    return (f"<div style='{ERROR_BOX_STYLE}'>"
-            f"<b>{count} field error{'s' if count != 1 else ''} — nothing was run</b><ul style='margin:2px 0'>{items}</ul></div>")
+    return (
+        f"<div style='{ERROR_BOX_STYLE}'>"
+        f"<b>{count} field error{'s' if count != 1 else ''} — nothing was run</b><ul style='margin:2px 0'>{items}</ul></div>"
+    )
 
 
 # -- request / response ----------------------------------------------------------------------------------
@@ -337,14 +362,18 @@ def form_summary_html(spec: Any, flags: tuple = ()) -> str:
     for p in spec.inputs:
         required = " <small>(required)</small>" if p.required else ""
         schema = found if isinstance(found := props.get(p.name), dict) else {}
-        rows.append(f"<tr><td {_CELL}><code>{_e(p.name)}</code>{required}</td><td {_CELL}>{_e(p.type)}</td>"
-                    f"<td {_CELL}>{_e(_default_text(props.get(p.name)))}</td>"
-                    f"<td {_CELL}>{_e(parameter_allowed(schema, defs))}</td><td {_CELL}>{_e(p.description)}</td></tr>")
+        rows.append(
+            f"<tr><td {_CELL}><code>{_e(p.name)}</code>{required}</td><td {_CELL}>{_e(p.type)}</td>"
+            f"<td {_CELL}>{_e(_default_text(props.get(p.name)))}</td>"
+            f"<td {_CELL}>{_e(parameter_allowed(schema, defs))}</td><td {_CELL}>{_e(p.description)}</td></tr>"
+        )
     body = "".join(rows) or f"<tr><td {_CELL} colspan=5><i>no parameters</i></td></tr>"
     head = "".join(f"<th {_CELL}>{h}</th>" for h in ("parameter", "type", "default", "allowed", "description"))
     badges = "".join(f" <small>[{_e(f)}]</small>" for f in flags)
-    return (f"<div class='workbench-form-static' style='{WRAP}'>"
-            f"<div><b>Tool form: <code>{_e(spec.name)}</code></b>{badges}</div>"
-            f"<div style='margin:2px 0 6px 0'>{description_html(spec.description or '')}</div>"
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-            f"<div style='color:{MUTED};font-size:0.85em'>Run the cell in a live notebook to use the form.</div></div>")
+    return (
+        f"<div class='workbench-form-static' style='{WRAP}'>"
+        f"<div><b>Tool form: <code>{_e(spec.name)}</code></b>{badges}</div>"
+        f"<div style='margin:2px 0 6px 0'>{description_html(spec.description or '')}</div>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"<div style='color:{MUTED};font-size:0.85em'>Run the cell in a live notebook to use the form.</div></div>"
+    )

@@ -21,9 +21,21 @@ from workbench._validation import (
 )
 
 __all__ = [
-    "resolve", "split_nullable", "json_types", "variants_of", "variant_label", "constraint_text",
-    "is_long_text", "value_matches", "NULL", "parse_number", "number_problem", "number_text", "expected_text",
-    "FORMAT_EXPECTED", "value_checker",
+    "resolve",
+    "split_nullable",
+    "json_types",
+    "variants_of",
+    "variant_label",
+    "constraint_text",
+    "is_long_text",
+    "value_matches",
+    "NULL",
+    "parse_number",
+    "number_problem",
+    "number_text",
+    "expected_text",
+    "FORMAT_EXPECTED",
+    "value_checker",
 ]
 
 NULL = {"type": "null"}
@@ -107,8 +119,11 @@ def split_nullable(schema: dict) -> Optional[dict]:
 
 
 def _is_null(schema: Any) -> bool:
-    return isinstance(schema, dict) and (schema.get("type") == "null" or schema.get("const", 0) is None) and len(
-        [k for k in schema if k not in ("type", "const", "title", "description")]) == 0
+    return (
+        isinstance(schema, dict)
+        and (schema.get("type") == "null" or schema.get("const", 0) is None)
+        and len([k for k in schema if k not in ("type", "const", "title", "description")]) == 0
+    )
 
 
 def variants_of(schema: dict) -> Optional[list[dict]]:
@@ -220,15 +235,17 @@ def value_matches(value: Any, schema: dict, root: dict) -> bool:
     import jsonschema
 
     try:
-        return jsonschema.Draft202012Validator(_with_defs(schema, root),
-                                               format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).is_valid(value)
+        return jsonschema.Draft202012Validator(
+            _with_defs(schema, root), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+        ).is_valid(value)
     except Exception:  # noqa: BLE001 - a malformed variant never matches
         return False
 
 
 #: keywords that never make a value invalid (not _ANNOTATIONS: those are what a wrapper passes on)
-_NEVER_INVALID = frozenset({"type", "title", "description", "default", "examples", "$comment", "deprecated",
-                            "readOnly", "writeOnly"})
+_NEVER_INVALID = frozenset(
+    {"type", "title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
+)
 #: what a bare ``{"type": …}`` schema accepts, checked without jsonschema
 _PLAIN_TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
@@ -248,8 +265,11 @@ def value_checker(schema: dict, root: dict) -> Callable[[Any], list[tuple[tuple,
     form of plain fields never imports jsonschema (seconds, the first time in a kernel). A schema
     jsonschema cannot apply finds nothing wrong: the validator run by *Run* still has the last word.
     """
-    plain = _PLAIN_TYPES.get(str(schema.get("type"))) if isinstance(schema.get("type"), str) and \
-        set(schema) <= _NEVER_INVALID else None
+    plain = (
+        _PLAIN_TYPES.get(str(schema.get("type")))
+        if isinstance(schema.get("type"), str) and set(schema) <= _NEVER_INVALID
+        else None
+    )
     compiled: list[Callable[[Any], list[tuple[tuple, str]]]] = []
 
     def check(value: Any) -> list[tuple[tuple, str]]:
@@ -266,8 +286,9 @@ def _compile_checker(schema: dict, root: dict) -> Callable[[Any], list[tuple[tup
     import jsonschema
 
     try:
-        validator = jsonschema.Draft202012Validator(_with_defs(schema, root),
-                                                    format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        validator = jsonschema.Draft202012Validator(
+            _with_defs(schema, root), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+        )
     except Exception:  # noqa: BLE001
         return lambda value: []
 
@@ -278,7 +299,10 @@ def _compile_checker(schema: dict, root: dict) -> Callable[[Any], list[tuple[tup
             return []
         said: list[tuple[tuple, str]] = []
         for err in errors:
-            found = (tuple(err.absolute_path), f"expected {_expected_by_keyword(err)}, received {describe_value(err.instance)}")
+            found = (
+                tuple(err.absolute_path),
+                f"expected {_expected_by_keyword(err)}, received {describe_value(err.instance)}",
+            )
             if found not in said:
                 said.append(found)
         return said
@@ -343,8 +367,10 @@ def _is_number(value: Any) -> TypeGuard[int | float]:
 
 #: bound keyword → (holds?, how to say it)
 _BOUNDS: tuple[tuple[str, Any, str], ...] = (
-    ("minimum", operator.ge, "≥"), ("exclusiveMinimum", operator.gt, ">"),
-    ("maximum", operator.le, "≤"), ("exclusiveMaximum", operator.lt, "<"),
+    ("minimum", operator.ge, "≥"),
+    ("exclusiveMinimum", operator.gt, ">"),
+    ("maximum", operator.le, "≤"),
+    ("exclusiveMaximum", operator.lt, "<"),
 )
 
 

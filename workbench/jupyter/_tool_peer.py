@@ -55,11 +55,14 @@ class FormPeer:
         from workbench.models._sampling import sample_with_model
 
         form = self.form
-        model = form.sampling_model if form.sampling_model is not None else \
-            getattr(form.workbench, "sampling_model", None)
+        model = (
+            form.sampling_model if form.sampling_model is not None else getattr(form.workbench, "sampling_model", None)
+        )
         if model is None:
-            raise NobodyToAsk(f"Tool '{tool_name}' called ToolContext.sample() from a form, which has no model to ask: "
-                              f"{SET_A_MODEL}, or ToolForm(..., sampling_model=...)")
+            raise NobodyToAsk(
+                f"Tool '{tool_name}' called ToolContext.sample() from a form, which has no model to ask: "
+                f"{SET_A_MODEL}, or ToolForm(..., sampling_model=...)"
+            )
         return await sample_with_model(model, messages, options, tool_name)
 
     def release_stream(self) -> bool:

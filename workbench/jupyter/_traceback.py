@@ -25,8 +25,11 @@ _FRAME = re.compile(r'^  File "(?P<path>[^"]*)", line \d+')
 
 def internal_paths() -> tuple[str, ...]:
     """Directories and files whose frames are the workbench's machinery, not the user's code."""
-    dirs = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(asyncio.__file__),
-            os.path.dirname(concurrent.futures.__file__)]
+    dirs = [
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        os.path.dirname(asyncio.__file__),
+        os.path.dirname(concurrent.futures.__file__),
+    ]
     files = [threading.__file__, contextlib.__file__]
     for name in ("anyio", "mcp"):  # the MCP client's stack, when it is loaded
         module = sys.modules.get(name)
@@ -78,8 +81,14 @@ def cell_names(text: str) -> str:
     cells = getattr(getattr(ip, "compile", None), "_filename_map", None) or {}
     if not cells:
         return text
-    return _FILE_LINE.sub(lambda m: f"{m.group('indent')}Cell In[{cells[m.group('path')]}], line {m.group('line')}"
-                          if m.group("path") in cells else m.group(0), text)
+    return _FILE_LINE.sub(
+        lambda m: (
+            f"{m.group('indent')}Cell In[{cells[m.group('path')]}], line {m.group('line')}"
+            if m.group("path") in cells
+            else m.group(0)
+        ),
+        text,
+    )
 
 
 def without_final_error(text: str, error_type: str, message: str) -> str:
@@ -87,4 +96,4 @@ def without_final_error(text: str, error_type: str, message: str) -> str:
     (``ValueError: boom``, or a module-qualified ``pkg.MyError: boom``)."""
     pattern = re.compile(rf"(?:^|\n)(?:[\w.]+\.)?{re.escape(error_type)}: {re.escape(message)}\s*$")
     match = pattern.search(text)
-    return text[:match.start()] + "\n" if match else text
+    return text[: match.start()] + "\n" if match else text

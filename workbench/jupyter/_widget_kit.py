@@ -42,20 +42,29 @@ _COMMON: dict[str, dict[str, str]] = {
     "key": {"width": "160px"},
     "selector": {"width": "200px"},
     # the left rule and indent of a nested group (a theme colour, so it shows in dark mode too)
-    "indent": {"border_left": "2px solid var(--jp-border-color2)", "padding": "0 0 0 8px",
-               "margin": "2px 0 2px 16px"},
+    "indent": {"border_left": "2px solid var(--jp-border-color2)", "padding": "0 0 0 8px", "margin": "2px 0 2px 16px"},
     # the grid area of a field that spans both columns of the compact layout
     "span-both": {"grid_area": "auto / 1 / auto / -1"},
 }
 LAYOUTS: dict[bool, dict[str, dict[str, str]]] = {
-    False: {**_COMMON, "label": {"width": LABEL_WIDTH, "min_width": LABEL_WIDTH},
-            "group-label": {"min_width": LABEL_WIDTH}, "text": {"width": "360px"},
-            "number": {"width": "180px"}, "choice": {"width": "240px"}, "area": {"width": "480px"}},
-    True: {**_COMMON, "label": {"width": "120px", "min_width": "120px"}, "group-label": {"min_width": "120px"},
-           "text": {"width": "auto", "flex": "1 1 0%", "min_width": "90px"},
-           "number": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "200px"},
-           "choice": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "240px"},
-           "area": {"width": "auto", "flex": "1 1 0%", "min_width": "120px"}},
+    False: {
+        **_COMMON,
+        "label": {"width": LABEL_WIDTH, "min_width": LABEL_WIDTH},
+        "group-label": {"min_width": LABEL_WIDTH},
+        "text": {"width": "360px"},
+        "number": {"width": "180px"},
+        "choice": {"width": "240px"},
+        "area": {"width": "480px"},
+    },
+    True: {
+        **_COMMON,
+        "label": {"width": "120px", "min_width": "120px"},
+        "group-label": {"min_width": "120px"},
+        "text": {"width": "auto", "flex": "1 1 0%", "min_width": "90px"},
+        "number": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "200px"},
+        "choice": {"width": "auto", "flex": "1 1 0%", "min_width": "90px", "max_width": "240px"},
+        "area": {"width": "auto", "flex": "1 1 0%", "min_width": "120px"},
+    },
 }
 
 
@@ -90,8 +99,9 @@ class WidgetKit:
             made._workbench_shared_style = True  # close_tree() leaves it to close()
         return {"style": self._styles[klass]}
 
-    def make(self, cls: type, kind: str = "plain", *, hidden: bool = False, classes: Iterable[str] = (),
-             **kwargs: Any) -> W.Widget:
+    def make(
+        self, cls: type, kind: str = "plain", *, hidden: bool = False, classes: Iterable[str] = (), **kwargs: Any
+    ) -> W.Widget:
         """A ``cls`` widget on the shared layout of ``kind`` and the shared style of its class, with the DOM
         ``classes`` given (sent with the widget, not as updates)."""
         if classes:

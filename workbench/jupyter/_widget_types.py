@@ -134,8 +134,13 @@ class WidgetField(Field):
         self.input.value = self._empty
 
 
-def widget_field(widget: Callable[[], W.Widget], *, to_json: Optional[Callable[[Any], Any]] = None,
-                 from_json: Optional[Callable[[Any], Any]] = None, name: str = "") -> type[WidgetField]:
+def widget_field(
+    widget: Callable[[], W.Widget],
+    *,
+    to_json: Optional[Callable[[Any], Any]] = None,
+    from_json: Optional[Callable[[Any], Any]] = None,
+    name: str = "",
+) -> type[WidgetField]:
     """A :class:`WidgetField` class making its input with ``widget()`` (e.g. ``lambda: W.ColorPicker()``)."""
     attrs: dict[str, Any] = {"make_widget": staticmethod(widget)}
     if to_json is not None:

@@ -86,19 +86,29 @@ class Workbench:
         from workbench.jupyter._tool_peer import SET_A_MODEL
         from workbench.models._sampling import ModelPeer
 
-        peer = ModelPeer(lambda: self.sampling_model, where="a call outside a form (%tool_call, Workbench.call)",
-                         configure=SET_A_MODEL)
+        peer = ModelPeer(
+            lambda: self.sampling_model,
+            where="a call outside a form (%tool_call, Workbench.call)",
+            configure=SET_A_MODEL,
+        )
         return {**(getattr(self.executor, "invocation_state", None) or {}), PEER_KEY: peer}
 
     # -- calling -------------------------------------------------------------------------------------
     def call(self, name: str, input: Optional[dict[str, Any]] = None, /, **kwargs: Any) -> ToolResult:
         """Run one call synchronously (logged); ``input`` and keyword arguments are merged."""
         arguments = {**(input or {}), **kwargs}
-        return self.executor.run([make_tool_use(name, arguments)], self.registry, log=self.log,
-                                 invocation_state=self._invocation_state())[0]
+        return self.executor.run(
+            [make_tool_use(name, arguments)], self.registry, log=self.log, invocation_state=self._invocation_state()
+        )[0]
 
-    def submit(self, name: str, input: Optional[dict[str, Any]] = None, *, approver: Optional[Callable[..., Any]] = None,
-               log: Any = None) -> "concurrent.futures.Future[ToolResult]":
+    def submit(
+        self,
+        name: str,
+        input: Optional[dict[str, Any]] = None,
+        *,
+        approver: Optional[Callable[..., Any]] = None,
+        log: Any = None,
+    ) -> "concurrent.futures.Future[ToolResult]":
         """Start one call without blocking and return a ``concurrent.futures.Future`` of its ``ToolResult``.
 
         The call runs on the running event loop of this thread (the kernel's, when a button click
@@ -115,8 +125,9 @@ class Workbench:
 
         async def execute() -> None:
             try:
-                results = await self.executor.execute([tool_use], self.registry, log=target_log,
-                                                      invocation_state=self._invocation_state())
+                results = await self.executor.execute(
+                    [tool_use], self.registry, log=target_log, invocation_state=self._invocation_state()
+                )
                 done.set_result(results[0])
             except BaseException as exc:  # noqa: BLE001 - the executor should not raise; hand it to the caller
                 done.set_exception(exc)
@@ -162,8 +173,9 @@ class Workbench:
                 self._dashboard = VIEWS["dashboard"](self)
             return self._dashboard
 
-    def playground(self, models: Any = None, *, tools: Any = None, system: Optional[str] = None,
-                   log: Any = None) -> Any:
+    def playground(
+        self, models: Any = None, *, tools: Any = None, system: Optional[str] = None, log: Any = None
+    ) -> Any:
         """A model playground whose calls run through this workbench's executor and log (a new one each time).
 
         ``models``: ``Model`` objects or ``"provider:model"`` strings (up to three side by side);

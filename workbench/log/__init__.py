@@ -37,9 +37,17 @@ from workbench.log._events import LogListener
 from workbench.log._export import EXPORT_FORMATS
 from workbench.log._html import _output_summary  # noqa: F401 - the notebook log table uses it
 from workbench.log._log import ExecutionLog
-from workbench.log._schema import DATAFRAME_COLUMNS, LOG_COLUMNS, RUN_COLUMNS, TURN_COLUMNS
-from workbench.log._schema import _DDL, _INSERT_SQL  # noqa: F401 - benchmarks/bench_log.py measures against them
+from workbench.log._schema import _DDL, _INSERT_SQL, DATAFRAME_COLUMNS, LOG_COLUMNS, RUN_COLUMNS, TURN_COLUMNS  # noqa: F401 - benchmarks/bench_log.py measures against them
 from workbench.log._store import OUTCOMES, PAGE_SORT_COLUMNS
 
-__all__ = ["ExecutionLog", "LogListener", "LOG_COLUMNS", "DATAFRAME_COLUMNS", "EXPORT_FORMATS", "OUTCOMES",
-           "PAGE_SORT_COLUMNS", "RUN_COLUMNS", "TURN_COLUMNS"]
+__all__ = [
+    "ExecutionLog",
+    "LogListener",
+    "LOG_COLUMNS",
+    "DATAFRAME_COLUMNS",
+    "EXPORT_FORMATS",
+    "OUTCOMES",
+    "PAGE_SORT_COLUMNS",
+    "RUN_COLUMNS",
+    "TURN_COLUMNS",
+]

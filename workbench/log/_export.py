@@ -33,16 +33,18 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-
-def to_dataframe(store: CallStore, tool: Optional[str] = None, status: Optional[str] = None,
-                 last: Optional[int] = None) -> "pandas.DataFrame":
+def to_dataframe(
+    store: CallStore, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None
+) -> "pandas.DataFrame":
     """The calls the filters select as a DataFrame of :data:`DATAFRAME_COLUMNS` (see ``ExecutionLog.to_dataframe``)."""
     import pandas as pd
 
     raw = store.select(
         "id, tool_name, tool_use_id, status, error, input_json, output_json, started_at, completed_at, latency_ms, "
         "run_id, turn",
-        tool, status, last,
+        tool,
+        status,
+        last,
     )
     columns = list(zip(*raw)) if raw else [()] * 12
     del raw
@@ -67,8 +69,14 @@ def to_dataframe(store: CallStore, tool: Optional[str] = None, status: Optional[
     return pd.DataFrame(data, columns=list(DATAFRAME_COLUMNS))
 
 
-def export(store: CallStore, path: Union[str, os.PathLike[str]], *, tool: Optional[str] = None,
-           status: Optional[str] = None, last: Optional[int] = None) -> int:
+def export(
+    store: CallStore,
+    path: Union[str, os.PathLike[str]],
+    *,
+    tool: Optional[str] = None,
+    status: Optional[str] = None,
+    last: Optional[int] = None,
+) -> int:
     """Write the calls the filters select to ``path`` (see ``ExecutionLog.export``); returns the row count."""
     target = Path(os.fspath(path))
     suffix = target.suffix.lower()

@@ -36,22 +36,24 @@ def _output_summary(output: Any) -> str:
     return " ".join(parts)
 
 
-
 def log_table_html(where: str, total: int, rows: list[dict[str, Any]]) -> str:
     """An HTML table of ``rows`` (the most recent calls of a log of ``total`` calls at ``where``); every value escaped."""
     e = escape
-    body = "".join(
-        "<tr>"
-        f"<td>{e(str(r['id']))}</td>"
-        f"<td><code>{e(_short(r['tool_name']))}</code></td>"
-        f"<td>{e(str(r['status']))}</td>"
-        f"<td><code>{e(_short(_dumps(r['input']) if r['input'] is not None else ''))}</code></td>"
-        f"<td>{e(_short(r['error'] if r['status'] == 'error' else _output_summary(r['output'])))}</td>"
-        f"<td>{_latency_text(r['latency_ms'])}</td>"
-        f"<td>{e(str(r['completed_at'] or ''))}</td>"
-        "</tr>"
-        for r in rows
-    ) or "<tr><td colspan=7><i>no calls logged</i></td></tr>"
+    body = (
+        "".join(
+            "<tr>"
+            f"<td>{e(str(r['id']))}</td>"
+            f"<td><code>{e(_short(r['tool_name']))}</code></td>"
+            f"<td>{e(str(r['status']))}</td>"
+            f"<td><code>{e(_short(_dumps(r['input']) if r['input'] is not None else ''))}</code></td>"
+            f"<td>{e(_short(r['error'] if r['status'] == 'error' else _output_summary(r['output'])))}</td>"
+            f"<td>{_latency_text(r['latency_ms'])}</td>"
+            f"<td>{e(str(r['completed_at'] or ''))}</td>"
+            "</tr>"
+            for r in rows
+        )
+        or "<tr><td colspan=7><i>no calls logged</i></td></tr>"
+    )
     caption = f"{total} calls" + (f", last {len(rows)} shown" if total > len(rows) else "")
     return (
         "<table class='workbench-log'>"

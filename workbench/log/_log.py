@@ -112,7 +112,9 @@ class ExecutionLog:
         for item in items:
             if isinstance(item, tuple):
                 if not 1 <= len(item) <= 3:
-                    raise ValueError(f"append_many items are (result, tool_use[, input]) tuples, got {len(item)} values")
+                    raise ValueError(
+                        f"append_many items are (result, tool_use[, input]) tuples, got {len(item)} values"
+                    )
                 result, tool_use, input = (*item, None, None)[:3]
             else:
                 result, tool_use, input = item, None, None
@@ -137,7 +139,9 @@ class ExecutionLog:
         self._events.unsubscribe(callback)
 
     # -- reading -----------------------------------------------------------------------------------
-    def rows(self, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None) -> list[dict[str, Any]]:
+    def rows(
+        self, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None
+    ) -> list[dict[str, Any]]:
         """The logged calls as row dicts, oldest first (newest last).
 
         Args:
@@ -179,8 +183,9 @@ class ExecutionLog:
             ``(rows, matching)``: the row dicts of the page (as :meth:`rows` gives them) and the number
             of matching calls.
         """
-        return self._store.page(tool=tool, outcome=outcome, text=text, sort=sort, descending=descending,
-                                offset=offset, limit=limit)
+        return self._store.page(
+            tool=tool, outcome=outcome, text=text, sort=sort, descending=descending, offset=offset, limit=limit
+        )
 
     def tool_names(self) -> list[str]:
         """The distinct tool names in the log, sorted (read from the ``tool_name`` index)."""
@@ -247,8 +252,9 @@ class ExecutionLog:
         return _export.export(self._store, path, tool=tool, status=status, last=last)
 
     # -- replay ------------------------------------------------------------------------------------
-    def replay(self, row_id: int, registry: Any = None, executor: Any = None, *,
-               inputs: Optional[Mapping[str, Any]] = None) -> ToolResult:
+    def replay(
+        self, row_id: int, registry: Any = None, executor: Any = None, *, inputs: Optional[Mapping[str, Any]] = None
+    ) -> ToolResult:
         """Call the logged tool again with the same input; returns the new ``ToolResult``.
 
         Args:
@@ -271,8 +277,16 @@ class ExecutionLog:
         """
         return _replay.replay(self.get(row_id), self, registry, executor, inputs=inputs)
 
-    def to_cases(self, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None, *,
-                 ids: Optional[Iterable[int]] = None, expect: Optional[str] = None, registry: Any = None) -> list[Any]:
+    def to_cases(
+        self,
+        tool: Optional[str] = None,
+        status: Optional[str] = None,
+        last: Optional[int] = None,
+        *,
+        ids: Optional[Iterable[int]] = None,
+        expect: Optional[str] = None,
+        registry: Any = None,
+    ) -> list[Any]:
         """The logged calls as ``workbench.testing.ToolCase``s (save them with ``save_case``).
 
         Rows are those of ``ids`` (row ids, in that order) or those the filters select, as for
@@ -287,16 +301,23 @@ class ExecutionLog:
         return _replay.to_cases(self, tool, status, last, ids=ids, expect=expect, registry=registry)
 
     # -- agent runs --------------------------------------------------------------------------------
-    def start_run(self, run_id: str, *, model: Optional[str], prompt: list[dict[str, Any]],
-                  tools: list[dict[str, Any]], settings: dict[str, Any], started_at: Optional[str] = None) -> None:
+    def start_run(
+        self,
+        run_id: str,
+        *,
+        model: Optional[str],
+        prompt: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        settings: dict[str, Any],
+        started_at: Optional[str] = None,
+    ) -> None:
         """Record the start of an agent run: its model id, the messages it starts from, the tool
         specs it offers (dicts) and its settings (params, ``tool_choice``, ``max_turns``).
 
         Raises:
             ValueError: a run with this id is already in the log.
         """
-        self._runs.start_run(run_id, model=model, prompt=prompt, tools=tools, settings=settings,
-                             started_at=started_at)
+        self._runs.start_run(run_id, model=model, prompt=prompt, tools=tools, settings=settings, started_at=started_at)
 
     def append_turn(self, run_id: str, turn: int, data: Mapping[str, Any]) -> int:
         """Record one model turn of a run and return its row id.
@@ -307,14 +328,34 @@ class ExecutionLog:
         """
         return self._runs.append_turn(run_id, turn, data)
 
-    def end_run(self, run_id: str, *, stopped_because: str, error: Optional[str] = None,
-                final_text: Optional[str] = None, turns: int = 0, tool_calls: int = 0, input_tokens: int = 0,
-                output_tokens: int = 0, duration_ms: Optional[float] = None, completed_at: Optional[str] = None) -> None:
+    def end_run(
+        self,
+        run_id: str,
+        *,
+        stopped_because: str,
+        error: Optional[str] = None,
+        final_text: Optional[str] = None,
+        turns: int = 0,
+        tool_calls: int = 0,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        duration_ms: Optional[float] = None,
+        completed_at: Optional[str] = None,
+    ) -> None:
         """Record how a run ended (``stopped_because``: ``end_turn``, ``max_turns``, ``model_error``,
         ``cancelled``, or ``error`` when an exception outside the model ended it) and its totals."""
-        self._runs.end_run(run_id, stopped_because=stopped_because, error=error, final_text=final_text, turns=turns,
-                           tool_calls=tool_calls, input_tokens=input_tokens, output_tokens=output_tokens,
-                           duration_ms=duration_ms, completed_at=completed_at)
+        self._runs.end_run(
+            run_id,
+            stopped_because=stopped_because,
+            error=error,
+            final_text=final_text,
+            turns=turns,
+            tool_calls=tool_calls,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            duration_ms=duration_ms,
+            completed_at=completed_at,
+        )
 
     def runs(self, last: Optional[int] = None, *, as_frame: bool = False) -> Any:
         """The agent runs in the log, oldest first: a list of dicts (``RUN_COLUMNS``, the ``*_json``

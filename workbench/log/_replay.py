@@ -26,13 +26,21 @@ def _check_secrets_given(row_id: int, tool_name: str, tool_input: Any, registry:
     missing = masked_parameters(tool_input, secret)
     if missing:
         names = ", ".join(missing)
-        raise ValueError(f"Cannot replay call {row_id} of tool '{tool_name}': its secret parameter(s) {names} "
-                         f"were not stored in the log (they show as {MASK}); give them with "
-                         f"replay({row_id}, ..., inputs={{{', '.join(f'{n!r}: ...' for n in missing)}}})")
+        raise ValueError(
+            f"Cannot replay call {row_id} of tool '{tool_name}': its secret parameter(s) {names} "
+            f"were not stored in the log (they show as {MASK}); give them with "
+            f"replay({row_id}, ..., inputs={{{', '.join(f'{n!r}: ...' for n in missing)}}})"
+        )
 
 
-def replay(row: Mapping[str, Any], log: Any, registry: Any = None, executor: Any = None, *,
-           inputs: Optional[Mapping[str, Any]] = None) -> ToolResult:
+def replay(
+    row: Mapping[str, Any],
+    log: Any,
+    registry: Any = None,
+    executor: Any = None,
+    *,
+    inputs: Optional[Mapping[str, Any]] = None,
+) -> ToolResult:
     """Call the tool of the logged ``row`` again with its input; the new call is logged in ``log``
     (see ``ExecutionLog.replay``)."""
     row_id = row["id"]
@@ -54,11 +62,19 @@ def replay(row: Mapping[str, Any], log: Any, registry: Any = None, executor: Any
     return executor.run([tool_use], registry, log=log)[0]
 
 
-def to_cases(log: Any, tool: Optional[str] = None, status: Optional[str] = None,
-             last: Optional[int] = None, *, ids: Optional[Iterable[int]] = None, expect: Optional[str] = None,
-             registry: Any = None) -> list[Any]:
+def to_cases(
+    log: Any,
+    tool: Optional[str] = None,
+    status: Optional[str] = None,
+    last: Optional[int] = None,
+    *,
+    ids: Optional[Iterable[int]] = None,
+    expect: Optional[str] = None,
+    registry: Any = None,
+) -> list[Any]:
     """The logged calls as ``workbench.testing.ToolCase``s (see ``ExecutionLog.to_cases``)."""
     from workbench import _entry_points  # workbench.testing sits above the log
 
-    return _entry_points.cases_from_log(log, tool=tool, status=status, last=last, ids=ids, expect=expect,
-                                        registry=registry)
+    return _entry_points.cases_from_log(
+        log, tool=tool, status=status, last=last, ids=ids, expect=expect, registry=registry
+    )

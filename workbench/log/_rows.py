@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any, Optional
 
-from pydantic_core import from_json as _from_json, to_json as _to_json
+from pydantic_core import from_json as _from_json
+from pydantic_core import to_json as _to_json
 
 from workbench.log._schema import RUN_COLUMNS, TURN_COLUMNS
 
@@ -87,8 +88,22 @@ def _gc_paused(count: int) -> Iterator[None]:
 
 def _row_dict(row: tuple[Any, ...]) -> dict[str, Any]:
     """A row dict (JSON columns parsed) from a tuple in :data:`LOG_COLUMNS` order."""
-    (row_id, tool_name, tool_use_id, input_json, output_json, status, error,
-     error_type, started_at, completed_at, latency_ms, metadata_json, run_id, turn) = row
+    (
+        row_id,
+        tool_name,
+        tool_use_id,
+        input_json,
+        output_json,
+        status,
+        error,
+        error_type,
+        started_at,
+        completed_at,
+        latency_ms,
+        metadata_json,
+        run_id,
+        turn,
+    ) = row
     return {
         "id": row_id,
         "tool_name": tool_name,
@@ -145,4 +160,3 @@ def _latency(value: Any, started_at: Optional[str], completed_at: Optional[str])
     if start is None or end is None:
         return None
     return (end - start).total_seconds() * 1000.0
-

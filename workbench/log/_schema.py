@@ -48,14 +48,40 @@ DATAFRAME_COLUMNS: tuple[str, ...] = (
 
 #: Columns of the ``runs`` table (one row per agent run), in order; ``*_json`` columns hold JSON.
 RUN_COLUMNS: tuple[str, ...] = (
-    "run_id", "model", "started_at", "completed_at", "stopped_because", "error", "final_text", "turns",
-    "tool_calls", "input_tokens", "output_tokens", "duration_ms", "prompt_json", "tools_json", "settings_json",
+    "run_id",
+    "model",
+    "started_at",
+    "completed_at",
+    "stopped_because",
+    "error",
+    "final_text",
+    "turns",
+    "tool_calls",
+    "input_tokens",
+    "output_tokens",
+    "duration_ms",
+    "prompt_json",
+    "tools_json",
+    "settings_json",
 )
 
 #: Columns of the ``model_turns`` table (one row per model turn of an agent run), in order.
 TURN_COLUMNS: tuple[str, ...] = (
-    "id", "run_id", "turn", "model", "text", "tool_calls_json", "stop_reason", "input_tokens", "output_tokens",
-    "latency_ms", "request_json", "response_json", "error", "error_kind", "started_at",
+    "id",
+    "run_id",
+    "turn",
+    "model",
+    "text",
+    "tool_calls_json",
+    "stop_reason",
+    "input_tokens",
+    "output_tokens",
+    "latency_ms",
+    "request_json",
+    "response_json",
+    "error",
+    "error_kind",
+    "started_at",
 )
 
 _MEMORY = ":memory:"
@@ -133,10 +159,7 @@ _RUN_DDL = (
 )
 
 _SELECT_COLUMNS = ", ".join(LOG_COLUMNS)
-_INSERT_SQL = (
-    f"INSERT INTO calls ({', '.join(LOG_COLUMNS[1:])}) "
-    f"VALUES ({', '.join('?' * (len(LOG_COLUMNS) - 1))})"
-)
+_INSERT_SQL = f"INSERT INTO calls ({', '.join(LOG_COLUMNS[1:])}) VALUES ({', '.join('?' * (len(LOG_COLUMNS) - 1))})"
 
 _INSERT_TURN_SQL = (
     f"INSERT INTO model_turns ({', '.join(TURN_COLUMNS[1:])}) VALUES ({', '.join('?' * (len(TURN_COLUMNS) - 1))})"

@@ -98,8 +98,9 @@ class CallStore:
             sql += " ORDER BY id"
         return sql, args
 
-
-    def select(self, columns: str, tool: Optional[str], status: Optional[str], last: Optional[int]) -> list[tuple[Any, ...]]:
+    def select(
+        self, columns: str, tool: Optional[str], status: Optional[str], last: Optional[int]
+    ) -> list[tuple[Any, ...]]:
         """Raw tuples of ``columns`` of the calls the filters select, oldest first."""
         where, args = self._where(tool, status, last)
         with self.lock:
@@ -108,7 +109,9 @@ class CallStore:
             raw.reverse()
         return raw
 
-    def rows(self, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None) -> list[dict[str, Any]]:
+    def rows(
+        self, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None
+    ) -> list[dict[str, Any]]:
         """Row dicts of the calls the filters select, oldest first."""
         raw = self.select(_SELECT_COLUMNS, tool, status, last)
         with _gc_paused(len(raw)):
@@ -120,7 +123,8 @@ class CallStore:
         with self.lock:
             raw = self.conn.execute(
                 "SELECT input_json, tool_use_id, output_json, latency_ms FROM calls WHERE tool_name = ? AND status = 'success' ORDER BY id",
-                (tool,)).fetchall()
+                (tool,),
+            ).fetchall()
         return [(_loads(inp), use_id, _loads(out), latency) for inp, use_id, out, latency in raw]
 
     def page(
@@ -137,7 +141,9 @@ class CallStore:
         """``(rows, matching)``: one page of the calls the filters select and how many match, filtered,
         sorted and cut in SQL (see ``ExecutionLog.page``)."""
         if sort not in PAGE_SORT_COLUMNS:
-            raise ValueError(f"Cannot sort the execution log by {sort!r}; sortable columns: {', '.join(PAGE_SORT_COLUMNS)}")
+            raise ValueError(
+                f"Cannot sort the execution log by {sort!r}; sortable columns: {', '.join(PAGE_SORT_COLUMNS)}"
+            )
         if outcome is not None and outcome not in _OUTCOME_SQL:
             raise ValueError(f"Unknown outcome {outcome!r}; expected one of {', '.join(OUTCOMES)}")
         for name, value in (("offset", offset), ("limit", limit)):
@@ -167,7 +173,8 @@ class CallStore:
         """The distinct tool names in the log, sorted (read from the ``tool_name`` index)."""
         with self.lock:
             raw = self.conn.execute(
-                "SELECT DISTINCT tool_name FROM calls WHERE tool_name IS NOT NULL ORDER BY tool_name").fetchall()
+                "SELECT DISTINCT tool_name FROM calls WHERE tool_name IS NOT NULL ORDER BY tool_name"
+            ).fetchall()
         return [name for (name,) in raw]
 
     def get(self, row_id: int) -> dict[str, Any]:
@@ -185,7 +192,6 @@ class CallStore:
             known = f"it holds ids {low}..{high} ({count} rows)" if count else "it is empty"
             raise KeyError(f"No call with id {row_id!r} in the execution log ({where}): {known}")
         return _row_dict(raw)
-
 
     def count(self) -> int:
         """How many calls the table holds."""

@@ -46,14 +46,11 @@ try:
     import mcp as _mcp  # noqa: F401
 except ImportError as _exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "workbench.mcp needs the official MCP SDK: pip install \"tool-workbench[mcp]\" (mcp>=2.3,<3)"
+        'workbench.mcp needs the official MCP SDK: pip install "tool-workbench[mcp]" (mcp>=2.3,<3)'
     ) from _exc
 
 from workbench.mcp._auth import OAuth, OAuthError
 from workbench.mcp._client import McpConnection, McpConnectionError, McpProxyTool, McpTimeoutError, connect
-from workbench.mcp._inspect import inspect
-from workbench.mcp._transport_objects import HttpTransport, InProcessTransport, McpTransport, StdioTransport
-from workbench.mcp._record import Notification, ProtocolMessage, ServerLog
 from workbench.mcp._convert import (
     McpToolError,
     call_tool_result_to_value,
@@ -63,10 +60,13 @@ from workbench.mcp._convert import (
     spec_to_mcp_tool,
 )
 from workbench.mcp._grants import identity_assertion
+from workbench.mcp._inspect import inspect
+from workbench.mcp._record import Notification, ProtocolMessage, ServerLog
 from workbench.mcp._security import TOKEN_ENV
 from workbench.mcp._served import Prompt, Resource, prompt, resource
 from workbench.mcp._server import TRANSPORTS, build_server, serve, serve_async
 from workbench.mcp._tasks import McpTaskError
+from workbench.mcp._transport_objects import HttpTransport, InProcessTransport, McpTransport, StdioTransport
 
 __all__ = [
     "HttpTransport",

@@ -92,8 +92,11 @@ class _FileStorage(_MemoryStorage):
         self._save()
 
     def _save(self) -> None:
-        data = {key: value.model_dump(mode="json", exclude_none=True)
-                for key, value in (("tokens", self.tokens), ("client_info", self.client_info)) if value is not None}
+        data = {
+            key: value.model_dump(mode="json", exclude_none=True)
+            for key, value in (("tokens", self.tokens), ("client_info", self.client_info))
+            if value is not None
+        }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -119,8 +122,11 @@ class _CallbackServer:
                 self.send_response(200 if ok else 400)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.end_headers()
-                text = ("Authorized: you can close this tab and go back to the notebook." if ok else
-                        f"Authorization failed: {query.get('error', 'no code')} {query.get('error_description', '')}")
+                text = (
+                    "Authorized: you can close this tab and go back to the notebook."
+                    if ok
+                    else f"Authorization failed: {query.get('error', 'no code')} {query.get('error_description', '')}"
+                )
                 self.wfile.write(f"<!doctype html><title>Tool Workbench</title><p>{escape(text)}</p>".encode())
 
             def log_message(self, *args: Any) -> None:  # keep the notebook quiet
@@ -178,13 +184,25 @@ class OAuth:
             (sync or async), e.g. :func:`workbench.mcp.identity_assertion`.
     """
 
-    def __init__(self, *, scopes: Optional[Sequence[str]] = None, token_file: Optional[str | os.PathLike] = None,
-                 open_url: Optional[Callable[[str], Any]] = None, client_name: str = "Tool Workbench",
-                 callback_port: int = 0, timeout: float = 300.0, client_id: Optional[str] = None,
-                 client_secret: Optional[str] = None, client_metadata_url: Optional[str] = None,
-                 grant: str = "authorization_code", token_endpoint_auth_method: Optional[str] = None,
-                 private_key: Optional[str] = None, signing_algorithm: str = "RS256", issuer: Optional[str] = None,
-                 assertion: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        scopes: Optional[Sequence[str]] = None,
+        token_file: Optional[str | os.PathLike] = None,
+        open_url: Optional[Callable[[str], Any]] = None,
+        client_name: str = "Tool Workbench",
+        callback_port: int = 0,
+        timeout: float = 300.0,
+        client_id: Optional[str] = None,
+        client_secret: Optional[str] = None,
+        client_metadata_url: Optional[str] = None,
+        grant: str = "authorization_code",
+        token_endpoint_auth_method: Optional[str] = None,
+        private_key: Optional[str] = None,
+        signing_algorithm: str = "RS256",
+        issuer: Optional[str] = None,
+        assertion: Any = None,
+    ) -> None:
         from workbench.mcp._grants import check_grant
 
         if isinstance(scopes, str):
@@ -209,8 +227,10 @@ class OAuth:
             from mcp.client.auth.utils import is_valid_client_metadata_url
 
             if not is_valid_client_metadata_url(client_metadata_url):
-                raise ValueError(f"OAuth(client_metadata_url={client_metadata_url!r}): expected an https:// URL "
-                                 "with a path (the client's metadata document), e.g. https://example.com/client.json")
+                raise ValueError(
+                    f"OAuth(client_metadata_url={client_metadata_url!r}): expected an https:// URL "
+                    "with a path (the client's metadata document), e.g. https://example.com/client.json"
+                )
         self.storage = _FileStorage(token_file) if token_file is not None else _MemoryStorage()
         self._callback: Optional[_CallbackServer] = None
 
@@ -234,17 +254,33 @@ class OAuth:
             self._callback = _CallbackServer(self.callback_port)
         method = self.token_endpoint_auth_method or ("client_secret_basic" if self.client_secret else "none")
         grant_types = ["authorization_code", "refresh_token"]
-        metadata = OAuthClientMetadata.model_validate(dict(  # validated: the URI and the method are checked
-            client_name=self.client_name, redirect_uris=[self._callback.redirect_uri], grant_types=grant_types,
-            response_types=["code"], token_endpoint_auth_method=method,
-            scope=" ".join(self.scopes) if self.scopes else None))
+        metadata = OAuthClientMetadata.model_validate(
+            dict(  # validated: the URI and the method are checked
+                client_name=self.client_name,
+                redirect_uris=[self._callback.redirect_uri],
+                grant_types=grant_types,
+                response_types=["code"],
+                token_endpoint_auth_method=method,
+                scope=" ".join(self.scopes) if self.scopes else None,
+            )
+        )
         if self.client_id is not None:  # pre-registered: no registration
             self.storage.client_info = OAuthClientInformationFull(
-                client_id=self.client_id, client_secret=self.client_secret, redirect_uris=metadata.redirect_uris,
-                grant_types=grant_types, response_types=["code"], token_endpoint_auth_method=method)
-        return OAuthClientProvider(server_url=server_url, client_metadata=metadata, storage=self.storage,
-                                   redirect_handler=self._redirect, callback_handler=self._wait_for_code,
-                                   client_metadata_url=self.client_metadata_url)
+                client_id=self.client_id,
+                client_secret=self.client_secret,
+                redirect_uris=metadata.redirect_uris,
+                grant_types=grant_types,
+                response_types=["code"],
+                token_endpoint_auth_method=method,
+            )
+        return OAuthClientProvider(
+            server_url=server_url,
+            client_metadata=metadata,
+            storage=self.storage,
+            redirect_handler=self._redirect,
+            callback_handler=self._wait_for_code,
+            client_metadata_url=self.client_metadata_url,
+        )
 
     async def _redirect(self, authorization_url: str) -> None:
         import anyio
@@ -269,13 +305,17 @@ class OAuth:
             try:
                 return callback.results.get(timeout=self.timeout)
             except queue.Empty:
-                raise OAuthError(f"no authorization arrived at {callback.redirect_uri} within {self.timeout:g} s "
-                                 "(was the authorization page opened and approved?)") from None
+                raise OAuthError(
+                    f"no authorization arrived at {callback.redirect_uri} within {self.timeout:g} s "
+                    "(was the authorization page opened and approved?)"
+                ) from None
 
         query = await anyio.to_thread.run_sync(wait)
         if "code" not in query:
-            raise OAuthError(f"the authorization server refused: {query.get('error', 'no code in the redirect')}"
-                             + (f" ({query['error_description']})" if query.get("error_description") else ""))
+            raise OAuthError(
+                f"the authorization server refused: {query.get('error', 'no code in the redirect')}"
+                + (f" ({query['error_description']})" if query.get("error_description") else "")
+            )
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
     def close(self) -> None:

@@ -69,6 +69,9 @@ class CacheHints:
         ttl, scope = result.get("ttlMs"), result.get("cacheScope")
         previous = self._hints.get(method)
         self._hints[method] = CacheHintSeen(
-            method=method, ttl_ms=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) else None,
-            cache_scope=scope if scope in ("public", "private") else None, received=message.time,
-            fetches=(previous.fetches if previous else 0) + 1)
+            method=method,
+            ttl_ms=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) else None,
+            cache_scope=scope if scope in ("public", "private") else None,
+            received=message.time,
+            fetches=(previous.fetches if previous else 0) + 1,
+        )

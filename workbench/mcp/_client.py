@@ -49,11 +49,25 @@ class McpConnection(ProxyTools, ClientFeatures, TaskFeatures, CacheHints, Config
     server's tools.
     """
 
-    def __init__(self, transport: Any, *, label: str, registry: Any, prefix: str = "", replace: bool = False,
-                 timeout: Optional[float] = None, read_timeout: Optional[float] = None,
-                 stderr_file: Any = None, sampling: Any = None, elicitation: Any = None,
-                 roots: Optional[Sequence[Any]] = None, log: Optional[LogSink] = None, keepalive: Optional[float] = None,
-                 use_tasks: bool = False, protocol_version: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        transport: Any,
+        *,
+        label: str,
+        registry: Any,
+        prefix: str = "",
+        replace: bool = False,
+        timeout: Optional[float] = None,
+        read_timeout: Optional[float] = None,
+        stderr_file: Any = None,
+        sampling: Any = None,
+        elicitation: Any = None,
+        roots: Optional[Sequence[Any]] = None,
+        log: Optional[LogSink] = None,
+        keepalive: Optional[float] = None,
+        use_tasks: bool = False,
+        protocol_version: Optional[str] = None,
+    ) -> None:
         self._init_features(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
         self._init_tasks(use_tasks)
         self._init_cache_hints()
@@ -92,8 +106,10 @@ class McpConnection(ProxyTools, ClientFeatures, TaskFeatures, CacheHints, Config
             if isinstance(exc, ValueError):  # a name clash in the registry
                 raise
             if timed_out:
-                message = (f"Could not connect to MCP server {self.label}: no answer to the handshake and the tool list "
-                           f"within connect_timeout={connect_timeout:g} s")
+                message = (
+                    f"Could not connect to MCP server {self.label}: no answer to the handshake and the tool list "
+                    f"within connect_timeout={connect_timeout:g} s"
+                )
                 if detail:
                     message += "\nserver stderr:\n" + "\n".join(detail.splitlines()[-20:])
                 raise McpTimeoutError(scrub_text(message, self._secrets)) from (None if self._secrets else exc)
@@ -101,8 +117,10 @@ class McpConnection(ProxyTools, ClientFeatures, TaskFeatures, CacheHints, Config
             failed_flow = oauth_failure(exc) if auth is not None else None
             if failed_flow is not None:  # says what failed; the 401 that started the flow adds nothing
                 grant = getattr(auth, "grant", None)
-                message = (f"Could not connect to MCP server {self.label}: the OAuth {grant + ' ' if grant else ''}"
-                           f"flow failed: {_describe(failed_flow)}")
+                message = (
+                    f"Could not connect to MCP server {self.label}: the OAuth {grant + ' ' if grant else ''}"
+                    f"flow failed: {_describe(failed_flow)}"
+                )
             else:
                 message = f"Could not connect to MCP server {self.label}: {_describe(exc)}"
                 if self._refused:
@@ -168,11 +186,19 @@ class McpConnection(ProxyTools, ClientFeatures, TaskFeatures, CacheHints, Config
         server died, or it was closed). Forms of the old proxies stay disconnected; the workbench's
         forms (``workbench.form(name)``, the dashboard) are rebuilt for the new tools."""
         if self._connect_arguments is None:
-            raise McpConnectionError(f"MCP connection to {self.label} was not made by connect(): nothing to reconnect to")
+            raise McpConnectionError(
+                f"MCP connection to {self.label} was not made by connect(): nothing to reconnect to"
+            )
         self.disconnect()
-        arguments = {**self._connect_arguments, "sampling": self.sampling_handler, "elicitation": self.elicitation_handler,
-                     "roots": list(self._roots) if self._declared["roots"] else None, "log": self.log,
-                     "connect_timeout": connect_timeout, "use_tasks": self.use_tasks}
+        arguments = {
+            **self._connect_arguments,
+            "sampling": self.sampling_handler,
+            "elicitation": self.elicitation_handler,
+            "roots": list(self._roots) if self._declared["roots"] else None,
+            "log": self.log,
+            "connect_timeout": connect_timeout,
+            "use_tasks": self.use_tasks,
+        }
         fresh = connect(**arguments)
         if self.log_level is not None:
             with contextlib.suppress(Exception):
@@ -190,8 +216,6 @@ class McpConnection(ProxyTools, ClientFeatures, TaskFeatures, CacheHints, Config
         return f"<McpConnection {self.label} ({state})>"
 
 
-
-
 def _describe(exc: BaseException) -> str:
     """A readable message, looking inside exception groups."""
     group = getattr(builtins, "BaseExceptionGroup", None)  # Python 3.11+
@@ -201,15 +225,32 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def connect(command: Optional[Sequence[str] | str | McpTransport] = None, *, url: Optional[str] = None, registry: Any = None,
-            prefix: str = "", replace: bool = False, env: Optional[dict[str, str]] = None,
-            cwd: Optional[str | os.PathLike] = None, headers: Optional[dict[str, str]] = None,
-            token: Optional[str] = None, timeout: Optional[float] = None, connect_timeout: Optional[float] = 30.0,
-            read_timeout: Optional[float] = None, transport: Optional[str | McpTransport] = None, keepalive: Optional[float] = None,
-            auth: Any = None, sampling: Optional[Callable[[Any], Any]] = None,
-            elicitation: Optional[Callable[[Any], Any]] = None, roots: Optional[Sequence[Any]] = None,
-            log: Optional[LogSink] = None, use_tasks: bool = False, config: Any = None,
-            server: Any = None, protocol_version: Optional[str] = None) -> McpConnection:
+def connect(
+    command: Optional[Sequence[str] | str | McpTransport] = None,
+    *,
+    url: Optional[str] = None,
+    registry: Any = None,
+    prefix: str = "",
+    replace: bool = False,
+    env: Optional[dict[str, str]] = None,
+    cwd: Optional[str | os.PathLike] = None,
+    headers: Optional[dict[str, str]] = None,
+    token: Optional[str] = None,
+    timeout: Optional[float] = None,
+    connect_timeout: Optional[float] = 30.0,
+    read_timeout: Optional[float] = None,
+    transport: Optional[str | McpTransport] = None,
+    keepalive: Optional[float] = None,
+    auth: Any = None,
+    sampling: Optional[Callable[[Any], Any]] = None,
+    elicitation: Optional[Callable[[Any], Any]] = None,
+    roots: Optional[Sequence[Any]] = None,
+    log: Optional[LogSink] = None,
+    use_tasks: bool = False,
+    config: Any = None,
+    server: Any = None,
+    protocol_version: Optional[str] = None,
+) -> McpConnection:
     """Connect to an MCP server and register its tools as proxy tools.
 
     The server is a transport object — ``connect(StdioTransport(["python", "-m", "pkg.server"], env=...))``,
@@ -281,29 +322,66 @@ def connect(command: Optional[Sequence[str] | str | McpTransport] = None, *, url
 
     Returns an :class:`McpConnection` (also a context manager).
     """
-    target = transport_of(command, url=url, env=env, cwd=cwd, headers=headers, token=token, transport=transport,
-                          auth=auth, config=config, server=server)
-    if keepalive is not None and not (isinstance(keepalive, (int, float)) and not isinstance(keepalive, bool)
-                                      and keepalive > 0 and keepalive != float("inf")):
-        raise ValueError(f"connect(keepalive={keepalive!r}): expected a positive number of seconds between "
-                         "liveness probes (or None for none)")
+    target = transport_of(
+        command,
+        url=url,
+        env=env,
+        cwd=cwd,
+        headers=headers,
+        token=token,
+        transport=transport,
+        auth=auth,
+        config=config,
+        server=server,
+    )
+    if keepalive is not None and not (
+        isinstance(keepalive, (int, float))
+        and not isinstance(keepalive, bool)
+        and keepalive > 0
+        and keepalive != float("inf")
+    ):
+        raise ValueError(
+            f"connect(keepalive={keepalive!r}): expected a positive number of seconds between "
+            "liveness probes (or None for none)"
+        )
     client_mode(protocol_version)  # a bad value is refused before anything starts
     if registry is None:
         from workbench.registry import default_registry
 
         registry = default_registry()
     opened = target.open()
-    connection = McpConnection(opened.transport, label=opened.label, registry=registry, prefix=prefix, replace=replace,
-                               timeout=timeout, read_timeout=read_timeout, stderr_file=opened.stderr_file,
-                               sampling=sampling, elicitation=elicitation, roots=roots, log=log, keepalive=keepalive,
-                               use_tasks=use_tasks, protocol_version=protocol_version)
+    connection = McpConnection(
+        opened.transport,
+        label=opened.label,
+        registry=registry,
+        prefix=prefix,
+        replace=replace,
+        timeout=timeout,
+        read_timeout=read_timeout,
+        stderr_file=opened.stderr_file,
+        sampling=sampling,
+        elicitation=elicitation,
+        roots=roots,
+        log=log,
+        keepalive=keepalive,
+        use_tasks=use_tasks,
+        protocol_version=protocol_version,
+    )
     connection._refused = opened.refused
     connection._secrets = opened.secrets
     connection._process = opened.process
     connection.transport = target
     connection._connect_arguments = dict(  # for reconnect(); a config entry is already read into the transport
-        transport=target, registry=registry, prefix=prefix, replace=replace, timeout=timeout,
-        read_timeout=read_timeout, keepalive=keepalive, use_tasks=use_tasks, protocol_version=protocol_version)
+        transport=target,
+        registry=registry,
+        prefix=prefix,
+        replace=replace,
+        timeout=timeout,
+        read_timeout=read_timeout,
+        keepalive=keepalive,
+        use_tasks=use_tasks,
+        protocol_version=protocol_version,
+    )
     return connection._start(connect_timeout)
 
 

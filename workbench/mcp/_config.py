@@ -25,13 +25,22 @@ __all__ = ["ConfigExport", "is_secret_name", "read_server_config", "server_entry
 
 _PLACEHOLDER = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 #: entry "type" -> connect(transport=...)
-_TYPES = {"stdio": "stdio", "http": "streamable-http", "streamable-http": "streamable-http",
-          "streamableHttp": "streamable-http", "sse": "sse"}
+_TYPES = {
+    "stdio": "stdio",
+    "http": "streamable-http",
+    "streamable-http": "streamable-http",
+    "streamableHttp": "streamable-http",
+    "sse": "sse",
+}
 
 
 #: placeholders of secrets whose name is not a variable's (a URL's user info, the Authorization header)
-_PLACEHOLDER_NAMES = {"authorization": "MCP_TOKEN", "proxy_authorization": "MCP_PROXY_TOKEN",
-                      "url_password": "MCP_PASSWORD", "url_user": "MCP_USER"}
+_PLACEHOLDER_NAMES = {
+    "authorization": "MCP_TOKEN",
+    "proxy_authorization": "MCP_PROXY_TOKEN",
+    "url_password": "MCP_PASSWORD",
+    "url_user": "MCP_USER",
+}
 
 
 def _env_name(name: str) -> str:
@@ -50,15 +59,19 @@ def server_entry(arguments: dict[str, Any]) -> dict[str, Any]:
     command = arguments.get("command")
     if command is not None:
         argv = shlex.split(command) if isinstance(command, str) else [os.fspath(part) for part in command]
-        entry: dict[str, Any] = {"command": argv[0], "args": mask_command(argv[1:], _placeholder),
-                                 "env": {name: f"${{{name}}}" for name in (arguments.get("env") or {})}}
+        entry: dict[str, Any] = {
+            "command": argv[0],
+            "args": mask_command(argv[1:], _placeholder),
+            "env": {name: f"${{{name}}}" for name in (arguments.get("env") or {})},
+        }
         if arguments.get("cwd") is not None:
             entry["cwd"] = os.fspath(arguments["cwd"])
         return entry
     kind = "sse" if arguments.get("transport") == "sse" else "http"
     entry = {"type": kind, "url": mask_url(str(arguments["url"]), _placeholder)}
-    headers = {name: mask_header(name, str(value), _placeholder)
-               for name, value in (arguments.get("headers") or {}).items()}
+    headers = {
+        name: mask_header(name, str(value), _placeholder) for name, value in (arguments.get("headers") or {}).items()
+    }
     if headers:
         entry["headers"] = headers
     return entry
@@ -76,8 +89,9 @@ class ConfigExport:
         ``connect(config=..., server=name)`` reads it back, the placeholders filled from the environment."""
         arguments = getattr(self, "_connect_arguments", None)
         if arguments is None:
-            raise ValueError(f"MCP connection to {getattr(self, 'label', '?')} was not made by connect(): "
-                             "no configuration to export")
+            raise ValueError(
+                f"MCP connection to {getattr(self, 'label', '?')} was not made by connect(): no configuration to export"
+            )
         transport = arguments.get("transport")
         if hasattr(transport, "connect_arguments"):  # a transport object: the server as connect() keywords
             arguments = {**arguments, **transport.connect_arguments()}
@@ -87,11 +101,14 @@ class ConfigExport:
 
 def _expand(value: Any, where: str, server: str) -> Any:
     if isinstance(value, str):
+
         def variable(match: re.Match) -> str:
             name = match.group(1)
             if name not in os.environ:
-                raise ValueError(f"MCP config server {server!r}: {where} uses ${{{name}}} but the environment variable "
-                                 f"{name} is not set")
+                raise ValueError(
+                    f"MCP config server {server!r}: {where} uses ${{{name}}} but the environment variable "
+                    f"{name} is not set"
+                )
             return os.environ[name]
 
         return _PLACEHOLDER.sub(variable, value)
@@ -115,7 +132,7 @@ def _load(config: Any) -> tuple[dict[str, Any], str]:
     except ValueError as exc:
         raise ValueError(f"connect(config={str(path)!r}): not JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"connect(config={str(path)!r}): expected a JSON object with \"mcpServers\"")
+        raise ValueError(f'connect(config={str(path)!r}): expected a JSON object with "mcpServers"')
     return data, str(path)
 
 
@@ -130,38 +147,41 @@ def read_server_config(config: Any, server: Optional[str] = None) -> dict[str, A
     if servers is None and ("command" in data or "url" in data):
         servers = {server or "server": data}
     if not isinstance(servers, dict) or not servers:
-        raise ValueError(f"connect(config=...): {source} has no \"mcpServers\" (or \"servers\") object of servers")
+        raise ValueError(f'connect(config=...): {source} has no "mcpServers" (or "servers") object of servers')
     if server is None:
         if len(servers) != 1:
-            raise ValueError(f"connect(config=...): {source} has {len(servers)} servers — pick one with "
-                             f"server=: {', '.join(sorted(servers))}")
+            raise ValueError(
+                f"connect(config=...): {source} has {len(servers)} servers — pick one with "
+                f"server=: {', '.join(sorted(servers))}"
+            )
         server = next(iter(servers))
     entry = servers.get(server)
     if entry is None:
-        raise ValueError(f"connect(config=..., server={server!r}): {source} has no such server; it has "
-                         f"{', '.join(sorted(servers))}")
+        raise ValueError(
+            f"connect(config=..., server={server!r}): {source} has no such server; it has {', '.join(sorted(servers))}"
+        )
     if not isinstance(entry, dict):
         raise ValueError(f"MCP config server {server!r}: expected an object, got {type(entry).__name__}")
     entry = _expand(entry, "entry", server)
     kind = entry.get("type") or entry.get("transport") or ("stdio" if "command" in entry else "http")
     transport = _TYPES.get(kind)
     if transport is None:
-        raise ValueError(f"MCP config server {server!r}: \"type\" is {kind!r}; expected one of {', '.join(_TYPES)}")
+        raise ValueError(f'MCP config server {server!r}: "type" is {kind!r}; expected one of {", ".join(_TYPES)}')
     if transport == "stdio":
         command = entry.get("command")
         if not isinstance(command, str) or not command:
-            raise ValueError(f"MCP config server {server!r}: \"command\" must be a program name (a string)")
+            raise ValueError(f'MCP config server {server!r}: "command" must be a program name (a string)')
         args = entry.get("args") or []
         if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
-            raise ValueError(f"MCP config server {server!r}: \"args\" must be a list of strings")
+            raise ValueError(f'MCP config server {server!r}: "args" must be a list of strings')
         env = entry.get("env") or {}
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-            raise ValueError(f"MCP config server {server!r}: \"env\" must map names to strings")
+            raise ValueError(f'MCP config server {server!r}: "env" must map names to strings')
         return {"command": [command, *args], "env": dict(env) or None, "cwd": entry.get("cwd")}
     url = entry.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise ValueError(f"MCP config server {server!r}: \"url\" must be an http:// or https:// URL")
+        raise ValueError(f'MCP config server {server!r}: "url" must be an http:// or https:// URL')
     headers = entry.get("headers") or {}
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
-        raise ValueError(f"MCP config server {server!r}: \"headers\" must map names to strings")
+        raise ValueError(f'MCP config server {server!r}: "headers" must map names to strings')
     return {"url": url, "headers": dict(headers) or None, "transport": transport}

@@ -208,8 +208,9 @@ def _image_content(block: dict[str, Any]) -> types.ImageContent:
 
 def _audio_content(block: dict[str, Any]) -> types.AudioContent:
     audio = block.get("audio") or {}
-    return types.AudioContent(data=(audio.get("source") or {}).get("bytes", ""),
-                              mime_type=str(audio.get("mimeType") or "audio/wav"))
+    return types.AudioContent(
+        data=(audio.get("source") or {}).get("bytes", ""), mime_type=str(audio.get("mimeType") or "audio/wav")
+    )
 
 
 def _embedded_resource(block: dict[str, Any]) -> types.EmbeddedResource:
@@ -223,12 +224,15 @@ def _resource_link(block: dict[str, Any]) -> types.ResourceLink:
 
 
 #: workbench content block key → the MCP content block it is sent as
-_SERVED_BLOCKS = {"image": _image_content, "audio": _audio_content, "resource": _embedded_resource,
-                  "resourceLink": _resource_link}
+_SERVED_BLOCKS = {
+    "image": _image_content,
+    "audio": _audio_content,
+    "resource": _embedded_resource,
+    "resourceLink": _resource_link,
+}
 
 
-def served_result(result: ToolResult, spec: ToolSpec,
-                  output_schema: Optional[dict[str, Any]] = _MISSING) -> ToolResult:  # type: ignore[assignment]
+def served_result(result: ToolResult, spec: ToolSpec, output_schema: Optional[dict[str, Any]] = _MISSING) -> ToolResult:  # type: ignore[assignment]
     """The result a server sends for ``result``: the same one, except that a success whose value broke
     the declared ``returns`` schema becomes an error result (type ``ReturnsMismatch``) — MCP requires
     structured content to conform to ``outputSchema``, and clients drop results that do not. The
@@ -239,12 +243,20 @@ def served_result(result: ToolResult, spec: ToolSpec,
     if result.status != "success" or not output_schema or not mismatch:
         return result
     message = f"Tool '{spec.name}' returned a value that does not match its declared output schema: {mismatch}"
-    return error_result(result.tool_use_id, message, "ReturnsMismatch", tool_name=spec.name, carried=result.metadata,
-                        started_at=result.started_at, completed_at=result.completed_at)
+    return error_result(
+        result.tool_use_id,
+        message,
+        "ReturnsMismatch",
+        tool_name=spec.name,
+        carried=result.metadata,
+        started_at=result.started_at,
+        completed_at=result.completed_at,
+    )
 
 
-def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
-                               output_schema: Optional[dict[str, Any]] = _MISSING) -> types.CallToolResult:  # type: ignore[assignment]
+def result_to_call_tool_result(
+    result: ToolResult, spec: ToolSpec, output_schema: Optional[dict[str, Any]] = _MISSING
+) -> types.CallToolResult:  # type: ignore[assignment]
     """A final ``ToolResult`` as an MCP ``CallToolResult``.
 
     Text blocks → ``TextContent``; image, audio, resource and resource-link blocks → the MCP block of
@@ -290,8 +302,12 @@ def result_to_call_tool_result(result: ToolResult, spec: ToolSpec,
             value = to_jsonable(with_base64)
             if json_value is not _MISSING:
                 old_text = json.dumps(json_value, ensure_ascii=False)
-                content = [types.TextContent(text=json.dumps(value, ensure_ascii=False))
-                           if getattr(block, "text", None) == old_text else block for block in content]
+                content = [
+                    types.TextContent(text=json.dumps(value, ensure_ascii=False))
+                    if getattr(block, "text", None) == old_text
+                    else block
+                    for block in content
+                ]
         else:
             value = json_value if json_value is not _MISSING else to_jsonable(_raw_value(result))
         wrapped = is_result_wrapper(output_schema) and not is_object_schema(spec.returns)
@@ -324,9 +340,11 @@ def _sent_once(content: list[Any]) -> list[Any]:
     size = sum(len(block.text) for block in texts)
     if size <= STRUCTURED_TEXT_LIMIT:
         return content
-    note = types.TextContent(text=f"The result ({size:,} characters as text) is in structuredContent; it is not "
-                                  f"repeated here (text beside structured content is sent up to "
-                                  f"{STRUCTURED_TEXT_LIMIT:,} characters).")
+    note = types.TextContent(
+        text=f"The result ({size:,} characters as text) is in structuredContent; it is not "
+        f"repeated here (text beside structured content is sent up to "
+        f"{STRUCTURED_TEXT_LIMIT:,} characters)."
+    )
     return [note] + [block for block in content if getattr(block, "type", None) != "text"]
 
 
@@ -348,11 +366,12 @@ def remote_error(message: str, error_type: Optional[str]) -> McpToolError:
     if error_type and error_type.isidentifier() and not keyword.iskeyword(error_type) and error_type != "McpToolError":
         cls = _ERROR_CLASSES.get(error_type)  # type: ignore[assignment]
         if cls is None:
-            cls = _ERROR_CLASSES[error_type] = type(error_type, (McpToolError,), {"error_type": error_type,
-                                                                                 "__module__": __name__})
+            cls = _ERROR_CLASSES[error_type] = type(
+                error_type, (McpToolError,), {"error_type": error_type, "__module__": __name__}
+            )
         prefix = f"{error_type}: "
         if message.startswith(prefix):  # the server's message already names the type
-            message = message[len(prefix):]
+            message = message[len(prefix) :]
     return cls(message)
 
 

@@ -54,7 +54,9 @@ def collect(tools: Any) -> tuple[Any, list[Served]]:
         found = served_in(module)
         names = registry.process_module(module, dynamic=from_file, required=False)
         if not names and not found:
-            raise ValueError(f"Module '{module.__name__}' defines no tools, resources or prompts "
-                             "(decorate functions with @tool, @resource or @prompt)")
+            raise ValueError(
+                f"Module '{module.__name__}' defines no tools, resources or prompts "
+                "(decorate functions with @tool, @resource or @prompt)"
+            )
         served += found
     return registry, served

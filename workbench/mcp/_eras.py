@@ -22,8 +22,16 @@ from mcp_types.version import LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 
 from workbench.mcp._errors import McpConnectionError
 
-__all__ = ["KEEPALIVE_MIN_WAIT", "PROTOCOL_MODES", "answers", "client_mode", "is_modern", "keep_alive", "probe",
-           "ResourceSubscriptions"]
+__all__ = [
+    "KEEPALIVE_MIN_WAIT",
+    "PROTOCOL_MODES",
+    "answers",
+    "client_mode",
+    "is_modern",
+    "keep_alive",
+    "probe",
+    "ResourceSubscriptions",
+]
 
 #: a keepalive probe fails only after this long at least: a busy machine must not turn a slow answer
 #: into a killed server
@@ -35,8 +43,11 @@ logger = logging.getLogger("workbench.mcp")
 #: ``connect(protocol_version=...)`` → the SDK ``Client``'s ``mode``: ``None`` negotiates the newest the
 #: server speaks; the handshake era is asked for with the ``initialize`` handshake (whose version the SDK
 #: sets: the latest handshake revision); a modern revision is adopted without a probe
-PROTOCOL_MODES: dict[Optional[str], str] = {None: "auto", LATEST_HANDSHAKE_VERSION: "legacy",
-                                            **{version: version for version in MODERN_PROTOCOL_VERSIONS}}
+PROTOCOL_MODES: dict[Optional[str], str] = {
+    None: "auto",
+    LATEST_HANDSHAKE_VERSION: "legacy",
+    **{version: version for version in MODERN_PROTOCOL_VERSIONS},
+}
 
 
 def client_mode(protocol_version: Optional[str]) -> str:
@@ -45,8 +56,10 @@ def client_mode(protocol_version: Optional[str]) -> str:
         return PROTOCOL_MODES[protocol_version]
     except (KeyError, TypeError):
         choices = ", ".join(repr(version) for version in PROTOCOL_MODES)
-        raise ValueError(f"connect(protocol_version={protocol_version!r}): expected one of {choices} "
-                         "(None: the newest the server speaks)") from None
+        raise ValueError(
+            f"connect(protocol_version={protocol_version!r}): expected one of {choices} "
+            "(None: the newest the server speaks)"
+        ) from None
 
 
 def is_modern(client: Any) -> bool:
@@ -120,12 +133,16 @@ class ResourceSubscriptions:
         resources = client.server_capabilities.resources if client.server_capabilities else None
         if is_modern(client):
             if resources is None:
-                raise McpConnectionError(f"MCP server {self.label} has no resources capability: nothing to subscribe to")
+                raise McpConnectionError(
+                    f"MCP server {self.label} has no resources capability: nothing to subscribe to"
+                )
             await self._listen(client, uri)
             return
         if resources is None or not resources.subscribe:
-            raise McpConnectionError(f"MCP server {self.label} does not offer resource subscriptions "
-                                     "(its capabilities have no resources.subscribe)")
+            raise McpConnectionError(
+                f"MCP server {self.label} does not offer resource subscriptions "
+                "(its capabilities have no resources.subscribe)"
+            )
         await _legacy(lambda: client.subscribe_resource(uri))
 
     async def unsubscribe(self, client: Any, uri: str) -> None:

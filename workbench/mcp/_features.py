@@ -54,8 +54,14 @@ class ClientFeatures(ServerRequests):
     ``_require_client`` and ``label``.
     """
 
-    def _init_features(self, *, sampling: Any = None, elicitation: Any = None, roots: Optional[Sequence[Any]] = None,
-                       log: Optional[LogSink] = None) -> None:
+    def _init_features(
+        self,
+        *,
+        sampling: Any = None,
+        elicitation: Any = None,
+        roots: Optional[Sequence[Any]] = None,
+        log: Optional[LogSink] = None,
+    ) -> None:
         self._init_requests(sampling=sampling, elicitation=elicitation, roots=roots, log=log)
         self.log_level: Optional[str] = None  # sent with each tool call on 2026-07-28 connections
         self._subscriptions = ResourceSubscriptions(lambda: getattr(self, "label", "?"))
@@ -75,6 +81,7 @@ class ClientFeatures(ServerRequests):
     def ping(self, timeout: Optional[float] = 30.0) -> float:
         """Send ``ping`` (``server/discover`` on protocol 2026-07-28, which has no ping); the round trip
         in seconds."""
+
         async def go() -> float:
             import time
 
@@ -111,8 +118,9 @@ class ClientFeatures(ServerRequests):
         within the server's ``ttlMs`` from the client's cache unless ``refresh=True``."""
         return self._paged("list_resources", "resources", timeout, refresh)
 
-    def list_resource_templates(self, timeout: Optional[float] = 30.0, *,
-                                refresh: bool = False) -> list[types.ResourceTemplate]:
+    def list_resource_templates(
+        self, timeout: Optional[float] = 30.0, *, refresh: bool = False
+    ) -> list[types.ResourceTemplate]:
         """The server's resource templates (every page; ``[]`` without the ``resources`` capability;
         cached as :meth:`list_resources`)."""
         return self._paged("list_resource_templates", "resource_templates", timeout, refresh)
@@ -121,8 +129,9 @@ class ClientFeatures(ServerRequests):
         """``resources/read``: the contents (``TextResourceContents`` / ``BlobResourceContents``)."""
         return self._run_sync(self._require_client().read_resource(str(uri)), timeout)  # type: ignore[attr-defined]
 
-    def subscribe_resource(self, uri: str, callback: Optional[Callable[[str], Any]] = None,
-                           timeout: Optional[float] = 30.0) -> Callable[[], None]:
+    def subscribe_resource(
+        self, uri: str, callback: Optional[Callable[[str], Any]] = None, timeout: Optional[float] = 30.0
+    ) -> Callable[[], None]:
         """Ask the server to report changes of ``uri`` — ``resources/subscribe``, or a
         ``subscriptions/listen`` stream on protocol 2026-07-28 — and run ``callback(uri)`` on each
         ``notifications/resources/updated`` for it (all updates also land in :attr:`notifications`).
@@ -156,22 +165,35 @@ class ClientFeatures(ServerRequests):
         :meth:`list_resources`)."""
         return self._paged("list_prompts", "prompts", timeout, refresh)
 
-    def get_prompt(self, name: str, arguments: Optional[dict[str, str]] = None,
-                   timeout: Optional[float] = 30.0) -> types.GetPromptResult:
+    def get_prompt(
+        self, name: str, arguments: Optional[dict[str, str]] = None, timeout: Optional[float] = 30.0
+    ) -> types.GetPromptResult:
         """``prompts/get``: the prompt's messages for ``arguments`` (string values, as MCP wants)."""
         bad = {k: v for k, v in (arguments or {}).items() if not isinstance(v, str)}
         if bad:
-            raise TypeError(f"get_prompt({name!r}): prompt arguments are strings, got "
-                            + ", ".join(f"{k}={v!r}" for k, v in bad.items()))
+            raise TypeError(
+                f"get_prompt({name!r}): prompt arguments are strings, got "
+                + ", ".join(f"{k}={v!r}" for k, v in bad.items())
+            )
         return self._run_sync(self._require_client().get_prompt(name, arguments or None), timeout)  # type: ignore[attr-defined]
 
-    def complete(self, ref: str, argument: str, value: str = "", context: Optional[dict[str, str]] = None,
-                 timeout: Optional[float] = 30.0) -> list[str]:
+    def complete(
+        self,
+        ref: str,
+        argument: str,
+        value: str = "",
+        context: Optional[dict[str, str]] = None,
+        timeout: Optional[float] = 30.0,
+    ) -> list[str]:
         """``completion/complete``: suggested values of a prompt's or resource template's argument.
         ``ref`` is ``"prompt:<name>"`` or ``"resource:<uri template>"``."""
         reference = _reference(ref)
-        result = self._run_sync(self._require_client().complete(  # type: ignore[attr-defined]
-            reference, {"name": argument, "value": value}, context_arguments=context), timeout)
+        result = self._run_sync(
+            self._require_client().complete(  # type: ignore[attr-defined]
+                reference, {"name": argument, "value": value}, context_arguments=context
+            ),
+            timeout,
+        )
         return list(result.completion.values)
 
     # -- logging --------------------------------------------------------------------------------------

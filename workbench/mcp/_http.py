@@ -24,19 +24,27 @@ __all__ = ["BearerGate", "HostOriginGuard", "MISSING_TOKEN", "WRONG_TOKEN", "str
 
 logger = logging.getLogger("workbench.mcp")
 
-_HOW = (f"send 'Authorization: Bearer <token>' (in Python: workbench.mcp.connect(url, token=...)). The token is the "
-        f"one the server was started with (--token, ${TOKEN_ENV}, token=) or, bound beyond loopback without one, "
-        "the one it printed at start.")
+_HOW = (
+    f"send 'Authorization: Bearer <token>' (in Python: workbench.mcp.connect(url, token=...)). The token is the "
+    f"one the server was started with (--token, ${TOKEN_ENV}, token=) or, bound beyond loopback without one, "
+    "the one it printed at start."
+)
 #: the 401 body's message when a request carried no bearer token
 MISSING_TOKEN = f"This MCP server needs a bearer token: {_HOW}"
 #: the 401 ``error_description`` when the bearer token was not the server's
 WRONG_TOKEN = "The bearer token sent is not the token this server was started with."
 
 
-async def _answer(send: Send, status: int, body: bytes, content_type: bytes,
-                  extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()), *extra]})
+async def _answer(
+    send: Send, status: int, body: bytes, content_type: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()), *extra],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -57,16 +65,23 @@ class HostOriginGuard:
             headers = Headers(scope=scope)
             host, origin = headers.get("host"), headers.get("origin")
             if not self.policy.allows_host(host):
-                logger.warning("refused a request with Host %s (421): allowed are %s (add names with --allow-host)",
-                               _shown(host or ""), ", ".join(map(str, self.policy.hosts)))
-                message = (f"Invalid Host header {_shown(host or '')}: not a name this server answers to "
-                           "(its operator can add one with --allow-host / allowed_hosts=)")
+                logger.warning(
+                    "refused a request with Host %s (421): allowed are %s (add names with --allow-host)",
+                    _shown(host or ""),
+                    ", ".join(map(str, self.policy.hosts)),
+                )
+                message = (
+                    f"Invalid Host header {_shown(host or '')}: not a name this server answers to "
+                    "(its operator can add one with --allow-host / allowed_hosts=)"
+                )
                 await _answer(send, 421, message.encode(), b"text/plain; charset=utf-8")
                 return
             if not self.policy.allows_origin(origin):
                 logger.warning("refused a request with Origin %s (403)", _shown(origin or ""))
-                message = (f"Invalid Origin header {_shown(origin or '')}: not an origin this server allows "
-                           "(its operator can add one with --allow-origin / allowed_origins=)")
+                message = (
+                    f"Invalid Origin header {_shown(origin or '')}: not an origin this server allows "
+                    "(its operator can add one with --allow-origin / allowed_origins=)"
+                )
                 await _answer(send, 403, message.encode(), b"text/plain; charset=utf-8")
                 return
         await self.app(scope, receive, send)
@@ -93,17 +108,22 @@ class BearerGate:
         sent_bearer = authorization.split(" ", 1)[0].lower() == "bearer"
         if sent_bearer:
             params[:0] = ['error="invalid_token"', f'error_description="{WRONG_TOKEN}"']
-            body: dict[str, Any] = {"error": "invalid_token", "error_description": WRONG_TOKEN,
-                                    "message": f"{WRONG_TOKEN} To connect, {_HOW}"}
+            body: dict[str, Any] = {
+                "error": "invalid_token",
+                "error_description": WRONG_TOKEN,
+                "message": f"{WRONG_TOKEN} To connect, {_HOW}",
+            }
         else:
             body = {"message": MISSING_TOKEN}
         challenge = "Bearer" + (" " + ", ".join(params) if params else "")
-        await _answer(send, 401, json.dumps(body).encode(), b"application/json",
-                      ((b"www-authenticate", challenge.encode()),))
+        await _answer(
+            send, 401, json.dumps(body).encode(), b"application/json", ((b"www-authenticate", challenge.encode()),)
+        )
 
 
-def streamable_http_app(server: Any, *, path: str, json_response: bool, stateless: bool, host: str,
-                        policy: HostPolicy, token: Optional[str]) -> ASGIApp:
+def streamable_http_app(
+    server: Any, *, path: str, json_response: bool, stateless: bool, host: str, policy: HostPolicy, token: Optional[str]
+) -> ASGIApp:
     """The ASGI app serving ``server`` (the SDK's low-level ``Server``) at ``path``: the SDK's
     streamable-HTTP app — answers that do not stream sent as JSON (:class:`JsonAnswers`; every answer
     with ``json_response``) — behind :class:`HostOriginGuard` and, with a ``token``, :class:`BearerGate`."""
@@ -116,9 +136,15 @@ def streamable_http_app(server: Any, *, path: str, json_response: bool, stateles
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     # stateful sessions resume dropped streams (priming events, retry, Last-Event-ID replay)
     resumable = None if stateless else SessionEventStore(0)
-    app: ASGIApp = server.streamable_http_app(streamable_http_path=path, json_response=json_response,
-                                              stateless_http=stateless, host=host, transport_security=unchecked,
-                                              event_store=resumable, retry_interval=RETRY_MS)
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=path,
+        json_response=json_response,
+        stateless_http=stateless,
+        host=host,
+        transport_security=unchecked,
+        event_store=resumable,
+        retry_interval=RETRY_MS,
+    )
     if resumable is not None:
         session_event_stores(server._session_manager)
     if not json_response:

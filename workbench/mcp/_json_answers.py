@@ -34,8 +34,9 @@ _ANSWER = re.compile(rb'\{"jsonrpc":"2\.0","id":(?:"(?:[^"\\]|\\.)*"|-?\d+),"(?:
 # a blank line: two line ends, each CRLF, LF or a CR not followed by LF
 _EVENT_END = re.compile(rb"(?:\r\n|\n|\r(?!\n))(?:\r\n|\n|\r(?!\n))")
 # headers of an event stream that a JSON body does not carry
-_STREAM_ONLY = frozenset({b"content-type", b"content-length", b"cache-control", b"connection", b"x-accel-buffering",
-                          b"transfer-encoding"})
+_STREAM_ONLY = frozenset(
+    {b"content-type", b"content-length", b"cache-control", b"connection", b"x-accel-buffering", b"transfer-encoding"}
+)
 
 
 def _event_data(event: bytes) -> Optional[bytes]:
@@ -106,7 +107,7 @@ class _Held:
                 if more:
                     return  # the deciding event is not complete yet
                 break
-            event = bytes(self.buffer[self.decided:end.start()])
+            event = bytes(self.buffer[self.decided : end.start()])
             if _is_priming(event):  # held: the next event decides
                 self.decided = searched = end.end()
                 continue
@@ -120,8 +121,7 @@ class _Held:
 
     async def _answer(self, body: bytes) -> None:
         assert self.start is not None
-        headers = [(name, value) for name, value in self.start.get("headers") or []
-                   if name.lower() not in _STREAM_ONLY]
+        headers = [(name, value) for name, value in self.start.get("headers") or [] if name.lower() not in _STREAM_ONLY]
         headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         self.state = "answered"
         self.buffer = bytearray()

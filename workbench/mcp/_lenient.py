@@ -46,7 +46,9 @@ def _problem(result: dict[str, Any], tool: Any, version: str) -> Optional[str]:
     try:
         _check({**result, "tools": [tool]}, version)
     except ValidationError as exc:
-        return f"the server listed it without a valid MCP Tool definition ({_reason(exc)}); skipped, as MCP Inspector does"
+        return (
+            f"the server listed it without a valid MCP Tool definition ({_reason(exc)}); skipped, as MCP Inspector does"
+        )
     return None
 
 

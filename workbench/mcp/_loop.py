@@ -52,8 +52,10 @@ class LoopThread:
     def _run_sync(self, coro: Any, timeout: Optional[float] = None) -> Any:
         if self._in_loop_thread():
             coro.close()
-            raise RuntimeError("McpConnection: a blocking call from the connection's own event loop would deadlock; "
-                               "await the tool's acall() instead")
+            raise RuntimeError(
+                "McpConnection: a blocking call from the connection's own event loop would deadlock; "
+                "await the tool's acall() instead"
+            )
         if self._closed or self._loop.is_closed():
             coro.close()
             raise McpConnectionError(f"MCP connection to {self.label} is closed")

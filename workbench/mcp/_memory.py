@@ -36,11 +36,15 @@ def open_in_memory(server: Any, **others: Any) -> OpenedTransport:
     """The SDK's in-memory transport to ``server``; ``ValueError`` for connect() arguments it
     cannot use (``others`` are the rest of connect()'s transport arguments)."""
     if not isinstance(server, SERVER_CLASSES):
-        raise TypeError(f"connect(server=...) takes an MCP server object in this process (an "
-                        f"mcp.server.mcpserver.MCPServer, an mcp.server.Server or workbench.mcp.build_server(...)), "
-                        f"not {type(server).__module__}.{type(server).__qualname__}")
+        raise TypeError(
+            f"connect(server=...) takes an MCP server object in this process (an "
+            f"mcp.server.mcpserver.MCPServer, an mcp.server.Server or workbench.mcp.build_server(...)), "
+            f"not {type(server).__module__}.{type(server).__qualname__}"
+        )
     given = [name for name in _NOT_IN_MEMORY if others.get(name) is not None]
     if given:
-        raise ValueError(f"connect(server=...) connects in memory; {', '.join(f'{n}=' for n in given)} "
-                         "is for a server process or URL")
+        raise ValueError(
+            f"connect(server=...) connects in memory; {', '.join(f'{n}=' for n in given)} "
+            "is for a server process or URL"
+        )
     return OpenedTransport(InMemoryTransport(server), f"in-process server {server_name(server)!r}")

@@ -36,7 +36,6 @@ def _fraction(progress: float, total: Optional[float]) -> float:
     return progress
 
 
-
 class McpProxyTool(BaseTool):
     """A tool of an MCP server, callable like a local tool.
 
@@ -78,6 +77,7 @@ class McpProxyTool(BaseTool):
     async def _send(self, arguments: dict[str, Any], context: Optional[ToolContext]) -> Any:
         callback: Any = None
         if context is not None:
+
             async def callback(progress: float, total: Optional[float], message: Optional[str]) -> None:
                 try:
                     context.report_progress(_fraction(progress, total), message)
@@ -115,7 +115,6 @@ class McpProxyTool(BaseTool):
         return f"<McpProxyTool {self.tool_name!r} of {self.connection.label}>"
 
 
-
 class ProxyTools(Session):
     """The proxies of a connection's tools, registered in ``registry`` under ``prefix`` (it relies on the
     connection's task part for tools that run as tasks, and on its ``log_level``)."""
@@ -144,14 +143,16 @@ class ProxyTools(Session):
                 break
         return tools
 
-    async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Any,
-                         as_task: Optional[bool] = None) -> types.CallToolResult:
+    async def _call_tool(
+        self, name: str, arguments: dict[str, Any], progress: Any, as_task: Optional[bool] = None
+    ) -> types.CallToolResult:
         if self._wants_task(name, as_task):  # type: ignore[attr-defined]  # execution.taskSupport (see _tasks.py)
             return await self._call_tool_as_task(name, arguments, progress)  # type: ignore[attr-defined]
         client = self._require_client()
         meta = {LOG_LEVEL_META_KEY: self.log_level} if self.log_level is not None else None
         return await retry_after_url_elicitation(  # a -32042 answer: the user's browser flow, then once more
-            self, lambda: client.call_tool(name, arguments, progress_callback=progress, meta=meta))
+            self, lambda: client.call_tool(name, arguments, progress_callback=progress, meta=meta)
+        )
 
     def _register(self, mcp_tools: Sequence[types.Tool]) -> None:
         """Register a proxy per tool; on a name clash undo this batch and raise ``ValueError``."""
@@ -178,8 +179,10 @@ class ProxyTools(Session):
                 try:
                     self.registry.register_tool(proxy, replace=replace)
                 except ValueError as exc:
-                    raise ValueError(f"{exc} — connect(..., prefix='...') gives the server's tools distinct "
-                                     f"names, replace=True overwrites") from None
+                    raise ValueError(
+                        f"{exc} — connect(..., prefix='...') gives the server's tools distinct "
+                        f"names, replace=True overwrites"
+                    ) from None
                 self.proxies[name] = proxy
                 added.append(name)
         except BaseException:
@@ -224,8 +227,9 @@ class ProxyTools(Session):
             self.skipped.clear()
             self._register(mcp_tools)
 
-    def call_tool(self, name: str, arguments: Optional[dict[str, Any]] = None, *,
-                  as_task: Optional[bool] = None) -> types.CallToolResult:
+    def call_tool(
+        self, name: str, arguments: Optional[dict[str, Any]] = None, *, as_task: Optional[bool] = None
+    ) -> types.CallToolResult:
         """Send ``tools/call`` directly (no executor, no conversion): the raw ``CallToolResult``.
         ``name`` is the server's tool name (or the registered name of one of its proxies). A tool
         with ``execution.taskSupport: "required"`` runs as a task (created, polled, its result
@@ -247,8 +251,10 @@ class ProxyTools(Session):
         with self._tools_lock:
             proxy = self.proxies.get(tool_name)
             if proxy is None:
-                raise KeyError(f"no tool {tool_name!r} on MCP server {self.label}: it has "
-                               f"{', '.join(sorted(self.proxies)) or 'no tools'}")
+                raise KeyError(
+                    f"no tool {tool_name!r} on MCP server {self.label}: it has "
+                    f"{', '.join(sorted(self.proxies)) or 'no tools'}"
+                )
             return proxy
 
     def get_all_tool_specs(self) -> list[ToolSpec]:

@@ -32,8 +32,20 @@ from typing import Any, Iterable, Optional
 
 from mcp.server.auth.provider import AccessToken
 
-__all__ = ["TOKEN_ENV", "HostPattern", "HostPolicy", "OriginPattern", "StaticTokenVerifier", "allow_lists",
-           "check_token_argument", "host_policy", "is_loopback", "parse_authority", "parse_origin", "resolve_token"]
+__all__ = [
+    "TOKEN_ENV",
+    "HostPattern",
+    "HostPolicy",
+    "OriginPattern",
+    "StaticTokenVerifier",
+    "allow_lists",
+    "check_token_argument",
+    "host_policy",
+    "is_loopback",
+    "parse_authority",
+    "parse_origin",
+    "resolve_token",
+]
 
 #: Environment variable read for the server's bearer token when none is passed.
 TOKEN_ENV = "WORKBENCH_MCP_TOKEN"
@@ -55,8 +67,10 @@ def _check_token(token: object, source: str) -> str:
     if not isinstance(token, str):
         raise TypeError(f"The MCP server token ({source}) must be a string, got {type(token).__name__}")
     if not _TOKEN_TEXT.match(token):
-        raise ValueError(f"The MCP server token ({source}) must be non-empty visible ASCII without spaces "
-                         "(it is sent as 'Authorization: Bearer <token>')")
+        raise ValueError(
+            f"The MCP server token ({source}) must be non-empty visible ASCII without spaces "
+            "(it is sent as 'Authorization: Bearer <token>')"
+        )
     return token
 
 
@@ -168,8 +182,10 @@ def _host_pattern(value: str) -> HostPattern:
         text = f"[{text}]"  # a bare IPv6 address, as people write it on a command line
     parsed = parse_authority(text)
     if parsed is None or (any_port and parsed[1] is not None):
-        raise ValueError(f"An allowed host must be a name or address, optionally with ':port' (1-65535) "
-                         f"or ':*' — no user info, path or scheme; got {value!r}")
+        raise ValueError(
+            f"An allowed host must be a name or address, optionally with ':port' (1-65535) "
+            f"or ':*' — no user info, path or scheme; got {value!r}"
+        )
     return HostPattern(parsed[0], parsed[1])
 
 
@@ -183,8 +199,10 @@ def _origin_pattern(value: str) -> OriginPattern:
         rest = rest[:-2]
     authority = parse_authority(rest) if sep and _SCHEME.fullmatch(scheme) else None
     if authority is None or (any_port and authority[1] is not None):
-        raise ValueError(f"An allowed origin must look like 'https://app.example' (scheme://host[:port], port "
-                         f"1-65535, no user info or path), got {value!r}")
+        raise ValueError(
+            f"An allowed origin must look like 'https://app.example' (scheme://host[:port], port "
+            f"1-65535, no user info or path), got {value!r}"
+        )
     return OriginPattern(scheme.lower(), *authority)
 
 
@@ -203,8 +221,9 @@ def default_hosts(bound_address: str) -> list[str]:
     return hosts
 
 
-def allow_lists(allowed_hosts: Iterable[str] = (),
-                allowed_origins: Iterable[str] = ()) -> tuple[list[HostPattern], list[OriginPattern]]:
+def allow_lists(
+    allowed_hosts: Iterable[str] = (), allowed_origins: Iterable[str] = ()
+) -> tuple[list[HostPattern], list[OriginPattern]]:
     """The user's extra Host / Origin values, checked and parsed (a value without a port → any port)."""
     for label, values in (("allowed_hosts", allowed_hosts), ("allowed_origins", allowed_origins)):
         if isinstance(values, str):
@@ -234,8 +253,9 @@ class HostPolicy:
         return parsed is not None and any(pattern.matches(parsed) for pattern in self.origins)
 
 
-def host_policy(bound_address: str, allowed_hosts: Iterable[Any] = (),
-                allowed_origins: Iterable[Any] = ()) -> HostPolicy:
+def host_policy(
+    bound_address: str, allowed_hosts: Iterable[Any] = (), allowed_origins: Iterable[Any] = ()
+) -> HostPolicy:
     """The Host/Origin policy of a server bound to ``bound_address`` (always on): the defaults
     (module docstring) plus ``allowed_hosts`` / ``allowed_origins`` (strings, or the patterns
     :func:`allow_lists` made)."""

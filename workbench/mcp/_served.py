@@ -39,8 +39,9 @@ def _checker() -> Any:
     if _CHECKER is None:
         from mcp.server.mcpserver import MCPServer
 
-        _CHECKER = sdk_server(MCPServer, "workbench-declarations", warn_on_duplicate_resources=False,
-                              warn_on_duplicate_prompts=False)
+        _CHECKER = sdk_server(
+            MCPServer, "workbench-declarations", warn_on_duplicate_resources=False, warn_on_duplicate_prompts=False
+        )
     return _CHECKER
 
 
@@ -78,8 +79,15 @@ class Served:
 
     kind = "served"
 
-    def __init__(self, fn: Callable[..., Any], *, name: Optional[str], title: Optional[str],
-                 description: Optional[str], complete: Optional[Mapping[str, Completer]]) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: Optional[str],
+        title: Optional[str],
+        description: Optional[str],
+        complete: Optional[Mapping[str, Completer]],
+    ) -> None:
         if not callable(fn):
             raise TypeError(f"@{self.kind} decorates a function, not {type(fn).__name__}")
         from workbench._docstrings import parse_docstring
@@ -118,12 +126,16 @@ class Served:
         def attach(hook: Completer) -> Completer:
             if argument not in names:
                 shown = ", ".join(names) or "none"
-                raise ValueError(f"@{self.kind} {self.name!r} ({_where(self.fn)}): cannot complete {argument!r}, "
-                                 f"which is not one of its {_ARGUMENTS_OF[self.kind]} "
-                                 f"({shown})")
+                raise ValueError(
+                    f"@{self.kind} {self.name!r} ({_where(self.fn)}): cannot complete {argument!r}, "
+                    f"which is not one of its {_ARGUMENTS_OF[self.kind]} "
+                    f"({shown})"
+                )
             if isinstance(hook, str) or not (callable(hook) or isinstance(hook, (list, tuple))):
-                raise TypeError(f"@{self.kind} {self.name!r}: the completion of {argument!r} must be a list of "
-                                f"strings or a function hook(value[, arguments]), not {type(hook).__name__}")
+                raise TypeError(
+                    f"@{self.kind} {self.name!r}: the completion of {argument!r} must be a list of "
+                    f"strings or a function hook(value[, arguments]), not {type(hook).__name__}"
+                )
             self.completions[argument] = hook
             return hook
 
@@ -138,7 +150,11 @@ class Served:
             found: Any = [item for item in hook if str(item).lower().startswith(value.lower())]
         else:
             function: Callable[..., Any] = hook  # type: ignore[assignment]  # not a list or tuple: a function
-            call = (lambda: function(value, dict(arguments or {}))) if _takes_arguments(function) else (lambda: function(value))
+            call = (
+                (lambda: function(value, dict(arguments or {})))
+                if _takes_arguments(function)
+                else (lambda: function(value))
+            )
             if inspect.iscoroutinefunction(hook):
                 found = await call()
             else:
@@ -146,13 +162,17 @@ class Served:
                 if inspect.isawaitable(found):
                     found = await found
         if isinstance(found, str) or not isinstance(found, Iterable):
-            raise TypeError(f"the completion hook of {argument!r} of {self.kind} {self.name!r} returned "
-                            f"{type(found).__name__}; expected a list of strings")
+            raise TypeError(
+                f"the completion hook of {argument!r} of {self.kind} {self.name!r} returned "
+                f"{type(found).__name__}; expected a list of strings"
+            )
         values = list(found)
         wrong = [v for v in values if not isinstance(v, str)]
         if wrong:
-            raise TypeError(f"the completion hook of {argument!r} of {self.kind} {self.name!r} returned "
-                            f"{type(wrong[0]).__name__} {wrong[0]!r}; completion values are strings")
+            raise TypeError(
+                f"the completion hook of {argument!r} of {self.kind} {self.name!r} returned "
+                f"{type(wrong[0]).__name__} {wrong[0]!r}; completion values are strings"
+            )
         return values
 
 
@@ -161,9 +181,17 @@ class Resource(Served):
 
     kind = "resource"
 
-    def __init__(self, fn: Callable[..., Any], uri: str, *, name: Optional[str] = None, title: Optional[str] = None,
-                 description: Optional[str] = None, mime_type: Optional[str] = None,
-                 complete: Optional[Mapping[str, Completer]] = None) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        uri: str,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        mime_type: Optional[str] = None,
+        complete: Optional[Mapping[str, Completer]] = None,
+    ) -> None:
         from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
         if not isinstance(uri, str) or not uri:
@@ -187,8 +215,9 @@ class Resource(Served):
     def register(self, server: Any) -> None:
         """Add to an SDK ``MCPServer`` through its own ``resource`` decorator (its checks, its reading)."""
         try:
-            server.resource(self.uri, name=self.name, title=self.title, description=self.description,
-                            mime_type=self.mime_type)(self.fn)
+            server.resource(
+                self.uri, name=self.name, title=self.title, description=self.description, mime_type=self.mime_type
+            )(self.fn)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"@resource({self.uri!r}) on {_where(self.fn)}: {exc}") from None
 
@@ -202,11 +231,15 @@ class Resource(Served):
         ``subscriptions/listen`` streams). A template needs the concrete ``uri``. Any thread."""
         if uri is None:
             if self.is_template:
-                raise ValueError(f"resource template {self.uri!r}: updated() needs the URI of the resource that "
-                                 f"changed, e.g. updated({self.parsed.expand({n: '1' for n in self.arguments()})!r})")
+                raise ValueError(
+                    f"resource template {self.uri!r}: updated() needs the URI of the resource that "
+                    f"changed, e.g. updated({self.parsed.expand({n: '1' for n in self.arguments()})!r})"
+                )
             uri = self.uri
         elif not self.matches(uri):
-            raise ValueError(f"resource {self.uri!r}: {uri!r} is not {'a URI of this template' if self.is_template else 'its URI'}")
+            raise ValueError(
+                f"resource {self.uri!r}: {uri!r} is not {'a URI of this template' if self.is_template else 'its URI'}"
+            )
         for server in list(self._servers):
             server.resource_updated(uri)
 
@@ -219,8 +252,15 @@ class Prompt(Served):
 
     kind = "prompt"
 
-    def __init__(self, fn: Callable[..., Any], *, name: Optional[str] = None, title: Optional[str] = None,
-                 description: Optional[str] = None, complete: Optional[Mapping[str, Completer]] = None) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        complete: Optional[Mapping[str, Completer]] = None,
+    ) -> None:
         self._declared: Any = None
         super().__init__(fn, name=name, title=title, description=description, complete=complete)
 
@@ -244,9 +284,15 @@ class Prompt(Served):
         return f"<prompt {self.name} ({_where(self.fn)})>"
 
 
-def resource(uri: str, *, name: Optional[str] = None, title: Optional[str] = None, description: Optional[str] = None,
-             mime_type: Optional[str] = None,
-             complete: Optional[Mapping[str, Completer]] = None) -> Callable[[Callable[..., Any]], Resource]:
+def resource(
+    uri: str,
+    *,
+    name: Optional[str] = None,
+    title: Optional[str] = None,
+    description: Optional[str] = None,
+    mime_type: Optional[str] = None,
+    complete: Optional[Mapping[str, Completer]] = None,
+) -> Callable[[Callable[..., Any]], Resource]:
     """Declare a resource served beside the module's tools.
 
     ``uri`` without ``{…}`` names one resource, read by calling the function without arguments;
@@ -266,14 +312,21 @@ def resource(uri: str, *, name: Optional[str] = None, title: Optional[str] = Non
         raise TypeError("@resource needs the URI: write @resource('scheme://path') above the function")
 
     def decorate(fn: Callable[..., Any]) -> Resource:
-        return Resource(fn, uri, name=name, title=title, description=description, mime_type=mime_type,
-                        complete=complete)
+        return Resource(
+            fn, uri, name=name, title=title, description=description, mime_type=mime_type, complete=complete
+        )
 
     return decorate
 
 
-def prompt(fn: Optional[Callable[..., Any]] = None, *, name: Optional[str] = None, title: Optional[str] = None,
-           description: Optional[str] = None, complete: Optional[Mapping[str, Completer]] = None) -> Any:
+def prompt(
+    fn: Optional[Callable[..., Any]] = None,
+    *,
+    name: Optional[str] = None,
+    title: Optional[str] = None,
+    description: Optional[str] = None,
+    complete: Optional[Mapping[str, Completer]] = None,
+) -> Any:
     """Declare a prompt (``@prompt`` or ``@prompt(name=..., complete={...})``) served beside tools.
 
     Its arguments are the function's parameters (strings on the wire; described by the docstring's
@@ -281,6 +334,7 @@ def prompt(fn: Optional[Callable[..., Any]] = None, *, name: Optional[str] = Non
     (``{"role": "user", "content": {"type": "image", "data": ..., "mimeType": "image/png"}}``),
     an MCP content block or the SDK's ``UserMessage``/``AssistantMessage``, or a list of those.
     """
+
     def decorate(function: Callable[..., Any]) -> Prompt:
         return Prompt(function, name=name, title=title, description=description, complete=complete)
 

@@ -34,8 +34,10 @@ def check_served(served: Iterable[Any]) -> list[Served]:
     seen: dict[tuple[str, Any], Served] = {}
     for item in served:
         if not isinstance(item, Served):
-            raise TypeError(f"served= takes what @resource and @prompt return, not {type(item).__name__} "
-                            f"{item!r:.80} (tools go in the registry)")
+            raise TypeError(
+                f"served= takes what @resource and @prompt return, not {type(item).__name__} "
+                f"{item!r:.80} (tools go in the registry)"
+            )
         key = (item.kind, item.uri if isinstance(item, Resource) else item.name)
         other = seen.get(key)
         if other is not None and other is not item:
@@ -71,10 +73,13 @@ class ServedHandlers:
         """The low-level ``Server`` constructor's ``on_*`` arguments for what is declared."""
         handlers: dict[str, Any] = {}
         if self.resources:
-            handlers.update(on_list_resources=self.sdk._handle_list_resources,
-                            on_list_resource_templates=self.sdk._handle_list_resource_templates,
-                            on_read_resource=self.sdk._handle_read_resource,
-                            on_subscribe_resource=self.subscribe, on_unsubscribe_resource=self.unsubscribe)
+            handlers.update(
+                on_list_resources=self.sdk._handle_list_resources,
+                on_list_resource_templates=self.sdk._handle_list_resource_templates,
+                on_read_resource=self.sdk._handle_read_resource,
+                on_subscribe_resource=self.subscribe,
+                on_unsubscribe_resource=self.unsubscribe,
+            )
         if self.prompts:
             handlers.update(on_list_prompts=self.sdk._handle_list_prompts, on_get_prompt=self.get_prompt)
         if self.prompts or self.templates:
@@ -95,8 +100,9 @@ class ServedHandlers:
         given = params.arguments or {}
         missing = [a.name for a in declared._declared.arguments or [] if a.required and a.name not in given]
         if missing:
-            raise MCPError(types.INVALID_PARAMS, f"Prompt {params.name!r} needs the argument(s) "
-                                                 f"{', '.join(map(repr, missing))}")
+            raise MCPError(
+                types.INVALID_PARAMS, f"Prompt {params.name!r} needs the argument(s) {', '.join(map(repr, missing))}"
+            )
         return await self.sdk._handle_get_prompt(ctx, params)
 
     # -- resources/subscribe, resources/unsubscribe ---------------------------------------------------
@@ -167,17 +173,23 @@ class ServedHandlers:
         ref = params.ref
         item = self._completed(ref)
         if item is None:
-            what = f"prompt {ref.name!r}" if isinstance(ref, types.PromptReference) else f"resource template {ref.uri!r}"
+            what = (
+                f"prompt {ref.name!r}" if isinstance(ref, types.PromptReference) else f"resource template {ref.uri!r}"
+            )
             raise MCPError(types.INVALID_PARAMS, f"Cannot complete: this server has no {what}")
         arguments = params.context.arguments if params.context is not None else None
         try:
             values = await item.complete(params.argument.name, params.argument.value, arguments)
         except Exception as exc:  # noqa: BLE001 - the author's hook failed: say which
             logger.exception("completion hook of %r failed", params.argument.name)
-            raise MCPError(types.INTERNAL_ERROR, f"Completing {params.argument.name!r} failed: "
-                                                 f"{type(exc).__name__}: {exc}") from exc
-        return types.CompleteResult(completion=types.Completion(
-            values=values[:COMPLETION_LIMIT], total=len(values), has_more=len(values) > COMPLETION_LIMIT))
+            raise MCPError(
+                types.INTERNAL_ERROR, f"Completing {params.argument.name!r} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        return types.CompleteResult(
+            completion=types.Completion(
+                values=values[:COMPLETION_LIMIT], total=len(values), has_more=len(values) > COMPLETION_LIMIT
+            )
+        )
 
     def close(self) -> None:
         """Stop announcing updates to this server's clients."""

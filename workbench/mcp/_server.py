@@ -238,8 +238,9 @@ class _Bridge:
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(forward)
-                running = asyncio.ensure_future(self.executor.execute([tool_use], self.registry, log=log,
-                                                                      invocation_state=state))
+                running = asyncio.ensure_future(
+                    self.executor.execute([tool_use], self.registry, log=log, invocation_state=state)
+                )
                 try:
                     results = await asyncio.shield(running)
                 except asyncio.CancelledError:
@@ -295,9 +296,18 @@ class _Bridge:
                 pass
 
 
-def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: Any = None, *,
-                 name: str = "workbench", version: Optional[str] = None, instructions: Optional[str] = None,
-                 timeout: Optional[float] = None, approver: Any = None, served: Iterable[Any] = ()) -> Server:
+def build_server(
+    registry: Any,
+    executor: Optional[ToolExecutor] = None,
+    log: Any = None,
+    *,
+    name: str = "workbench",
+    version: Optional[str] = None,
+    instructions: Optional[str] = None,
+    timeout: Optional[float] = None,
+    approver: Any = None,
+    served: Iterable[Any] = (),
+) -> Server:
     """The SDK's low-level ``Server`` exposing every tool of ``registry``, and the resources and
     prompts declared with ``@resource`` / ``@prompt`` in the modules it names or in ``served``.
 
@@ -327,17 +337,19 @@ def build_server(registry: Any, executor: Optional[ToolExecutor] = None, log: An
     bridge.served = ServedHandlers([*found, *served], bridge, name)
     # logging/setLevel is a handshake-era method (the SDK warns it is gone from 2026-07-28): the
     # sessions that negotiate an earlier protocol use it
-    server: Server = _quietly(lambda: Server(
-        name,
-        version=version or __version__,
-        instructions=instructions,
-        on_list_tools=bridge.list_tools,
-        on_call_tool=bridge.call_tool,
-        get_tool_input_schema=bridge.input_schema,
-        on_subscriptions_listen=bridge.listen,
-        **bridge.served.server_handlers(),
-        on_set_logging_level=bridge.set_logging_level,
-    ))
+    server: Server = _quietly(
+        lambda: Server(
+            name,
+            version=version or __version__,
+            instructions=instructions,
+            on_list_tools=bridge.list_tools,
+            on_call_tool=bridge.call_tool,
+            get_tool_input_schema=bridge.input_schema,
+            on_subscriptions_listen=bridge.listen,
+            **bridge.served.server_handlers(),
+            on_set_logging_level=bridge.set_logging_level,
+        )
+    )
     server.add_notification_handler("notifications/initialized", types.NotificationParams, bridge.initialized)
     server.workbench = bridge  # type: ignore[attr-defined]
     # the tool list follows the registry, and clients are told (notifications/tools/list_changed):
@@ -367,12 +379,27 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, *,
-                      executor: Optional[ToolExecutor] = None, log: Any = None, name: str = "workbench",
-                      path: str = "/mcp", timeout: Optional[float] = None, approver: Any = None,
-                      json_response: bool = False, stateless: bool = False, log_level: str = "warning",
-                      ready: Any = None, token: Optional[str] = None, allowed_hosts: Iterable[str] = (),
-                      allowed_origins: Iterable[str] = (), served: Iterable[Any] = ()) -> None:
+async def serve_async(
+    registry: Any,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    executor: Optional[ToolExecutor] = None,
+    log: Any = None,
+    name: str = "workbench",
+    path: str = "/mcp",
+    timeout: Optional[float] = None,
+    approver: Any = None,
+    json_response: bool = False,
+    stateless: bool = False,
+    log_level: str = "warning",
+    ready: Any = None,
+    token: Optional[str] = None,
+    allowed_hosts: Iterable[str] = (),
+    allowed_origins: Iterable[str] = (),
+    served: Iterable[Any] = (),
+) -> None:
     """Run an MCP server for ``registry`` until cancelled (or, for stdio, until stdin closes).
 
     ``transport`` is ``"stdio"`` or ``"streamable-http"`` (served by uvicorn on ``host:port`` at
@@ -418,8 +445,15 @@ async def serve_async(registry: Any, transport: str = "stdio", host: str = "127.
             url = f"http://{shown_host}:{bound_port}{path}"
             policy = _security.host_policy(bound_host, host_patterns, origin_patterns)
             secret, generated = _security.resolve_token(token, bound_host)
-            app = streamable_http_app(server, path=path, json_response=json_response, stateless=stateless,
-                                      host=host, policy=policy, token=secret)
+            app = streamable_http_app(
+                server,
+                path=path,
+                json_response=json_response,
+                stateless=stateless,
+                host=host,
+                policy=policy,
+                token=secret,
+            )
         except BaseException:
             sock.close()
             raise
@@ -458,16 +492,20 @@ def _security_notes(bound_host: str, secret: Optional[str], generated: bool, pol
     """What the server prints before "serving …": the token policy and, beyond loopback, a warning."""
     notes = []
     if not _security.is_loopback(bound_host):
-        notes.append(f"WARNING: listening on {bound_host}, beyond loopback: anyone who can reach this port and holds "
-                     "the token can run these tools; the traffic is plain HTTP (put a TLS proxy in front on "
-                     "untrusted networks)")
+        notes.append(
+            f"WARNING: listening on {bound_host}, beyond loopback: anyone who can reach this port and holds "
+            "the token can run these tools; the traffic is plain HTTP (put a TLS proxy in front on "
+            "untrusted networks)"
+        )
         hosts = ", ".join(map(str, policy.hosts))
         notes.append(f"allowed Host headers: {hosts}, any port unless one is shown (add others with --allow-host)")
     if generated:
         notes.append(f"clients must send 'Authorization: Bearer <token>'; generated bearer token: {secret}")
     elif secret is not None:
-        notes.append(f"clients must send 'Authorization: Bearer <token>' with the token given "
-                     f"(--token / ${_security.TOKEN_ENV} / token=)")
+        notes.append(
+            f"clients must send 'Authorization: Bearer <token>' with the token given "
+            f"(--token / ${_security.TOKEN_ENV} / token=)"
+        )
     return notes
 
 
@@ -478,6 +516,8 @@ def serve(registry: Any, transport: str = "stdio", host: str = "127.0.0.1", port
     except RuntimeError:
         pass
     else:
-        raise RuntimeError("serve() blocks and cannot run inside a running event loop (e.g. Jupyter): "
-                           "use `await serve_async(registry, ...)`, or run serve() in a thread")
+        raise RuntimeError(
+            "serve() blocks and cannot run inside a running event loop (e.g. Jupyter): "
+            "use `await serve_async(registry, ...)`, or run serve() in a thread"
+        )
     anyio.run(lambda: serve_async(registry, transport, host, port, **options))

@@ -58,7 +58,7 @@ def _root(value: Any) -> types.Root:
 async def _answer(handler: Callable[[Any], Any], params: Any) -> Any:
     """Call a user handler: a coroutine function is awaited; a plain one runs in a worker thread so
     one that waits (for a click in a notebook, for a model) does not stall the connection."""
-    if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(getattr(handler, "__call__", None)):
+    if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(getattr(handler, "__call__", None)):  # noqa: B004 - an async __call__, not callability
         return await handler(params)
     value = await asyncio.to_thread(handler, params)
     if inspect.isawaitable(value):
@@ -70,8 +70,12 @@ def _sampling_result(value: Any) -> types.CreateMessageResult | types.ErrorData:
     if isinstance(value, (types.CreateMessageResult, types.ErrorData)):
         return value
     if isinstance(value, str):
-        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=value),
-                                         model="workbench-user", stop_reason="endTurn")
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=value),
+            model="workbench-user",
+            stop_reason="endTurn",
+        )
     if isinstance(value, dict):
         return types.CreateMessageResult.model_validate(value)
     raise TypeError(f"a sampling handler returns a str, a dict or mcp.types.CreateMessageResult, got {value!r}")
@@ -91,8 +95,10 @@ def _elicit_result(value: Any, params: Any = None) -> types.ElicitResult | types
         content = with_defaults(value if isinstance(value, dict) else {}, params)
         # a bare "accept" of a request without defaults (a URL-mode one) carries no content
         return types.ElicitResult(action="accept", content=content if content or value != "accept" else None)
-    raise TypeError("an elicitation handler returns a dict (the accepted content), 'accept', 'decline', 'cancel', "
-                    f"None (cancel) or mcp.types.ElicitResult, got {value!r}")
+    raise TypeError(
+        "an elicitation handler returns a dict (the accepted content), 'accept', 'decline', 'cancel', "
+        f"None (cancel) or mcp.types.ElicitResult, got {value!r}"
+    )
 
 
 def _dump(value: Any) -> Any:
@@ -133,13 +139,22 @@ class ServerRequests:
     elicitation_handler: Optional[Callable[[types.ElicitRequestParams], Any]]
     log: Optional[LogSink]
 
-    def _init_requests(self, *, sampling: Any = None, elicitation: Any = None, roots: Optional[Sequence[Any]] = None,
-                       log: Optional[LogSink] = None) -> None:
+    def _init_requests(
+        self,
+        *,
+        sampling: Any = None,
+        elicitation: Any = None,
+        roots: Optional[Sequence[Any]] = None,
+        log: Optional[LogSink] = None,
+    ) -> None:
         self.sampling_handler = sampling
         self.elicitation_handler = elicitation
         # the client capabilities declared to the server: only what connect() was given a way to answer
-        self._declared = {"sampling": sampling is not None, "elicitation": elicitation is not None,
-                          "roots": roots is not None}
+        self._declared = {
+            "sampling": sampling is not None,
+            "elicitation": elicitation is not None,
+            "roots": roots is not None,
+        }
         self.log = log
         self._roots: list[types.Root] = [_root(r) for r in roots or ()]
         self._messages: Record[ProtocolMessage] = Record(limit=5000)
@@ -154,9 +169,11 @@ class ServerRequests:
         callbacks it is given, so those without a handler are left out: a client must not declare
         what it would answer with an error."""
         callbacks = {"logging_callback": self._on_log, "message_handler": self._on_message}
-        for capability, (option, callback) in {"sampling": ("sampling_callback", self._on_sampling),
-                                               "elicitation": ("elicitation_callback", self._on_elicitation),
-                                               "roots": ("list_roots_callback", self._on_list_roots)}.items():
+        for capability, (option, callback) in {
+            "sampling": ("sampling_callback", self._on_sampling),
+            "elicitation": ("elicitation_callback", self._on_elicitation),
+            "roots": ("list_roots_callback", self._on_list_roots),
+        }.items():
             if self._declared[capability]:
                 callbacks[option] = callback
         return callbacks
@@ -169,16 +186,24 @@ class ServerRequests:
         return await self._serve_request(SAMPLING_ROW, "sampling", self.sampling_handler, params, _sampling_result)
 
     async def _on_elicitation(self, context: Any, params: Any) -> Any:
-        return await self._serve_request(ELICITATION_ROW, "elicitation", self.elicitation_handler, params,
-                                         lambda answer: _elicit_result(answer, params))
+        return await self._serve_request(
+            ELICITATION_ROW,
+            "elicitation",
+            self.elicitation_handler,
+            params,
+            lambda answer: _elicit_result(answer, params),
+        )
 
-    async def _serve_request(self, row_name: str, what: str, handler: Any, params: Any,
-                             convert: Callable[[Any], Any]) -> Any:
+    async def _serve_request(
+        self, row_name: str, what: str, handler: Any, params: Any, convert: Callable[[Any], Any]
+    ) -> Any:
         started = utc_now_iso()
         if handler is None:
-            answer: Any = types.ErrorData(code=types.INVALID_REQUEST,
-                                          message=f"the client has no {what} handler: connect(..., {what}=handler) "
-                                                  f"or set connection.{what}_handler")
+            answer: Any = types.ErrorData(
+                code=types.INVALID_REQUEST,
+                message=f"the client has no {what} handler: connect(..., {what}=handler) "
+                f"or set connection.{what}_handler",
+            )
         else:
             try:
                 answer = convert(await _answer(handler, params))
@@ -197,8 +222,15 @@ class ServerRequests:
             metadata.update(error_type="McpError", error=answer.message)
         answered = None if failed else _masked_answer(params, _dump(answer))
         content = [{"text": f"Error: {answer.message}"}] if failed else [{"json": answered}]
-        result = ToolResult(tool_use_id=new_tool_use_id(), status="error" if failed else "success", content=content,
-                            metadata=metadata, started_at=started, completed_at=utc_now_iso(), value=answered)
+        result = ToolResult(
+            tool_use_id=new_tool_use_id(),
+            status="error" if failed else "success",
+            content=content,
+            metadata=metadata,
+            started_at=started,
+            completed_at=utc_now_iso(),
+            value=answered,
+        )
         try:
             self.log.append(result, {"toolUseId": result.tool_use_id, "name": row_name, "input": _dump(params)})
         except Exception:  # noqa: BLE001 - a closed log must not fail the server's request
@@ -320,7 +352,8 @@ class ServerRequests:
         if not self._declared["roots"]:
             raise McpConnectionError(
                 f"MCP connection to {getattr(self, 'label', '?')} did not declare the roots capability, so the server "
-                "never asks for roots: connect(..., roots=[...]) offers them (roots=[] to start with none)")
+                "never asks for roots: connect(..., roots=[...]) offers them (roots=[] to start with none)"
+            )
         self._roots = [_root(r) for r in roots]
         if getattr(self, "connected", False):
             client = self._require_client()  # type: ignore[attr-defined]

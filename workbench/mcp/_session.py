@@ -66,10 +66,13 @@ class Session(LoopThread):
         from workbench._version import __version__
 
         try:
-            client = Client(watch(self._transport, self._stream_ended, self._record_wire, self._tool_lists),
-                            read_timeout_seconds=self._read_timeout, mode=self._mode,
-                            client_info=types.Implementation(name="tool-workbench", version=__version__),
-                            **self._client_callbacks())  # type: ignore[attr-defined]  # ServerRequests
+            client = Client(
+                watch(self._transport, self._stream_ended, self._record_wire, self._tool_lists),
+                read_timeout_seconds=self._read_timeout,
+                mode=self._mode,
+                client_info=types.Implementation(name="tool-workbench", version=__version__),
+                **self._client_callbacks(),
+            )  # type: ignore[attr-defined]  # ServerRequests
             async with client:
                 self._client = client
                 self.server_info = client.server_info
@@ -205,4 +208,3 @@ class Session(LoopThread):
                 callback()
             except Exception:  # noqa: BLE001 - a listener must not break disconnecting
                 logger.warning("MCP connection to %s: a disconnect listener failed", self.label, exc_info=True)
-

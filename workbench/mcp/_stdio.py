@@ -87,9 +87,13 @@ class ServerProcess:
         from mcp.shared.message import SessionMessage
 
         params = self.params
-        process = await anyio.open_process([params.command, *params.args],
-                                           env=get_default_environment() | (params.env or {}),
-                                           stderr=self.errlog, cwd=params.cwd, start_new_session=True)
+        process = await anyio.open_process(
+            [params.command, *params.args],
+            env=get_default_environment() | (params.env or {}),
+            stderr=self.errlog,
+            cwd=params.cwd,
+            start_new_session=True,
+        )
         self._process, self.pid = process, process.pid
         stdout, stdin = process.stdout, process.stdin
         assert stdout is not None and stdin is not None  # opened as pipes (open_process' default)
@@ -103,8 +107,9 @@ class ServerProcess:
             buffer = ""
             try:
                 async with read_sender:
-                    async for chunk in TextReceiveStream(stdout, encoding=params.encoding,
-                                                         errors=params.encoding_error_handler):
+                    async for chunk in TextReceiveStream(
+                        stdout, encoding=params.encoding, errors=params.encoding_error_handler
+                    ):
                         lines = (buffer + chunk).split("\n")
                         buffer = lines.pop()
                         for line in lines:

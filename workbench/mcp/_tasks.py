@@ -57,8 +57,9 @@ def _poll_seconds(task: types.Task) -> float:
     return min(max(interval / 1000.0, low), high)
 
 
-async def _send_raw(client: "Client", method: str, params: dict[str, Any], *,
-                    timeout: Optional[float] = None) -> dict[str, Any]:
+async def _send_raw(
+    client: "Client", method: str, params: dict[str, Any], *, timeout: Optional[float] = None
+) -> dict[str, Any]:
     """Send a request and return the raw result dict, without the SDK's per-method result check
     (see the module docstring). Headers are stamped as the session stamps every request."""
     session = client.session
@@ -97,8 +98,10 @@ class TaskFeatures:
     def _task_refusal(self, mcp_tool: types.Tool) -> Optional[str]:
         """Why a ``taskSupport: "required"`` tool cannot be called here (``None`` if it can)."""
         if task_support(mcp_tool) == "required" and not self.supports_tasks:
-            return ("requires task-augmented calls (execution.taskSupport = 'required') but the server does not "
-                    "declare capabilities.tasks.requests.tools.call")
+            return (
+                "requires task-augmented calls (execution.taskSupport = 'required') but the server does not "
+                "declare capabilities.tasks.requests.tools.call"
+            )
         return None
 
     def _wants_task(self, remote_name: str, as_task: Optional[bool]) -> bool:
@@ -109,13 +112,16 @@ class TaskFeatures:
             wanted = self.use_tasks if as_task is None else bool(as_task)
             if wanted and not self.supports_tasks:
                 if as_task:
-                    raise ValueError(f"MCP tool {remote_name!r}: the server does not declare "
-                                     "capabilities.tasks.requests.tools.call, so it takes no task-augmented calls")
+                    raise ValueError(
+                        f"MCP tool {remote_name!r}: the server does not declare "
+                        "capabilities.tasks.requests.tools.call, so it takes no task-augmented calls"
+                    )
                 return False  # use_tasks: a server without tasks gets plain calls
             return wanted
         if as_task:
-            raise ValueError(f"MCP tool {remote_name!r} does not support task-augmented calls "
-                             f"(execution.taskSupport is {support!r})")
+            raise ValueError(
+                f"MCP tool {remote_name!r} does not support task-augmented calls (execution.taskSupport is {support!r})"
+            )
         return False
 
     # -- the record of tasks -------------------------------------------------------------------------
@@ -166,8 +172,9 @@ class TaskFeatures:
         raw = await _send_raw(client, "tasks/result", {"taskId": task_id})
         return types.CallToolResult.model_validate(raw)
 
-    async def _start_task(self, name: str, arguments: dict[str, Any], *, ttl: Optional[int] = None,
-                          progress_token: Optional[str] = None) -> types.Task | types.CallToolResult:
+    async def _start_task(
+        self, name: str, arguments: dict[str, Any], *, ttl: Optional[int] = None, progress_token: Optional[str] = None
+    ) -> types.Task | types.CallToolResult:
         """The created task — or the tool's result when the server ran the call at once (a receiver
         that does not support tasks for a request processes it normally, as the spec says)."""
         client: "Client" = self._require_client()  # type: ignore[attr-defined]
@@ -181,8 +188,9 @@ class TaskFeatures:
         self._task_tools[task.task_id] = name
         return task
 
-    async def _call_tool_as_task(self, name: str, arguments: dict[str, Any], progress: Any = None,
-                                 ttl: Optional[int] = None) -> types.CallToolResult:
+    async def _call_tool_as_task(
+        self, name: str, arguments: dict[str, Any], progress: Any = None, ttl: Optional[int] = None
+    ) -> types.CallToolResult:
         """Create the task, poll it, fetch its result; ``tasks/cancel`` if this coroutine is cancelled.
         ``progress(progress, total, message)`` gets the server's progress and each status change."""
         last = [0.0, None]  # the last progress and total, repeated with status messages
@@ -200,8 +208,11 @@ class TaskFeatures:
 
         def follow(message: Any) -> None:
             params = message.message.get("params") or {}
-            if (message.direction == "received" and message.method == "notifications/progress"
-                    and params.get("progressToken") == token):
+            if (
+                message.direction == "received"
+                and message.method == "notifications/progress"
+                and params.get("progressToken") == token
+            ):
                 loop.create_task(on_progress(params.get("progress", 0.0), params.get("total"), params.get("message")))
 
         unfollow = self._messages.subscribe(follow)  # type: ignore[attr-defined]
@@ -210,8 +221,9 @@ class TaskFeatures:
         finally:
             unfollow()
 
-    async def _follow_task(self, name: str, arguments: dict[str, Any], ttl: Optional[int], progress: Any,
-                           token: str, last: list) -> types.CallToolResult:
+    async def _follow_task(
+        self, name: str, arguments: dict[str, Any], ttl: Optional[int], progress: Any, token: str, last: list
+    ) -> types.CallToolResult:
         task = await self._start_task(name, arguments, ttl=ttl, progress_token=token if progress else None)
         if isinstance(task, types.CallToolResult):
             return task
@@ -227,8 +239,10 @@ class TaskFeatures:
                 await asyncio.sleep(_poll_seconds(task))
                 task = await self._get_task(task.task_id)
             if task.status == "cancelled":
-                raise McpTaskError(f"MCP task {task.task_id} of {name!r} was cancelled"
-                                   + (f": {task.status_message}" if task.status_message else ""))
+                raise McpTaskError(
+                    f"MCP task {task.task_id} of {name!r} was cancelled"
+                    + (f": {task.status_message}" if task.status_message else "")
+                )
             # completed, failed (the result says why) or input_required (tasks/result delivers the
             # server's requests and waits for the end)
             try:
@@ -237,8 +251,9 @@ class TaskFeatures:
                 if task.status != "failed":
                     raise
                 # a failed task may have no result to fetch: its status message is the reason
-                raise McpTaskError(f"MCP task {task.task_id} of {name!r} failed: "
-                                   f"{task.status_message or exc.message}") from None
+                raise McpTaskError(
+                    f"MCP task {task.task_id} of {name!r} failed: {task.status_message or exc.message}"
+                ) from None
         except asyncio.CancelledError:
             await self._cancel_quietly(task.task_id)
             raise
@@ -287,8 +302,14 @@ class TaskFeatures:
         """``tasks/result``: waits until the task is done and returns its ``CallToolResult``."""
         return self._run_sync(self._task_result(str(task_id)), timeout)  # type: ignore[attr-defined]
 
-    def start_task(self, name: str, arguments: Optional[dict[str, Any]] = None, *, ttl: Optional[int] = None,
-                   timeout: Optional[float] = 30.0) -> types.Task:
+    def start_task(
+        self,
+        name: str,
+        arguments: Optional[dict[str, Any]] = None,
+        *,
+        ttl: Optional[int] = None,
+        timeout: Optional[float] = 30.0,
+    ) -> types.Task:
         """Send a task-augmented ``tools/call`` and return the created task at once (poll it with
         :meth:`get_task`, fetch its result with :meth:`task_result`). ``name`` is the server's tool
         name or a proxy's registered name; ``ttl`` (ms) asks the server to keep the task that long."""
@@ -297,8 +318,10 @@ class TaskFeatures:
         self._wants_task(remote, True)  # a clear error for a tool that forbids tasks
         task = self._run_sync(self._start_task(remote, dict(arguments or {}), ttl=ttl), timeout)  # type: ignore[attr-defined]
         if not isinstance(task, types.Task):
-            raise McpTaskError(f"MCP server {getattr(self, 'label', '?')} ran {name!r} at once instead of creating a "
-                               "task (it does not support tasks for it): call it with call_tool()")
+            raise McpTaskError(
+                f"MCP server {getattr(self, 'label', '?')} ran {name!r} at once instead of creating a "
+                "task (it does not support tasks for it): call it with call_tool()"
+            )
         return task
 
 

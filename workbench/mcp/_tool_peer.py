@@ -59,8 +59,14 @@ class ServedPeer:
     """One ``tools/call``'s way back to its client. ``send(factory)`` queues a coroutine factory on
     the call's ordered outbox (progress and logs leave in the order the tool made them)."""
 
-    def __init__(self, ctx: Any, loop: asyncio.AbstractEventLoop, send: Callable[[Callable[[], Any]], None],
-                 levels: LogLevels, connection: Any) -> None:
+    def __init__(
+        self,
+        ctx: Any,
+        loop: asyncio.AbstractEventLoop,
+        send: Callable[[Callable[[], Any]], None],
+        levels: LogLevels,
+        connection: Any,
+    ) -> None:
         self.ctx = ctx
         self.loop = loop
         self._send = send
@@ -72,8 +78,13 @@ class ServedPeer:
         if not self._levels.allows(self._connection, level):
             return
         session, request_id = self.ctx.session, self.ctx.request_id
-        self._post(lambda: _quietly(lambda: session.send_log_message(level, message, logger=tool_name or None,
-                                                                     related_request_id=request_id)))
+        self._post(
+            lambda: _quietly(
+                lambda: session.send_log_message(
+                    level, message, logger=tool_name or None, related_request_id=request_id
+                )
+            )
+        )
 
     def _post(self, factory: Callable[[], Any]) -> None:
         try:
@@ -95,10 +106,13 @@ class ServedPeer:
                 f"Tool '{tool_name}' asked the MCP client for {what}, but this session (protocol "
                 f"{self.ctx.session.protocol_version}) has no channel for server requests: from 2026-07-28 a server "
                 "asks through input_required results (multi-round trip), which served workbench tools do not speak "
-                "yet. A client on protocol 2025-11-25 or earlier can answer.")
+                "yet. A client on protocol 2025-11-25 or earlier can answer."
+            )
         if not self.ctx.session.check_client_capability(capability):
-            raise NobodyToAsk(f"Tool '{tool_name}' asked the MCP client for {what}, but the client did not declare "
-                              f"the {what} capability (it cannot answer): the call fails rather than guess")
+            raise NobodyToAsk(
+                f"Tool '{tool_name}' asked the MCP client for {what}, but the client did not declare "
+                f"the {what} capability (it cannot answer): the call fails rather than guess"
+            )
 
     async def elicit(self, message: str, schema: dict[str, Any], tool_name: str) -> Elicitation:
         self._require(types.ClientCapabilities(elicitation=types.ElicitationCapability()), "elicitation", tool_name)
@@ -109,13 +123,17 @@ class ServedPeer:
         self._require(types.ClientCapabilities(sampling=types.SamplingCapability()), "sampling", tool_name)
         chat = [types.SamplingMessage.model_validate(message) for message in messages]
         known = {k: v for k, v in options.items() if v is not None}
-        answer = await _quietly(lambda: self.ctx.session.create_message(chat, related_request_id=self.ctx.request_id,
-                                                                        **known))
+        answer = await _quietly(
+            lambda: self.ctx.session.create_message(chat, related_request_id=self.ctx.request_id, **known)
+        )
         content = answer.content
         block = content[0] if isinstance(content, list) and content else content
         text = getattr(block, "text", None)
-        dumped = content.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(content, "model_dump") \
+        dumped = (
+            content.model_dump(by_alias=True, exclude_none=True, mode="json")
+            if hasattr(content, "model_dump")
             else [c.model_dump(by_alias=True, exclude_none=True, mode="json") for c in content or ()]
+        )
         return Sampled(text if isinstance(text, str) else "", str(answer.model or ""), answer.stop_reason, dumped)
 
     # -- streams -------------------------------------------------------------------------------------

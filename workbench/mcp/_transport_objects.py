@@ -43,8 +43,10 @@ def _argv(command: Union[str, os.PathLike, Sequence[Any]], args: Sequence[Any]) 
         return [os.fspath(command), *(os.fspath(a) for a in args)]
     if isinstance(command, (list, tuple)):
         return [os.fspath(part) for part in (*command, *args)]
-    raise TypeError(f"StdioTransport(command=...): expected a program (a string) or a command line (a list of "
-                    f"strings), not {type(command).__name__}")
+    raise TypeError(
+        f"StdioTransport(command=...): expected a program (a string) or a command line (a list of "
+        f"strings), not {type(command).__name__}"
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -109,8 +111,10 @@ class HttpTransport:
 
     def __post_init__(self) -> None:
         if not isinstance(self.url, str) or not self.url.startswith(("http://", "https://")):
-            raise ValueError(f"HttpTransport(url=...): expected an http:// or https:// URL, got "
-                             f"{mask_url(self.url) if isinstance(self.url, str) else type(self.url).__name__!r}")
+            raise ValueError(
+                f"HttpTransport(url=...): expected an http:// or https:// URL, got "
+                f"{mask_url(self.url) if isinstance(self.url, str) else type(self.url).__name__!r}"
+            )
         if self.kind not in HTTP_TRANSPORTS:
             raise ValueError(f"connect(transport={self.kind!r}): expected one of {sorted(HTTP_TRANSPORTS)}")
         if self.token is not None and any(key.lower() == "authorization" for key in self.headers or {}):
@@ -124,8 +128,15 @@ class HttpTransport:
 
     def open(self) -> OpenedTransport:
         """The SDK's HTTP transport for the URL (it connects when the session starts)."""
-        return open_transport(command=None, url=self.url, env=None, cwd=None, headers=self.sent_headers(),
-                              transport=self.kind, auth=self.auth)
+        return open_transport(
+            command=None,
+            url=self.url,
+            env=None,
+            cwd=None,
+            headers=self.sent_headers(),
+            transport=self.kind,
+            auth=self.auth,
+        )
 
     def connect_arguments(self) -> dict[str, Any]:
         return {"url": self.url, "headers": self.sent_headers(), "transport": self.kind, "auth": self.auth}
@@ -154,9 +165,11 @@ class InProcessTransport:
         from workbench.mcp._memory import SERVER_CLASSES
 
         if not isinstance(self.server, SERVER_CLASSES):
-            raise TypeError(f"connect(server=...) takes an MCP server object in this process (an "
-                            f"mcp.server.mcpserver.MCPServer, an mcp.server.Server or workbench.mcp.build_server(...)), "
-                            f"not {type(self.server).__module__}.{type(self.server).__qualname__}")
+            raise TypeError(
+                f"connect(server=...) takes an MCP server object in this process (an "
+                f"mcp.server.mcpserver.MCPServer, an mcp.server.Server or workbench.mcp.build_server(...)), "
+                f"not {type(self.server).__module__}.{type(self.server).__qualname__}"
+            )
 
     def open(self) -> OpenedTransport:
         from workbench.mcp._memory import open_in_memory
@@ -171,20 +184,41 @@ def _given(**options: Any) -> list[str]:
     return [f"{name}=" for name, value in options.items() if value is not None]
 
 
-def transport_of(command: Any = None, *, url: Optional[str] = None, env: Optional[dict[str, str]] = None,
-                 cwd: Any = None, headers: Optional[dict[str, str]] = None, token: Optional[str] = None,
-                 transport: Any = None, auth: Any = None, config: Any = None, server: Any = None) -> McpTransport:
+def transport_of(
+    command: Any = None,
+    *,
+    url: Optional[str] = None,
+    env: Optional[dict[str, str]] = None,
+    cwd: Any = None,
+    headers: Optional[dict[str, str]] = None,
+    token: Optional[str] = None,
+    transport: Any = None,
+    auth: Any = None,
+    config: Any = None,
+    server: Any = None,
+) -> McpTransport:
     """The transport object ``connect()``'s arguments name: a transport object given as the first
     argument or as ``transport=``, or one built from the keywords (a command line, a URL, a server
     object, a config entry). Conflicting or missing arguments are a ``ValueError`` naming them."""
     if isinstance(transport, McpTransport) or isinstance(command, McpTransport):
         given = transport if isinstance(transport, McpTransport) else command
-        others = _given(url=url, env=env, cwd=cwd, headers=headers, token=token, auth=auth, config=config,
-                        server=server, command=command if given is transport else None,
-                        transport=transport if given is command else None)
+        others = _given(
+            url=url,
+            env=env,
+            cwd=cwd,
+            headers=headers,
+            token=token,
+            auth=auth,
+            config=config,
+            server=server,
+            command=command if given is transport else None,
+            transport=transport if given is command else None,
+        )
         if others:
-            raise ValueError(f"connect() got the transport {given!r} and also {', '.join(others)}: give those to "
-                             f"the transport object")
+            raise ValueError(
+                f"connect() got the transport {given!r} and also {', '.join(others)}: give those to "
+                f"the transport object"
+            )
         return given
     if command is not None and not isinstance(command, (str, os.PathLike, list, tuple)):
         server, command = _server_given_as_command(command, server)
@@ -201,20 +235,27 @@ def transport_of(command: Any = None, *, url: Optional[str] = None, env: Optiona
         transport = transport or (entry.get("transport") if url is not None else None)
         server = None
     elif isinstance(server, str):
-        raise ValueError(f"connect(server={server!r}) names an entry of config=; pass config= too "
-                         "(an MCP server object in this process is connected in memory)")
+        raise ValueError(
+            f"connect(server={server!r}) names an entry of config=; pass config= too "
+            "(an MCP server object in this process is connected in memory)"
+        )
     if url is None and isinstance(command, str) and command.startswith(("http://", "https://")):
         url, command = command, None  # connect("http://…/mcp")
     if server is not None:
-        given = _given(command=command, url=url, token=token, env=env, cwd=cwd, headers=headers, transport=transport,
-                       auth=auth)
+        given = _given(
+            command=command, url=url, token=token, env=env, cwd=cwd, headers=headers, transport=transport, auth=auth
+        )
         if given:
             InProcessTransport(server)  # a server of the wrong kind is named first
-            raise ValueError(f"connect(server=...) connects in memory; {', '.join(given)} is for a server process or URL")
+            raise ValueError(
+                f"connect(server=...) connects in memory; {', '.join(given)} is for a server process or URL"
+            )
         return InProcessTransport(server)
     if (command is None) == (url is None):
-        raise ValueError("connect() needs exactly one of command=[...] (stdio), url='http://…' (streamable HTTP) "
-                         "or server=<an MCP server object> (in memory)")
+        raise ValueError(
+            "connect() needs exactly one of command=[...] (stdio), url='http://…' (streamable HTTP) "
+            "or server=<an MCP server object> (in memory)"
+        )
     if command is not None:
         if token is not None:
             raise ValueError("connect(token=...) is for url= (streamable HTTP) servers; a command= server needs none")
@@ -237,10 +278,13 @@ def _server_given_as_command(command: Any, server: Any) -> tuple[Any, None]:
 
     if isinstance(command, SERVER_CLASSES):
         if server is not None:
-            raise ValueError("connect() got an MCP server object given both as the first argument and as server=: "
-                             "pass it once")
+            raise ValueError(
+                "connect() got an MCP server object given both as the first argument and as server=: pass it once"
+            )
         return command, None
-    raise TypeError(f"connect() takes a command line (a string or a list of strings), a transport object "
-                    f"(StdioTransport, HttpTransport, InProcessTransport), url=, config= or server= "
-                    f"(an MCP server object in this process), not {type(command).__module__}."
-                    f"{type(command).__qualname__}")
+    raise TypeError(
+        f"connect() takes a command line (a string or a list of strings), a transport object "
+        f"(StdioTransport, HttpTransport, InProcessTransport), url=, config= or server= "
+        f"(an MCP server object in this process), not {type(command).__module__}."
+        f"{type(command).__qualname__}"
+    )

@@ -20,8 +20,15 @@ from mcp.client.stdio import StdioServerParameters
 from workbench.mcp._stdio import ServerProcess, stdio_transport
 from workbench.secrets import command_secrets, header_secrets, mask_command, mask_url, url_secrets
 
-__all__ = ["AUTH_REFUSALS", "HTTP_TRANSPORTS", "MAX_SSE_EVENT_SIZE", "OpenedTransport", "REFUSALS", "open_transport",
-           "refusal_note"]
+__all__ = [
+    "AUTH_REFUSALS",
+    "HTTP_TRANSPORTS",
+    "MAX_SSE_EVENT_SIZE",
+    "OpenedTransport",
+    "REFUSALS",
+    "open_transport",
+    "refusal_note",
+]
 
 #: The largest server-sent event a streamable-HTTP connection accepts (the SDK's default, 1 MiB, fails a
 #: tool result above it: a result answered on an event stream — a call that reports progress, or any
@@ -30,7 +37,7 @@ MAX_SSE_EVENT_SIZE = 64 * 1024 * 1024
 
 REFUSALS = {
     401: "HTTP 401: the server wants a bearer token — connect(url, token='...') (a workbench server prints a "
-         "generated one at start, or uses its --token / $WORKBENCH_MCP_TOKEN)",
+    "generated one at start, or uses its --token / $WORKBENCH_MCP_TOKEN)",
     403: "HTTP 403: the server refused the request (a wrong token, or an Origin it does not allow)",
 }
 #: the same answers on a connection whose ``auth=`` (``OAuth``…) was to get the credentials: a token is not the fix
@@ -108,9 +115,16 @@ def command_label(argv: Sequence[str]) -> str:
     return shlex.join(mask_command(shown))
 
 
-def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str], env: Optional[dict[str, str]],
-                   cwd: Any, headers: Optional[dict[str, str]], transport: Optional[str] = None,
-                   auth: Any = None) -> OpenedTransport:
+def open_transport(
+    *,
+    command: Optional[Sequence[str] | str],
+    url: Optional[str],
+    env: Optional[dict[str, str]],
+    cwd: Any,
+    headers: Optional[dict[str, str]],
+    transport: Optional[str] = None,
+    auth: Any = None,
+) -> OpenedTransport:
     """The SDK transport for ``command=`` (stdio) or ``url=`` (HTTP, ``transport`` picks the kind)."""
     if command is not None:
         if transport not in (None, "stdio"):
@@ -121,11 +135,13 @@ def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str]
         if not argv:
             raise ValueError("connect(command=...) needs a program to run")
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
-        stderr_file = tempfile.NamedTemporaryFile("w+", prefix="workbench-mcp-", suffix=".stderr", delete=False,
-                                                  encoding="utf-8")
+        stderr_file = tempfile.NamedTemporaryFile(
+            "w+", prefix="workbench-mcp-", suffix=".stderr", delete=False, encoding="utf-8"
+        )
         transport, process = stdio_transport(params, stderr_file)
-        return OpenedTransport(transport, command_label(argv), stderr_file, process=process,
-                               secrets=command_secrets(argv))
+        return OpenedTransport(
+            transport, command_label(argv), stderr_file, process=process, secrets=command_secrets(argv)
+        )
     assert url is not None
     kind = transport or "streamable-http"
     factory = HTTP_TRANSPORTS.get(kind)
@@ -134,5 +150,10 @@ def open_transport(*, command: Optional[Sequence[str] | str], url: Optional[str]
     if auth is not None and hasattr(auth, "provider"):  # workbench.mcp.OAuth: the SDK provider for this URL
         auth = auth.provider(url)
     refused: list[int] = []
-    return OpenedTransport(factory(url, headers, auth, refused), mask_url(url), None, refused,
-                           secrets=url_secrets(url) + header_secrets(headers))
+    return OpenedTransport(
+        factory(url, headers, auth, refused),
+        mask_url(url),
+        None,
+        refused,
+        secrets=url_secrets(url) + header_secrets(headers),
+    )

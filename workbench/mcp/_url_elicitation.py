@@ -34,7 +34,9 @@ async def retry_after_url_elicitation(connection: Any, send: Callable[[], Awaita
             why = getattr(answer, "message", None) or action or "no answer"
             refused.append(f"{params.url} ({why})")
     if refused:
-        raise MCPError(code=types.URL_ELICITATION_REQUIRED,
-                       message=f"{required.error.message} — not completed: {', '.join(refused)}",
-                       data=required.error.data)
+        raise MCPError(
+            code=types.URL_ELICITATION_REQUIRED,
+            message=f"{required.error.message} — not completed: {', '.join(refused)}",
+            data=required.error.data,
+        )
     return await send()

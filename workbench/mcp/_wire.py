@@ -46,8 +46,13 @@ class _EndWatch(_StreamWrapper):
     ``on_item``. The SDK's session only fails later requests when the stream ends; this lets the
     connection say at once that it is gone."""
 
-    def __init__(self, inner: Any, on_end: Callable[[], None], on_item: Callable[[Any], None],
-                 repair: Callable[[Any], Any] = lambda item: item) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        on_end: Callable[[], None],
+        on_item: Callable[[Any], None],
+        repair: Callable[[Any], Any] = lambda item: item,
+    ) -> None:
         super().__init__(inner)
         self._on_end = on_end
         self._on_item = on_item
@@ -89,15 +94,19 @@ class _SendWatch(_StreamWrapper):
 
 
 @contextlib.asynccontextmanager
-async def watch(transport: Any, on_end: Callable[[], None], record: Callable[[str, Any], None],
-                 tool_lists: ToolListRepair) -> Any:
+async def watch(
+    transport: Any, on_end: Callable[[], None], record: Callable[[str, Any], None], tool_lists: ToolListRepair
+) -> Any:
     """``transport`` with its streams wrapped: the end of the read stream is noticed at once, every
     message either way is recorded (the connection's raw protocol history), and malformed tools are
     taken out of ``tools/list`` results (``tool_lists``) before the SDK validates them."""
+
     def sent(item: Any) -> None:
         tool_lists.sent(item)
         record("sent", item)
 
     async with transport as (read_stream, write_stream):
-        yield (_EndWatch(read_stream, on_end, lambda item: record("received", item), tool_lists.received),
-               _SendWatch(write_stream, sent))
+        yield (
+            _EndWatch(read_stream, on_end, lambda item: record("received", item), tool_lists.received),
+            _SendWatch(write_stream, sent),
+        )

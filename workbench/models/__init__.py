@@ -16,9 +16,24 @@ from workbench.models._schema_model import SchemaModel
 from workbench.models._scripted import ScriptedModel
 from workbench.models._turn import ERROR_KINDS, ModelError, ModelTurn, Usage
 
-__all__ = ["ERROR_KINDS", "Message", "Model", "ModelError", "ModelTurn", "RecordingModel", "ReplayModel",
-           "SchemaModel", "ScriptedModel", "Usage", "as_messages", "get", "record", "tool_specs", "MODEL_PROVIDERS",
-           "resolve_model"]
+__all__ = [
+    "ERROR_KINDS",
+    "Message",
+    "Model",
+    "ModelError",
+    "ModelTurn",
+    "RecordingModel",
+    "ReplayModel",
+    "SchemaModel",
+    "ScriptedModel",
+    "Usage",
+    "as_messages",
+    "get",
+    "record",
+    "tool_specs",
+    "MODEL_PROVIDERS",
+    "resolve_model",
+]
 
 
 def get(model_id: "str | Model", **options: Any) -> Model:

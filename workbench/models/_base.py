@@ -40,8 +40,9 @@ def as_messages(prompt_or_messages: "str | Sequence[Message]", system: Optional[
         messages = [dict(m) for m in prompt_or_messages]
         for index, message in enumerate(messages):
             if not isinstance(message, dict) or message.get("role") not in ("system", "user", "assistant", "tool"):
-                raise ValueError(f"message {index} must be a dict with role system, user, assistant or tool; "
-                                 f"got {message!r:.120}")
+                raise ValueError(
+                    f"message {index} must be a dict with role system, user, assistant or tool; got {message!r:.120}"
+                )
     if system is not None:
         messages = [m for m in messages if m["role"] != "system"]
         messages.insert(0, {"role": "system", "content": system})
@@ -95,15 +96,17 @@ class Model(ABC):  # noqa: B024 - abstract as a whole: a subclass implements eit
         a suite file's ``{"id": …, "params": {…}}`` entry does; a request's own parameters win."""
         return BoundParamsModel(self, params) if params else self
 
-    def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                 **params: Any) -> ModelTurn:
+    def complete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         """One turn: the model's answer to ``messages`` with ``tools`` offered."""
         from workbench._async import run_sync
 
         return run_sync(self.acomplete(messages, tools=tools, tool_choice=tool_choice, **params))
 
-    async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                        **params: Any) -> ModelTurn:
+    async def acomplete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         """The async form of :meth:`complete`. By default runs :meth:`complete` in a worker thread."""
         if type(self).complete is Model.complete:
             raise NotImplementedError(f"{type(self).__name__} implements neither complete nor acomplete")
@@ -130,8 +133,9 @@ class BoundParamsModel(Model):
         secrets = getattr(self.model, "_secrets", None)
         return list(secrets()) if callable(secrets) else []
 
-    async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                        **params: Any) -> ModelTurn:
+    async def acomplete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         return await self.model.acomplete(messages, tools=tools, tool_choice=tool_choice, **{**self.params, **params})
 
     def __repr__(self) -> str:

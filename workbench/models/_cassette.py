@@ -45,8 +45,10 @@ def _message(message: Message) -> dict[str, Any]:
     if message["role"] != "tool":
         out = {k: v for k, v in message.items() if k != "tool_calls"}
         if message.get("tool_calls"):
-            out["tool_calls"] = [{"toolUseId": c.get("toolUseId"), "name": c.get("name"), "input": c.get("input")}
-                                 for c in message["tool_calls"]]
+            out["tool_calls"] = [
+                {"toolUseId": c.get("toolUseId"), "name": c.get("name"), "input": c.get("input")}
+                for c in message["tool_calls"]
+            ]
         return out
     results = []
     for item in message.get("results") or []:
@@ -69,8 +71,9 @@ def secret_calls(messages: Sequence[Message], tools: Any) -> SecretCalls:
     return calls
 
 
-def neutral_request(messages: Sequence[Message], tools: Any, tool_choice: Any, params: dict[str, Any],
-                    secrets: Sequence[str] = ()) -> dict[str, Any]:
+def neutral_request(
+    messages: Sequence[Message], tools: Any, tool_choice: Any, params: dict[str, Any], secrets: Sequence[str] = ()
+) -> dict[str, Any]:
     """The provider-neutral request a cassette keys on (JSON, secrets masked — the same way on
     recording and on replay, so that the keys match)."""
     specs = [{"name": s.name, "description": s.description, "parameters": s.parameters} for s in tool_specs(tools)]
@@ -127,8 +130,9 @@ class RecordingModel(Model):
         secrets = getattr(self.model, "_secrets", None)
         return list(secrets()) if callable(secrets) else []
 
-    def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                 **params: Any) -> ModelTurn:
+    def complete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         request = neutral_request(messages, tools, tool_choice, params, self._secrets())
         try:
             turn = self.model.complete(messages, tools=tools, tool_choice=tool_choice, **params)
@@ -139,8 +143,9 @@ class RecordingModel(Model):
         self._add(request, turn=turn, calls=secret_calls(messages, tools))
         return turn
 
-    async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                        **params: Any) -> ModelTurn:
+    async def acomplete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         request = neutral_request(messages, tools, tool_choice, params, self._secrets())
         try:
             turn = await self.model.acomplete(messages, tools=tools, tool_choice=tool_choice, **params)
@@ -151,8 +156,14 @@ class RecordingModel(Model):
         self._add(request, turn=turn, calls=secret_calls(messages, tools))
         return turn
 
-    def _add(self, request: dict[str, Any], *, turn: Optional[ModelTurn] = None,
-             error: Optional[ModelError] = None, calls: Optional[SecretCalls] = None) -> None:
+    def _add(
+        self,
+        request: dict[str, Any],
+        *,
+        turn: Optional[ModelTurn] = None,
+        error: Optional[ModelError] = None,
+        calls: Optional[SecretCalls] = None,
+    ) -> None:
         entry: dict[str, Any] = {"request": request}
         if self._conversation is not None:
             entry["conversation"] = self._conversation
@@ -164,8 +175,11 @@ class RecordingModel(Model):
                 entry["turn"] = calls.values({**entry["turn"], "tool_calls": [calls.call(c) for c in turn.tool_calls]})
         else:
             assert error is not None
-            entry["error"] = {"kind": error.kind, "message": replace_surrogates(str(error)),
-                              "status_code": error.status_code}
+            entry["error"] = {
+                "kind": error.kind,
+                "message": replace_surrogates(str(error)),
+                "status_code": error.status_code,
+            }
         with self._lock:  # conversations in threads append to one list and one file
             self.interactions.append(mask(entry, self._secrets()))
             self._write()
@@ -200,16 +214,19 @@ class ReplayModel(Model):
         try:
             data = loads(self.path.read_text(encoding="utf-8"), max_depth=MAX_CASSETTE_DEPTH)
         except FileNotFoundError:
-            raise FileNotFoundError(f"ReplayModel: no cassette at {self.path} (write one with "
-                                    "workbench.models.record(model, path))") from None
+            raise FileNotFoundError(
+                f"ReplayModel: no cassette at {self.path} (write one with workbench.models.record(model, path))"
+            ) from None
         except ValueError as exc:  # malformed or too deep JSON, or text that is not UTF-8
             raise ValueError(f"ReplayModel: {self.path} is not a cassette: not JSON ({exc})") from None
         if not isinstance(data, dict) or data.get("version") != CASSETTE_VERSION:
             raise ValueError(f"ReplayModel: {self.path} is not a version-{CASSETTE_VERSION} cassette")
         if not isinstance(data.get("interactions", []), list) or not all(
-                isinstance(i, dict) and isinstance(i.get("request"), dict) for i in data.get("interactions") or []):
-            raise ValueError(f"ReplayModel: {self.path}: 'interactions' must be a list of objects, each with a "
-                             "'request' object")
+            isinstance(i, dict) and isinstance(i.get("request"), dict) for i in data.get("interactions") or []
+        ):
+            raise ValueError(
+                f"ReplayModel: {self.path}: 'interactions' must be a list of objects, each with a 'request' object"
+            )
         self.provider, _, self.name = str(data.get("model") or "replay:replay").partition(":")
         self.interactions: list[dict[str, Any]] = data.get("interactions") or []
         self._keys = [_canonical(i["request"]) for i in self.interactions]
@@ -223,42 +240,68 @@ class ReplayModel(Model):
         conversation._conversation = conversation_key.get()
         return conversation
 
-    def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                 **params: Any) -> ModelTurn:
+    def complete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         request = neutral_request(messages, tools, tool_choice, params)
         key = _canonical(request)
         matches = [i for i, k in enumerate(self._keys) if k == key]
         if not matches:
             raise self._mismatch(request)
-        own = [i for i in matches if self._conversation is not None
-               and self.interactions[i].get("conversation") == self._conversation]
+        own = [
+            i
+            for i in matches
+            if self._conversation is not None and self.interactions[i].get("conversation") == self._conversation
+        ]
         matches = own or matches
         index = next((i for i in matches if i not in self._used), matches[-1])
         self._used.add(index)
         interaction = self.interactions[index]
         if "error" in interaction:
             error = interaction["error"]
-            raise ModelError(error.get("message", "recorded failure"), kind=error.get("kind", "unknown"),
-                             provider=self.provider, model=self.name, status_code=error.get("status_code"))
+            raise ModelError(
+                error.get("message", "recorded failure"),
+                kind=error.get("kind", "unknown"),
+                provider=self.provider,
+                model=self.name,
+                status_code=error.get("status_code"),
+            )
         return ModelTurn.from_dict(interaction["turn"])
 
-    async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                        **params: Any) -> ModelTurn:
+    async def acomplete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         return self.complete(messages, tools=tools, tool_choice=tool_choice, **params)
 
     def _mismatch(self, request: dict[str, Any]) -> ModelError:
         actual = _pretty(request)
         if not self.interactions:
-            return ModelError(f"ReplayModel: the cassette {self.path} records no requests", kind="replay_mismatch",
-                              provider=self.provider, model=self.name)
+            return ModelError(
+                f"ReplayModel: the cassette {self.path} records no requests",
+                kind="replay_mismatch",
+                provider=self.provider,
+                model=self.name,
+            )
         scores = [difflib.SequenceMatcher(None, _pretty(i["request"]), actual).ratio() for i in self.interactions]
         best = max(range(len(scores)), key=scores.__getitem__)
-        diff = list(difflib.unified_diff(_pretty(self.interactions[best]["request"]), actual,
-                                         f"recorded request #{best + 1}", "actual request", lineterm="", n=2))
+        diff = list(
+            difflib.unified_diff(
+                _pretty(self.interactions[best]["request"]),
+                actual,
+                f"recorded request #{best + 1}",
+                "actual request",
+                lineterm="",
+                n=2,
+            )
+        )
         shown = "\n".join(diff[:80]) + (f"\n… {len(diff) - 80} more diff lines" if len(diff) > 80 else "")
-        return ModelError(f"ReplayModel: no request in {self.path} ({len(self.interactions)} recorded) matches "
-                          f"this one; the closest is #{best + 1}:\n{shown}", kind="replay_mismatch",
-                          provider=self.provider, model=self.name)
+        return ModelError(
+            f"ReplayModel: no request in {self.path} ({len(self.interactions)} recorded) matches "
+            f"this one; the closest is #{best + 1}:\n{shown}",
+            kind="replay_mismatch",
+            provider=self.provider,
+            model=self.name,
+        )
 
     def __repr__(self) -> str:
         return f"<ReplayModel {self.id} ← {self.path}>"

@@ -30,7 +30,7 @@ MODEL_PROVIDERS: dict[str, tuple[str, str]] = {
 _LABELS_ONLY: dict[str, str] = {
     "scripted": "a ScriptedModel is built from its turns in code; pass the ScriptedModel object itself",
     "schema": "a SchemaModel's seed, call_tools and text are not in its label; pass the SchemaModel object itself "
-              "(e.g. SchemaModel(seed=0))",
+    "(e.g. SchemaModel(seed=0))",
 }
 
 
@@ -38,8 +38,9 @@ def _replay(name: str, base_dir: Optional[Path], options: dict[str, Any]) -> Mod
     from workbench.models._cassette import ReplayModel
 
     if options:
-        raise ValueError(f"a replay model takes no options (got {', '.join(sorted(options))}): "
-                         "it answers from its cassette")
+        raise ValueError(
+            f"a replay model takes no options (got {', '.join(sorted(options))}): it answers from its cassette"
+        )
     if not name:
         raise ValueError("'replay:' needs a cassette path: 'replay:path/to/cassette.json'")
     path = Path(name)
@@ -60,18 +61,22 @@ def check_model_entry(entry: Any) -> None:
     if isinstance(entry, str):
         return
     if not isinstance(entry, dict):
-        raise ValueError(f"a model is a string ('provider:model') or an object {{\"id\", \"base_url\", \"params\"}}, "
-                         f"got {type(entry).__name__}")
+        raise ValueError(
+            f'a model is a string (\'provider:model\') or an object {{"id", "base_url", "params"}}, '
+            f"got {type(entry).__name__}"
+        )
     unknown = sorted(set(entry) - set(MODEL_ENTRY_KEYS))
     if unknown:
-        raise ValueError(f"a model object takes {', '.join(MODEL_ENTRY_KEYS)}; unknown: {', '.join(unknown)} "
-                         "(keys stay out of files: the provider's environment variable gives them)")
+        raise ValueError(
+            f"a model object takes {', '.join(MODEL_ENTRY_KEYS)}; unknown: {', '.join(unknown)} "
+            "(keys stay out of files: the provider's environment variable gives them)"
+        )
     if not isinstance(entry.get("id"), str) or ":" not in entry["id"]:
-        raise ValueError(f"a model object needs an \"id\" such as \"openai:gpt-4.1-mini\", got {entry.get('id')!r}")
+        raise ValueError(f'a model object needs an "id" such as "openai:gpt-4.1-mini", got {entry.get("id")!r}')
     if entry.get("base_url") is not None and not isinstance(entry["base_url"], str):
-        raise ValueError(f"a model object's \"base_url\" is a URL string, got {entry['base_url']!r}")
+        raise ValueError(f'a model object\'s "base_url" is a URL string, got {entry["base_url"]!r}')
     if not isinstance(entry.get("params", {}), dict):
-        raise ValueError(f"a model object's \"params\" is an object of model parameters, got {entry['params']!r}")
+        raise ValueError(f'a model object\'s "params" is an object of model parameters, got {entry["params"]!r}')
 
 
 def resolve_model(model: "str | Model | dict", *, base_dir: "str | Path | None" = None, **options: Any) -> Model:
@@ -96,8 +101,9 @@ def resolve_model(model: "str | Model | dict", *, base_dir: "str | Path | None" 
         raise ValueError(f"a model is named 'provider:model' (provider one of {_known()}); got {model!r}")
     provider, _, name = model.partition(":")
     if provider in _LABELS_ONLY:
-        raise ValueError(f"{model!r} is the label of an offline model, which a string cannot re-create: "
-                         f"{_LABELS_ONLY[provider]}")
+        raise ValueError(
+            f"{model!r} is the label of an offline model, which a string cannot re-create: {_LABELS_ONLY[provider]}"
+        )
     if provider == "replay":
         return _replay(name, Path(base_dir) if base_dir is not None else None, options)
     if provider not in MODEL_PROVIDERS:
@@ -106,12 +112,14 @@ def resolve_model(model: "str | Model | dict", *, base_dir: "str | Path | None" 
     return getattr(import_module(module), cls)(name, **options)
 
 
-def resolve_for_run(model: "str | Model | dict", *, base_dir: "str | Path | None" = None,
-                    base_url: Optional[str] = None) -> Model:
+def resolve_for_run(
+    model: "str | Model | dict", *, base_dir: "str | Path | None" = None, base_url: Optional[str] = None
+) -> Model:
     """The model a run from a file or a command line names (the pytest plugin, ``workbench eval``):
     :func:`resolve_model`, with ``base_url`` — a command line's ``--base-url`` — pointing every provider
     model at that server (a cassette has none, so a replay ignores it)."""
     replay = (isinstance(model, str) and model.startswith("replay:")) or (
-        isinstance(model, dict) and str(model.get("id", "")).startswith("replay:"))
+        isinstance(model, dict) and str(model.get("id", "")).startswith("replay:")
+    )
     options = {"base_url": base_url} if base_url and not replay else {}
     return resolve_model(model, base_dir=base_dir, **options)

@@ -24,8 +24,9 @@ ModelSource = Union[Model, str, None, Callable[[], Union[Model, str, None]]]
 _PARAMS = {"max_tokens": "max_tokens", "temperature": "temperature"}
 
 
-def sampling_request(messages: list[dict[str, Any]], options: dict[str, Any],
-                     tool_name: str) -> tuple[list[Message], dict[str, Any]]:
+def sampling_request(
+    messages: list[dict[str, Any]], options: dict[str, Any], tool_name: str
+) -> tuple[list[Message], dict[str, Any]]:
     """The model messages and parameters of one sampling request (text messages only: a model here
     takes text; an image or audio block is refused naming the tool and the message)."""
     chat: list[Message] = []
@@ -35,15 +36,18 @@ def sampling_request(messages: list[dict[str, Any]], options: dict[str, Any],
     for index, message in enumerate(messages):
         content = message["content"]
         if content.get("type") != "text":
-            raise ValueError(f"Tool '{tool_name}' asked a workbench model with a {content.get('type')!r} block in "
-                             f"message {index}: the workbench's models are asked with text messages only")
+            raise ValueError(
+                f"Tool '{tool_name}' asked a workbench model with a {content.get('type')!r} block in "
+                f"message {index}: the workbench's models are asked with text messages only"
+            )
         chat.append({"role": message["role"], "content": str(content.get("text", ""))})
     params = {ours: options[mcp] for mcp, ours in _PARAMS.items() if options.get(mcp) is not None}
     return chat, params
 
 
-async def sample_with_model(model: Union[Model, str], messages: list[dict[str, Any]], options: dict[str, Any],
-                            tool_name: str) -> Sampled:
+async def sample_with_model(
+    model: Union[Model, str], messages: list[dict[str, Any]], options: dict[str, Any], tool_name: str
+) -> Sampled:
     """``model``'s answer to a tool's sampling request, as :class:`~workbench._peer.Sampled`."""
     model = resolve_model(model)
     chat, params = sampling_request(messages, options, tool_name)
@@ -72,14 +76,18 @@ class ModelPeer:
         """Kept by the call's context (its row in the execution log); nothing to send."""
 
     async def elicit(self, message: str, schema: dict[str, Any], tool_name: str) -> Elicitation:
-        raise NobodyToAsk(f"Tool '{tool_name}' called ToolContext.elicit() in {self.where}, where there is no form "
-                          "to ask the user: run it from its form (ToolForm), or serve it to an MCP client")
+        raise NobodyToAsk(
+            f"Tool '{tool_name}' called ToolContext.elicit() in {self.where}, where there is no form "
+            "to ask the user: run it from its form (ToolForm), or serve it to an MCP client"
+        )
 
     async def sample(self, messages: list[dict[str, Any]], options: dict[str, Any], tool_name: str) -> Sampled:
         model = self.model()
         if model is None:
-            raise NobodyToAsk(f"Tool '{tool_name}' called ToolContext.sample() in {self.where}, which has no model "
-                              f"to ask{': ' + self.configure if self.configure else ''}")
+            raise NobodyToAsk(
+                f"Tool '{tool_name}' called ToolContext.sample() in {self.where}, which has no model "
+                f"to ask{': ' + self.configure if self.configure else ''}"
+            )
         return await sample_with_model(model, messages, options, tool_name)
 
     def release_stream(self) -> bool:

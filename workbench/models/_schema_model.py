@@ -29,8 +29,14 @@ class SchemaModel(Model):
 
     provider = "schema"
 
-    def __init__(self, seed: int = 0, *, call_tools: Union[Literal["all"], Sequence[str]] = "all",
-                 text: Optional[str] = None, name: str = "schema"):
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        call_tools: Union[Literal["all"], Sequence[str]] = "all",
+        text: Optional[str] = None,
+        name: str = "schema",
+    ):
         if call_tools != "all" and (isinstance(call_tools, str) or not all(isinstance(n, str) for n in call_tools)):
             raise ValueError(f"SchemaModel: call_tools is 'all' or a list of tool names, got {call_tools!r}")
         self.seed = seed
@@ -43,8 +49,12 @@ class SchemaModel(Model):
         try:
             return synthesize(spec.parameters, synthetic_seed(spec.name, "arguments", self.seed), tool=spec.name)
         except ToolSpecError as exc:
-            raise ModelError(f"SchemaModel: no arguments can be generated for tool '{spec.name}': {exc}",
-                             kind="bad_request", provider=self.provider, model=self.name) from None
+            raise ModelError(
+                f"SchemaModel: no arguments can be generated for tool '{spec.name}': {exc}",
+                kind="bad_request",
+                provider=self.provider,
+                model=self.name,
+            ) from None
 
     def _chosen(self, specs: list[ToolSpec], tool_choice: Any) -> list[ToolSpec]:
         what, choice = choice_kind(tool_choice)
@@ -55,8 +65,9 @@ class SchemaModel(Model):
             chosen = [s for s in specs if s.name == choice["tool"].get("name")]
         return chosen
 
-    def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                 **params: Any) -> ModelTurn:
+    def complete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         messages = as_messages(messages)
         specs = tool_specs(tools)
         since_user = _since_last_user(messages)
@@ -64,8 +75,10 @@ class SchemaModel(Model):
         answered = any(m["role"] == "tool" for m in since_user)
         if chosen and not answered:
             round_ = sum(1 for m in messages if m["role"] == "assistant")
-            calls: list[ToolUse] = [{"toolUseId": f"schema_{round_}_{i}", "name": s.name, "input": self.arguments(s)}
-                     for i, s in enumerate(chosen)]
+            calls: list[ToolUse] = [
+                {"toolUseId": f"schema_{round_}_{i}", "name": s.name, "input": self.arguments(s)}
+                for i, s in enumerate(chosen)
+            ]
             return self._turn(messages, ModelTurn(tool_calls=calls, stop_reason="tool_use"))
         text = self.text
         if text is None:
@@ -73,8 +86,9 @@ class SchemaModel(Model):
             text = json.dumps(results, ensure_ascii=False, default=str) if results else "success (no tool calls)"
         return self._turn(messages, ModelTurn(text=text, stop_reason="end_turn"))
 
-    async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                        **params: Any) -> ModelTurn:
+    async def acomplete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         return self.complete(messages, tools=tools, tool_choice=tool_choice, **params)
 
     def _turn(self, messages: list[Message], turn: ModelTurn) -> ModelTurn:
@@ -86,7 +100,7 @@ class SchemaModel(Model):
 
 def _since_last_user(messages: list[Message]) -> list[Message]:
     last = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
-    return messages[last + 1:]
+    return messages[last + 1 :]
 
 
 def _results(messages: list[Message]) -> dict[str, Any]:

@@ -46,18 +46,23 @@ class ScriptedModel(Model):
         conversation._asked = 0
         return conversation
 
-    async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                        **params: Any) -> ModelTurn:
+    async def acomplete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         index = self._asked
         self._asked += 1
         specs = tool_specs(tools)
-        self.calls.append({"messages": list(messages), "tools": [s.name for s in specs],
-                           "tool_choice": tool_choice, "params": params})
+        self.calls.append(
+            {"messages": list(messages), "tools": [s.name for s in specs], "tool_choice": tool_choice, "params": params}
+        )
         if index >= len(self.turns):
             if not (self.repeat_last and self.turns):
-                raise ModelError(f"ScriptedModel '{self.name}' has {len(self.turns)} turn(s) and was asked for "
-                                 f"turn {index + 1}", kind="script_exhausted", provider=self.provider,
-                                 model=self.name)
+                raise ModelError(
+                    f"ScriptedModel '{self.name}' has {len(self.turns)} turn(s) and was asked for turn {index + 1}",
+                    kind="script_exhausted",
+                    provider=self.provider,
+                    model=self.name,
+                )
             index = len(self.turns) - 1
         script = self.turns[index]
         if callable(script) and not isinstance(script, ModelTurn):
@@ -68,8 +73,9 @@ class ScriptedModel(Model):
         turn.model = turn.model or self.id
         return turn
 
-    def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                 **params: Any) -> ModelTurn:
+    def complete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         from workbench._async import run_sync
 
         return run_sync(self.acomplete(messages, tools=tools, tool_choice=tool_choice, **params))

@@ -20,11 +20,11 @@ from importlib import import_module
 from typing import Any, Mapping, Optional, Sequence
 
 from workbench._unicode import replace_surrogates
+from workbench.formats import tool_choice_to_provider
+from workbench.formats._export import STRICT_CAPABLE
 from workbench.models._base import Message, Model, as_messages, tool_specs
 from workbench.models._turn import ModelError, ModelTurn
 from workbench.secrets import mask, mask_url, scrub_text, url_secrets
-from workbench.formats import tool_choice_to_provider
-from workbench.formats._export import STRICT_CAPABLE
 from workbench.spec import ToolSpec
 from workbench.types import ToolResult
 
@@ -43,15 +43,30 @@ class Failure:
 
 
 #: HTTP status → error kind (refined by the provider's code and message, see ``_TEXT_KINDS``)
-_STATUS_KINDS = {400: "bad_request", 401: "authentication", 403: "permission", 404: "not_found", 408: "timeout",
-                 413: "context_length", 422: "bad_request", 429: "rate_limit", 529: "server"}
+_STATUS_KINDS = {
+    400: "bad_request",
+    401: "authentication",
+    403: "permission",
+    404: "not_found",
+    408: "timeout",
+    413: "context_length",
+    422: "bad_request",
+    429: "rate_limit",
+    529: "server",
+}
 
 #: (pattern in the lower-cased code + message, kind): what a status alone does not tell
 _TEXT_KINDS = [
-    (r"context.length|context window|maximum context|prompt is too long|input is too long|too many (input )?tokens"
-     r"|exceeds? the (maximum )?(number of )?tokens|token limit|input token count", "context_length"),
-    (r"api.key.invalid|api key not valid|invalid.api.key|incorrect api key|invalid x-api-key|authentication"
-     r"|unrecognizedclient|invalidsignature|security token|signature.*does not match|expiredtoken", "authentication"),
+    (
+        r"context.length|context window|maximum context|prompt is too long|input is too long|too many (input )?tokens"
+        r"|exceeds? the (maximum )?(number of )?tokens|token limit|input token count",
+        "context_length",
+    ),
+    (
+        r"api.key.invalid|api key not valid|invalid.api.key|incorrect api key|invalid x-api-key|authentication"
+        r"|unrecognizedclient|invalidsignature|security token|signature.*does not match|expiredtoken",
+        "authentication",
+    ),
     (r"content.policy|content.filter|responsible ai|safety system", "refusal"),
     (r"throttl|rate.limit|too many requests|resource.exhausted|quota", "rate_limit"),
     (r"model identifier is invalid|model_not_found|not_found_error|model .*(not found|does not exist)", "not_found"),
@@ -65,7 +80,7 @@ _HINTS = {
     "not_found": "check the model name '{model}'",
     "rate_limit": "rate limited by the provider (retried {retries} time(s)); wait, or lower the request rate",
     "context_length": "the conversation is longer than the model's context window: shorten the messages or "
-                      "the tool results, or use a model with a longer context",
+    "the tool results, or use a model with a longer context",
     "refusal": "the provider refused the request under its content policy",
     "timeout": "no answer within the timeout ({timeout} s; raise it with timeout=)",
     "connection": "cannot reach {where}",
@@ -130,8 +145,12 @@ def choice_kind(tool_choice: Any) -> tuple[Optional[str], Any]:
 
 def call_names(messages: Sequence[Message]) -> dict[str, str]:
     """toolUseId → tool name for every call the assistant made in ``messages``."""
-    return {call.get("toolUseId"): call.get("name", "") for m in messages if m["role"] == "assistant"
-            for call in m.get("tool_calls") or []}
+    return {
+        call.get("toolUseId"): call.get("name", "")
+        for m in messages
+        if m["role"] == "assistant"
+        for call in m.get("tool_calls") or []
+    }
 
 
 def tool_results(message: Message, names: Mapping[str, str]) -> list[ToolResult]:
@@ -140,8 +159,7 @@ def tool_results(message: Message, names: Mapping[str, str]) -> list[ToolResult]
     for item in message.get("results") or []:
         result = item if isinstance(item, ToolResult) else ToolResult.model_validate(item)
         if not result.metadata.get("tool_name") and result.tool_use_id in names:
-            result = result.model_copy(update={"metadata": {**result.metadata,
-                                                            "tool_name": names[result.tool_use_id]}})
+            result = result.model_copy(update={"metadata": {**result.metadata, "tool_name": names[result.tool_use_id]}})
         results.append(result)
     return results
 
@@ -254,8 +272,17 @@ class ProviderModel(Model):
     #: the value a "none" tool choice becomes (None: the provider has none)
     none_choice: Any = None
 
-    def __init__(self, model: str, *, api_key: Optional[str] = None, base_url: Optional[str] = None,
-                 timeout: float = 60.0, max_retries: int = 2, strict: bool = False, **params: Any):
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        strict: bool = False,
+        **params: Any,
+    ):
         if not isinstance(model, str) or not model:
             raise ValueError(f"{type(self).__name__}: the model name must be a non-empty string, got {model!r}")
         if strict and self.wire not in STRICT_CAPABLE:
@@ -274,8 +301,9 @@ class ProviderModel(Model):
     def _make_client(self, asynchronous: bool) -> Any:
         raise NotImplementedError
 
-    def _build(self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any,
-               params: dict[str, Any]) -> dict[str, Any]:
+    def _build(
+        self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any, params: dict[str, Any]
+    ) -> dict[str, Any]:
         """The request (JSON-able keyword arguments of the SDK call)."""
         raise NotImplementedError
 
@@ -317,8 +345,12 @@ class ProviderModel(Model):
 
     def _missing_key(self) -> ModelError:
         names = " or ".join(self.key_env)
-        return ModelError(f"{self.provider} model '{self.name}': no API key — set {names} or pass api_key=",
-                          kind="authentication", provider=self.provider, model=self.name)
+        return ModelError(
+            f"{self.provider} model '{self.name}': no API key — set {names} or pass api_key=",
+            kind="authentication",
+            provider=self.provider,
+            model=self.name,
+        )
 
     def _client(self, asynchronous: bool) -> Any:
         # an async client is bound to the event loop it first ran on
@@ -329,19 +361,20 @@ class ProviderModel(Model):
                 client = self._clients.get(slot)
                 if client is None:
                     if asynchronous:
-                        self._clients = {k: v for k, v in self._clients.items()
-                                         if k == "sync" or not k.is_closed()}
+                        self._clients = {k: v for k, v in self._clients.items() if k == "sync" or not k.is_closed()}
                     client = self._clients[slot] = self._make_client(asynchronous)
         return client
 
-    def prepare(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                **params: Any) -> tuple[dict[str, Any], list[ToolSpec]]:
+    def prepare(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> tuple[dict[str, Any], list[ToolSpec]]:
         """The provider request this model would send for these arguments (nothing is sent)."""
         specs = tool_specs(tools)
         return self._build(as_messages(messages), specs, tool_choice, {**self.params, **params}), specs
 
-    def complete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                 **params: Any) -> ModelTurn:
+    def complete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         request, specs = self.prepare(messages, tools=tools, tool_choice=tool_choice, **params)
         client = self._client(False)
         started = time.perf_counter()
@@ -360,8 +393,9 @@ class ProviderModel(Model):
             attempt += 1
         return self._turn(request, response, specs, started)
 
-    async def acomplete(self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None,
-                        **params: Any) -> ModelTurn:
+    async def acomplete(
+        self, messages: Sequence[Message], *, tools: Any = None, tool_choice: Any = None, **params: Any
+    ) -> ModelTurn:
         request, specs = self.prepare(messages, tools=tools, tool_choice=tool_choice, **params)
         client = self._client(True)
         started = time.perf_counter()
@@ -389,10 +423,11 @@ class ProviderModel(Model):
     def _delay(error: ModelError, attempt: int) -> float:
         if error.retry_after is not None and 0 <= error.retry_after <= MAX_RETRY_AFTER:
             return error.retry_after
-        return min(0.5 * 2 ** attempt, 8.0)
+        return min(0.5 * 2**attempt, 8.0)
 
-    def _turn(self, request: dict[str, Any], response: dict[str, Any], specs: list[ToolSpec],
-              started: float) -> ModelTurn:
+    def _turn(
+        self, request: dict[str, Any], response: dict[str, Any], specs: list[ToolSpec], started: float
+    ) -> ModelTurn:
         secrets = self._secrets()
         # read from the masked answer (a key echoed back never reaches the text), in valid Unicode only
         response = mask(replace_surrogates(response), secrets)
@@ -408,18 +443,36 @@ class ProviderModel(Model):
         kind = failure_kind(failure, exc)
         secrets = self._secrets()
         retries = self.max_retries if self.sdk_retries else attempt
-        hint = _HINTS.get(kind, "").format(env=" or ".join(self.key_env) or "the provider's credentials",
-                                          model=self.name, retries=retries, timeout=self.timeout,
-                                          where=self._where())
+        hint = _HINTS.get(kind, "").format(
+            env=" or ".join(self.key_env) or "the provider's credentials",
+            model=self.name,
+            retries=retries,
+            timeout=self.timeout,
+            where=self._where(),
+        )
         said = failure.message or str(exc) or type(exc).__name__
         status = f" (HTTP {failure.status})" if failure.status else ""
-        message = scrub_text(f"{self.provider} model '{self.name}': {kind.replace('_', ' ')}{status}: {said}"
-                             + (f" — {hint}" if hint else ""), secrets)
+        message = scrub_text(
+            f"{self.provider} model '{self.name}': {kind.replace('_', ' ')}{status}: {said}"
+            + (f" — {hint}" if hint else ""),
+            secrets,
+        )
         message = replace_surrogates(message)  # a provider's message may quote the model's text
-        turn = ModelTurn(request=mask(request, secrets), model=self.id,
-                         latency_ms=(time.perf_counter() - started) * 1000.0, stop_reason="error")
-        return ModelError(message, kind=kind, provider=self.provider, model=self.name, status_code=failure.status,
-                          retry_after=retry_after(failure.headers), turn=turn)
+        turn = ModelTurn(
+            request=mask(request, secrets),
+            model=self.id,
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+            stop_reason="error",
+        )
+        return ModelError(
+            message,
+            kind=kind,
+            provider=self.provider,
+            model=self.name,
+            status_code=failure.status,
+            retry_after=retry_after(failure.headers),
+            turn=turn,
+        )
 
     def _tool_choice(self, tool_choice: Any, specs: list[ToolSpec]) -> Any:
         """``tool_choice`` in this provider's form (None: send none)."""
@@ -428,8 +481,10 @@ class ProviderModel(Model):
             return None
         if what == "none":
             if self.none_choice is None:
-                raise ValueError(f"{self.provider} model '{self.name}': the provider has no tool_choice 'none'; "
-                                 "offer no tools instead")
+                raise ValueError(
+                    f"{self.provider} model '{self.name}': the provider has no tool_choice 'none'; "
+                    "offer no tools instead"
+                )
             return self.none_choice
         return tool_choice_to_provider(choice, self.wire)
 

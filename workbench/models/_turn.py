@@ -54,9 +54,12 @@ class ModelTurn:
 
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         usage = known.pop("usage", None) or {}
-        calls: list[ToolUse] = [cast(ToolUse, c) if isinstance(c, dict) and "toolUseId" in c
-                 else make_tool_use(c["name"], c.get("input", c.get("arguments", {})), c.get("id"))
-                 for c in known.pop("tool_calls", None) or []]
+        calls: list[ToolUse] = [
+            cast(ToolUse, c)
+            if isinstance(c, dict) and "toolUseId" in c
+            else make_tool_use(c["name"], c.get("input", c.get("arguments", {})), c.get("id"))
+            for c in known.pop("tool_calls", None) or []
+        ]
         turn = cls(**known, tool_calls=calls, usage=usage if isinstance(usage, Usage) else Usage(**usage))
         if turn.stop_reason is None:
             turn.stop_reason = "tool_use" if calls else "end_turn"
@@ -77,9 +80,22 @@ def without_surrogates(turn: ModelTurn) -> ModelTurn:
 
 
 #: the kinds of provider failure a :class:`ModelError` names
-ERROR_KINDS = ("authentication", "permission", "not_found", "rate_limit", "context_length", "bad_request",
-               "timeout", "connection", "server", "refusal", "bad_response", "replay_mismatch", "script_exhausted",
-               "unknown")
+ERROR_KINDS = (
+    "authentication",
+    "permission",
+    "not_found",
+    "rate_limit",
+    "context_length",
+    "bad_request",
+    "timeout",
+    "connection",
+    "server",
+    "refusal",
+    "bad_response",
+    "replay_mismatch",
+    "script_exhausted",
+    "unknown",
+)
 
 
 class ModelError(RuntimeError):
@@ -90,9 +106,17 @@ class ModelError(RuntimeError):
     ``retry_after`` is the provider's hint in seconds for a rate limit. The message never holds a key.
     """
 
-    def __init__(self, message: str, *, kind: str = "unknown", provider: str = "", model: str = "",
-                 status_code: Optional[int] = None, retry_after: Optional[float] = None,
-                 turn: Optional[ModelTurn] = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "unknown",
+        provider: str = "",
+        model: str = "",
+        status_code: Optional[int] = None,
+        retry_after: Optional[float] = None,
+        turn: Optional[ModelTurn] = None,
+    ):
         super().__init__(message)
         self.kind = kind if kind in ERROR_KINDS else "unknown"
         self.provider = provider

@@ -5,17 +5,33 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from workbench.models._base import Message
-from workbench.models._sdk_model import (BadResponse, Failure, ProviderModel, call_names, content_text, merge_roles,
-                                        sdk, sdk_call, status_failure, tool_results)
-from workbench.models._turn import ModelTurn, Usage
 from workbench.formats import format_tool_results, parse_tool_calls, to_provider_format
+from workbench.models._base import Message
+from workbench.models._sdk_model import (
+    BadResponse,
+    Failure,
+    ProviderModel,
+    call_names,
+    content_text,
+    merge_roles,
+    sdk,
+    sdk_call,
+    status_failure,
+    tool_results,
+)
+from workbench.models._turn import ModelTurn, Usage
 from workbench.spec import ToolSpec
 
 #: Anthropic stop_reason → normalised stop reason
-STOP_REASONS = {"end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_use",
-                "max_tokens": "max_tokens", "refusal": "refusal", "pause_turn": "pause_turn",
-                "model_context_window_exceeded": "max_tokens"}
+STOP_REASONS = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "refusal": "refusal",
+    "pause_turn": "pause_turn",
+    "model_context_window_exceeded": "max_tokens",
+}
 
 #: why a stream that carried no message (a proxy's page, not server-sent events) is a bad response
 _NO_MESSAGE = "the answer carried no message_start (not a Messages stream)"
@@ -56,11 +72,15 @@ class AnthropicModel(ProviderModel):
     def _failure(self, exc: BaseException) -> Optional[Failure]:
         return status_failure(exc, sdk("anthropic", "anthropic", self.provider))
 
-    def _build(self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any,
-               params: dict[str, Any]) -> dict[str, Any]:
+    def _build(
+        self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any, params: dict[str, Any]
+    ) -> dict[str, Any]:
         params = dict(params)
-        request: dict[str, Any] = {"model": self.name, "max_tokens": params.pop("max_tokens", DEFAULT_MAX_TOKENS),
-                                   "messages": anthropic_messages(messages, self._thinking)}
+        request: dict[str, Any] = {
+            "model": self.name,
+            "max_tokens": params.pop("max_tokens", DEFAULT_MAX_TOKENS),
+            "messages": anthropic_messages(messages, self._thinking),
+        }
         system = [content_text(m.get("content")) for m in messages if m["role"] == "system"]
         if system:
             request["system"] = "\n\n".join(system)
@@ -107,8 +127,12 @@ class AnthropicModel(ProviderModel):
                 del self._thinking[next(iter(self._thinking))]
         reason: Any = response.get("stop_reason")
         usage = response.get("usage") or {}
-        return ModelTurn(text=text, tool_calls=calls, stop_reason=STOP_REASONS.get(reason, reason),
-                         usage=Usage(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0))
+        return ModelTurn(
+            text=text,
+            tool_calls=calls,
+            stop_reason=STOP_REASONS.get(reason, reason),
+            usage=Usage(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0),
+        )
 
 
 def _without_stream(request: dict[str, Any]) -> dict[str, Any]:
@@ -121,8 +145,9 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
     return list(content or [])
 
 
-def anthropic_messages(messages: list[Message],
-                       thinking: Optional[dict[str, list[dict[str, Any]]]] = None) -> list[dict[str, Any]]:
+def anthropic_messages(
+    messages: list[Message], thinking: Optional[dict[str, list[dict[str, Any]]]] = None
+) -> list[dict[str, Any]]:
     """Neutral messages as Messages API messages: roles alternate, tool results are user messages
     made by ``format_tool_results``, system messages go to ``system`` (left out here). An assistant
     turn whose first call ``thinking`` knows gets its thinking blocks back in front."""
@@ -137,9 +162,15 @@ def anthropic_messages(messages: list[Message],
             calls = message.get("tool_calls") or []
             blocks = list(thinking.get(calls[0].get("toolUseId"), [])) if calls else []
             blocks += _blocks(message.get("content"))
-            blocks += [{"type": "tool_use", "id": c["toolUseId"], "name": c.get("name", ""),
-                        "input": c.get("input") if isinstance(c.get("input"), dict) else {}}
-                       for c in message.get("tool_calls") or []]
+            blocks += [
+                {
+                    "type": "tool_use",
+                    "id": c["toolUseId"],
+                    "name": c.get("name", ""),
+                    "input": c.get("input") if isinstance(c.get("input"), dict) else {},
+                }
+                for c in message.get("tool_calls") or []
+            ]
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         elif role == "user":

@@ -6,17 +6,31 @@ import json
 import os
 from typing import Any, Optional
 
-from workbench.models._base import Message
-from workbench.models._sdk_model import (BadResponse, Failure, ProviderModel, call_names, content_text, merge_roles,
-                                        sdk, tool_results)
-from workbench.models._turn import ModelTurn, Usage
 from workbench.formats import format_tool_results, parse_tool_calls, to_provider_format
+from workbench.models._base import Message
+from workbench.models._sdk_model import (
+    BadResponse,
+    Failure,
+    ProviderModel,
+    call_names,
+    content_text,
+    merge_roles,
+    sdk,
+    tool_results,
+)
+from workbench.models._turn import ModelTurn, Usage
 from workbench.spec import ToolSpec
 
 #: Converse stopReason → normalised stop reason
-STOP_REASONS = {"end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_use",
-                "max_tokens": "max_tokens", "guardrail_intervened": "content_filter",
-                "content_filtered": "content_filter", "model_context_window_exceeded": "max_tokens"}
+STOP_REASONS = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "guardrail_intervened": "content_filter",
+    "content_filtered": "content_filter",
+    "model_context_window_exceeded": "max_tokens",
+}
 
 #: neutral parameter names → ``inferenceConfig`` fields
 INFERENCE = {"max_tokens": "maxTokens", "temperature": "temperature", "top_p": "topP", "stop": "stopSequences"}
@@ -41,18 +55,34 @@ class BedrockModel(ProviderModel):
     wire = "bedrock"
     key_env = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
 
-    def __init__(self, model: str, *, region: Optional[str] = None, aws_access_key_id: Optional[str] = None,
-                 aws_secret_access_key: Optional[str] = None, aws_session_token: Optional[str] = None,
-                 profile: Optional[str] = None, base_url: Optional[str] = None, timeout: float = 60.0,
-                 max_retries: int = 2, api_key: Optional[str] = None, **params: Any):
+    def __init__(
+        self,
+        model: str,
+        *,
+        region: Optional[str] = None,
+        aws_access_key_id: Optional[str] = None,
+        aws_secret_access_key: Optional[str] = None,
+        aws_session_token: Optional[str] = None,
+        profile: Optional[str] = None,
+        base_url: Optional[str] = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        api_key: Optional[str] = None,
+        **params: Any,
+    ):
         if api_key is not None:
-            raise TypeError("BedrockModel takes AWS credentials (aws_access_key_id=, aws_secret_access_key=, "
-                            "aws_session_token=, profile=, or boto3's usual chain), not api_key=")
+            raise TypeError(
+                "BedrockModel takes AWS credentials (aws_access_key_id=, aws_secret_access_key=, "
+                "aws_session_token=, profile=, or boto3's usual chain), not api_key="
+            )
         super().__init__(model, base_url=base_url, timeout=timeout, max_retries=max_retries, **params)
         self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         self.profile = profile
-        self._credentials = {"aws_access_key_id": aws_access_key_id, "aws_secret_access_key": aws_secret_access_key,
-                             "aws_session_token": aws_session_token}
+        self._credentials = {
+            "aws_access_key_id": aws_access_key_id,
+            "aws_secret_access_key": aws_secret_access_key,
+            "aws_session_token": aws_session_token,
+        }
 
     def _key_secrets(self) -> list[str]:
         given = [self._credentials["aws_secret_access_key"], self._credentials["aws_session_token"]]
@@ -61,32 +91,42 @@ class BedrockModel(ProviderModel):
     def _make_client(self, asynchronous: bool) -> Any:
         boto3 = sdk("boto3", "boto3", self.provider)
         config = sdk("botocore.config", "boto3", self.provider).Config(
-            retries={"total_max_attempts": 1, "mode": "standard"}, read_timeout=self.timeout,
-            connect_timeout=min(self.timeout, 10.0))
+            retries={"total_max_attempts": 1, "mode": "standard"},
+            read_timeout=self.timeout,
+            connect_timeout=min(self.timeout, 10.0),
+        )
         session = boto3.Session(profile_name=self.profile) if self.profile else boto3.Session()
         credentials = {k: v for k, v in self._credentials.items() if v}
-        return session.client("bedrock-runtime", region_name=self.region, endpoint_url=self.base_url,
-                              config=config, **credentials)
+        return session.client(
+            "bedrock-runtime", region_name=self.region, endpoint_url=self.base_url, config=config, **credentials
+        )
 
     def _failure(self, exc: BaseException) -> Optional[Failure]:
         botocore = sdk("botocore.exceptions", "boto3", self.provider)
         if isinstance(exc, botocore.ClientError):
             error = exc.response.get("Error") or {}
             meta = exc.response.get("ResponseMetadata") or {}
-            return Failure(meta.get("HTTPStatusCode"), str(error.get("Code") or ""), str(error.get("Message") or ""),
-                           meta.get("HTTPHeaders"))
+            return Failure(
+                meta.get("HTTPStatusCode"),
+                str(error.get("Code") or ""),
+                str(error.get("Message") or ""),
+                meta.get("HTTPHeaders"),
+            )
         if isinstance(exc, botocore.NoCredentialsError):
-            return Failure(code="authentication", message="no AWS credentials found: set AWS_ACCESS_KEY_ID and "
-                           "AWS_SECRET_ACCESS_KEY, use a profile, or pass aws_access_key_id=/aws_secret_access_key=")
+            return Failure(
+                code="authentication",
+                message="no AWS credentials found: set AWS_ACCESS_KEY_ID and "
+                "AWS_SECRET_ACCESS_KEY, use a profile, or pass aws_access_key_id=/aws_secret_access_key=",
+            )
         if isinstance(exc, botocore.BotoCoreError):
             return Failure(message=f"{type(exc).__name__}: {exc}")
         if isinstance(exc, sdk("botocore.eventstream", "boto3", self.provider).ParserError):
-            return Failure(kind="bad_response",
-                           message=f"the answer is not an AWS event stream ({type(exc).__name__})")
+            return Failure(kind="bad_response", message=f"the answer is not an AWS event stream ({type(exc).__name__})")
         return None
 
-    def _build(self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any,
-               params: dict[str, Any]) -> dict[str, Any]:
+    def _build(
+        self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any, params: dict[str, Any]
+    ) -> dict[str, Any]:
         request: dict[str, Any] = {"modelId": self.name, "messages": bedrock_messages(messages)}
         system = [content_text(m.get("content")) for m in messages if m["role"] == "system"]
         if system:
@@ -126,8 +166,12 @@ class BedrockModel(ProviderModel):
         text = "".join(block.get("text") or "" for block in content if "text" in block)
         reason: Any = response.get("stopReason")
         usage = response.get("usage") or {}
-        return ModelTurn(text=text, tool_calls=calls, stop_reason=STOP_REASONS.get(reason, reason),
-                         usage=Usage(usage.get("inputTokens") or 0, usage.get("outputTokens") or 0))
+        return ModelTurn(
+            text=text,
+            tool_calls=calls,
+            stop_reason=STOP_REASONS.get(reason, reason),
+            usage=Usage(usage.get("inputTokens") or 0, usage.get("outputTokens") or 0),
+        )
 
 
 def assemble_stream(events: Any) -> dict[str, Any]:
@@ -177,9 +221,16 @@ def bedrock_messages(messages: list[Message]) -> list[dict[str, Any]]:
         elif role == "assistant":
             text = content_text(message.get("content"))
             blocks: list[dict[str, Any]] = [{"text": text}] if text else []
-            blocks += [{"toolUse": {"toolUseId": c["toolUseId"], "name": c.get("name", ""),
-                                    "input": c.get("input") if isinstance(c.get("input"), dict) else {}}}
-                       for c in message.get("tool_calls") or []]
+            blocks += [
+                {
+                    "toolUse": {
+                        "toolUseId": c["toolUseId"],
+                        "name": c.get("name", ""),
+                        "input": c.get("input") if isinstance(c.get("input"), dict) else {},
+                    }
+                }
+                for c in message.get("tool_calls") or []
+            ]
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         elif role == "user":

@@ -5,19 +5,28 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from workbench.models._base import Message
-from workbench.models._sdk_model import (Failure, ProviderModel, call_names, content_text, merge_roles, sdk,
-                                        tool_results)
-from workbench.models._turn import ModelTurn, Usage
 from workbench.formats import format_tool_results, parse_tool_calls, to_provider_format
+from workbench.models._base import Message
+from workbench.models._sdk_model import Failure, ProviderModel, call_names, content_text, merge_roles, sdk, tool_results
+from workbench.models._turn import ModelTurn, Usage
 from workbench.spec import ToolSpec
 
 #: Gemini finishReason → normalised stop reason (STOP with calls is tool_use)
-STOP_REASONS = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens", "SAFETY": "content_filter",
-                "RECITATION": "content_filter", "BLOCKLIST": "content_filter", "PROHIBITED_CONTENT": "content_filter",
-                "SPII": "content_filter", "IMAGE_SAFETY": "content_filter", "LANGUAGE": "content_filter",
-                "MALFORMED_FUNCTION_CALL": "malformed_tool_call", "UNEXPECTED_TOOL_CALL": "malformed_tool_call",
-                "OTHER": "other", "FINISH_REASON_UNSPECIFIED": "other"}
+STOP_REASONS = {
+    "STOP": "end_turn",
+    "MAX_TOKENS": "max_tokens",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "LANGUAGE": "content_filter",
+    "MALFORMED_FUNCTION_CALL": "malformed_tool_call",
+    "UNEXPECTED_TOOL_CALL": "malformed_tool_call",
+    "OTHER": "other",
+    "FINISH_REASON_UNSPECIFIED": "other",
+}
 
 #: neutral parameter names → GenerateContentConfig fields
 PARAMS = {"max_tokens": "max_output_tokens", "stop": "stop_sequences"}
@@ -69,8 +78,9 @@ class GeminiModel(ProviderModel):
             return Failure(message=f"{name}: {exc}")
         return None
 
-    def _build(self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any,
-               params: dict[str, Any]) -> dict[str, Any]:
+    def _build(
+        self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any, params: dict[str, Any]
+    ) -> dict[str, Any]:
         config: dict[str, Any] = {}
         system = [content_text(m.get("content")) for m in messages if m["role"] == "system"]
         if system:
@@ -113,10 +123,15 @@ class GeminiModel(ProviderModel):
         reason = candidates[0].get("finishReason")
         stop = "content_filter" if block else "tool_use" if calls else STOP_REASONS.get(reason, reason or "end_turn")
         usage = response.get("usageMetadata") or {}
-        return ModelTurn(text=text, tool_calls=calls, stop_reason=stop,
-                         usage=Usage(usage.get("promptTokenCount") or 0,
-                                     (usage.get("candidatesTokenCount") or 0) + (usage.get("thoughtsTokenCount") or 0)))
-
+        return ModelTurn(
+            text=text,
+            tool_calls=calls,
+            stop_reason=stop,
+            usage=Usage(
+                usage.get("promptTokenCount") or 0,
+                (usage.get("candidatesTokenCount") or 0) + (usage.get("thoughtsTokenCount") or 0),
+            ),
+        )
 
     def _remember_signatures(self, parts: list[dict[str, Any]], calls: list[Any]) -> None:
         """Keep each call's ``thoughtSignature``: Gemini wants it back with the call in later turns."""
@@ -171,8 +186,10 @@ def gemini_contents(messages: list[Message], signatures: Optional[dict[str, str]
             text = content_text(message.get("content"))
             parts: list[dict[str, Any]] = [{"text": text}] if text else []
             for call in message.get("tool_calls") or []:
-                function_call: dict[str, Any] = {"name": call.get("name", ""),
-                                                 "args": call.get("input") if isinstance(call.get("input"), dict) else {}}
+                function_call: dict[str, Any] = {
+                    "name": call.get("name", ""),
+                    "args": call.get("input") if isinstance(call.get("input"), dict) else {},
+                }
                 if not str(call.get("toolUseId", "")).startswith("tooluse_"):  # ids made up here never reach Gemini
                     function_call["id"] = call["toolUseId"]
                 part: dict[str, Any] = {"functionCall": function_call}

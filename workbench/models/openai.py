@@ -9,16 +9,31 @@ import json
 import os
 from typing import Any, Optional
 
-from workbench.models._base import Message
-from workbench.models._sdk_model import (BadResponse, Failure, ProviderModel, arguments_text, call_names,
-                                        content_text, sdk, sdk_call, status_failure, tool_results)
-from workbench.models._turn import ModelTurn, Usage
 from workbench.formats import format_tool_results, parse_tool_calls, to_provider_format
+from workbench.models._base import Message
+from workbench.models._sdk_model import (
+    BadResponse,
+    Failure,
+    ProviderModel,
+    arguments_text,
+    call_names,
+    content_text,
+    sdk,
+    sdk_call,
+    status_failure,
+    tool_results,
+)
+from workbench.models._turn import ModelTurn, Usage
 from workbench.spec import ToolSpec
 
 #: Chat Completions finish_reason → normalised stop reason
-CHAT_STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
-                     "length": "max_tokens", "content_filter": "content_filter"}
+CHAT_STOP_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "content_filter",
+}
 
 #: Responses ``incomplete_details.reason`` → normalised stop reason
 RESPONSES_INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "content_filter"}
@@ -29,11 +44,21 @@ class _OpenAIBase(ProviderModel):
     sdk_retries = True
     none_choice = "none"
 
-    def __init__(self, model: str, *, api_key: Optional[str] = None, base_url: Optional[str] = None,
-                 organization: Optional[str] = None, timeout: float = 60.0, max_retries: int = 2,
-                 strict: bool = False, **params: Any):
-        super().__init__(model, api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries,
-                         strict=strict, **params)
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        organization: Optional[str] = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        strict: bool = False,
+        **params: Any,
+    ):
+        super().__init__(
+            model, api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries, strict=strict, **params
+        )
         self.organization = organization
 
     def _make_client(self, asynchronous: bool) -> Any:
@@ -42,8 +67,13 @@ class _OpenAIBase(ProviderModel):
         if key is None:
             raise self._missing_key()
         cls = openai.AsyncOpenAI if asynchronous else openai.OpenAI
-        return cls(api_key=key, base_url=self.base_url, organization=self.organization, timeout=self.timeout,
-                   max_retries=self.max_retries)
+        return cls(
+            api_key=key,
+            base_url=self.base_url,
+            organization=self.organization,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+        )
 
     def _failure(self, exc: BaseException) -> Optional[Failure]:
         return status_failure(exc, sdk("openai", "openai", self.provider))
@@ -65,8 +95,9 @@ class OpenAIModel(_OpenAIBase):
     provider = "openai"
     wire = "openai"
 
-    def _build(self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any,
-               params: dict[str, Any]) -> dict[str, Any]:
+    def _build(
+        self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any, params: dict[str, Any]
+    ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.name, "messages": chat_messages(messages)}
         if specs:
             request["tools"] = self._tools(specs)
@@ -80,14 +111,18 @@ class OpenAIModel(_OpenAIBase):
 
     def _send(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
-            return assemble_chat_stream(chunk.model_dump(mode="json", exclude_none=True)
-                                        for chunk in sdk_call(client.chat.completions.create, request))
+            return assemble_chat_stream(
+                chunk.model_dump(mode="json", exclude_none=True)
+                for chunk in sdk_call(client.chat.completions.create, request)
+            )
         return json.loads(sdk_call(client.chat.completions.with_raw_response.create, request).http_response.content)
 
     async def _asend(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
-            chunks = [chunk.model_dump(mode="json", exclude_none=True)
-                      async for chunk in await sdk_call(client.chat.completions.create, request)]
+            chunks = [
+                chunk.model_dump(mode="json", exclude_none=True)
+                async for chunk in await sdk_call(client.chat.completions.create, request)
+            ]
             return assemble_chat_stream(chunks)
         raw = await sdk_call(client.chat.completions.with_raw_response.create, request)
         return json.loads(raw.http_response.content)
@@ -99,9 +134,12 @@ class OpenAIModel(_OpenAIBase):
         reason = choices[0].get("finish_reason")
         stop = "refusal" if message.get("refusal") else CHAT_STOP_REASONS.get(reason, reason)
         usage = response.get("usage") or {}
-        return ModelTurn(text=message.get("content") or message.get("refusal") or "", tool_calls=calls,
-                         stop_reason=stop or ("tool_use" if calls else "end_turn"),
-                         usage=Usage(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0))
+        return ModelTurn(
+            text=message.get("content") or message.get("refusal") or "",
+            tool_calls=calls,
+            stop_reason=stop or ("tool_use" if calls else "end_turn"),
+            usage=Usage(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0),
+        )
 
 
 def chat_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -116,9 +154,14 @@ def chat_messages(messages: list[Message]) -> list[dict[str, Any]]:
             item: dict[str, Any] = {"role": "assistant", "content": content_text(message.get("content")) or None}
             calls = message.get("tool_calls") or []
             if calls:
-                item["tool_calls"] = [{"id": c["toolUseId"], "type": "function",
-                                       "function": {"name": c.get("name", ""), "arguments": arguments_text(c.get("input"))}}
-                                      for c in calls]
+                item["tool_calls"] = [
+                    {
+                        "id": c["toolUseId"],
+                        "type": "function",
+                        "function": {"name": c.get("name", ""), "arguments": arguments_text(c.get("input"))},
+                    }
+                    for c in calls
+                ]
             out.append(item)
         else:
             out.append({"role": role, "content": message.get("content", "")})
@@ -143,8 +186,10 @@ def assemble_chat_stream(chunks: Any) -> dict[str, Any]:
             text.append(delta.get("content") or "")
             refusal.append(delta.get("refusal") or "")
             for part in delta.get("tool_calls") or []:
-                call = calls.setdefault(part.get("index", len(calls)),
-                                        {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                call = calls.setdefault(
+                    part.get("index", len(calls)),
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
+                )
                 call["id"] = part.get("id") or call["id"]
                 function = part.get("function") or {}
                 call["function"]["name"] += function.get("name") or ""
@@ -152,13 +197,19 @@ def assemble_chat_stream(chunks: Any) -> dict[str, Any]:
             finish = choice.get("finish_reason") or finish
     if not seen:  # an answer that is not a stream of events (a proxy's page) reads as none
         raise BadResponse("the answer carried no chat.completion.chunk (not a Chat Completions stream)")
-    message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None,
-                               "refusal": "".join(refusal) or None}
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": "".join(text) or None,
+        "refusal": "".join(refusal) or None,
+    }
     if calls:
         message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    return {**head, "object": "chat.completion", "choices": [{"index": 0, "message": message,
-                                                              "finish_reason": finish}],
-            "usage": usage}
+    return {
+        **head,
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage,
+    }
 
 
 class OpenAIResponsesModel(_OpenAIBase):
@@ -178,8 +229,9 @@ class OpenAIResponsesModel(_OpenAIBase):
         super().__init__(model, **options)
         self._reasoning: dict[str, list[dict[str, Any]]] = {}
 
-    def _build(self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any,
-               params: dict[str, Any]) -> dict[str, Any]:
+    def _build(
+        self, messages: list[Message], specs: list[ToolSpec], tool_choice: Any, params: dict[str, Any]
+    ) -> dict[str, Any]:
         names = call_names(messages)
         items: list[dict[str, Any]] = []
         instructions = [content_text(m.get("content")) for m in messages if m["role"] == "system"]
@@ -194,8 +246,15 @@ class OpenAIResponsesModel(_OpenAIBase):
                 text = content_text(message.get("content"))
                 if text:
                     items.append({"role": "assistant", "content": text})
-                items.extend({"type": "function_call", "call_id": c["toolUseId"], "name": c.get("name", ""),
-                              "arguments": arguments_text(c.get("input"))} for c in message.get("tool_calls") or [])
+                items.extend(
+                    {
+                        "type": "function_call",
+                        "call_id": c["toolUseId"],
+                        "name": c.get("name", ""),
+                        "arguments": arguments_text(c.get("input")),
+                    }
+                    for c in message.get("tool_calls") or []
+                )
             elif role == "user":
                 items.append({"role": "user", "content": message.get("content", "")})
         request: dict[str, Any] = {"model": self.name, "input": items}
@@ -214,14 +273,17 @@ class OpenAIResponsesModel(_OpenAIBase):
 
     def _send(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
-            return _final_response(event.model_dump(mode="json", exclude_none=True)
-                                   for event in sdk_call(client.responses.create, request))
+            return _final_response(
+                event.model_dump(mode="json", exclude_none=True) for event in sdk_call(client.responses.create, request)
+            )
         return json.loads(sdk_call(client.responses.with_raw_response.create, request).http_response.content)
 
     async def _asend(self, client: Any, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("stream"):
-            events = [event.model_dump(mode="json", exclude_none=True)
-                      async for event in await sdk_call(client.responses.create, request)]
+            events = [
+                event.model_dump(mode="json", exclude_none=True)
+                async for event in await sdk_call(client.responses.create, request)
+            ]
             return _final_response(events)
         raw = await sdk_call(client.responses.with_raw_response.create, request)
         return json.loads(raw.http_response.content)
@@ -247,8 +309,12 @@ class OpenAIResponsesModel(_OpenAIBase):
         else:
             stop = "refusal" if refusals else "tool_use" if calls else "end_turn"
         usage = response.get("usage") or {}
-        return ModelTurn(text="".join(texts) or "".join(refusals), tool_calls=calls, stop_reason=stop,
-                         usage=Usage(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0))
+        return ModelTurn(
+            text="".join(texts) or "".join(refusals),
+            tool_calls=calls,
+            stop_reason=stop,
+            usage=Usage(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0),
+        )
 
 
 def _final_response(events: Any) -> dict[str, Any]:
@@ -271,8 +337,7 @@ class OllamaModel(OpenAIModel):
     wire = "openai"
     key_env = ()
 
-    def __init__(self, model: str, *, base_url: Optional[str] = None, api_key: Optional[str] = None,
-                 **options: Any):
+    def __init__(self, model: str, *, base_url: Optional[str] = None, api_key: Optional[str] = None, **options: Any):
         if base_url is None:
             host = os.environ.get("OLLAMA_HOST") or "localhost:11434"
             base_url = (host if "://" in host else f"http://{host}").rstrip("/") + "/v1"

@@ -37,8 +37,16 @@ from workbench._json_text import MAX_JSON_DEPTH
 from workbench._json_text import loads as load_json
 from workbench.testing._cases import CaseFileError, ToolCase
 
-__all__ = ["CaseFile", "save_case", "set_case_folder", "case_folder", "find_case_files", "load_cases",
-           "CASE_SUFFIX", "DEFAULT_FOLDER"]
+__all__ = [
+    "CaseFile",
+    "save_case",
+    "set_case_folder",
+    "case_folder",
+    "find_case_files",
+    "load_cases",
+    "CASE_SUFFIX",
+    "DEFAULT_FOLDER",
+]
 
 CASE_SUFFIX = ".cases.json"
 #: a case file nests its cases a few levels around inputs and expectations of up to MAX_JSON_DEPTH levels
@@ -94,12 +102,16 @@ class CaseFile:
         if isinstance(data, list):
             data = {"cases": data}
         if not isinstance(data, dict):
-            raise CaseFileError(f"{where}: a case file is a JSON object {{\"tool\", \"tools\", \"cases\"}} "
-                                f"(or a list of cases), got {type(data).__name__}")
+            raise CaseFileError(
+                f'{where}: a case file is a JSON object {{"tool", "tools", "cases"}} '
+                f"(or a list of cases), got {type(data).__name__}"
+            )
         unknown = [k for k in data if k not in ("tool", "tools", "spec", "cases")]
         if unknown:
-            raise CaseFileError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; a case file has "
-                                "'tool', 'tools' (or 'spec') and 'cases'")
+            raise CaseFileError(
+                f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; a case file has "
+                "'tool', 'tools' (or 'spec') and 'cases'"
+            )
         tool = data.get("tool")
         if tool is not None and (not isinstance(tool, str) or not tool):
             raise CaseFileError(f"{where}: 'tool' must be the tool's name, got {tool!r}")
@@ -107,8 +119,10 @@ class CaseFile:
         if isinstance(tools, str):
             tools = [tools]
         if not isinstance(tools, list) or not all(isinstance(t, str) and t for t in tools):
-            raise CaseFileError(f"{where}: 'tools' must be a module, ref or .py path, or a list of them "
-                                f"(as ToolRegistry.process_tools takes), got {data.get('tools')!r}")
+            raise CaseFileError(
+                f"{where}: 'tools' must be a module, ref or .py path, or a list of them "
+                f"(as ToolRegistry.process_tools takes), got {data.get('tools')!r}"
+            )
         spec = data.get("spec")
         if spec is not None and not isinstance(spec, dict):
             raise CaseFileError(f"{where}: 'spec' must be a tool spec object, got {type(spec).__name__}")
@@ -125,8 +139,10 @@ class CaseFile:
             if tool is not None and case.tool != tool:
                 raise CaseFileError(f"{where}: case {case.id} is for tool {case.tool!r} but the file is for {tool!r}")
             if case.id in seen:
-                raise CaseFileError(f"{where}: case id {case.id!r} is used twice (cases #{seen[case.id] + 1} and "
-                                    f"#{index + 1}); ids must be unique in a file")
+                raise CaseFileError(
+                    f"{where}: case id {case.id!r} is used twice (cases #{seen[case.id] + 1} and "
+                    f"#{index + 1}); ids must be unique in a file"
+                )
             seen[case.id] = index
             cases.append(case)
         return cls(tool=tool, cases=cases, tools=list(tools), spec=spec, path=path)
@@ -251,8 +267,14 @@ def generated_module_name(tool_name: str) -> str:
     return f"{tool_name}_tool.py"
 
 
-_OPTION_DEFAULTS: dict[str, Any] = {"description": None, "when_to_use": None, "long_running": False,
-                                    "idempotent": False, "permission": "always_allow", "timeout": None}
+_OPTION_DEFAULTS: dict[str, Any] = {
+    "description": None,
+    "when_to_use": None,
+    "long_running": False,
+    "idempotent": False,
+    "permission": "always_allow",
+    "timeout": None,
+}
 
 
 def notebook_module_text(tool: Any) -> Optional[str]:
@@ -268,20 +290,27 @@ def notebook_module_text(tool: Any) -> Optional[str]:
         return None
     spec = tool.spec
     options: dict[str, Any] = {"name": spec.name}
-    values = {"description": spec.description, "when_to_use": spec.when_to_use, "long_running": spec.long_running,
-              "idempotent": spec.idempotent, "permission": getattr(spec.permission, "value", spec.permission),
-              "timeout": spec.timeout}
+    values = {
+        "description": spec.description,
+        "when_to_use": spec.when_to_use,
+        "long_running": spec.long_running,
+        "idempotent": spec.idempotent,
+        "permission": getattr(spec.permission, "value", spec.permission),
+        "timeout": spec.timeout,
+    }
     options.update({k: v for k, v in values.items() if v != _OPTION_DEFAULTS[k]})
     context = tool.__dict__.get("_wb_ctx")
     if context:
         options["context"] = context
     arguments = "".join(f", {key}={value!r}" for key, value in options.items())
     cell = "".join(lines).rstrip() + "\n"
-    return (f"# Generated by workbench's save_case from the notebook cell that defines tool {spec.name!r};\n"
-            "# saving a case of the tool again regenerates this file.\n"
-            "from workbench import tool\n\n"
-            f"{cell}\n"
-            f"{func.__name__} = tool({func.__name__}{arguments})  # no-op when the cell already applied @tool\n")
+    return (
+        f"# Generated by workbench's save_case from the notebook cell that defines tool {spec.name!r};\n"
+        "# saving a case of the tool again regenerates this file.\n"
+        "from workbench import tool\n\n"
+        f"{cell}\n"
+        f"{func.__name__} = tool({func.__name__}{arguments})  # no-op when the cell already applied @tool\n"
+    )
 
 
 def _write_notebook_module(tool: Any, folder: Path) -> Optional[Path]:
@@ -316,8 +345,9 @@ def _spec_json(tool: Any) -> dict[str, Any]:
     return data
 
 
-def save_case(case: ToolCase, folder: Optional[PathLike] = None, *, registry: Any = None,
-              tools: Optional[Iterable[str]] = None) -> Path:
+def save_case(
+    case: ToolCase, folder: Optional[PathLike] = None, *, registry: Any = None, tools: Optional[Iterable[str]] = None
+) -> Path:
     """Add ``case`` to ``<folder>/<tool>.cases.json`` (created if missing) and return the file's path.
 
     Args:
@@ -346,9 +376,13 @@ def save_case(case: ToolCase, folder: Optional[PathLike] = None, *, registry: An
             if derived != ([], None):
                 case_file.tools, case_file.spec = derived
             elif not case_file.tools:
-                warnings.warn(f"save_case: tool {case.tool!r} has no importable module (defined in a notebook?); "
-                              f"{path} is written with \"tools\": [] — add the module that defines it so pytest "
-                              "can load it", UserWarning, stacklevel=2)
+                warnings.warn(
+                    f"save_case: tool {case.tool!r} has no importable module (defined in a notebook?); "
+                    f'{path} is written with "tools": [] — add the module that defines it so pytest '
+                    "can load it",
+                    UserWarning,
+                    stacklevel=2,
+                )
         case_file.add(case)
         return case_file.save(path)
 
@@ -394,5 +428,7 @@ def load_cases(source: Any) -> Iterator[tuple[Optional[CaseFile], ToolCase]]:
             else:
                 yield from load_cases(item)
     else:
-        raise TypeError(f"Expected a case file path, a folder, a CaseFile, a ToolCase or a list of them, "
-                        f"got {type(source).__name__}")
+        raise TypeError(
+            f"Expected a case file path, a folder, a CaseFile, a ToolCase or a list of them, "
+            f"got {type(source).__name__}"
+        )

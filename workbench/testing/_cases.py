@@ -100,8 +100,10 @@ class ToolCase:
         if not isinstance(self.input, dict):
             raise CaseFileError(f"{where}: input must be a JSON object, got {type(self.input).__name__}")
         if self.id is not None and (not isinstance(self.id, str) or not _ID.match(self.id) or "::" in self.id):
-            raise CaseFileError(f"{where}: id must be 1-100 letters, digits, spaces, '_', '.' or '-' "
-                                f"(and not start with a space), got {self.id!r}")
+            raise CaseFileError(
+                f"{where}: id must be 1-100 letters, digits, spaces, '_', '.' or '-' "
+                f"(and not start with a space), got {self.id!r}"
+            )
         for name in ("error_type", "message", "title"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
@@ -118,16 +120,29 @@ class ToolCase:
                 validate_pointer(pointer)
             except ValueError as exc:
                 raise CaseFileError(f"{where}: ignore: {exc}") from None
-        if isinstance(self.tags, str) or not isinstance(self.tags, (list, tuple)) or \
-                not all(isinstance(t, str) for t in self.tags):
+        if (
+            isinstance(self.tags, str)
+            or not isinstance(self.tags, (list, tuple))
+            or not all(isinstance(t, str) for t in self.tags)
+        ):
             raise CaseFileError(f"{where}: tags must be a list of strings, got {self.tags!r}")
         self.tags = list(self.tags)
 
     # -- construction ------------------------------------------------------------------------------
     @classmethod
-    def from_result(cls, tool_use: Mapping[str, Any], result: Any, *, expect: Optional[str] = None,
-                    ignore: Sequence[str] = (), id: Optional[str] = None, title: Optional[str] = None,
-                    tags: Sequence[str] = (), seed: Optional[int] = None, message: Optional[str] = None) -> "ToolCase":
+    def from_result(
+        cls,
+        tool_use: Mapping[str, Any],
+        result: Any,
+        *,
+        expect: Optional[str] = None,
+        ignore: Sequence[str] = (),
+        id: Optional[str] = None,
+        title: Optional[str] = None,
+        tags: Sequence[str] = (),
+        seed: Optional[int] = None,
+        message: Optional[str] = None,
+    ) -> "ToolCase":
         """A case from a call and its result (a ``ToolResult``, its wire dict, or an execution-log row).
 
         ``expect`` defaults to ``"schema"`` for a synthetic result, ``"error"`` for a failed call
@@ -136,7 +151,11 @@ class ToolCase:
         """
         metadata = (result.metadata if hasattr(result, "metadata") else result.get("metadata")) or {}
         status = result.status if hasattr(result, "status") else result.get("status")
-        name = tool_use.get("name") or metadata.get("tool_name") or (result.get("tool_name") if isinstance(result, Mapping) else None)
+        name = (
+            tool_use.get("name")
+            or metadata.get("tool_name")
+            or (result.get("tool_name") if isinstance(result, Mapping) else None)
+        )
         if not isinstance(name, str) or not name:
             raise CaseFileError(f"a case needs its tool's name: neither the call nor its result names one ({name!r})")
         if expect is None:
@@ -144,8 +163,10 @@ class ToolCase:
         if expect not in EXPECTATIONS:
             raise CaseFileError(f"expect must be one of {', '.join(EXPECTATIONS)}, got {expect!r}")
         if status == "error" and expect in ("exact", "subset", "schema"):
-            raise CaseFileError(f"The call of {name!r} failed ({metadata.get('error_type')}: {metadata.get('error')}): "
-                                f"save it with expect='error', not {expect!r}")
+            raise CaseFileError(
+                f"The call of {name!r} failed ({metadata.get('error_type')}: {metadata.get('error')}): "
+                f"save it with expect='error', not {expect!r}"
+            )
         if status != "error" and expect == "error":
             raise CaseFileError(f"The call of {name!r} succeeded: it cannot be saved with expect='error'")
         value = None
@@ -154,10 +175,22 @@ class ToolCase:
             value = content_value(content)
         error_type = None
         if expect == "error":
-            error_type = metadata.get("error_type") or (result.get("error_type") if isinstance(result, Mapping) else None)
-        return cls(tool=name, input=_jsonable(dict(tool_use.get("input") or {})), expect=expect, value=value,
-                   error_type=error_type, message=message, ignore=list(ignore), id=id, title=title,
-                   tags=list(tags), seed=seed)
+            error_type = metadata.get("error_type") or (
+                result.get("error_type") if isinstance(result, Mapping) else None
+            )
+        return cls(
+            tool=name,
+            input=_jsonable(dict(tool_use.get("input") or {})),
+            expect=expect,
+            value=value,
+            error_type=error_type,
+            message=message,
+            ignore=list(ignore),
+            id=id,
+            title=title,
+            tags=list(tags),
+            seed=seed,
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], tool: Optional[str] = None, *, where: str = "case") -> "ToolCase":
@@ -166,8 +199,9 @@ class ToolCase:
             raise CaseFileError(f"{where}: a case must be a JSON object, got {type(data).__name__}")
         unknown = [k for k in data if k not in CASE_KEYS and k != "tool"]
         if unknown:
-            raise CaseFileError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; a case has "
-                                f"{', '.join(CASE_KEYS)}")
+            raise CaseFileError(
+                f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; a case has {', '.join(CASE_KEYS)}"
+            )
         values = {k: data[k] for k in CASE_KEYS if k in data}
         values.setdefault("input", {})
         try:
@@ -195,8 +229,10 @@ class ToolCase:
 
     def same_call(self, other: "ToolCase") -> bool:
         """Whether both cases check the same call the same way (ids and titles aside)."""
-        return self.to_dict(with_tool=True) | {"id": None, "title": None} == \
-            other.to_dict(with_tool=True) | {"id": None, "title": None}
+        return self.to_dict(with_tool=True) | {"id": None, "title": None} == other.to_dict(with_tool=True) | {
+            "id": None,
+            "title": None,
+        }
 
     def with_id(self, case_id: str) -> "ToolCase":
         return replace(self, id=case_id)
@@ -210,9 +246,16 @@ def _sorted_keys(value: Any) -> Any:
     return value
 
 
-def cases_from_log(log: Any, *, tool: Optional[str] = None, status: Optional[str] = None, last: Optional[int] = None,
-                   ids: Optional[Iterable[int]] = None, expect: Optional[str] = None,
-                   registry: Any = None) -> list[ToolCase]:
+def cases_from_log(
+    log: Any,
+    *,
+    tool: Optional[str] = None,
+    status: Optional[str] = None,
+    last: Optional[int] = None,
+    ids: Optional[Iterable[int]] = None,
+    expect: Optional[str] = None,
+    registry: Any = None,
+) -> list[ToolCase]:
     """Cases from execution-log rows: ``ids`` (row ids, in that order) or the rows the filters
     select (``tool``, ``status``, ``last``, as ``ExecutionLog.rows``). See :meth:`ToolCase.from_result`
     for the default expectation of each row.
@@ -222,7 +265,9 @@ def cases_from_log(log: Any, *, tool: Optional[str] = None, status: Optional[str
     refused with a :class:`CaseFileError`: a case would hold the mask, not the secret."""
     if ids is not None:
         rows = [log.get(row_id) for row_id in ids]
-        rows = [r for r in rows if (tool is None or r["tool_name"] == tool) and (status is None or r["status"] == status)]
+        rows = [
+            r for r in rows if (tool is None or r["tool_name"] == tool) and (status is None or r["status"] == status)
+        ]
     else:
         rows = log.rows(tool=tool, status=status, last=last)
     cases = []
@@ -231,8 +276,13 @@ def cases_from_log(log: Any, *, tool: Optional[str] = None, status: Optional[str
             raise CaseFileError(f"Log row {row['id']} does not record which tool it called: it cannot become a case")
         tool_use = {"name": row["tool_name"], "input": row["input"] if isinstance(row["input"], dict) else {}}
         _refuse_masked(row, tool_use["input"], registry)
-        result = {"status": row["status"], "content": row["output"], "metadata": row["metadata"] or {},
-                  "error_type": row["error_type"], "tool_name": row["tool_name"]}
+        result = {
+            "status": row["status"],
+            "content": row["output"],
+            "metadata": row["metadata"] or {},
+            "error_type": row["error_type"],
+            "tool_name": row["tool_name"],
+        }
         cases.append(ToolCase.from_result(tool_use, result, expect=expect))
     return cases
 
@@ -242,13 +292,18 @@ def _refuse_masked(row: Mapping[str, Any], tool_input: dict, registry: Any) -> N
     from workbench.secrets import MASK, masked_parameters
 
     try:
-        names: Iterable[str] = as_tool_registry(registry if registry is not None else default_registry()
-                                                ).get_tool(row["tool_name"]).spec.secret_parameters
+        names: Iterable[str] = (
+            as_tool_registry(registry if registry is not None else default_registry())
+            .get_tool(row["tool_name"])
+            .spec.secret_parameters
+        )
     except Exception:  # noqa: BLE001 - a tool no longer registered: any masked argument may be a secret
         names = [name for name, value in tool_input.items() if value == MASK]
     missing = masked_parameters(tool_input, names)
     if missing:
-        raise CaseFileError(f"Log row {row['id']} of tool '{row['tool_name']}' cannot become a case: its secret "
-                            f"parameter(s) {', '.join(missing)} were not stored in the log (they show as {MASK}). "
-                            f"Leave the row out (ids=[...]) or write the case with ToolCase(...) and a test "
-                            f"secret of your own.")
+        raise CaseFileError(
+            f"Log row {row['id']} of tool '{row['tool_name']}' cannot become a case: its secret "
+            f"parameter(s) {', '.join(missing)} were not stored in the log (they show as {MASK}). "
+            f"Leave the row out (ids=[...]) or write the case with ToolCase(...) and a test "
+            f"secret of your own."
+        )

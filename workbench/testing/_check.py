@@ -45,7 +45,10 @@ class CheckFailure:
     def text(self) -> str:
         import json
 
-        lines = [f"[{self.kind}] {self.message}", f"  input: {json.dumps(self.input, ensure_ascii=False, default=repr)}"]
+        lines = [
+            f"[{self.kind}] {self.message}",
+            f"  input: {json.dumps(self.input, ensure_ascii=False, default=repr)}",
+        ]
         if self.mutation:
             lines.append(f"  broken: {self.mutation}")
         if self.traceback:
@@ -127,6 +130,7 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 # -- running ----------------------------------------------------------------------------------------
 
+
 def _expected_names(expected: Iterable[Any]) -> set[str]:
     """Error type names: a name as given; a class with its subclasses (results carry only the name)."""
     names: set[str] = set()
@@ -144,9 +148,18 @@ def _expected_names(expected: Iterable[Any]) -> set[str]:
     return names
 
 
-def _run(tool: Any, strategy: Any, judge: Callable[[Any, Any, int], Optional[CheckFailure]], mode: str, *,
-         max_examples: int, timeout: Optional[float], seed: Optional[int], spy: Any = None,
-         approver: Any = None) -> CheckReport:
+def _run(
+    tool: Any,
+    strategy: Any,
+    judge: Callable[[Any, Any, int], Optional[CheckFailure]],
+    mode: str,
+    *,
+    max_examples: int,
+    timeout: Optional[float],
+    seed: Optional[int],
+    spy: Any = None,
+    approver: Any = None,
+) -> CheckReport:
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as seed_test
     from hypothesis.errors import FailedHealthCheck, Unsatisfiable
@@ -165,10 +178,17 @@ def _run(tool: Any, strategy: Any, judge: Callable[[Any, Any, int], Optional[Che
     report = CheckReport(tool=name, mode=mode, seed=seed)
 
     checks = [h for h in HealthCheck if h is not HealthCheck.filter_too_much] if mode == "check" else list(HealthCheck)
-    run_settings = settings(settings(), max_examples=max_examples, deadline=None, database=None,
-                            verbosity=Verbosity.quiet, print_blob=False, report_multiple_bugs=True,
-                            suppress_health_check=checks,
-                            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])
+    run_settings = settings(
+        settings(),
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+        report_multiple_bugs=True,
+        suppress_health_check=checks,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    )
 
     def body(drawn: Any) -> None:
         report.examples += 1
@@ -223,9 +243,16 @@ def _off_the_loop(function: Callable[[], None]) -> None:
         pool.submit(function).result()
 
 
-def check_tool(tool: Any, *, max_examples: int = 200, timeout: Optional[float] = None,
-               expected_errors: Iterable[Any] = (), registry: Any = None, seed: Optional[int] = 0,
-               approver: Any = None) -> CheckReport:
+def check_tool(
+    tool: Any,
+    *,
+    max_examples: int = 200,
+    timeout: Optional[float] = None,
+    expected_errors: Iterable[Any] = (),
+    registry: Any = None,
+    seed: Optional[int] = 0,
+    approver: Any = None,
+) -> CheckReport:
     """Run generated valid inputs through the executor and report each kind of failure, shrunk.
 
     Args:
@@ -252,16 +279,21 @@ def check_tool(tool: Any, *, max_examples: int = 200, timeout: Optional[float] =
         if result.status == "success":
             mismatch = metadata.get("returns_mismatch")
             if mismatch:
-                return CheckFailure("bad-return", tool_input, f"the result does not match the returns schema: {mismatch}")
+                return CheckFailure(
+                    "bad-return", tool_input, f"the result does not match the returns schema: {mismatch}"
+                )
             return None
         error_type = metadata.get("error_type")
         message = str(metadata.get("error") or result.text)
         if error_type == "TimeoutError" and "timeout" in metadata:
             return CheckFailure("timed-out", tool_input, message, error_type)
         if error_type == "ToolInputError":
-            return CheckFailure("input-refused", tool_input,
-                                f"a generated input was refused (the schema allows it, the validator does not): {message}",
-                                error_type)
+            return CheckFailure(
+                "input-refused",
+                tool_input,
+                f"a generated input was refused (the schema allows it, the validator does not): {message}",
+                error_type,
+            )
         if error_type in allowed:
             return None
         return CheckFailure("raised", tool_input, message, error_type, _tool_frames(metadata.get("traceback")))
@@ -270,12 +302,14 @@ def check_tool(tool: Any, *, max_examples: int = 200, timeout: Optional[float] =
         strategy = inputs(item)
     except Exception as exc:  # noqa: BLE001 - ToolSpecError: the schema cannot be generated from
         return CheckReport(tool=item.tool_name, mode="check", error=str(exc), seed=seed)
-    return _run(item, strategy, judge, "check", max_examples=max_examples, timeout=timeout, seed=seed,
-                approver=approver)
+    return _run(
+        item, strategy, judge, "check", max_examples=max_examples, timeout=timeout, seed=seed, approver=approver
+    )
 
 
-def fuzz_inputs(tool: Any, *, max_examples: int = 200, registry: Any = None, seed: Optional[int] = 0,
-                approver: Any = None) -> CheckReport:
+def fuzz_inputs(
+    tool: Any, *, max_examples: int = 200, registry: Any = None, seed: Optional[int] = 0, approver: Any = None
+) -> CheckReport:
     """Run generated *invalid* inputs (wrong types, missing or undeclared keys, values past bounds,
     lengths, enums, patterns, formats) through the executor: each must come back as a
     ``ToolInputError`` result without reaching the tool's code. Arguments as :func:`check_tool`."""
@@ -289,27 +323,41 @@ def fuzz_inputs(tool: Any, *, max_examples: int = 200, registry: Any = None, see
 
     def judge(tool_input: Any, result: Any, calls: int) -> Optional[CheckFailure]:
         if calls:
-            return CheckFailure("reached-function", tool_input,
-                                "an invalid input reached the tool's code instead of being refused")
+            return CheckFailure(
+                "reached-function", tool_input, "an invalid input reached the tool's code instead of being refused"
+            )
         error_type = result.metadata.get("error_type")
         if result.status == "success":
             return CheckFailure("accepted", tool_input, "an invalid input was accepted")
         if error_type != "ToolInputError":
-            return CheckFailure("wrong-error", tool_input,
-                                f"refused as {error_type}, not ToolInputError: {result.metadata.get('error')}", error_type)
+            return CheckFailure(
+                "wrong-error",
+                tool_input,
+                f"refused as {error_type}, not ToolInputError: {result.metadata.get('error')}",
+                error_type,
+            )
         return None
 
     try:
         strategy = invalid_inputs(item)
     except Exception as exc:  # noqa: BLE001
         return CheckReport(tool=item.tool_name, mode="fuzz", error=str(exc), seed=seed)
-    return _run(item, strategy, judge, "fuzz", max_examples=max_examples, timeout=None, seed=seed, spy=spy,
-                approver=approver)
+    return _run(
+        item, strategy, judge, "fuzz", max_examples=max_examples, timeout=None, seed=seed, spy=spy, approver=approver
+    )
 
 
-def property_test(tool: Any, *, max_examples: int = 100, timeout: Optional[float] = None,
-                  expected_errors: Iterable[Any] = (), fuzz: bool = True, registry: Any = None,
-                  seed: Optional[int] = None, approver: Any = None) -> Callable[[], None]:
+def property_test(
+    tool: Any,
+    *,
+    max_examples: int = 100,
+    timeout: Optional[float] = None,
+    expected_errors: Iterable[Any] = (),
+    fuzz: bool = True,
+    registry: Any = None,
+    seed: Optional[int] = None,
+    approver: Any = None,
+) -> Callable[[], None]:
     """A pytest test function: ``test_add = property_test(add)`` in a test module runs
     :func:`check_tool` (and :func:`fuzz_inputs` unless ``fuzz=False``) and fails with the reports.
 
@@ -321,11 +369,21 @@ def property_test(tool: Any, *, max_examples: int = 100, timeout: Optional[float
 
     def test() -> None:
         __tracebackhide__ = True  # pytest shows the reports, not this wrapper
-        reports = [check_tool(tool, max_examples=max_examples, timeout=timeout, expected_errors=expected_errors,
-                              registry=registry, seed=seed, approver=approver)]
+        reports = [
+            check_tool(
+                tool,
+                max_examples=max_examples,
+                timeout=timeout,
+                expected_errors=expected_errors,
+                registry=registry,
+                seed=seed,
+                approver=approver,
+            )
+        ]
         if fuzz:
-            reports.append(fuzz_inputs(tool, max_examples=max_examples, registry=registry, seed=seed,
-                                       approver=approver))
+            reports.append(
+                fuzz_inputs(tool, max_examples=max_examples, registry=registry, seed=seed, approver=approver)
+            )
         bad = [r for r in reports if not r.ok]
         if bad:
             raise AssertionError("\n\n".join(r.text() for r in bad))
@@ -362,8 +420,9 @@ def _runnable(item: Any) -> Any:
     from workbench.types import Permission
 
     if Permission.coerce(item.spec.permission) is Permission.ALWAYS_DENY:
-        raise ValueError(f"Tool '{item.tool_name}' has permission always_deny: it never runs, so there is nothing "
-                         "to property-test")
+        raise ValueError(
+            f"Tool '{item.tool_name}' has permission always_deny: it never runs, so there is nothing to property-test"
+        )
     return item
 
 

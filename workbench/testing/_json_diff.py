@@ -19,8 +19,18 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-__all__ = ["Difference", "compare", "render_differences", "unified_json_diff", "parse_pointer", "format_pointer",
-           "validate_pointer", "without_ignored", "project_like", "MODES"]
+__all__ = [
+    "Difference",
+    "compare",
+    "render_differences",
+    "unified_json_diff",
+    "parse_pointer",
+    "format_pointer",
+    "validate_pointer",
+    "without_ignored",
+    "project_like",
+    "MODES",
+]
 
 MODES = ("exact", "subset")
 
@@ -59,8 +69,10 @@ def parse_pointer(pointer: str) -> list[str]:
 def validate_pointer(pointer: Any) -> None:
     """Raise ``ValueError`` unless ``pointer`` is a JSON pointer string (``""`` or starting with ``/``)."""
     if not isinstance(pointer, str) or (pointer and not pointer.startswith("/")):
-        raise ValueError(f"{pointer!r} is not a JSON pointer: it must start with '/', e.g. '/items/0/id' "
-                         "('*' matches any key or index)")
+        raise ValueError(
+            f"{pointer!r} is not a JSON pointer: it must start with '/', e.g. '/items/0/id' "
+            "('*' matches any key or index)"
+        )
 
 
 def format_pointer(parts: Iterable[Any]) -> str:
@@ -165,7 +177,7 @@ def project_like(template: Any, actual: Any) -> Any:
     if isinstance(template, dict) and isinstance(actual, dict):
         return {k: project_like(v, actual[k]) for k, v in template.items() if k in actual}
     if isinstance(template, list) and isinstance(actual, list):
-        return [project_like(t, a) for t, a in zip(template, actual)] + actual[len(template):]
+        return [project_like(t, a) for t, a in zip(template, actual)] + actual[len(template) :]
     return actual
 
 
@@ -181,13 +193,15 @@ def _dumps(value: Any, indent: Any = None) -> str:
 
 def unified_json_diff(expected: Any, actual: Any) -> str:
     """A unified diff of the two values pretty-printed (sorted keys), ``""`` if they print alike."""
-    lines = difflib.unified_diff(_dumps(expected, 2).splitlines(), _dumps(actual, 2).splitlines(),
-                                 "expected", "actual", lineterm="", n=2)
+    lines = difflib.unified_diff(
+        _dumps(expected, 2).splitlines(), _dumps(actual, 2).splitlines(), "expected", "actual", lineterm="", n=2
+    )
     return "\n".join(lines)
 
 
-def render_differences(differences: Sequence[Difference], expected: Any = None, actual: Any = None,
-                       limit: int = 20) -> str:
+def render_differences(
+    differences: Sequence[Difference], expected: Any = None, actual: Any = None, limit: int = 20
+) -> str:
     """The differences one per line (at most ``limit``), then a unified diff when the values are
     objects or arrays."""
     lines = [f"  {d.line()}" for d in differences[:limit]]

@@ -29,22 +29,51 @@ _SPEC_NOTES = pytest.StashKey[list]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("workbench", "Tool Workbench: saved tool cases and tool spec snapshots")
-    group.addoption("--update-tool-cases", action="store_true", default=False,
-                    help="rewrite the exact/subset expectations of failing *.cases.json cases from the actual results")
-    group.addoption("--approve-tools", action="store_true", default=False,
-                    help="approve the calls *.cases.json cases make of ask_user tools (by default they are refused)")
-    group.addoption("--tool-specs", metavar="PATH", default=None,
-                    help="fail on breaking changes of the tools' specs against the snapshot at PATH (tool_specs.json)")
-    group.addoption("--update-tool-specs", action="store_true", default=False,
-                    help="(re)write the tool spec snapshot (--tool-specs PATH, the tool_specs ini option, or tool_specs.json)")
-    group.addoption("--tool-specs-source", action="append", metavar="MODULE", default=[],
-                    help="where the tools of the spec snapshot come from: a module, module:function ref or .py path "
-                         "(repeatable; default: the modules the snapshot's refs name)")
-    parser.addini("approve_tools", "approve the calls cases make of ask_user tools (as --approve-tools)",
-                  type="bool", default=False)
+    group.addoption(
+        "--update-tool-cases",
+        action="store_true",
+        default=False,
+        help="rewrite the exact/subset expectations of failing *.cases.json cases from the actual results",
+    )
+    group.addoption(
+        "--approve-tools",
+        action="store_true",
+        default=False,
+        help="approve the calls *.cases.json cases make of ask_user tools (by default they are refused)",
+    )
+    group.addoption(
+        "--tool-specs",
+        metavar="PATH",
+        default=None,
+        help="fail on breaking changes of the tools' specs against the snapshot at PATH (tool_specs.json)",
+    )
+    group.addoption(
+        "--update-tool-specs",
+        action="store_true",
+        default=False,
+        help="(re)write the tool spec snapshot (--tool-specs PATH, the tool_specs ini option, or tool_specs.json)",
+    )
+    group.addoption(
+        "--tool-specs-source",
+        action="append",
+        metavar="MODULE",
+        default=[],
+        help="where the tools of the spec snapshot come from: a module, module:function ref or .py path "
+        "(repeatable; default: the modules the snapshot's refs name)",
+    )
+    parser.addini(
+        "approve_tools",
+        "approve the calls cases make of ask_user tools (as --approve-tools)",
+        type="bool",
+        default=False,
+    )
     parser.addini("tool_specs", "tool spec snapshot checked in every run (as --tool-specs)", default="")
-    parser.addini("tool_specs_source", "modules / refs / .py paths the spec snapshot's tools come from", type="linelist",
-                  default=[])
+    parser.addini(
+        "tool_specs_source",
+        "modules / refs / .py paths the spec snapshot's tools come from",
+        type="linelist",
+        default=[],
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -101,8 +130,12 @@ class CaseItem(pytest.Item):
         from workbench.testing._runner import run_case
 
         approve = self.config.getoption("approve_tools") or self.config.getini("approve_tools")
-        outcome = run_case(self.case, approver=_approve_all if approve else None, case_file=self.case_file,
-                           _registries=getattr(self.parent, "registries", None))
+        outcome = run_case(
+            self.case,
+            approver=_approve_all if approve else None,
+            case_file=self.case_file,
+            _registries=getattr(self.parent, "registries", None),
+        )
         if outcome.passed:
             return
         if self.config.getoption("update_tool_cases") and outcome.updated_case() is not None:
@@ -159,8 +192,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         where = path.relative_to(config.rootpath).as_posix()
     except ValueError:
         where = str(path)
-    items.append(SpecSnapshotItem.from_parent(session, name="tool-specs", nodeid=f"{where}::tool-specs", path=path,
-                                              snapshot=path, sources=sources, update=update))
+    items.append(
+        SpecSnapshotItem.from_parent(
+            session,
+            name="tool-specs",
+            nodeid=f"{where}::tool-specs",
+            path=path,
+            snapshot=path,
+            sources=sources,
+            update=update,
+        )
+    )
 
 
 class SpecChanged(Exception):
@@ -185,18 +227,25 @@ class SpecSnapshotItem(pytest.Item):
         try:
             if self.update:
                 diff = write_spec_snapshot(self.snapshot, sources=self.sources or None)
-                notes.append(f"wrote {self.snapshot} ({len(diff.changes)} change(s) recorded)" if diff is not None
-                             else f"wrote {self.snapshot}")
+                notes.append(
+                    f"wrote {self.snapshot} ({len(diff.changes)} change(s) recorded)"
+                    if diff is not None
+                    else f"wrote {self.snapshot}"
+                )
                 return
             diff = check_spec_snapshot(self.snapshot, sources=self.sources or None)
         except SnapshotError as exc:
             raise SpecChanged(str(exc)) from None
         if diff.breaking:
-            raise SpecChanged(f"{self.snapshot}: breaking tool spec changes against the snapshot\n{diff.text()}\n"
-                              "(if they are intended, record them with pytest --update-tool-specs)")
+            raise SpecChanged(
+                f"{self.snapshot}: breaking tool spec changes against the snapshot\n{diff.text()}\n"
+                "(if they are intended, record them with pytest --update-tool-specs)"
+            )
         if diff.changes:
-            notes.append(f"{self.snapshot}: {len(diff.changes)} compatible change(s) not yet in the snapshot "
-                         f"(record them with --update-tool-specs)\n{diff.text()}")
+            notes.append(
+                f"{self.snapshot}: {len(diff.changes)} compatible change(s) not yet in the snapshot "
+                f"(record them with --update-tool-specs)\n{diff.text()}"
+            )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, SpecChanged):
@@ -216,7 +265,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         done = update_case_files(outcomes)
         files = {str(o.case_file.path) for o in outcomes if id(o) in done}
         session.config.stash[_SPEC_NOTES].append(
-            f"rewrote {len(done)} tool case expectation(s) in {len(files)} file(s): {', '.join(sorted(files))}")
+            f"rewrote {len(done)} tool case expectation(s) in {len(files)} file(s): {', '.join(sorted(files))}"
+        )
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

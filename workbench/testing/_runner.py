@@ -62,8 +62,12 @@ class CaseOutcome:
     def updated_case(self) -> Optional[ToolCase]:
         """The case with its ``exact``/``subset`` expectation rewritten from the actual result, or
         ``None`` when there is nothing to rewrite (a pass, another expectation, a failed call)."""
-        if self.status != "fail" or self.case.expect not in ("exact", "subset") or self.result is None \
-                or self.result.status != "success":
+        if (
+            self.status != "fail"
+            or self.case.expect not in ("exact", "subset")
+            or self.result is None
+            or self.result.status != "success"
+        ):
             return None
         actual = self.actual
         value = actual if self.case.expect == "exact" else project_like(self.case.value, actual)
@@ -88,8 +92,11 @@ def _judge_compare(case: ToolCase, result: Any, spec: Any) -> tuple[str, str, li
     if not differences:
         return "", "", []
     count = f"{len(differences)} difference{'s' if len(differences) != 1 else ''}"
-    return (f"result differs from the expected value ({count})",
-            render_differences(differences, case.value, actual), differences)
+    return (
+        f"result differs from the expected value ({count})",
+        render_differences(differences, case.value, actual),
+        differences,
+    )
 
 
 def _judge_schema(case: ToolCase, result: Any, spec: Any) -> tuple[str, str, list[Difference]]:
@@ -133,16 +140,21 @@ _JUDGES: dict[str, Callable[[ToolCase, Any, Any], tuple[str, str, list[Differenc
 # -- running ----------------------------------------------------------------------------------------
 def approval_needed(name: str, how: str = "pass approver= to run_cases") -> str:
     """What a case (or a property test) refused for want of an approver says."""
-    return (f"tool {name!r} needs approval (permission: ask_user), and replaying cases approves nothing by "
-            f"itself: {how} (e.g. approver=lambda tool_use, tool: True), --approve-tools to pytest "
-            "(or approve_tools = true in its ini file), or --approve to %tool_case run")
+    return (
+        f"tool {name!r} needs approval (permission: ask_user), and replaying cases approves nothing by "
+        f"itself: {how} (e.g. approver=lambda tool_use, tool: True), --approve-tools to pytest "
+        "(or approve_tools = true in its ini file), or --approve to %tool_case run"
+    )
 
 
 def _refused_for_want_of_approver(result: Any, spec: Any) -> bool:
     from workbench.types import Permission
 
-    return (result.status == "error" and result.metadata.get("error_type") == "PermissionDenied"
-            and Permission.coerce(spec.permission) is Permission.ASK_USER)
+    return (
+        result.status == "error"
+        and result.metadata.get("error_type") == "PermissionDenied"
+        and Permission.coerce(spec.permission) is Permission.ASK_USER
+    )
 
 
 class _Registries:
@@ -167,8 +179,14 @@ class _Registries:
         return default_registry()
 
 
-def run_case(case: ToolCase, registry: Any = None, *, approver: Optional[Approver] = None,
-             case_file: Optional[CaseFile] = None, _registries: Optional[_Registries] = None) -> CaseOutcome:
+def run_case(
+    case: ToolCase,
+    registry: Any = None,
+    *,
+    approver: Optional[Approver] = None,
+    case_file: Optional[CaseFile] = None,
+    _registries: Optional[_Registries] = None,
+) -> CaseOutcome:
     """Replay one case and judge it. ``registry``: where to find the tool (default: the case file's
     ``tools``, else the default registry). ``approver``: ``approver(tool_use, tool) -> bool`` (sync or
     async) deciding the calls of ``ask_user`` tools; without one they are refused."""
@@ -183,8 +201,11 @@ def run_case(case: ToolCase, registry: Any = None, *, approver: Optional[Approve
     except CaseFileError as exc:
         return CaseOutcome(case, "error", str(exc), case_file=case_file)
     if case.tool not in target:
-        where = f" (its case file {case_file.path} lists tools {case_file.tools!r})" if case_file is not None and \
-            case_file.path is not None else ""
+        where = (
+            f" (its case file {case_file.path} lists tools {case_file.tools!r})"
+            if case_file is not None and case_file.path is not None
+            else ""
+        )
         return CaseOutcome(case, "error", f"tool {case.tool!r} is not registered{where}", case_file=case_file)
     spec = target.get_tool(case.tool).spec
     executor = SequentialExecutor(synthetic=True, seed=case.seed or 0, approver=approver)
@@ -210,8 +231,9 @@ def _copy(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def run_cases(cases_or_path: Any, registry: Any = None, *, update: bool = False,
-              approver: Optional[Approver] = None) -> "pandas.DataFrame":
+def run_cases(
+    cases_or_path: Any, registry: Any = None, *, update: bool = False, approver: Optional[Approver] = None
+) -> "pandas.DataFrame":
     """Replay cases and return one row per case (columns :data:`RUN_COLUMNS`).
 
     Args:
@@ -232,21 +254,26 @@ def run_cases(cases_or_path: Any, registry: Any = None, *, update: bool = False,
     import pandas as pd
 
     registries = _Registries(registry)
-    outcomes = [run_case(case, approver=approver, case_file=case_file, _registries=registries)
-                for case_file, case in load_cases(cases_or_path)]
+    outcomes = [
+        run_case(case, approver=approver, case_file=case_file, _registries=registries)
+        for case_file, case in load_cases(cases_or_path)
+    ]
     statuses = [o.status for o in outcomes]
     if update:
         updated = update_case_files(outcomes, registry)
         statuses = ["updated" if id(o) in updated else s for o, s in zip(outcomes, statuses)]
-    frame = pd.DataFrame({
-        "case": [o.case.name for o in outcomes],
-        "tool": [o.case.tool for o in outcomes],
-        "status": statuses,
-        "expect": [o.case.expect for o in outcomes],
-        "duration_ms": pd.Series([o.duration_ms for o in outcomes], dtype="float64"),
-        "message": [o.message for o in outcomes],
-        "diff": [o.diff for o in outcomes],
-    }, columns=list(RUN_COLUMNS))
+    frame = pd.DataFrame(
+        {
+            "case": [o.case.name for o in outcomes],
+            "tool": [o.case.tool for o in outcomes],
+            "status": statuses,
+            "expect": [o.case.expect for o in outcomes],
+            "duration_ms": pd.Series([o.duration_ms for o in outcomes], dtype="float64"),
+            "message": [o.message for o in outcomes],
+            "diff": [o.diff for o in outcomes],
+        },
+        columns=list(RUN_COLUMNS),
+    )
     frame.attrs["outcomes"] = outcomes
     return frame
 

@@ -29,15 +29,18 @@ def read_spec_snapshot(path: PathLike) -> dict[str, Any]:
     """The snapshot's spec dict; ``SnapshotError`` when it is missing or malformed."""
     path = Path(path)
     if not path.is_file():
-        raise SnapshotError(f"No tool spec snapshot at {path}: create it with pytest --update-tool-specs "
-                            f"(or workbench.testing.write_spec_snapshot({str(path)!r}, registry))")
+        raise SnapshotError(
+            f"No tool spec snapshot at {path}: create it with pytest --update-tool-specs "
+            f"(or workbench.testing.write_spec_snapshot({str(path)!r}, registry))"
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("tools"), list):
-        raise SnapshotError(f"{path}: a spec snapshot looks like {{\"tools\": [{{\"name\", \"ref\", \"spec\"}}]}} "
-                            "(ToolRegistry.to_spec_dict())")
+        raise SnapshotError(
+            f'{path}: a spec snapshot looks like {{"tools": [{{"name", "ref", "spec"}}]}} (ToolRegistry.to_spec_dict())'
+        )
     return data
 
 
@@ -53,8 +56,10 @@ def current_registry(sources: Optional[Sequence[str]] = None, snapshot: Optional
             raise SnapshotError(f"Cannot load the tools from {list(sources)!r}: {exc}") from None
         return registry
     if snapshot is None:
-        raise SnapshotError("No tool source: pass --tool-specs-source MODULE (or the tool_specs_source ini option) "
-                            "to say where the tools come from")
+        raise SnapshotError(
+            "No tool source: pass --tool-specs-source MODULE (or the tool_specs_source ini option) "
+            "to say where the tools come from"
+        )
     modules: list[str] = []
     for entry in snapshot["tools"]:
         ref = entry.get("ref") if isinstance(entry, dict) else None
@@ -66,8 +71,10 @@ def current_registry(sources: Optional[Sequence[str]] = None, snapshot: Optional
         except ValueError as exc:
             if "defines no tools" in str(exc):
                 continue  # every tool of the module is gone: reported as removed tools
-            raise SnapshotError(f"Cannot import {module!r}, named by the snapshot's refs: {exc} (if the tools moved, "
-                                "say where they are now with --tool-specs-source)") from None
+            raise SnapshotError(
+                f"Cannot import {module!r}, named by the snapshot's refs: {exc} (if the tools moved, "
+                "say where they are now with --tool-specs-source)"
+            ) from None
     for entry in snapshot["tools"]:
         if isinstance(entry, dict) and not entry.get("ref") and isinstance(entry.get("spec"), dict):
             name = entry.get("name") or entry["spec"].get("name")

@@ -39,10 +39,37 @@ __all__ = ["SpecChange", "SpecDiff", "spec_diff", "specs_of"]
 _ANNOTATIONS = ("title", "description", "examples", "deprecated", "readOnly", "writeOnly", "$comment")
 _LOWER = ("minLength", "minItems", "minProperties", "minContains")
 _UPPER = ("maxLength", "maxItems", "maxProperties", "maxContains")
-_HANDLED = frozenset({"type", "enum", "const", "properties", "required", "additionalProperties", "items", "prefixItems",
-                      "anyOf", "oneOf", "allOf", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "pattern",
-                      "format", "multipleOf", "uniqueItems", "default", "$defs", "definitions", "$schema", "$id",
-                      *_ANNOTATIONS, *_LOWER, *_UPPER})
+_HANDLED = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "prefixItems",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "minimum",
+        "exclusiveMinimum",
+        "maximum",
+        "exclusiveMaximum",
+        "pattern",
+        "format",
+        "multipleOf",
+        "uniqueItems",
+        "default",
+        "$defs",
+        "definitions",
+        "$schema",
+        "$id",
+        *_ANNOTATIONS,
+        *_LOWER,
+        *_UPPER,
+    }
+)
 _PERMISSION_RANK = {"always_allow": 0, "ask_user": 1, "always_deny": 2}
 _NUMERIC = ("integer", "number")
 
@@ -66,8 +93,13 @@ class SpecChange:
         return f"{'BREAKING' if self.breaking else 'compatible':<10} {self.tool}{self.pointer}: {self.message}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "pointer": self.pointer, "kind": self.kind, "severity": self.severity,
-                "message": self.message}
+        return {
+            "tool": self.tool,
+            "pointer": self.pointer,
+            "kind": self.kind,
+            "severity": self.severity,
+            "message": self.message,
+        }
 
 
 @dataclass
@@ -115,8 +147,9 @@ class SpecDiff:
         """One row per change: tool, severity, pointer, kind, message (pandas, imported here)."""
         import pandas as pd
 
-        return pd.DataFrame([c.to_dict() for c in self.changes],
-                            columns=["tool", "severity", "pointer", "kind", "message"])
+        return pd.DataFrame(
+            [c.to_dict() for c in self.changes], columns=["tool", "severity", "pointer", "kind", "message"]
+        )
 
     def _repr_html_(self) -> str:
         from workbench.testing._report_html import spec_diff_html
@@ -149,8 +182,10 @@ def specs_of(source: Any) -> dict[str, dict[str, Any]]:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if not path.is_file():
-            raise ValueError(f"spec_diff: {str(path)!r} is not a file (expected a spec dict .json file, a registry, "
-                             "a tool or a spec)")
+            raise ValueError(
+                f"spec_diff: {str(path)!r} is not a file (expected a spec dict .json file, a registry, "
+                "a tool or a spec)"
+            )
         return specs_of(json.loads(path.read_text(encoding="utf-8")))
     if isinstance(source, dict) and isinstance(source.get("tools"), list):
         out: dict[str, dict[str, Any]] = {}
@@ -171,7 +206,9 @@ def specs_of(source: Any) -> dict[str, dict[str, Any]]:
         for item in source:
             merged.update(specs_of(item))
         return merged
-    raise TypeError(f"spec_diff compares registries, tools, specs, spec dicts or .json files, got {type(source).__name__}")
+    raise TypeError(
+        f"spec_diff compares registries, tools, specs, spec dicts or .json files, got {type(source).__name__}"
+    )
 
 
 def spec_diff(old: Any, new: Any) -> SpecDiff:
@@ -182,13 +219,24 @@ def spec_diff(old: Any, new: Any) -> SpecDiff:
     removed = [n for n in before if n not in after]
     added = [n for n in after if n not in before]
     for name in list(removed):
-        twin = next((a for a in added if _canonical(_interface(after[a])) == _canonical(_interface(before[name]))), None)
+        twin = next(
+            (a for a in added if _canonical(_interface(after[a])) == _canonical(_interface(before[name]))), None
+        )
         if twin is not None:
-            changes.append(SpecChange(name, "", "tool-renamed", True,
-                                      f"tool renamed to '{twin}': calls by the old name fail (tool not found)"))
+            changes.append(
+                SpecChange(
+                    name,
+                    "",
+                    "tool-renamed",
+                    True,
+                    f"tool renamed to '{twin}': calls by the old name fail (tool not found)",
+                )
+            )
             removed.remove(name)
             added.remove(twin)
-    changes += [SpecChange(n, "", "tool-removed", True, "tool removed: calls to it fail (tool not found)") for n in removed]
+    changes += [
+        SpecChange(n, "", "tool-removed", True, "tool removed: calls to it fail (tool not found)") for n in removed
+    ]
     changes += [SpecChange(n, "", "tool-added", False, "tool added") for n in added]
     for name in before:
         if name in after:
@@ -233,9 +281,13 @@ class _ToolComparer:
         old_perm, new_perm = self.old.get("permission", "always_allow"), self.new.get("permission", "always_allow")
         if old_perm != new_perm:
             stricter = _PERMISSION_RANK.get(new_perm, 0) > _PERMISSION_RANK.get(old_perm, 0)
-            self.add(["permission"], "permission-changed", stricter,
-                     f"permission {old_perm} → {new_perm}" + (": calls that ran before now need approval or are refused"
-                                                            if stricter else ""))
+            self.add(
+                ["permission"],
+                "permission-changed",
+                stricter,
+                f"permission {old_perm} → {new_perm}"
+                + (": calls that ran before now need approval or are refused" if stricter else ""),
+            )
         for key in ("timeout", "idempotent", "long_running", "supports_async"):
             if self.old.get(key) != self.new.get(key):
                 self.add([key], "runtime-changed", False, f"{key} {self.old.get(key)} → {self.new.get(key)}")
@@ -262,12 +314,20 @@ class _Schemas:
 
     def narrowed(self, path: list, kind: str, message: str) -> None:
         """The set of allowed values shrank: breaking for inputs, compatible for results."""
-        self.add(path, kind, self.direction == "in", message + (": calls that were valid may now be refused"
-                                                                if self.direction == "in" else ""))
+        self.add(
+            path,
+            kind,
+            self.direction == "in",
+            message + (": calls that were valid may now be refused" if self.direction == "in" else ""),
+        )
 
     def widened(self, path: list, kind: str, message: str) -> None:
-        self.add(path, kind, self.direction == "out", message + (": callers may receive values they did not get before"
-                                                                 if self.direction == "out" else ""))
+        self.add(
+            path,
+            kind,
+            self.direction == "out",
+            message + (": callers may receive values they did not get before" if self.direction == "out" else ""),
+        )
 
     def resolve(self, schema: Any, root: Any) -> tuple[Any, Optional[str]]:
         """A ``$ref`` chain followed (siblings merged over the target), with the last ref it came through;
@@ -277,7 +337,9 @@ class _Schemas:
         except RefError as exc:
             which = "old" if root is self.roots[0] else "new"
             part = "parameters" if self.direction == "in" else "returns"
-            raise ToolSpecError(f"Tool '{self.owner.tool}': the {which} {part} schema cannot be compared: {exc}") from None
+            raise ToolSpecError(
+                f"Tool '{self.owner.tool}': the {which} {part} schema cannot be compared: {exc}"
+            ) from None
 
     # -- the walk --------------------------------------------------------------------------------
     def compare(self, old: Any, new: Any, path: list, top: bool = False) -> None:
@@ -311,8 +373,12 @@ class _Schemas:
         if old.get("default", _MISSING) != new.get("default", _MISSING):
             before = _show(old["default"]) if "default" in old else "none"
             after = _show(new["default"]) if "default" in new else "none"
-            self.add(path + ["default"], "default-changed", False,
-                     f"default {before} → {after} (callers that omit it get the new default)")
+            self.add(
+                path + ["default"],
+                "default-changed",
+                False,
+                f"default {before} → {after} (callers that omit it get the new default)",
+            )
 
     def branches(self, old: dict, new: dict, path: list) -> bool:
         """anyOf/oneOf (Optional, unions): pair the variants by type; True when nothing is left to compare."""
@@ -330,8 +396,12 @@ class _Schemas:
             match = self.match_branch(resolved, [(j, new_branches[j]) for j in remaining])
             if match is None:
                 if self.direction == "out":
-                    self.add(path + [key_old, index] if key_old else path, "return-type-changed", True,
-                             f"return type changed: {_type_text(resolved)} is no longer returned")
+                    self.add(
+                        path + [key_old, index] if key_old else path,
+                        "return-type-changed",
+                        True,
+                        f"return type changed: {_type_text(resolved)} is no longer returned",
+                    )
                 else:
                     self.narrowed(path, "type-narrowed", f"{label} no longer accepts {_type_text(resolved)}")
                 continue
@@ -341,7 +411,9 @@ class _Schemas:
             resolved = self.resolve(new_branches[j], self.roots[1])[0]
             where = path + [key_new, j] if key_new else path
             if self.direction == "out":
-                self.add(where, "return-type-changed", True, f"return type changed: it may now be {_type_text(resolved)}")
+                self.add(
+                    where, "return-type-changed", True, f"return type changed: it may now be {_type_text(resolved)}"
+                )
             else:
                 self.widened(where, "type-widened", f"{label} now also accepts {_type_text(resolved)}")
         if key_old and key_new:  # keywords beside both unions
@@ -367,19 +439,34 @@ class _Schemas:
         if before == after:
             return True
         if self.direction == "out":
-            self.add(path + ["type"], "return-type-changed", True,
-                     f"return type changed from {_type_set_text(before)} to {_type_set_text(after)}")
+            self.add(
+                path + ["type"],
+                "return-type-changed",
+                True,
+                f"return type changed from {_type_set_text(before)} to {_type_set_text(after)}",
+            )
             return before is None or after is None or bool(before & after)
         lost = _uncovered(before, after)
         gained = _uncovered(after, before)
         if lost:
-            self.narrowed(path + ["type"], "type-narrowed",
-                          f"type narrowed from {_type_set_text(before)} to {_type_set_text(after)}")
+            self.narrowed(
+                path + ["type"],
+                "type-narrowed",
+                f"type narrowed from {_type_set_text(before)} to {_type_set_text(after)}",
+            )
         if gained and not lost:
-            self.widened(path + ["type"], "type-widened",
-                         f"type widened from {_type_set_text(before)} to {_type_set_text(after)}")
+            self.widened(
+                path + ["type"],
+                "type-widened",
+                f"type widened from {_type_set_text(before)} to {_type_set_text(after)}",
+            )
         numeric = set(_NUMERIC)
-        return before is None or after is None or bool(before & after) or (bool(before & numeric) and bool(after & numeric))
+        return (
+            before is None
+            or after is None
+            or bool(before & after)
+            or (bool(before & numeric) and bool(after & numeric))
+        )
 
     def enum(self, old: dict, new: dict, path: list) -> None:
         before, after = _allowed_values(old), _allowed_values(new)
@@ -397,11 +484,17 @@ class _Schemas:
         gone = [v for v in before if not any(_same(v, w) for w in after)]
         new_values = [v for v in after if not any(_same(v, w) for w in before)]
         if gone:
-            self.narrowed(path + [key], "enum-value-removed",
-                          f"enum value{'s' if len(gone) > 1 else ''} {', '.join(_show(v) for v in gone)} removed")
+            self.narrowed(
+                path + [key],
+                "enum-value-removed",
+                f"enum value{'s' if len(gone) > 1 else ''} {', '.join(_show(v) for v in gone)} removed",
+            )
         if new_values:
-            self.widened(path + [key], "enum-value-added",
-                         f"enum value{'s' if len(new_values) > 1 else ''} {', '.join(_show(v) for v in new_values)} added")
+            self.widened(
+                path + [key],
+                "enum-value-added",
+                f"enum value{'s' if len(new_values) > 1 else ''} {', '.join(_show(v) for v in new_values)} added",
+            )
 
     def bounds(self, old: dict, new: dict, path: list) -> None:
         for side, keys in (("lower", ("minimum", "exclusiveMinimum")), ("upper", ("maximum", "exclusiveMaximum"))):
@@ -453,46 +546,83 @@ class _Schemas:
             elif before is None:
                 self.narrowed(path + [key], "constraint-tightened", f"{key} {_show(after)} added")
             else:
-                self.narrowed(path + [key], "constraint-changed", f"{key} changed from {_show(before)} to {_show(after)}")
+                self.narrowed(
+                    path + [key], "constraint-changed", f"{key} changed from {_show(before)} to {_show(after)}"
+                )
 
     def objects(self, old: dict, new: dict, path: list, top: bool) -> None:
         old_props, new_props = old.get("properties") or {}, new.get("properties") or {}
         old_req, new_req = set(old.get("required") or ()), set(new.get("required") or ())
-        if not (old_props or new_props or old_req or new_req or "additionalProperties" in old or "additionalProperties" in new):
+        if not (
+            old_props
+            or new_props
+            or old_req
+            or new_req
+            or "additionalProperties" in old
+            or "additionalProperties" in new
+        ):
             return
         noun = "parameter" if top else "property"
         removed = [p for p in old_props if p not in new_props]
         added = [p for p in new_props if p not in old_props]
         for name in list(removed):  # a rename: one removed and one added with the same schema
-            same = [a for a in added if _canonical(_strip(self.resolve(new_props[a], self.roots[1])[0])) ==
-                    _canonical(_strip(self.resolve(old_props[name], self.roots[0])[0]))
-                    and (a in new_req) == (name in old_req)]
+            same = [
+                a
+                for a in added
+                if _canonical(_strip(self.resolve(new_props[a], self.roots[1])[0]))
+                == _canonical(_strip(self.resolve(old_props[name], self.roots[0])[0]))
+                and (a in new_req) == (name in old_req)
+            ]
             if len(same) == 1:
-                self.add(path + ["properties", name], f"{noun}-renamed", True,
-                         f"{noun} '{name}' renamed to '{same[0]}'" + (": calls that send it are refused (or it is ignored)"
-                                                                      if self.direction == "in" else ""))
+                self.add(
+                    path + ["properties", name],
+                    f"{noun}-renamed",
+                    True,
+                    f"{noun} '{name}' renamed to '{same[0]}'"
+                    + (": calls that send it are refused (or it is ignored)" if self.direction == "in" else ""),
+                )
                 removed.remove(name)
                 added.remove(same[0])
         for name in removed:
             if self.direction == "in":
-                self.add(path + ["properties", name], f"{noun}-removed", True,
-                         f"{noun} '{name}' removed: calls that send it are refused (or it is ignored)")
+                self.add(
+                    path + ["properties", name],
+                    f"{noun}-removed",
+                    True,
+                    f"{noun} '{name}' removed: calls that send it are refused (or it is ignored)",
+                )
             else:
-                self.add(path + ["properties", name], "property-removed", True,
-                         f"property '{name}' removed from the result: callers that read it break")
+                self.add(
+                    path + ["properties", name],
+                    "property-removed",
+                    True,
+                    f"property '{name}' removed from the result: callers that read it break",
+                )
         for name in added:
             required = name in new_req
             kind_text = _type_text(self.resolve(new_props[name], self.roots[1])[0])
             if self.direction == "in":
                 if required:
-                    self.add(path + ["properties", name], f"new-required-{noun}", True,
-                             f"new required {noun} '{name}' ({kind_text}): calls without it are refused")
+                    self.add(
+                        path + ["properties", name],
+                        f"new-required-{noun}",
+                        True,
+                        f"new required {noun} '{name}' ({kind_text}): calls without it are refused",
+                    )
                 else:
-                    self.add(path + ["properties", name], f"optional-{noun}-added", False,
-                             f"optional {noun} '{name}' ({kind_text}) added")
+                    self.add(
+                        path + ["properties", name],
+                        f"optional-{noun}-added",
+                        False,
+                        f"optional {noun} '{name}' ({kind_text}) added",
+                    )
             else:
-                self.add(path + ["properties", name], "property-added", False,
-                         f"property '{name}' ({kind_text}) added to the result")
+                self.add(
+                    path + ["properties", name],
+                    "property-added",
+                    False,
+                    f"property '{name}' ({kind_text}) added to the result",
+                )
         for name in old_props:
             if name not in new_props:
                 continue
@@ -500,13 +630,21 @@ class _Schemas:
             if was != now:
                 if self.direction == "in":
                     if now:
-                        self.add(path + ["required"], f"{noun}-now-required", True,
-                                 f"{noun} '{name}' is now required: calls without it are refused")
+                        self.add(
+                            path + ["required"],
+                            f"{noun}-now-required",
+                            True,
+                            f"{noun} '{name}' is now required: calls without it are refused",
+                        )
                     else:
                         self.add(path + ["required"], f"{noun}-now-optional", False, f"{noun} '{name}' is now optional")
                 else:
-                    self.add(path + ["required"], "property-now-optional" if was else "property-now-required", was,
-                             f"property '{name}' is {'no longer always' if was else 'now always'} in the result")
+                    self.add(
+                        path + ["required"],
+                        "property-now-optional" if was else "property-now-required",
+                        was,
+                        f"property '{name}' is {'no longer always' if was else 'now always'} in the result",
+                    )
             self.compare(old_props[name], new_props[name], path + ["properties", name])
         for name in (new_req - old_req) - set(new_props) - set(old_props):
             self.narrowed(path + ["required"], "now-required", f"'{name}' is now required")
@@ -521,7 +659,9 @@ class _Schemas:
         elif before is False:
             self.widened(path + ["additionalProperties"], "constraint-loosened", "extra keys are now accepted")
         elif after is True:
-            self.widened(path + ["additionalProperties"], "constraint-loosened", "extra keys of any type are now accepted")
+            self.widened(
+                path + ["additionalProperties"], "constraint-loosened", "extra keys of any type are now accepted"
+            )
         else:
             self.narrowed(path + ["additionalProperties"], "constraint-tightened", "extra keys are now constrained")
 
@@ -530,14 +670,22 @@ class _Schemas:
             self.compare(old["items"], new["items"], path + ["items"])
         elif "items" in old or "items" in new:
             if _canonical(old.get("items")) != _canonical(new.get("items")):
-                self.add(path + ["items"], "items-changed", True,
-                         "array items changed in a way that cannot be classified" + self.unknown_tail())
+                self.add(
+                    path + ["items"],
+                    "items-changed",
+                    True,
+                    "array items changed in a way that cannot be classified" + self.unknown_tail(),
+                )
         old_prefix, new_prefix = old.get("prefixItems") or [], new.get("prefixItems") or []
         for index, (a, b) in enumerate(zip(old_prefix, new_prefix)):
             self.compare(a, b, path + ["prefixItems", index])
         if len(old_prefix) != len(new_prefix) and not any(k in old or k in new for k in ("minItems", "maxItems")):
-            self.add(path + ["prefixItems"], "tuple-changed", True,
-                     f"tuple length changed from {len(old_prefix)} to {len(new_prefix)}")
+            self.add(
+                path + ["prefixItems"],
+                "tuple-changed",
+                True,
+                f"tuple length changed from {len(old_prefix)} to {len(new_prefix)}",
+            )
 
     def others(self, old: dict, new: dict, path: list) -> None:
         old_all, new_all = old.get("allOf"), new.get("allOf")
@@ -552,8 +700,11 @@ class _Schemas:
                 self.add(path + [key], "schema-changed", True, f"'{key}' changed" + self.unknown_tail())
 
     def unknown_tail(self) -> str:
-        return (": cannot tell whether it narrows what callers may send" if self.direction == "in"
-                else ": cannot tell whether callers still get what they expect")
+        return (
+            ": cannot tell whether it narrows what callers may send"
+            if self.direction == "in"
+            else ": cannot tell whether callers still get what they expect"
+        )
 
 
 _MISSING = object()
@@ -641,8 +792,17 @@ def _allowed_values(schema: dict) -> Optional[list]:
 
 
 def _same(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b or (isinstance(a, (int, float)) and isinstance(b, (int, float))
-                                             and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+    return (
+        type(a) is type(b)
+        and a == b
+        or (
+            isinstance(a, (int, float))
+            and isinstance(b, (int, float))
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+            and a == b
+        )
+    )
 
 
 def _bound(schema: dict, side: str) -> Optional[tuple[float, bool]]:

@@ -97,8 +97,10 @@ def _close_ignoring_objects(schema: Any) -> Any:
         return [_close_ignoring_objects(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: _close_ignoring_objects(v) if k not in ("enum", "const", "default", "examples") else v
-           for k, v in schema.items()}
+    out = {
+        k: _close_ignoring_objects(v) if k not in ("enum", "const", "default", "examples") else v
+        for k, v in schema.items()
+    }
     if isinstance(schema.get("properties"), dict) and "additionalProperties" not in schema and "$ref" not in schema:
         out["additionalProperties"] = False
     return out
@@ -118,8 +120,10 @@ def _schema_strategy(key: str, tool_name: str) -> st.SearchStrategy:
     except UnusableSchema as exc:
         raise ToolSpecError(f"Tool '{tool_name}': no inputs can be generated from its schema: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - hypothesis-jsonschema refusing a schema
-        raise ToolSpecError(f"Tool '{tool_name}': no inputs can be generated from its schema "
-                            f"({type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''})") from None
+        raise ToolSpecError(
+            f"Tool '{tool_name}': no inputs can be generated from its schema "
+            f"({type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''})"
+        ) from None
 
 
 def _accepts(spec: Any, value: Any) -> bool:
@@ -157,7 +161,9 @@ class _Oracle:
         schema.setdefault("additionalProperties", False)
         self.schema = schema
         self.prepared = prepare(schema)
-        self.validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        self.validator = jsonschema.Draft202012Validator(
+            schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+        )
 
     def refuses(self, value: Any) -> bool:
         try:
@@ -196,7 +202,7 @@ def _not_json_text(text: str) -> bool:
 _VALUES_OF_TYPE: dict[str, st.SearchStrategy] = {
     "null": st.none(),
     "boolean": st.booleans(),
-    "integer": st.integers(-10**6, 10**6),
+    "integer": st.integers(-(10**6), 10**6),
     "number": st.floats(-1e6, 1e6, allow_nan=False).filter(lambda x: not float(x).is_integer()),
     # never a JSON document: array/object parameters accept JSON text (models send it) and parse it
     "string": st.text(max_size=8).filter(_not_json_text),
@@ -218,9 +224,22 @@ def _admitted(schema: Any) -> Optional[set[str]]:
         found = set(declared)
     elif "enum" in schema or "const" in schema:
         values = schema.get("enum", [schema.get("const")])
-        found = {"null" if v is None else "boolean" if isinstance(v, bool) else "integer" if isinstance(v, int)
-                 else "number" if isinstance(v, float) else "string" if isinstance(v, str)
-                 else "array" if isinstance(v, list) else "object" for v in values}
+        found = {
+            "null"
+            if v is None
+            else "boolean"
+            if isinstance(v, bool)
+            else "integer"
+            if isinstance(v, int)
+            else "number"
+            if isinstance(v, float)
+            else "string"
+            if isinstance(v, str)
+            else "array"
+            if isinstance(v, list)
+            else "object"
+            for v in values
+        }
     elif any(k in schema for k in ("anyOf", "oneOf")):
         found = set()
         for branch in schema.get("anyOf", schema.get("oneOf")) or ():
@@ -269,8 +288,20 @@ def _sites(value: Any, schema: Any, path: tuple) -> list[tuple]:
     return found
 
 
-_LIMITS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems",
-           "maxItems", "enum", "const", "pattern", "format")
+_LIMITS = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "enum",
+    "const",
+    "pattern",
+    "format",
+)
 
 
 def _has_limits(schema: Any) -> bool:
