@@ -2,9 +2,9 @@
 
 Three construction styles are accepted and normalised to one JSON Schema form:
 
-* rdk: ``ToolSpec(name=, description=, parameters={JSON Schema}, returns={...})``;
-* Spark/Bedrock: ``parameters={"json": {...}}`` is unwrapped;
-* neurosurfer: ``inputs=[ToolParam(...)]`` and ``returns=ToolReturn(...)``;
+* the schema form: ``ToolSpec(name=, description=, parameters={JSON Schema}, returns={...})``;
+* the wrapped form: ``parameters={"json": {...}}`` (Bedrock's shape) is unwrapped;
+* the parameter-list form: ``inputs=[ToolParam(...)]`` and ``returns=ToolReturn(...)``;
 
 plus ``ToolSpec.from_function(fn)``.
 """
@@ -24,11 +24,11 @@ __all__ = ["ToolSpec", "ToolParam", "ToolParameter", "ToolReturn", "update_tool_
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
-_TYPE_ALIASES = {"str": "string"}  # neurosurfer's validator accepts "str"
+_TYPE_ALIASES = {"str": "string"}  # the parameter-list form accepts Python's name for a string
 
 
 class ToolParam(BaseModel):
-    """One input parameter, neurosurfer/Allos style."""
+    """One input parameter of the parameter-list form."""
 
     model_config = ConfigDict(extra="forbid")
 
