@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from workbench._content import canonical_json as _canonical
 from workbench.types import new_tool_use_id
@@ -18,7 +18,7 @@ from workbench.types import new_tool_use_id
 __all__ = ["RESULT_COLUMNS", "map_batch", "json_value"]
 
 RESULT_COLUMNS = ("status", "value", "error_type", "error", "duration_ms", "tool_use_id")
-_DTYPES = (object, object, object, object, "float64", object)
+_DTYPES: tuple[Union[type, str], ...] = (object, object, object, object, "float64", object)
 
 
 def json_value(content: Any) -> Any:

@@ -567,9 +567,10 @@ def _typed_dict_validator(info: FunctionInfo) -> "tuple[Any, bool]":
         # the functional form with a name known only at run time: mypy wants a literal to define a type statically
         arguments = TypedDict(f"{info.name}_arguments", fields)  # type: ignore[misc]
         # strict in its config, so a call passes no keyword (pydantic-core parses keywords on every call)
-        arguments.__pydantic_config__ = ConfigDict(
+        # (mypy knows no such attribute of a TypedDict class; pydantic reads it there)
+        arguments.__pydantic_config__ = ConfigDict(  # type: ignore[attr-defined]
             extra="forbid",
-            arbitrary_types_allowed=False,  # type: ignore[attr-defined]
+            arbitrary_types_allowed=False,
             allow_inf_nan=False,
             strict=True,
         )

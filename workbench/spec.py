@@ -137,11 +137,11 @@ class ToolSpec(BaseModel):
     def call_plan(self) -> Any:
         """A cache owned by the executor (``workbench.executor.call_plan``): what it derived from this
         spec to run its calls, or ``None``. Any field change (and a new validator) drops it."""
-        return self.__pydantic_private__["_call_plan"]  # type: ignore[index]  # set by pydantic for every spec
+        return self.__pydantic_private__["_call_plan"]
 
     def keep_call_plan(self, plan: Any) -> None:
         """Store the executor's plan for this spec (see ``call_plan``)."""
-        self.__pydantic_private__["_call_plan"] = plan  # type: ignore[index]  # set by pydantic for every spec
+        self.__pydantic_private__["_call_plan"] = plan
 
     def input_checks(self) -> "tuple[Optional[Callable[[Any], dict]], Optional[Callable[[str, Any], dict]]]":
         """``(flat_check, validator)`` as ``check_inputs`` uses them in this spec's own mode: the
@@ -149,13 +149,13 @@ class ToolSpec(BaseModel):
         ``flat_check(raw) -> arguments`` that raises pydantic's ``ValidationError`` for what the
         validator then explains (``None`` when there is none)."""
         private = self.__pydantic_private__
-        return private["_flat_check"], private["_input_validator"]  # type: ignore[index]  # set by pydantic for every spec
+        return private["_flat_check"], private["_input_validator"]
 
     def returns_checker(self) -> Optional[Callable[[Any], Optional[str]]]:
         """``check(value) -> None | mismatch message`` of ``returns``; ``None`` when no returns are declared."""
         if not self.returns:
             return None
-        checker = self.__pydantic_private__["_return_checker"]  # type: ignore[index]  # set by pydantic for every spec
+        checker = self.__pydantic_private__["_return_checker"]
         return checker if checker is not None else self.check_returns
 
     def _use_mode(self, mode: str) -> None:

@@ -413,7 +413,7 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
     def __init__(
         self,
         func: Callable[P, R],
-        spec: ToolSpec,
+        spec: Optional[ToolSpec],  # None: built on first use (``_wb_build``)
         *,
         context_param: Optional[str] = None,
         positional_only: tuple[str, ...] = (),
@@ -480,7 +480,7 @@ class DecoratedFunctionTool(BaseTool, Generic[P, R]):
             lazy = cls(
                 func,
                 None,
-                positional_only=_positional_only(resolved[0]),  # type: ignore[arg-type]
+                positional_only=_positional_only(resolved[0]),
                 is_async=inspect.iscoroutinefunction(func),
             )
             lazy.__dict__["_wb_build"] = build

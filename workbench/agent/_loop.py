@@ -489,9 +489,9 @@ def _edited_call(call: ToolUse, edit: dict, tool: Any) -> ToolUse:
         # (an edit may give any value: the executor refuses a call that names no tool)
         return {
             "toolUseId": call["toolUseId"],
-            "name": edit.get("name", call.get("name")),
+            "name": edit.get("name", call.get("name")),  # type: ignore[typeddict-item]
             "input": edit.get("input", {}),
-        }  # type: ignore[typeddict-item]
+        }
     return {"toolUseId": call["toolUseId"], "name": call.get("name"), "input": dict(edit)}  # type: ignore[typeddict-item]
 
 
@@ -513,7 +513,7 @@ def _error_result(call: Any, message: str, error_type: str) -> ToolResult:
 
 # registries built for lists of tool objects, by the objects' ids: many runs over the same tools share
 # one (a cached registry holds its tools, so their ids cannot be reused by other objects meanwhile)
-_registries: dict[tuple[int, ...], ToolRegistry] = {}
+_registries: dict[tuple[int, ...], ToolLookup] = {}
 _REGISTRY_CACHE_SIZE = 64
 
 

@@ -124,8 +124,10 @@ def new_instances(initial_config: dict, involved_classes: list[str], long_contex
 def _methods(instances: dict[str, Any]) -> dict[str, Any]:
     """Method name → bound method, over every instance (BFCL's classes share no method name)."""
     return {
-        name: getattr(instance, name) for instance in instances.values() for name in _public_methods(type(instance))
-    }  # type: ignore[arg-type]  # a class is hashable; mypy reads type[Any] as not
+        name: getattr(instance, name)
+        for instance in instances.values()
+        for name in _public_methods(type(instance))  # type: ignore[arg-type]  # a class is hashable; mypy reads type[Any] as not
+    }
 
 
 # -- cases -----------------------------------------------------------------------------------------------

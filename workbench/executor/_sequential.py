@@ -29,7 +29,7 @@ class SequentialExecutor(ToolExecutor):
         uses = tool_uses if type(tool_uses) is list else call_iter(tool_uses)
         log = self.log if log is None else log
         # as in run(): planned calls with no log need no run state, made for the first call that does
-        tools = getattr(registry, "registry", None)
+        tools: Any = getattr(registry, "registry", None)  # a ToolRegistry's dict (type-checked before use)
         planned = (
             type(tools) is dict
             and log is None
@@ -45,7 +45,7 @@ class SequentialExecutor(ToolExecutor):
         results = []
         for i, use in enumerate(uses):
             outcome = self.run_planned(use, tools, True) if planned else None  # True: in the running loop
-            if type(outcome) is ToolResult:
+            if isinstance(outcome, ToolResult):
                 results.append(outcome)
                 continue
             if run is None:
@@ -67,7 +67,7 @@ class SequentialExecutor(ToolExecutor):
         uses = tool_uses if type(tool_uses) is list else call_list(tool_uses)
         log = self.log if log is None else log
         # planned calls with no log need no run state: it is made for the first call that does
-        tools = getattr(registry, "registry", None)
+        tools: Any = getattr(registry, "registry", None)  # a ToolRegistry's dict (type-checked before use)
         run_planned = (
             self.run_planned
             if type(tools) is dict and log is None and self._adds_no_steps() and no_run_modes(registry)
@@ -78,13 +78,13 @@ class SequentialExecutor(ToolExecutor):
         for i, use in enumerate(uses):
             if run_planned is not None:
                 outcome = run_planned(use, tools)
-                if outcome is not None:
+                if isinstance(outcome, ToolResult):  # not in the loop: never a PreparedCall
                     results.append(outcome)
                     continue
             if run is None:
                 run = self.start_run(registry, log, invocation_state)
             outcome = self._call_sync(i, use, run)
-            if type(outcome) is PreparedCall:  # this call needs a loop: finish it, and the rest, with ainvoke
+            if isinstance(outcome, PreparedCall):  # this call needs a loop: finish it, and the rest, with ainvoke
                 return results + run_sync(self._execute_rest(uses, outcome, run))
             results.append(outcome)
         return results

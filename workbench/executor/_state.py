@@ -121,10 +121,10 @@ class ProgressEvent(ToolEvent):
     per-call fields are read from the call."""
 
     __slots__ = ("_call",)
-    kind = "progress"  # type: ignore[assignment]
-    tool_use = property(lambda self: self._call.tool_use)  # type: ignore[assignment]
-    index = property(lambda self: self._call.index)  # type: ignore[assignment]
-    started_at = property(lambda self: self._call.started_at)  # type: ignore[assignment]
+    kind = "progress"
+    tool_use = property(lambda self: self._call.tool_use)
+    index = property(lambda self: self._call.index)
+    started_at = property(lambda self: self._call.started_at)
 
     def __init__(self, call: PreparedCall, progress: float, message: Optional[str]) -> None:
         self._call = call

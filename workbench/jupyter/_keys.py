@@ -90,7 +90,9 @@ class FormKeys(anywidget.AnyWidget):
 
     _esm = _ESM
     # the form's rules, and those of a saved copy of any workbench view (loaded wherever a form or prompt is)
-    _css = "\n".join((_STATIC / name).read_text(encoding="utf-8") for name in ("form.css", "saved_copy.css"))
+    _css: str | Path = "\n".join(
+        (_STATIC / name).read_text(encoding="utf-8") for name in ("form.css", "saved_copy.css")
+    )
     busy = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, on_run: Callable[[], Any], on_cancel: Callable[[], Any], **kwargs: Any) -> None:

@@ -111,7 +111,7 @@ class WidgetField(Field):
     """A field around any ipywidget with a ``value`` (made by :func:`widget_field`): ``to_json`` turns
     the widget's value into the JSON the tool is sent, ``from_json`` a JSON value into the widget's."""
 
-    make_widget: Callable[[], W.Widget] = staticmethod(W.Text)  # type: ignore[assignment]
+    make_widget: Callable[[], W.Widget] = staticmethod(W.Text)
     to_json: Callable[[Any], Any] = staticmethod(lambda value: value)
     from_json: Callable[[Any], Any] = staticmethod(lambda value: value)
 

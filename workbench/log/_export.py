@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from workbench.log._rows import _dumps, _gc_paused, _loads, _parse_iso, _row_dict
 from workbench.log._schema import _SELECT_COLUMNS, DATAFRAME_COLUMNS, LOG_COLUMNS
@@ -46,7 +46,7 @@ def to_dataframe(
         status,
         last,
     )
-    columns = list(zip(*raw)) if raw else [()] * 12
+    columns: list[Sequence[Any]] = list(zip(*raw)) if raw else [()] * 12
     del raw
     ids, names, use_ids, statuses, errors, inputs, outputs, started, completed, latency, run_ids, turns = columns
     with _gc_paused(len(ids)):
@@ -112,8 +112,13 @@ def _write_parquet(target: Path, raw: list[tuple[Any, ...]]) -> None:
     import pyarrow.parquet as pq
 
     timestamp = pa.timestamp("us", tz="UTC")
-    types = {"id": pa.int64(), "latency_ms": pa.float64(), "started_at": timestamp, "completed_at": timestamp}
-    columns = list(zip(*raw)) if raw else [()] * len(LOG_COLUMNS)
+    types: dict[str, pa.DataType] = {
+        "id": pa.int64(),
+        "latency_ms": pa.float64(),
+        "started_at": timestamp,
+        "completed_at": timestamp,
+    }
+    columns: list[Sequence[Any]] = list(zip(*raw)) if raw else [()] * len(LOG_COLUMNS)
     arrays, fields = [], []
     for name, values in zip(LOG_COLUMNS, columns):
         kind = types.get(name, pa.string())

@@ -79,7 +79,8 @@ class CallStore:
     # -- reading -----------------------------------------------------------------------------------
     @staticmethod
     def _where(tool: Optional[str], status: Optional[str], last: Optional[int]) -> tuple[str, list[Any]]:
-        clauses, args = [], []
+        clauses: list[str] = []
+        args: list[Any] = []
         if tool is not None:
             clauses.append("tool_name = ?")
             args.append(tool)

@@ -255,8 +255,10 @@ def served_result(result: ToolResult, spec: ToolSpec, output_schema: Optional[di
 
 
 def result_to_call_tool_result(
-    result: ToolResult, spec: ToolSpec, output_schema: Optional[dict[str, Any]] = _MISSING
-) -> types.CallToolResult:  # type: ignore[assignment]
+    result: ToolResult,
+    spec: ToolSpec,
+    output_schema: Optional[dict[str, Any]] = _MISSING,  # type: ignore[assignment]  # sentinel: None is a value
+) -> types.CallToolResult:
     """A final ``ToolResult`` as an MCP ``CallToolResult``.
 
     Text blocks → ``TextContent``; image, audio, resource and resource-link blocks → the MCP block of

@@ -188,7 +188,7 @@ class ClientFeatures(ServerRequests):
         """``completion/complete``: suggested values of a prompt's or resource template's argument.
         ``ref`` is ``"prompt:<name>"`` or ``"resource:<uri template>"``."""
         reference = _reference(ref)
-        result = self._run_sync(
+        result = self._run_sync(  # type: ignore[attr-defined]
             self._require_client().complete(  # type: ignore[attr-defined]
                 reference, {"name": argument, "value": value}, context_arguments=context
             ),

@@ -151,7 +151,9 @@ class ProxyTools(Session):
         client = self._require_client()
         meta = {LOG_LEVEL_META_KEY: self.log_level} if self.log_level is not None else None
         return await retry_after_url_elicitation(  # a -32042 answer: the user's browser flow, then once more
-            self, lambda: client.call_tool(name, arguments, progress_callback=progress, meta=meta)
+            self,
+            # RequestParamsMeta is an open TypedDict (PEP 728 extra_items), which mypy does not support yet
+            lambda: client.call_tool(name, arguments, progress_callback=progress, meta=meta),  # type: ignore[arg-type]
         )
 
     def _register(self, mcp_tools: Sequence[types.Tool]) -> None:

@@ -45,13 +45,13 @@ def _root(value: Any) -> types.Root:
     if isinstance(value, dict):
         return types.Root.model_validate(value)
     if isinstance(value, str) and "://" in value:
-        return types.Root(uri=value)
+        return types.Root.model_validate({"uri": value})
     import os
     from pathlib import Path
 
     if isinstance(value, (str, os.PathLike)):
         path = Path(value).expanduser().resolve()
-        return types.Root(uri=path.as_uri(), name=path.name or str(path))
+        return types.Root.model_validate({"uri": path.as_uri(), "name": path.name or str(path)})
     raise TypeError(f"a root is a path, a file:// URI, a {{'uri', 'name'}} dict or mcp.types.Root, got {value!r}")
 
 
@@ -168,12 +168,16 @@ class ServerRequests:
         """The SDK client's callbacks. The SDK declares sampling, elicitation and roots for exactly the
         callbacks it is given, so those without a handler are left out: a client must not declare
         what it would answer with an error."""
-        callbacks = {"logging_callback": self._on_log, "message_handler": self._on_message}
-        for capability, (option, callback) in {
+        callbacks: dict[str, Callable[..., Any]] = {
+            "logging_callback": self._on_log,
+            "message_handler": self._on_message,
+        }
+        optional: dict[str, tuple[str, Callable[..., Any]]] = {
             "sampling": ("sampling_callback", self._on_sampling),
             "elicitation": ("elicitation_callback", self._on_elicitation),
             "roots": ("list_roots_callback", self._on_list_roots),
-        }.items():
+        }
+        for capability, (option, callback) in optional.items():
             if self._declared[capability]:
                 callbacks[option] = callback
         return callbacks
@@ -223,7 +227,7 @@ class ServerRequests:
         answered = None if failed else _masked_answer(params, _dump(answer))
         content = [{"text": f"Error: {answer.message}"}] if failed else [{"json": answered}]
         result = ToolResult(
-            tool_use_id=new_tool_use_id(),
+            toolUseId=new_tool_use_id(),
             status="error" if failed else "success",
             content=content,
             metadata=metadata,
@@ -277,15 +281,17 @@ class ServerRequests:
         caps = client.server_capabilities
         if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or caps is None:
             return
-        wanted = {
-            "tools_list_changed": bool(caps.tools and caps.tools.list_changed),
-            "prompts_list_changed": bool(caps.prompts and caps.prompts.list_changed),
-            "resources_list_changed": bool(caps.resources and caps.resources.list_changed),
-        }
-        if not any(wanted.values()):
+        tools_changed = bool(caps.tools and caps.tools.list_changed)
+        prompts_changed = bool(caps.prompts and caps.prompts.list_changed)
+        resources_changed = bool(caps.resources and caps.resources.list_changed)
+        if not (tools_changed or prompts_changed or resources_changed):
             return
         try:
-            async with client.listen(**wanted) as subscription:
+            async with client.listen(
+                tools_list_changed=tools_changed,
+                prompts_list_changed=prompts_changed,
+                resources_list_changed=resources_changed,
+            ) as subscription:
                 async for _event in subscription:  # delivered to _on_message by the SDK already
                     pass
         except asyncio.CancelledError:

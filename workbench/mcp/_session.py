@@ -71,8 +71,8 @@ class Session(LoopThread):
                 read_timeout_seconds=self._read_timeout,
                 mode=self._mode,
                 client_info=types.Implementation(name="tool-workbench", version=__version__),
-                **self._client_callbacks(),
-            )  # type: ignore[attr-defined]  # ServerRequests
+                **self._client_callbacks(),  # type: ignore[attr-defined]  # ServerRequests
+            )
             async with client:
                 self._client = client
                 self.server_info = client.server_info
