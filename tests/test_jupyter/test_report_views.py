@@ -109,7 +109,7 @@ def test_tutorial_10_says_what_its_dashboard_shows_after_run_all():
 
     import workbench.mcp
     from workbench.jupyter._dashboard import Dashboard
-    from workbench.jupyter._workbench import get_workbench
+    from workbench.jupyter._workbench import Workbench
 
     units = MCPServer("units", log_level="WARNING")
 
@@ -118,8 +118,9 @@ def test_tutorial_10_says_what_its_dashboard_shows_after_run_all():
         """Convert a length."""
         return value
 
-    connection = workbench.mcp.connect(server=units)
-    dashboard = Dashboard(get_workbench())
+    connection = workbench.mcp.connect(server=units)  # into the default registry, as in the tutorial
+    # the tutorial's kernel workbench: the default registry (not whatever workbench an earlier test left)
+    dashboard = Dashboard(Workbench())
     try:
         assert "convert_length" in dashboard.tool_names
     finally:

@@ -116,6 +116,10 @@ def suite_registry(suite: EvalSuite) -> Any:
             registry.register_spec(ToolSpec(**item))
         elif isinstance(item, str) and (item.endswith(".py") or "/" in item):
             names.append(str(item if Path(item).is_absolute() else (folder / item).resolve()))
+        elif isinstance(item, str) and (folder / f"{item}.py").is_file():
+            # the suite's own module, by its file: a module of the same name imported earlier from
+            # elsewhere (another folder on sys.path) must not stand in for it
+            names.append(str((folder / f"{item}.py").resolve()))
         else:
             names.append(item)
     if names:
