@@ -132,10 +132,10 @@ def test_messages_say_things_once_and_the_traceback_starts_with_the_users_frames
     assert "ValueError: boom" in text and "ValueError: ValueError" not in text
     shown = form.locator(".workbench-traceback")
     shown.first.wait_for(state="visible", timeout=30_000)
-    assert "in echo" in shown.inner_text() and "executor.py" not in shown.inner_text()
+    assert "in echo" in shown.inner_text() and "workbench/executor/" not in shown.inner_text()
     full = _result(form).locator("details").last
-    assert full.get_attribute("open") is None and "executor.py" in full.text_content()
-    assert not full.get_by_text(re.compile("executor.py")).first.is_visible()  # collapsed
+    assert full.get_attribute("open") is None and "workbench/executor/" in full.text_content()
+    assert not full.get_by_text(re.compile("workbench/executor/")).first.is_visible()  # collapsed
 
     order = _form(lab_page, "order")
     order.locator(".workbench-run").click()

@@ -239,7 +239,7 @@ def test_check_tool_finds_and_shrinks_a_crash():
     assert not report.ok
     (failure,) = report.failures
     assert (failure.kind, failure.error_type, failure.input) == ("raised", "ZeroDivisionError", {"a": 0, "b": 0})
-    assert "return a / b" in failure.traceback and "workbench/executor.py" not in failure.traceback
+    assert "return a / b" in failure.traceback and "workbench/executor/" not in failure.traceback
     assert report.summary().startswith("divide: ") and "1 failure(s)" in report.summary()
 
 
