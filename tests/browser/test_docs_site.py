@@ -75,7 +75,10 @@ def test_search_finds_run_evals(page, site_url):
     base, _ = site_url
     page.goto(base, wait_until="networkidle")
     page.locator("input.md-search__input").click()
-    page.locator("input.md-search__input").fill("run_evals")
+    # Material drops what is typed while its worker still builds the index ("Initializing search"):
+    # type once the index is ready, as a reader does once the box says so
+    page.locator(".md-search-result__meta", has_text="Type to start searching").wait_for(timeout=60_000)
+    page.locator("input.md-search__input").press_sequentially("run_evals")  # key by key, as typed
     results = page.locator(".md-search-result__item")
     results.first.wait_for(timeout=30_000)
     links = [results.nth(i).locator("a").first.get_attribute("href") for i in range(results.count())]
