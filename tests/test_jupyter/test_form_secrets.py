@@ -83,7 +83,7 @@ def test_the_tool_gets_the_secret_and_everything_the_form_shows_or_saves_holds_t
     form = ToolForm(login)
     form.fields["user"].set("bob")
     _type(form, "password", PASSWORD)
-    form.set_values({"otp": "918273"})  # a nullable: set from Python (the browser test types)
+    form.set_values({"otp": OTP})  # a nullable: set from Python (the browser test types)
     result = form.run()
     assert result.status == "success" and received == [PASSWORD]
     assert form.tool_use["input"] == {"user": "bob", "password": "***", "otp": "***"}
@@ -97,7 +97,7 @@ def test_the_tool_gets_the_secret_and_everything_the_form_shows_or_saves_holds_t
     assert "wrong password &#x27;***&#x27;" in form.result_html.value
     form.pin()
     text = _shown(form)
-    for secret in (PASSWORD, "918273"):
+    for secret in (PASSWORD, OTP):
         assert secret not in text
         assert secret not in _saved_state(), _holding(secret)
     assert "***" in form.code.value and "***" in form.copy_request.text
