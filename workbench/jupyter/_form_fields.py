@@ -15,7 +15,6 @@ import ipywidgets as W
 from workbench._errors import ToolInputError
 from workbench.jupyter._containers import ListField
 from workbench.jupyter._field_layout import FieldMap, arrange_fields
-from workbench.jupyter._field_table import build_field
 from workbench.jupyter._fields import MISSING, Field, FieldValueError
 from workbench.jupyter._widget_kit import close_tree
 from workbench.secrets import MASK, mask_values, secret_values
@@ -38,6 +37,8 @@ class FieldArea:
         spec: the tool's ``ToolSpec`` (``rebuild(spec)`` takes a new one).
         layout_name: ``"auto"``, ``"full"`` or ``"compact"``.
         check_inputs: the tool's input check in the mode its calls run in; raises ``ToolInputError``.
+        builder: ``() -> field builder`` for the current tool (its widget table and declared types),
+            asked again on every rebuild, since a reconnected tool may bring other types.
     """
 
     def __init__(
@@ -45,10 +46,10 @@ class FieldArea:
         spec: Any,
         layout_name: str,
         check_inputs: Callable[[dict[str, Any]], Any],
-        builder: Optional[Callable[[], Callable[..., Any]]] = None,
+        builder: Callable[[], Callable[..., Any]],
     ) -> None:
         self.spec = spec
-        self._builder = builder  # () -> the field builder for the current tool (its widget table and annotations)
+        self._builder = builder
         self.layout_name = layout_name
         self._check_inputs = check_inputs
         self.box = W.VBox([])
@@ -63,7 +64,7 @@ class FieldArea:
             self.spec = spec
         old = list(self.box.children)
         kits = {id(f.ctx.kit): f.ctx.kit for _name, f in self.fields.built()}
-        build = build_field if self._builder is None else self._builder()
+        build = self._builder()
         self.arrangement = arrange_fields(self.spec.parameters, build, self.layout_name)
         self.fields = self.arrangement.fields
         self.box.children = self.arrangement.children or [W.HTML("<i>This tool takes no parameters.</i>")]
