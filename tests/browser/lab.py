@@ -192,7 +192,13 @@ def close_notebook(page, lab_server: dict) -> None:
         "async () => { await window.jupyterapp.commands.execute('docmanager:save');"
         " await window.jupyterapp.commands.execute('application:close-all'); }"
     )
-    page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel')", timeout=60_000)
+    try:
+        page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel')", timeout=60_000)
+    except PlaywrightTimeout:  # e.g. "Save your work": something changed the notebook after the save
+        page.screenshot(path=str(ARTIFACTS / "close-notebook-timeout.png"))
+        dialog = page.locator(".jp-Dialog")
+        shown = dialog.first.inner_text(timeout=5_000) if dialog.count() else "no dialog"
+        raise AssertionError(f"the notebook did not close in 60 s ({shown})") from None
     for _ in range(600):
         if not _open_documents(lab_server):
             return

@@ -333,3 +333,34 @@ def test_the_server_tab_exports_the_config_entry_and_file(view):
     assert entry == view.connection.config() and entry["command"] == npm_server(EVERYTHING)
     assert json.loads(view.copy_file_button.text) == {"mcpServers": {"mcp-servers-everything": entry}}
     assert "mcpServers entry" in view.config_html.value
+
+
+def test_the_view_is_final_when_disconnect_returns():
+    """Traffic just before and during ``disconnect()`` is drawn before it returns, not by a redraw held
+    back for later: a widget made after the user saved the notebook would mark it changed again (the
+    "Save your work" prompt on closing a just-saved notebook)."""
+    import time
+
+    import ipywidgets as W
+
+    from tests import mcp_defaults_asker
+    from workbench.jupyter._mcp_tab import REFRESH
+    from workbench.mcp import inspect
+
+    view = inspect(server=mcp_defaults_asker.server)
+    view.connection.ping()  # a redraw at once (the throttle's leading edge)…
+    view.connection.ping()  # …so this one's is held back for REFRESH seconds
+    late: list[str] = []
+    previous = W.Widget._widget_construction_callback
+    W.Widget.on_widget_constructed(lambda widget: late.append(type(widget).__name__))
+    try:
+        view.connection.disconnect()
+        drawn = view.protocol_text
+        late.clear()  # what the disconnect itself drew is fine; what comes after it is not
+        time.sleep(3 * REFRESH)
+    finally:
+        W.Widget._widget_construction_callback = previous
+    assert late == []
+    assert view.protocol_text == drawn
+    assert drawn.count("server/discover") + drawn.count("<b>ping</b>") >= 2 + 1  # the probes and the connect
+    assert len(view.protocol_list.children) == len(view.connection.messages)

@@ -228,6 +228,8 @@ class McpInspector(W.VBox):
         threading.Thread(target=run, name="workbench-mcp-refresh", daemon=True).start()
 
     def _disconnected(self) -> None:
+        for page in self._pages:
+            page.settle()
         self._show_title()
         self.server_tab.refresh()
 

@@ -8,6 +8,8 @@ from typing import Any, Callable
 
 import ipywidgets as W
 
+from workbench.jupyter._throttle import Throttle
+
 __all__ = ["InspectorTab", "local_name", "REFRESH"]
 
 REFRESH = 0.25  # seconds between live refreshes of a tab that follows the connection's traffic
@@ -24,7 +26,28 @@ class InspectorTab(W.VBox):
 
     def __init__(self, inspector: Any, children: list[Any]) -> None:
         self.inspector = inspector
+        self._throttles: list[Throttle] = []
         super().__init__(children)
+
+    def live(self, redraw: Callable[[], Any]) -> Callable[..., None]:
+        """A listener for the connection's traffic that calls ``redraw``: at most every ``REFRESH``
+        seconds while the session is open, and at once once it has ended. So the view is final when
+        ``disconnect()`` returns — a redraw that came later would add widgets to a notebook the user
+        has just saved, and JupyterLab would ask to save it again."""
+        throttle = Throttle(redraw, REFRESH)
+        self._throttles.append(throttle)
+
+        def on_traffic(*_event: Any) -> None:
+            throttle()
+            if not self.connection.connected:
+                throttle.flush()
+
+        return on_traffic
+
+    def settle(self) -> None:
+        """Run the redraws the traffic listeners still hold back (the session has ended)."""
+        for throttle in self._throttles:
+            throttle.flush()
 
     @property
     def connection(self) -> Any:

@@ -9,8 +9,7 @@ import ipywidgets as W
 from workbench._html import escape
 from workbench._styles import MUTED
 from workbench.jupyter._mcp_render import server_logs_html
-from workbench.jupyter._mcp_tab import REFRESH, InspectorTab
-from workbench.jupyter._throttle import Throttle
+from workbench.jupyter._mcp_tab import InspectorTab
 
 __all__ = ["LogsTab"]
 
@@ -28,7 +27,7 @@ class LogsTab(InspectorTab):
         self.html = W.HTML()
         self.html.add_class("workbench-mcp-logs")
         super().__init__(inspector, [W.HBox([self.level_picker, self.level_button, self.level_status]), self.html])
-        self._throttled = Throttle(self.refresh, REFRESH)
+        self._on_traffic = self.live(self.refresh)
 
     def set_level(self, level: str) -> None:
         """Set the server's log level (the Set level button): ``logging/setLevel`` before protocol
@@ -51,6 +50,6 @@ class LogsTab(InspectorTab):
 
     def follow(self, connection: Any) -> list[Callable[[], None]]:
         return [
-            connection.on_server_log(lambda _entry: self._throttled()),
-            connection.on_notification(lambda _n: self._throttled()),
+            connection.on_server_log(self._on_traffic),
+            connection.on_notification(self._on_traffic),
         ]

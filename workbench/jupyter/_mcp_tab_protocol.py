@@ -9,8 +9,7 @@ import ipywidgets as W
 
 from workbench._styles import MUTED
 from workbench.jupyter._mcp_render import protocol_entry_html
-from workbench.jupyter._mcp_tab import REFRESH, InspectorTab
-from workbench.jupyter._throttle import Throttle
+from workbench.jupyter._mcp_tab import InspectorTab
 
 __all__ = ["ProtocolTab", "PROTOCOL_LIMIT", "PROTOCOL_KEEP"]
 
@@ -39,7 +38,7 @@ class ProtocolTab(InspectorTab):
                 self.entries,
             ],
         )
-        self._throttled = Throttle(self.refresh, REFRESH)
+        self._on_traffic = self.live(self.refresh)
 
     def refresh(self) -> None:
         with self._lock:
@@ -60,4 +59,4 @@ class ProtocolTab(InspectorTab):
         return "".join(child.value for child in reversed(self.entries.children))
 
     def follow(self, connection: Any) -> list[Callable[[], None]]:
-        return [connection.on_message(lambda _m: self._throttled())]
+        return [connection.on_message(self._on_traffic)]

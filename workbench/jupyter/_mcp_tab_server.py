@@ -12,8 +12,7 @@ import ipywidgets as W
 from workbench._html import escape
 from workbench._styles import MUTED
 from workbench.jupyter._mcp_render import server_html
-from workbench.jupyter._mcp_tab import REFRESH, InspectorTab
-from workbench.jupyter._throttle import Throttle
+from workbench.jupyter._mcp_tab import InspectorTab
 
 __all__ = ["ServerTab"]
 
@@ -51,7 +50,7 @@ class ServerTab(InspectorTab):
                 self.config_html,
             ],
         )
-        self._throttled = Throttle(self.refresh, REFRESH)  # the cache hints follow the traffic
+        self._on_traffic = self.live(self.refresh)  # the cache hints follow the traffic
         self.roots_text.value = "\n".join(str(root.uri) for root in self.connection.roots)
 
     def show_config(self) -> None:
@@ -80,4 +79,4 @@ class ServerTab(InspectorTab):
         self.html.value = server_html(self.connection)
 
     def follow(self, connection: Any) -> list[Callable[[], None]]:
-        return [connection.on_message(lambda _m: self._throttled())]
+        return [connection.on_message(self._on_traffic)]

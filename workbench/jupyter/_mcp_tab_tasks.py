@@ -9,8 +9,7 @@ import ipywidgets as W
 from workbench._html import escape
 from workbench._styles import BANNER_STYLE, MUTED
 from workbench.jupyter._mcp_render import tasks_html
-from workbench.jupyter._mcp_tab import REFRESH, InspectorTab
-from workbench.jupyter._throttle import Throttle
+from workbench.jupyter._mcp_tab import InspectorTab
 
 __all__ = ["TasksTab"]
 
@@ -30,7 +29,7 @@ class TasksTab(InspectorTab):
         super().__init__(
             inspector, [W.HBox([self.picker, self.cancel_button, self.refresh_button]), self.status, self.html]
         )
-        self._throttled = Throttle(self.render, REFRESH)
+        self._on_traffic = self.live(self.render)
 
     def render(self) -> None:
         """Redraw from the tasks the connection knows."""
@@ -62,4 +61,4 @@ class TasksTab(InspectorTab):
         self.render()
 
     def follow(self, connection: Any) -> list[Callable[[], None]]:
-        return [connection.on_task(lambda _t: self._throttled())]
+        return [connection.on_task(self._on_traffic)]
