@@ -328,6 +328,16 @@ def test_the_whole_playground_by_keyboard_focus_follows_approve_and_deny(lab_pag
     approved.locator(".workbench-result-area").get_by_text(" 21 degrees").wait_for(timeout=60_000)
     expect(denied.locator(".workbench-card-header")).to_contain_text("denied")
     expect(denied.locator(".workbench-card-header")).not_to_contain_text("took")
+    # the call's raw JSON: a <details> that Tab reaches and Enter opens, with its focus ring
+    raw = approved.locator(".workbench-raw-call details")
+    raw.locator("summary").focus()
+    _focus_ring(page, raw.locator("summary"), "JupyterLab Light")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    _wait_focus(page, raw.locator("summary"), "raw-call-summary")
+    page.keyboard.press("Enter")
+    expect(raw).to_have_attribute("open", "")
+    expect(raw).to_contain_text("Response (ToolResult)")
     _screenshots(page, playground, "keyboard")
     # New chat from the keyboard clears the turns and the run counts
     expect(playground.locator("button.workbench-send")).to_be_enabled(timeout=30_000)

@@ -126,7 +126,8 @@ def test_card_shows_the_result_its_time_and_the_raw_json(tools):
     assert card.state == "success" and card.result is result
     assert "Oslo: 21 degrees" in card.result_html.value
     assert "took" in card.header.value and "ms" in card.header.value
-    assert json.dumps(result.tool_use_id) in card.response_html.value or result.tool_use_id in card.response_html.value
+    assert "<details" in card.raw.value and "Raw call JSON" in card.raw.value  # one collapsed block
+    assert result.tool_use_id in card.raw.value.split("Response (ToolResult)")[1]  # the result is in it
 
 
 def test_card_escapes_what_the_model_sent(tools):
@@ -140,7 +141,7 @@ def test_card_escapes_what_the_model_sent(tools):
             metadata={"error": hostile},
         )
     )
-    for html in (card.header.value, card.raw_input.value, card.result_html.value, card.request_html.value):
+    for html in (card.header.value, card.raw_input.value, card.result_html.value, card.raw.value):
         assert "<img" not in html
     assert "&lt;img" in card.raw_input.value
 
@@ -210,6 +211,26 @@ def test_step_mode_runs_the_call_as_edited_in_the_form_and_the_model_gets_that_r
     sent = model.calls[1]["messages"][-1]
     assert sent["role"] == "tool" and "Bergen" in json.dumps(sent["results"])
     assert transcript.steps[-1].turn.text == "the tool said: Bergen: 21 degrees (imperial, 2 day(s))"
+
+
+def test_a_finished_call_closes_its_cards_form_and_a_form_read_later_shows_what_ran(tools):
+    """A notebook saves every open widget: a form per decided call would grow it by dozens of widgets."""
+    from workbench.jupyter._close import widget_tree
+
+    pg = Playground([_weather_model()], workbench=tools)
+    pg.step_mode = True
+    run = pg.send("weather in Oslo?")
+    assert wait_until(lambda: len(pg.pending) == 1, timeout=30)
+    [card] = pg.pending
+    card.form.set_values({"city": "Bergen"})
+    asked = list(widget_tree(card.form))
+    assert card.approve()
+    run.result(timeout=30)
+    assert card.state == "success" and card.form_box.children == ()
+    assert [w for w in asked if w.comm is not None] == []  # every widget of that form is closed
+    again = card.form  # read later: built again, read-only, with the arguments that ran
+    assert again.values == {"city": "Bergen", "days": 2} and card.form_box.layout.display == "none"
+    assert all(c.disabled for c in _controls(again.fields_box))
 
 
 def test_step_mode_deny_answers_the_model_with_a_denial(tools):

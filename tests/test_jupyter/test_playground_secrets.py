@@ -12,7 +12,7 @@ from tests.form_catalogue import wait_until, wb  # noqa: F401 - wb is a fixture
 from workbench import tool
 from workbench.jupyter import Playground, ToolCallCard
 from workbench.models import ScriptedModel
-from workbench.types import make_tool_use
+from workbench.types import ToolResult, make_tool_use
 
 PIN = "pin-5521-secret"
 used: list[str] = []
@@ -50,7 +50,8 @@ def test_a_masked_call_leaves_the_secret_empty_and_says_it_must_be_typed(wb):  #
     card.form.set_values({"pin": "typed-1234"})
     assert card.approve()
     assert future.result() == {"door": "front", "pin": "typed-1234"}
-    assert "typed-1234" not in card.request_html.value
+    card.show_result(ToolResult(toolUseId=card.tool_use["toolUseId"], status="success", content=[{"text": "open"}]))
+    assert "typed-1234" not in card.raw.value and "&quot;pin&quot;: &quot;***&quot;" in card.raw.value
 
 
 def test_the_models_secret_is_in_no_widget_and_approving_as_is_sends_it(wb):  # noqa: F811

@@ -2,11 +2,12 @@
 
 A card is compact while nothing is asked of the user: the arguments as a small table (the rows past
 the first few behind a ``<details>``), the result, and the raw ``ToolUse`` / ``ToolResult`` JSON
-(collapsed). In *step* mode the card asks before the call runs: the tool's form, filled with the
+(a collapsed ``<details>``: plain HTML needs no widgets of its own, and a notebook saves every widget). In *step* mode the card asks before the call runs: the tool's form, filled with the
 model's arguments, is built and shown editable, and **Approve** / **Deny** resolve
 :meth:`ToolCallCard.ask`'s future with ``True`` (run as the model asked), an edited input dict (run
 what the form now holds) or ``False`` (answer the model with a denial) — the values the agent loop's
-``review`` takes. Once decided, the form is hidden again and the table shows what ran. Tokens belong
+``review`` takes. Once decided, the form is hidden again and the table shows what ran; once the
+call has its result the form's widgets are closed (built again, showing what ran, if ``form`` is read). Tokens belong
 to the model's turn (shown under it), not to the card; a call that never ran shows no time.
 
 A call the form cannot show (an unknown tool, arguments that do not fit the schema) is shown as
@@ -26,10 +27,9 @@ from typing import Any, Optional, Union
 
 import ipywidgets as W
 
-from workbench._html import display_status, status_html
+from workbench._html import details, display_status, status_html
 from workbench._html import escape as _e
 from workbench._styles import BADGE_STYLE, ERROR_BOX_STYLE, MUTED, WRAP
-from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._render import json_html, result_area_html
 from workbench.secrets import MASK, mask_arguments
 
@@ -164,19 +164,9 @@ class ToolCallCard(W.VBox):
         self.buttons = W.HBox([self.approve_button, self.deny_button], layout=W.Layout(display="none"))
         self.result_html = W.HTML()
         self.result_html.add_class("workbench-result-area")
-        self.request_html = W.HTML(json_html(self.tool_use))
-        self.response_html = W.HTML("<i>no result yet</i>")
-        self.raw = Disclosure(
-            W.VBox(
-                [
-                    W.HTML("<b>Request (ToolUse)</b>"),
-                    self.request_html,
-                    W.HTML("<b>Response (ToolResult)</b>"),
-                    self.response_html,
-                ]
-            ),
-            "Raw call JSON",
-        )
+        self.raw = W.HTML()
+        self.raw.add_class("workbench-raw-call")
+        self._show_raw(self.tool_use, None)
         self._decided_listeners: list[Any] = []
         self._asked_listeners: list[Any] = []
         super().__init__(
@@ -225,7 +215,8 @@ class ToolCallCard(W.VBox):
         return self._form
 
     def _make_form(self) -> Any:
-        """The tool's form filled with the model's arguments, without its own run controls."""
+        """The tool's form filled with the model's arguments (or the edited ones that ran), without its
+        own run controls."""
         if self.tool is None:
             return None
         from workbench.jupyter._form import ToolForm
@@ -237,10 +228,9 @@ class ToolCallCard(W.VBox):
                 widget.layout.display = "none"
         # the form's Ctrl/Cmd+Enter approves this call; it must never run the tool past the agent loop
         form.shortcuts._actions.update(run=self._key_approve, cancel=lambda: None)
+        ran = self.decision if isinstance(self.decision, dict) else (self.tool_use.get("input") or {})
         try:  # a secret is left empty (see remember): neither *** nor the model's value goes in a widget
-            form.set_values(
-                {k: v for k, v in (self.tool_use.get("input") or {}).items() if k not in self._secret_names}
-            )
+            form.set_values({k: v for k, v in ran.items() if k not in self._secret_names})
         except (KeyError, ValueError, TypeError) as exc:
             self._misfit = str(exc)
             from workbench.jupyter._close import close_widgets
@@ -447,6 +437,7 @@ class ToolCallCard(W.VBox):
         self.state = "stopped"
         self._set_editable(False)
         self._show_header()
+        self._close_form()
         if waited:
             self._tell_decided()
 
@@ -471,13 +462,33 @@ class ToolCallCard(W.VBox):
         self._set_editable(False)
         returns = getattr(getattr(self.tool, "spec", None), "returns", None)
         self.result_html.value = result_area_html(result, returns)
-        self.response_html.value = json_html(result.to_dict() if hasattr(result, "to_dict") else result)
+        request = self.tool_use
         if isinstance(self.decision, dict):
-            shown = mask_arguments(self.decision, self._secret_names)
-            self.request_html.value = json_html({**self.tool_use, "input": shown})
+            request = {**self.tool_use, "input": mask_arguments(self.decision, self._secret_names)}
+        self._show_raw(request, result.to_dict() if hasattr(result, "to_dict") else result)
         self._show_header()
+        self._close_form()
         if waited:
             self._tell_decided()
+
+    def _show_raw(self, request: dict, response: Any) -> None:
+        answer = "<i>no result yet</i>" if response is None else json_html(response)
+        self.raw.value = details(
+            "Raw call JSON",
+            f"<b>Request (ToolUse)</b>{json_html(request)}<b>Response (ToolResult)</b>{answer}",
+        )
+
+    def _close_form(self) -> None:
+        """The call is over: close the form's widgets (dozens, each saved with the notebook). Reading
+        ``form`` again builds a read-only one showing what ran."""
+        form = self._form
+        if form is None or self.pending:
+            return
+        from workbench.jupyter._close import close_widgets
+
+        self.form_box.children = ()
+        self._form, self._form_built, self._locked = None, False, None
+        close_widgets(form)
 
     def __repr__(self) -> str:
         return f"<ToolCallCard {self.name!r} {self.state}>"

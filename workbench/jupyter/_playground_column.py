@@ -17,10 +17,10 @@ from typing import Any, Callable, Optional, cast
 
 import ipywidgets as W
 
+from workbench._html import details
 from workbench._html import escape as _e
 from workbench._styles import MUTED, WRAP
 from workbench.jupyter._close import close_widgets
-from workbench.jupyter._disclosure import Disclosure
 from workbench.jupyter._playground_card import ToolCallCard
 from workbench.jupyter._playground_html import (
     error_html,
@@ -256,11 +256,11 @@ _STEP_HANDLERS: dict[Any, Callable[[ChatColumn, Any, dict], None]] = {
 }
 
 
-def _raw_turn(turn: Any) -> Disclosure:
-    """A model turn's raw request and response (collapsed)."""
+def _raw_turn(turn: Any) -> W.HTML:
+    """A model turn's raw request and response: a collapsed ``<details>`` (plain HTML rather than a
+    ``Disclosure`` of widgets — every widget is saved with the notebook, and a chat has many turns)."""
     request = json_html(turn.request) if turn.request is not None else _OFFLINE
     response = json_html(turn.response) if turn.response is not None else json_html(turn.to_dict())
-    body = W.VBox([W.HTML("<b>Request</b>"), W.HTML(request), W.HTML("<b>Response</b>"), W.HTML(response)])
-    section = Disclosure(body, "Raw request / response")
+    section = W.HTML(details("Raw request / response", f"<b>Request</b>{request}<b>Response</b>{response}"))
     section.add_class("workbench-raw-turn")
     return section
