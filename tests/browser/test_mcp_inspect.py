@@ -148,9 +148,20 @@ def test_tabs_and_protocol_messages_by_keyboard(inspector):
     page.keyboard.press("Enter")
     summary = view.locator(".workbench-mcp-protocol-list summary").first
     summary.wait_for(state="visible", timeout=30_000)
-    page.keyboard.press("Tab")
-    page.keyboard.press("Tab")
+    for _ in range(3):  # past the tab panel, to the first message
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.tagName") == "SUMMARY":
+            break
     assert page.evaluate("() => document.activeElement.tagName") == "SUMMARY"
+    # the first message Tab reaches is the newest, shown on top (the list is column-reverse), and Tab goes
+    # on down the list (reading-flow: flex-visual)
+    where = """(all) => all.map((s) => [s === document.activeElement, Math.round(s.getBoundingClientRect().top)])"""
+    summaries = view.locator(".workbench-mcp-protocol-list summary")
+    on_top = sorted(summaries.evaluate_all(where), key=lambda t: t[1])
+    assert on_top[0][0], on_top[:3]
+    page.keyboard.press("Tab")
+    assert sorted(summaries.evaluate_all(where), key=lambda t: t[1])[1][0], "Tab goes down the list"
+    page.keyboard.press("Shift+Tab")
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.activeElement.parentElement.open === true", timeout=10_000)
     lab.inspector_tab(page, "Tools")

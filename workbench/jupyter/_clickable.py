@@ -19,10 +19,20 @@ from typing import Any, Callable
 import anywidget
 import traitlets
 
-__all__ = ["ClickableHTML", "STATIC"]
+__all__ = ["ClickableHTML", "STATIC", "VIEW_CSS", "ViewStylesheet"]
 
 #: the front-end assets (package data)
 STATIC = Path(__file__).with_name("_static")
+#: the views' rules (log table, dashboard, inspector) and those of a saved copy of any view
+VIEW_CSS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("workbench.css", "saved_copy.css"))
+
+
+class ViewStylesheet(anywidget.AnyWidget):
+    """Shows nothing; loads :data:`VIEW_CSS` into the page. For a view that may hold no
+    :class:`ClickableHTML` (which loads them too), such as the MCP inspector."""
+
+    _esm = "export default { render() {} };"
+    _css = VIEW_CSS
 
 
 class ClickableHTML(anywidget.AnyWidget):
@@ -35,7 +45,7 @@ class ClickableHTML(anywidget.AnyWidget):
 
     _esm = STATIC / "clickable.js"
     # with the saved-copy rules of every view (a log table or dashboard may be the only view in a notebook)
-    _css = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ("workbench.css", "saved_copy.css"))
+    _css = VIEW_CSS
 
     value = traitlets.Unicode("").tag(sync=True)
     selected = traitlets.Unicode("").tag(sync=True)

@@ -15,6 +15,7 @@ import ipywidgets as W
 
 from workbench._html import escape
 from workbench._styles import BANNER_STYLE, MUTED
+from workbench.jupyter._clickable import ViewStylesheet
 from workbench.jupyter._mcp_requests import ElicitationPrompt, SamplingPrompt
 from workbench.jupyter._mcp_tab import InspectorTab
 from workbench.jupyter._mcp_tab_logs import LogsTab
@@ -156,6 +157,7 @@ class McpInspector(W.VBox):
                 self.sampling_prompt.widget,
                 self.elicitation_prompt.widget,
                 self.tabs,
+                ViewStylesheet(),  # its own rules: a server with no tools shows no form, which loads them too
             ]
         )
         self.add_class("workbench-mcp-inspector")
