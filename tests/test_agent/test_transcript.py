@@ -75,6 +75,7 @@ def test_the_static_html_escapes_everything():
     for part in ("workbench-chat", "workbench-trace", "workbench-raw", "model_error"):
         assert part in page
     assert f"user: say {SCRIPT}" in bundle["text/plain"]  # plain text is not HTML: shown as it is
+    assert bundle["text/plain"] == str(transcript)  # one plain text: what print() shows
 
 
 def test_the_notebook_view_has_chat_trace_and_raw_tabs_and_follows_a_run_live():

@@ -17,7 +17,6 @@ from tests.model_servers import Reply, Stream, anthropic_message, model_server, 
 from tests.test_models.test_providers import WIRES
 from workbench import ExecutionLog, tool
 from workbench.agent import Transcript, run_agent
-from workbench.agent._html import transcript_text
 from workbench.executor import SequentialExecutor
 from workbench.models import ModelError, ReplayModel, ScriptedModel, as_messages, record
 from workbench.models.anthropic import AnthropicModel
@@ -87,7 +86,7 @@ def assert_run_clean(transcript: Transcript, log_path, tmp_path, *secrets: str) 
     artefacts = {
         "transcript.error": transcript.error or "",
         "repr": repr(transcript),
-        "text": transcript_text(transcript),
+        "text": str(transcript),
         "html": html,
         "saved": saved.decode("utf-8"),
         "log": log_path.read_bytes().decode("latin-1"),

@@ -14,9 +14,9 @@ from typing import Any, Iterable, Optional
 
 from workbench._html import escape as _e
 from workbench._styles import status_colour
-from workbench.agent._steps import ModelStep, Step, ToolStep
+from workbench.agent._steps import ModelStep, Step
 
-__all__ = ["transcript_html", "chat_html", "trace_html", "raw_html", "summary_html", "transcript_text"]
+__all__ = ["transcript_html", "chat_html", "trace_html", "raw_html", "summary_html"]
 
 # the muted font colour pushed towards the main one: --jp-ui-font-color2 alone is under 4.5:1 on the
 # grey bubbles (--jp-layout-color2) of the light theme
@@ -233,22 +233,3 @@ def transcript_html(transcript: Any) -> str:
         f"<details><summary>trace</summary>{trace_html(transcript.steps)}</details>"
         f"<details><summary>raw requests and responses</summary>{raw_html(transcript.steps)}</details></div>"
     )
-
-
-def transcript_text(transcript: Any) -> str:
-    """The transcript as plain text (``text/plain``)."""
-    lines = [repr(transcript)]
-    for message in transcript.prompt:
-        lines.append(f"  {message.get('role')}: {_short(_content_text(message.get('content')), 100)}")
-    for step in transcript.steps:
-        if isinstance(step, ModelStep):
-            if step.error is not None:
-                lines.append(f"  model error ({step.error_kind}): {_short(step.error, 100)}")
-                continue
-            calls = ", ".join(
-                f"{c.get('name')}({_short(json.dumps(c.get('input'), default=repr), 40)})" for c in step.turn.tool_calls
-            )
-            lines.append(f"  assistant[{step.index}]: {_short(step.turn.text, 100)}" + (f" → {calls}" if calls else ""))
-        elif isinstance(step, ToolStep):
-            lines.append(f"  tool {step.name} {step.result.status}: {_short(_result_text(step.result), 100)}")
-    return "\n".join(lines)

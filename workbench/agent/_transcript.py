@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from pydantic_core import from_json, to_json
 
 from workbench.agent._from_log import transcript_fields
-from workbench.agent._html import transcript_html, transcript_text
+from workbench.agent._html import transcript_html
 from workbench.agent._masking import learn_step, masked_message, masked_step
 from workbench.agent._steps import ModelStep, Step, ToolStep, step_from_dict
 from workbench.models import ModelTurn, Usage
@@ -295,7 +295,7 @@ class Transcript:
                 bundle.update(data[0] if isinstance(data, tuple) else data)
             except ImportError:  # no ipywidgets: the static view only
                 pass
-        bundle["text/plain"] = transcript_text(shown)
+        bundle["text/plain"] = str(shown)
         bundle["text/html"] = transcript_html(shown)
         return bundle
 

@@ -13,7 +13,7 @@ from typing import Any, Optional
 import ipywidgets as W
 
 from workbench.agent import Step, Transcript
-from workbench.agent._html import chat_html, raw_html, summary_html, trace_html, transcript_html, transcript_text
+from workbench.agent._html import chat_html, raw_html, summary_html, trace_html, transcript_html
 
 __all__ = ["TranscriptView"]
 
@@ -65,7 +65,7 @@ class TranscriptView(W.VBox):
         data = super()._repr_mimebundle_(**kwargs) or {}
         data = dict(data[0] if isinstance(data, tuple) else data)
         if self.transcript is not None:
-            data["text/plain"] = transcript_text(self.transcript)
+            data["text/plain"] = str(self.transcript)
             data["text/html"] = transcript_html(self.transcript)
         else:
             data["text/html"] = chat_html(self.prompt, self.steps) + trace_html(self.steps)
