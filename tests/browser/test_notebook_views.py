@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser import lab
 from tests.browser.conftest import ARTIFACTS, ROOT
@@ -231,12 +232,14 @@ def test_a_disconnected_mcp_form_and_inspect_view_reconnect_with_a_button(lab_pa
         lab.set_theme(page, theme)
         form.screenshot(path=str(ARTIFACTS / f"round2-disconnected-{theme.split()[-1].lower()}.png"))
     lab.set_theme(page, "JupyterLab Light")
-    assert form.locator(".workbench-run").is_disabled()
+    expect(form.locator(".workbench-run")).to_be_disabled(timeout=30_000)
 
     form.locator(".workbench-reconnect").click()
     banner.wait_for(state="hidden", timeout=120_000)
     run = form.locator(".workbench-run")
-    assert run.is_enabled()
+    # Run comes back before the banner goes, in the kernel; the browser applies the two widgets' updates
+    # each in its own promise chain, so Run may be a frame behind the banner there
+    expect(run).to_be_enabled(timeout=30_000)
     lab.row_input(form, "a").fill("2")
     lab.row_input(form, "b").fill("3")
     lab.row_input(form, "b").press("Tab")

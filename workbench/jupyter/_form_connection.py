@@ -77,23 +77,23 @@ class FormConnection:
             "was disconnected, so it cannot run. <b>Reconnect</b> starts it again and runs its new tool here "
             f"(in code: <code>connection.reconnect()</code>).{failed}</div>"
         )
-        self.banner.layout.display = None
-        self.box.layout.display = None
+        form.set_runnable(False, "disconnected: the tool's MCP server is gone")  # before the banner shows
+        form.add_class("workbench-form-disconnected")
         self.button.disabled = not callable(getattr(connection, "reconnect", None))
         self.button.description = "Reconnect"
-        form.set_runnable(False, "disconnected: the tool's MCP server is gone")
-        form.add_class("workbench-form-disconnected")
+        self.banner.layout.display = None
+        self.box.layout.display = None
         self.disconnected = True  # last: the flag says the form shows it (the keepalive thread sets it)
 
     def hide(self) -> None:
-        """Connected again: no banner, Run back."""
+        """Connected again: Run back, then no banner (whoever sees the banner gone finds Run enabled)."""
         form = self._form()
         self.disconnected = False
-        self.banner.layout.display = "none"
-        self.box.layout.display = "none"
         if form is not None:
             form.set_runnable(True)
             form.remove_class("workbench-form-disconnected")
+        self.banner.layout.display = "none"
+        self.box.layout.display = "none"
 
     def reconnect(self, connect_timeout: Optional[float] = 30.0) -> Any:
         """Connect the tool's MCP server again and make the form run the new proxy of the same name."""
