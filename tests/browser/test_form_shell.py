@@ -379,7 +379,7 @@ def test_json_mode_round_trip_with_validation_as_you_type(lab_page):
     editor.wait_for(state="visible", timeout=30_000)
     page.wait_for_function("(el) => el.value.includes('json')", arg=editor.element_handle(), timeout=30_000)
     assert json.loads(editor.input_value()) == {"text": "json", "times": 2}
-    assert not _row_input(form, "text").is_visible()  # the fields are replaced by the editor
+    expect(_row_input(form, "text")).to_be_hidden()  # the fields are replaced by the editor
     _verdict(form, "valid input")
 
     editor.fill('{"text": "round", ')

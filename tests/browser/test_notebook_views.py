@@ -375,7 +375,7 @@ def test_json_to_form_with_300_items_shows_a_page_with_show_more(lab_page):
     # a page of this two-field model is 10 rows (about 150 widgets: each is a model the page creates)
     assert "290 more" in more.inner_text(), more.inner_text()
     assert more.evaluate("(b) => b.scrollWidth <= b.clientWidth"), "the button's text is cut off"
-    assert not editor.is_visible()
+    expect(editor).to_be_hidden()
     rows = form.locator(".workbench-field-label", has_text=re.compile(r"^\[\d+\]"))
     assert rows.count() == 10 and lab.row_input(form, "qty").input_value() == "9"
     for theme in ("JupyterLab Light", "JupyterLab Dark"):  # "show more" and the rows read in both themes
