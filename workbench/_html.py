@@ -37,11 +37,9 @@ def pre(value: Any, style: str = "") -> str:
     return f"<pre style='{_e(style)}'>{_e(text)}</pre>" if style else f"<pre>{_e(text)}</pre>"
 
 
-def details(summary: str, body_html: str, css_class: str = "") -> str:
-    """A collapsed block: ``summary`` (plain text, escaped here) opens ``body_html`` (already HTML);
-    ``css_class`` names the block."""
-    named = f" class='{_e(css_class)}'" if css_class else ""
-    return f"<details{named}><summary>{_e(summary)}</summary>{body_html}</details>"
+def details(summary: str, body_html: str) -> str:
+    """A collapsed block: ``summary`` (plain text, escaped here) opens ``body_html`` (already HTML)."""
+    return f"<details><summary>{_e(summary)}</summary>{body_html}</details>"
 
 
 def display_status(result: Any) -> str:

@@ -31,7 +31,7 @@ class InspectorTab(W.VBox):
 
     def live(self, redraw: Callable[[], Any]) -> Callable[..., None]:
         """A listener for the connection's traffic that calls ``redraw``: at most every ``REFRESH``
-        seconds while the session is open, and at once once it has ended. So the view is final when
+        seconds while the session is open, and at once after it has ended. So the view is final when
         ``disconnect()`` returns — a redraw that came later would add widgets to a notebook the user
         has just saved, and JupyterLab would ask to save it again."""
         throttle = Throttle(redraw, REFRESH)

@@ -1,14 +1,15 @@
 """``ToolCallCard``: one tool call a model made: its arguments, then (when asked) the tool's own form.
 
 A card is compact while nothing is asked of the user: the arguments as a small table (the rows past
-the first few behind a ``<details>``), the result, and the raw ``ToolUse`` / ``ToolResult`` JSON
-(a collapsed ``<details>``: plain HTML needs no widgets of its own, and a notebook saves every widget). In *step* mode the card asks before the call runs: the tool's form, filled with the
-model's arguments, is built and shown editable, and **Approve** / **Deny** resolve
-:meth:`ToolCallCard.ask`'s future with ``True`` (run as the model asked), an edited input dict (run
-what the form now holds) or ``False`` (answer the model with a denial) — the values the agent loop's
-``review`` takes. Once decided, the form is hidden again and the table shows what ran; once the
-call has its result the form's widgets are closed (built again, showing what ran, if ``form`` is read). Tokens belong
-to the model's turn (shown under it), not to the card; a call that never ran shows no time.
+the first few behind a ``<details>``), the result, and the raw ``ToolUse`` / ``ToolResult`` JSON (a
+collapsed ``<details>``: plain HTML needs no widgets of its own, and a notebook saves every widget).
+In *step* mode the card asks before the call runs: the tool's form, filled with the model's
+arguments, is built and shown editable, and **Approve** / **Deny** resolve :meth:`ToolCallCard.ask`'s
+future with ``True`` (run as the model asked), an edited input dict (run what the form now holds) or
+``False`` (answer the model with a denial) — the values the agent loop's ``review`` takes. Once
+decided, the form is hidden again and the table shows what ran; once the call has its result the
+form's widgets are closed (built again, showing what ran, if ``form`` is read). Tokens belong to the
+model's turn (shown under it), not to the card; a call that never ran shows no time.
 
 A call the form cannot show (an unknown tool, arguments that do not fit the schema) is shown as
 its JSON; approving it runs the call as the model sent it.
@@ -30,6 +31,7 @@ import ipywidgets as W
 from workbench._html import details, display_status, status_html
 from workbench._html import escape as _e
 from workbench._styles import BADGE_STYLE, ERROR_BOX_STYLE, MUTED, WRAP
+from workbench.jupyter._close import close_widgets
 from workbench.jupyter._render import json_html, result_area_html
 from workbench.secrets import MASK, mask_arguments
 
@@ -233,8 +235,6 @@ class ToolCallCard(W.VBox):
             form.set_values({k: v for k, v in ran.items() if k not in self._secret_names})
         except (KeyError, ValueError, TypeError) as exc:
             self._misfit = str(exc)
-            from workbench.jupyter._close import close_widgets
-
             close_widgets(form)
             return None
         return form
@@ -484,8 +484,6 @@ class ToolCallCard(W.VBox):
         form = self._form
         if form is None or self.pending:
             return
-        from workbench.jupyter._close import close_widgets
-
         self.form_box.children = ()
         self._form, self._form_built, self._locked = None, False, None
         close_widgets(form)
